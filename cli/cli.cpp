@@ -1,0 +1,37 @@
+#include "cli.h"
+
+#include "commands.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <vector>
+
+namespace repack::cli {
+
+int run(int argc, const char* const* argv)
+{
+    CLI::App app{"See and safely rewrite how ONNX models store their weights.", "onnx-repack"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "onnx-repack 0.1.0");
+    std::vector<Command> commands;
+    for (auto add : {addInspect, addVerify})
+        commands.push_back(add(app));
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "onnx-repack: " << e.what() << "\n"
+                  << "usage: onnx-repack {inspect|verify|repack|diff} ... (see --help)\n";
+        return Usage;
+    }
+    for (const auto& command : commands)
+        if (command.subcommand->parsed())
+            return command.action();
+    return Usage;
+}
+
+} // namespace repack::cli

@@ -1,0 +1,16 @@
+// Entry point of `onnx-repack`. Exit codes: 0 ok, 1 problems found or operation failed,
+// 2 usage error.
+#pragma once
+
+#include <iosfwd>
+
+namespace repack::cli {
+
+enum ExitCode { Ok = 0, Failed = 1, Usage = 2 };
+
+int run(int argc, const char* const* argv);
+
+// `onnx-repack inspect MODEL` as text, for the GUI's no-display fallback.
+int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err);
+
+} // namespace repack::cli

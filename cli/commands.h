@@ -1,0 +1,21 @@
+// The subcommands, each registered on the CLI11 app by its own file.
+#pragma once
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace repack::cli {
+
+// A registered subcommand and what to run when it was given; the action yields the exit code.
+struct Command {
+    CLI::App* subcommand;
+    std::function<int()> action;
+};
+
+Command addInspect(CLI::App& app);
+Command addVerify(CLI::App& app);
+
+} // namespace repack::cli

@@ -1,0 +1,109 @@
+#include "cli.h"
+#include "commands.h"
+#include "text_table.h"
+
+#include "core/dtype.h"
+#include "core/file_layout.h"
+#include "core/format.h"
+#include "core/model.h"
+#include "core/report.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <onnx/onnx_pb.h>
+
+#include <iostream>
+#include <memory>
+
+namespace repack::cli {
+namespace {
+
+constexpr uint64_t kProtobufLimit = 2ull << 30;
+
+std::string percent(uint64_t part, uint64_t whole)
+{
+    char text[16];
+    std::snprintf(text, sizeof text, "%.1f%%", whole ? 100.0 * part / whole : 0.0);
+    return text;
+}
+
+void printText(const Model& model, std::ostream& out)
+{
+    const auto& proto = model.proto();
+    out << "Model " << model.path().string() << "  (IR " << proto.ir_version();
+    if (!proto.producer_name().empty())
+        out << ", " << proto.producer_name() << ' ' << proto.producer_version();
+    out << ")\n\n";
+
+    TextTable table({"NAME", "SCOPE", "KIND", "DTYPE", "SHAPE", "SIZE", "STORAGE", "OFFSET",
+                     "LENGTH"});
+    uint64_t inlineBytes = 0, externalBytes = 0;
+    size_t inlineCount = 0, externalCount = 0;
+    for (const auto& t : model.tensors()) {
+        const auto type = dtype::name(t.dataType);
+        std::string size = t.bytes ? formatBytes(*t.bytes) : "?";
+        if (t.isExternal()) {
+            ++externalCount;
+            externalBytes += t.byteSize();
+            table.addRow({t.name, t.scope, std::string(kindName(t.kind)),
+                          type ? std::string(*type) : "?", formatShape(t.shape), size,
+                          t.external.location, std::to_string(t.external.offset),
+                          std::to_string(t.external.length.value_or(t.byteSize()))});
+        } else {
+            ++inlineCount;
+            inlineBytes += t.byteSize();
+            table.addRow({t.name, t.scope, std::string(kindName(t.kind)),
+                          type ? std::string(*type) : "?", formatShape(t.shape), size,
+                          "inline", "", ""});
+        }
+    }
+    table.print(out, {5, 7, 8});
+
+    out << "\n" << model.tensors().size() << " tensors: " << inlineCount << " inline ("
+        << formatBytes(inlineBytes) << "), " << externalCount << " external ("
+        << formatBytes(externalBytes) << ")\n";
+    out << "protobuf " << formatBytes(model.fileBytes()) << " of the 2 GiB limit ("
+        << percent(model.fileBytes(), kProtobufLimit) << ")\n";
+    for (const auto& f : computeLayout(model)) {
+        out << "data file " << f.location << ": " << formatBytes(f.bytes) << ", referenced "
+            << formatBytes(f.referencedBytes) << ", padding " << formatBytes(f.paddingBytes)
+            << ", orphaned " << formatBytes(f.orphanedBytes);
+        if (f.overlappingBytes)
+            out << ", overlapping " << formatBytes(f.overlappingBytes);
+        out << '\n';
+    }
+    if (!model.problems().empty()) {
+        out << "\n" << model.problems().size() << " problem(s):\n";
+        for (const auto& p : model.problems())
+            out << severityName(p.severity) << ": " << p.code << ": " << p.message << '\n';
+    }
+}
+
+} // namespace
+
+int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err)
+{
+    auto model = Model::load(modelPath);
+    if (!model) {
+        err << "onnx-repack: " << model.error().message << '\n';
+        return Failed;
+    }
+    if (json)
+        out << inspectJson(**model).dump(2) << '\n';
+    else
+        printText(**model, out);
+    return Ok;
+}
+
+Command addInspect(CLI::App& app)
+{
+    auto* sub = app.add_subcommand("inspect", "List every tensor and where its bytes live");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    sub->add_option("MODEL", *path, "The .onnx file")->required();
+    sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/inspect/1)");
+    return {sub, [path, json] { return inspect(path->c_str(), *json, std::cout, std::cerr); }};
+}
+
+} // namespace repack::cli

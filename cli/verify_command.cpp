@@ -1,0 +1,53 @@
+#include "cli.h"
+#include "commands.h"
+
+#include "core/model.h"
+#include "core/report.h"
+#include "core/verify.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+namespace repack::cli {
+namespace {
+
+int verifyModel(const std::string& path, bool json)
+{
+    auto model = Model::load(path);
+    if (!model) {
+        std::cerr << "onnx-repack: " << model.error().message << '\n';
+        return Failed;
+    }
+    const std::vector<Problem> problems = verify(**model);
+    const bool failed = std::any_of(problems.begin(), problems.end(), [](const Problem& p) {
+        return p.severity == Severity::Error;
+    });
+    if (json) {
+        std::cout << verifyJson(**model, problems).dump(2) << '\n';
+    } else {
+        for (const auto& p : problems)
+            std::cerr << path << ": " << severityName(p.severity) << ": " << p.code << ": "
+                      << p.message << '\n';
+        if (!failed)
+            std::cout << path << ": ok, " << (*model)->tensors().size() << " tensors verified\n";
+    }
+    return failed ? Failed : Ok;
+}
+
+} // namespace
+
+Command addVerify(CLI::App& app)
+{
+    auto* sub = app.add_subcommand("verify", "Read every external byte range and check it");
+    auto path = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    sub->add_option("MODEL", *path, "The .onnx file")->required();
+    sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/verify/1)");
+    return {sub, [path, json] { return verifyModel(*path, *json); }};
+}
+
+} // namespace repack::cli

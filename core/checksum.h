@@ -1,0 +1,28 @@
+// Incremental SHA-1 (OpenSSL), the digest ONNX's external_data "checksum" key holds in hex.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace repack {
+
+class Sha1 {
+public:
+    Sha1();
+    ~Sha1();
+    Sha1(const Sha1&) = delete;
+    Sha1& operator=(const Sha1&) = delete;
+
+    void update(std::span<const std::byte> data);
+    std::string hexDigest(); // finishes the hash: 40 lower-case hex digits
+
+    static std::string of(std::span<const std::byte> data);
+
+private:
+    struct Context;
+    std::unique_ptr<Context> m_context;
+};
+
+} // namespace repack

@@ -1,0 +1,176 @@
+#include "external_reference.h"
+
+#include "data_file.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <charconv>
+#include <sys/stat.h>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+namespace {
+
+void report(std::vector<Problem>& problems, const TensorInfo& info, std::string_view code,
+            std::string message, Severity severity = Severity::Error)
+{
+    problems.push_back({severity, info.qualifiedName(), std::string(code),
+                        info.qualifiedName() + ": " + std::move(message)});
+}
+
+// Strict non-negative decimal: no sign, no spaces, no trailing characters.
+std::optional<uint64_t> parseUnsigned(const std::string& text)
+{
+    uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    if (text.empty() || ec != std::errc() || ptr != end)
+        return std::nullopt;
+    return value;
+}
+
+bool isUnder(const fs::path& path, const fs::path& dir)
+{
+    auto p = path.begin();
+    for (auto d = dir.begin(); d != dir.end(); ++d, ++p) {
+        if (d->empty() && std::next(d) == dir.end())
+            break; // trailing separator
+        if (p == path.end() || *p != *d)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems)
+{
+    const auto& t = *info.proto;
+    ExternalRef& ref = info.external;
+    bool hasLocation = false;
+    for (const auto& entry : t.external_data()) {
+        const std::string& key = entry.key();
+        const std::string& value = entry.value();
+        if (key == "location") {
+            ref.location = value;
+            hasLocation = true;
+        } else if (key == "offset" || key == "length") {
+            auto parsed = parseUnsigned(value);
+            if (!parsed) {
+                report(problems, info, key == "offset" ? code::BadOffset : code::BadLength,
+                       key + " '" + value + "' is not a non-negative integer");
+                continue;
+            }
+            if (key == "offset")
+                ref.offset = *parsed;
+            else
+                ref.length = *parsed;
+        } else if (key == "checksum") {
+            ref.checksum = value;
+        } else if (key != "basepath") {
+            report(problems, info, code::UnknownKey,
+                   "unknown external_data key '" + key + "' is ignored", Severity::Warning);
+        }
+    }
+    if (!hasLocation)
+        report(problems, info, code::MissingLocation,
+               "data_location is EXTERNAL but no 'location' key is given");
+    if (info.dataType == 8)
+        report(problems, info, code::ExternalString,
+               "STRING tensors cannot be stored as external data");
+    const bool hasData = t.has_raw_data() || t.float_data_size() || t.int32_data_size() ||
+                         t.int64_data_size() || t.double_data_size() || t.uint64_data_size() ||
+                         t.string_data_size();
+    if (hasData)
+        report(problems, info, code::ExternalWithData,
+               "data_location is EXTERNAL but the tensor also holds inline data");
+    if (ref.length && info.bytes && *ref.length != *info.bytes)
+        report(problems, info, code::LengthMismatch,
+               "length " + std::to_string(*ref.length) + " disagrees with dtype x shape (" +
+                   std::to_string(*info.bytes) + " bytes)");
+}
+
+Result<ResolvedLocation> resolveLocation(const std::string& location, const fs::path& baseDir,
+                                         std::string_view* problemCode)
+{
+    auto fail = [&](std::string_view c, std::string message) -> Result<ResolvedLocation> {
+        if (problemCode)
+            *problemCode = c;
+        return Error{std::move(message)};
+    };
+    if (location.empty())
+        return fail(code::EmptyLocation, "location is empty");
+    if (location == kOrtMemoryMarker)
+        return fail(code::MemoryAddress,
+                    "location is ONNX Runtime's in-memory marker, not a file");
+    const fs::path rel(location);
+    if (rel.is_absolute() || location.front() == '\\' ||
+        (location.size() > 1 && location[1] == ':'))
+        return fail(code::AbsoluteLocation, "location '" + location + "' is an absolute path");
+    const fs::path normal = rel.lexically_normal();
+    if (!normal.empty() && *normal.begin() == "..")
+        return fail(code::LocationEscapes,
+                    "location '" + location + "' escapes the model directory");
+    for (const auto& part : normal)
+        if (part == "..")
+            return fail(code::LocationEscapes,
+                        "location '" + location + "' escapes the model directory");
+
+    const fs::path logicalBase = fs::absolute(baseDir).lexically_normal();
+    const fs::path full = (logicalBase / normal).lexically_normal();
+    struct stat lst {};
+    if (::lstat(full.c_str(), &lst) != 0)
+        return fail(code::MissingFile, "data file " + full.string() + " does not exist");
+
+    std::error_code ec;
+    const fs::path real = fs::canonical(full, ec);
+    if (ec)
+        return fail(code::MissingFile,
+                    "data file " + full.string() + " cannot be resolved: " + ec.message());
+    const fs::path realBase = fs::canonical(logicalBase, ec);
+    if (!isUnder(real, logicalBase) && (ec || !isUnder(real, realBase)))
+        return fail(code::SymlinkEscapes, "data file " + full.string() + " resolves to " +
+                                              real.string() + ", outside the model directory");
+    struct stat st {};
+    if (::stat(real.c_str(), &st) != 0)
+        return fail(code::MissingFile, "data file " + full.string() + " does not exist");
+    if (!S_ISREG(st.st_mode))
+        return fail(code::NotRegularFile, "data file " + full.string() + " is not a regular file");
+    return ResolvedLocation{full, static_cast<uint64_t>(st.st_size)};
+}
+
+void resolveExternal(TensorInfo& info, const fs::path& baseDir,
+                     const std::function<std::shared_ptr<DataFile>(const fs::path&)>& openFile,
+                     std::vector<Problem>& problems)
+{
+    ExternalRef& ref = info.external;
+    ref.file.reset();
+    ref.resolvedPath.clear();
+    if (info.proto) {
+        bool hasLocation = false;
+        for (const auto& entry : info.proto->external_data())
+            hasLocation |= entry.key() == "location";
+        if (!hasLocation)
+            return; // reported while parsing
+    }
+    std::string_view problemCode;
+    auto resolved = resolveLocation(ref.location, baseDir, &problemCode);
+    if (!resolved) {
+        report(problems, info, problemCode, resolved.error().message);
+        return;
+    }
+    ref.resolvedPath = resolved->path;
+    const uint64_t fileSize = resolved->fileSize;
+    const std::optional<uint64_t> span = ref.length ? ref.length : info.bytes;
+    if (ref.offset > fileSize || (span && *span > fileSize - ref.offset)) {
+        report(problems, info, code::OutOfRange,
+               "bytes " + std::to_string(ref.offset) + "+" + std::to_string(span.value_or(0)) +
+                   " lie past the end of " + ref.resolvedPath.string() + " (" +
+                   std::to_string(fileSize) + " bytes)");
+        return;
+    }
+    ref.file = openFile(ref.resolvedPath);
+}
+
+} // namespace repack

@@ -1,0 +1,107 @@
+#include "file_layout.h"
+
+#include "model.h"
+
+#include <algorithm>
+#include <map>
+#include <sys/stat.h>
+
+namespace repack {
+namespace {
+
+uint64_t alignmentOf(uint64_t offset)
+{
+    constexpr uint64_t kMaxAlignment = 64 * 1024;
+    if (offset == 0)
+        return kMaxAlignment;
+    return std::min(offset & (~offset + 1), kMaxAlignment);
+}
+
+void addGap(FileLayout& layout, uint64_t from, uint64_t to, bool beforeTensor)
+{
+    if (to <= from)
+        return;
+    const uint64_t gap = to - from;
+    const bool padding = beforeTensor && gap < alignmentOf(to);
+    layout.regions.push_back({padding ? RegionType::Padding : RegionType::Orphaned, from, gap});
+    (padding ? layout.paddingBytes : layout.orphanedBytes) += gap;
+}
+
+void fillFile(FileLayout& layout, std::vector<Region> tensors)
+{
+    std::sort(tensors.begin(), tensors.end(), [](const Region& a, const Region& b) {
+        return a.offset != b.offset ? a.offset < b.offset : a.length < b.length;
+    });
+    // Sweep: `covered` is the end of the union so far, `overlapEnd` the end of doubly covered.
+    uint64_t covered = 0;
+    uint64_t overlapEnd = 0;
+    std::vector<Region> overlaps;
+    for (const Region& r : tensors) {
+        const uint64_t end = r.offset + r.length;
+        if (r.offset >= covered) {
+            addGap(layout, covered, r.offset, true);
+            layout.referencedBytes += r.length;
+            covered = end;
+        } else {
+            const uint64_t from = std::max(r.offset, overlapEnd);
+            const uint64_t to = std::min(end, covered);
+            if (to > from) {
+                layout.overlappingBytes += to - from;
+                if (!overlaps.empty() && overlaps.back().offset + overlaps.back().length == from)
+                    overlaps.back().length += to - from;
+                else
+                    overlaps.push_back({RegionType::Overlap, from, to - from});
+                overlapEnd = to;
+            }
+            if (end > covered) {
+                layout.referencedBytes += end - covered;
+                covered = end;
+            }
+        }
+        layout.regions.push_back(r);
+    }
+    addGap(layout, covered, layout.bytes, false);
+    std::sort(layout.regions.begin(), layout.regions.end(),
+              [](const Region& a, const Region& b) { return a.offset < b.offset; });
+    layout.regions.insert(layout.regions.end(), overlaps.begin(), overlaps.end());
+}
+
+} // namespace
+
+std::vector<FileLayout> computeLayout(const Model& model)
+{
+    std::map<std::filesystem::path, std::pair<FileLayout, std::vector<Region>>> files;
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorInfo& t = tensors[i];
+        if (!t.isExternal() || t.external.resolvedPath.empty())
+            continue;
+        auto& [layout, regions] = files[t.external.resolvedPath];
+        if (layout.path.empty()) {
+            layout.path = t.external.resolvedPath;
+            layout.location =
+                t.external.resolvedPath.lexically_relative(model.baseDir()).generic_string();
+            struct stat st {};
+            if (::stat(layout.path.c_str(), &st) == 0)
+                layout.bytes = static_cast<uint64_t>(st.st_size);
+        }
+        // A reference past the end claims only the bytes that exist.
+        const uint64_t offset = t.external.offset;
+        if (offset >= layout.bytes)
+            continue;
+        const uint64_t length =
+            std::min(t.external.length.value_or(t.byteSize()), layout.bytes - offset);
+        regions.push_back({RegionType::Tensor, offset, length, static_cast<int>(i)});
+    }
+    std::vector<FileLayout> out;
+    out.reserve(files.size());
+    for (auto& [path, entry] : files) {
+        fillFile(entry.first, std::move(entry.second));
+        out.push_back(std::move(entry.first));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const FileLayout& a, const FileLayout& b) { return a.location < b.location; });
+    return out;
+}
+
+} // namespace repack

@@ -1,0 +1,40 @@
+// How each external data file is used: which byte ranges hold tensors, which are alignment
+// padding, which no tensor references (orphaned) and where tensors overlap. Computed from the
+// index and file sizes alone; no data is read.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+class Model;
+
+enum class RegionType { Tensor, Padding, Orphaned, Overlap };
+
+struct Region {
+    RegionType type = RegionType::Tensor;
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    int tensor = -1; // index into Model::tensors() for Tensor regions
+};
+
+struct FileLayout {
+    std::string location;        // relative to the base directory, as models spell it
+    std::filesystem::path path;  // resolved
+    uint64_t bytes = 0;          // file size
+    uint64_t referencedBytes = 0;
+    uint64_t paddingBytes = 0;
+    uint64_t orphanedBytes = 0;
+    uint64_t overlappingBytes = 0;
+    std::vector<Region> regions; // sorted by offset; overlaps listed after the tensors
+};
+
+// One entry per data file that a validly resolved external tensor references, ordered by
+// location. An unreferenced gap counts as padding when it is shorter than the largest power of
+// two (at most 64 KiB) that the next tensor's offset is a multiple of; otherwise orphaned.
+std::vector<FileLayout> computeLayout(const Model& model);
+
+} // namespace repack

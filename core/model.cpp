@@ -1,0 +1,156 @@
+#include "model.h"
+
+#include "external_reference.h"
+#include "posix_file.h"
+#include "tensor_index.h"
+#include "typed_data.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+
+Model::~Model() = default;
+
+Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
+{
+    std::error_code ec;
+    if (fs::is_directory(path, ec))
+        return Error{path.string() + ": is a directory, not an ONNX model file"};
+    auto fd = UniqueFd::openRead(path);
+    if (!fd)
+        return fd.error();
+    auto size = fd->size();
+    if (!size)
+        return Error{path.string() + ": " + size.error().message};
+
+    auto proto = std::make_unique<onnx::ModelProto>();
+    {
+        // Streamed from the descriptor: peak memory is the parsed model, not twice the file.
+        google::protobuf::io::FileInputStream stream(fd->get(), 1 << 20);
+        google::protobuf::io::CodedInputStream coded(&stream);
+        coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+        if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+            return Error{path.string() +
+                         ": not a valid ONNX model (malformed or truncated protobuf)"};
+        if (stream.GetErrno() != 0)
+            return Error{systemMessage("cannot read", path, stream.GetErrno())};
+    }
+    if (!proto->has_graph() && proto->functions_size() == 0)
+        return Error{path.string() + ": not an ONNX model (no graph and no functions)"};
+
+    std::unique_ptr<Model> model(new Model);
+    model->m_proto = std::move(proto);
+    model->m_path = fs::absolute(path).lexically_normal();
+    model->m_fileBytes = *size;
+    model->m_baseDir = model->m_path.parent_path();
+    model->reindex();
+    return model;
+}
+
+std::unique_ptr<Model> Model::fromProto(std::unique_ptr<onnx::ModelProto> proto, fs::path baseDir)
+{
+    std::unique_ptr<Model> model(new Model);
+    model->m_proto = std::move(proto);
+    model->m_baseDir = fs::absolute(baseDir).lexically_normal();
+    model->reindex();
+    return model;
+}
+
+void Model::setBaseDir(fs::path dir)
+{
+    m_baseDir = fs::absolute(dir).lexically_normal();
+    reindex();
+}
+
+void Model::setLocation(fs::path path, uint64_t fileBytes)
+{
+    m_path = fs::absolute(path).lexically_normal();
+    m_fileBytes = fileBytes;
+    m_baseDir = m_path.parent_path();
+    reindex();
+}
+
+bool Model::hasErrors() const
+{
+    return std::any_of(m_problems.begin(), m_problems.end(),
+                       [](const Problem& p) { return p.severity == Severity::Error; });
+}
+
+void Model::reindex()
+{
+    m_problems.clear();
+    m_tensors = indexTensors(*m_proto, m_problems);
+    auto open = [this](const fs::path& resolved) { return dataFile(resolved); };
+    for (auto& info : m_tensors)
+        if (info.isExternal())
+            resolveExternal(info, m_baseDir, open, m_problems);
+
+    std::unordered_set<std::string> broken;
+    for (const auto& p : m_problems)
+        if (p.severity == Severity::Error)
+            broken.insert(p.tensor);
+    for (auto& info : m_tensors) {
+        info.hasError = broken.count(info.qualifiedName()) > 0;
+        if (info.hasError)
+            info.external.file.reset(); // never read through a reference we found broken
+    }
+}
+
+std::shared_ptr<DataFile> Model::dataFile(const fs::path& resolved)
+{
+    auto& slot = m_dataFiles[resolved];
+    if (!slot)
+        slot = std::make_shared<DataFile>(resolved);
+    return slot;
+}
+
+void Model::invalidateDataFiles(const std::vector<fs::path>& replaced, const std::string& reason)
+{
+    for (const auto& path : replaced) {
+        auto it = m_dataFiles.find(path);
+        if (it == m_dataFiles.end())
+            continue;
+        it->second->invalidate(reason);
+        m_dataFiles.erase(it);
+    }
+}
+
+Result<TensorBytes> Model::read(size_t index) const
+{
+    if (index >= m_tensors.size())
+        return Error{"tensor index " + std::to_string(index) + " out of range"};
+    const TensorInfo& info = m_tensors[index];
+    switch (info.storage) {
+    case Storage::External: {
+        if (!info.external.file)
+            return Error{info.qualifiedName() + ": external data of '" + info.external.location +
+                         "' is not readable (see the model's problems)"};
+        const uint64_t length = info.external.length.value_or(info.byteSize());
+        auto view = info.external.file->view(info.external.offset, length);
+        if (!view)
+            return Error{info.qualifiedName() + ": " + view.error().message};
+        return TensorBytes::view(*view);
+    }
+    case Storage::Raw: {
+        const std::string& raw = info.proto->raw_data();
+        return TensorBytes::view(std::as_bytes(std::span(raw.data(), raw.size())));
+    }
+    case Storage::Typed: {
+        auto bytes = typedDataToBytes(*info.proto);
+        if (!bytes)
+            return Error{info.qualifiedName() + ": " + bytes.error().message};
+        return TensorBytes::own(std::move(*bytes));
+    }
+    }
+    return Error{info.qualifiedName() + ": unknown storage"};
+}
+
+} // namespace repack

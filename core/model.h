@@ -1,0 +1,87 @@
+// A loaded ONNX model: the parsed protobuf, its tensor index and the validation problems.
+// Loading never reads external weight bytes; they are memory-mapped on demand.
+#pragma once
+
+#include "data_file.h"
+#include "problem.h"
+#include "result.h"
+#include "tensor_info.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace repack {
+
+// The bytes of one tensor, little-endian as in raw_data. Views into a data file mapping or the
+// model's own raw_data; typed-field tensors are converted into `owned`.
+class TensorBytes {
+public:
+    static TensorBytes view(std::span<const std::byte> bytes) { TensorBytes t; t.m_view = bytes; return t; }
+    static TensorBytes own(std::vector<std::byte> bytes) { TensorBytes t; t.m_owned = std::move(bytes); return t; }
+    std::span<const std::byte> bytes() const { return m_owned.empty() ? m_view : std::span<const std::byte>(m_owned); }
+
+private:
+    std::span<const std::byte> m_view;
+    std::vector<std::byte> m_owned;
+};
+
+class Model {
+public:
+    // Parses `path` (streamed, never the external data) and indexes and validates its tensors.
+    // Fails only when the file cannot be read or is not an ONNX model; broken tensor references
+    // are reported as problems and the model still opens.
+    static Result<std::unique_ptr<Model>> load(const std::filesystem::path& path);
+    // Wraps an in-memory model whose external data resolves against `baseDir`.
+    static std::unique_ptr<Model> fromProto(std::unique_ptr<onnx::ModelProto> proto,
+                                            std::filesystem::path baseDir);
+    ~Model();
+
+    const onnx::ModelProto& proto() const { return *m_proto; }
+    // Mutable access; call reindex() after changing tensors.
+    onnx::ModelProto& mutableProto() { return *m_proto; }
+
+    const std::filesystem::path& path() const { return m_path; }
+    // Size of the .onnx file when loaded or last saved (0 for in-memory models).
+    uint64_t fileBytes() const { return m_fileBytes; }
+    const std::filesystem::path& baseDir() const { return m_baseDir; }
+    // Resolves every external tensor against `dir` from now on, and revalidates.
+    void setBaseDir(std::filesystem::path dir);
+
+    const std::vector<TensorInfo>& tensors() const { return m_tensors; }
+    const std::vector<Problem>& problems() const { return m_problems; }
+    bool hasErrors() const;
+
+    // Reads one tensor's bytes: mapped for external tensors, never garbage: a broken or
+    // invalidated reference is an error naming the tensor and the file.
+    Result<TensorBytes> read(size_t index) const;
+
+    // Rebuilds the index and problems after the protobuf changed.
+    void reindex();
+    // After a save: the model now lives at `path` (with `fileBytes` bytes) and `dir`.
+    void setLocation(std::filesystem::path path, uint64_t fileBytes);
+
+    // The shared data file for a resolved path (one mapping per file, however many tensors).
+    std::shared_ptr<DataFile> dataFile(const std::filesystem::path& resolved);
+    // Invalidates and forgets every cached data file whose path is in `replaced`.
+    void invalidateDataFiles(const std::vector<std::filesystem::path>& replaced,
+                             const std::string& reason);
+
+private:
+    Model() = default;
+
+    std::unique_ptr<onnx::ModelProto> m_proto;
+    std::filesystem::path m_path;
+    std::filesystem::path m_baseDir;
+    uint64_t m_fileBytes = 0;
+    std::vector<TensorInfo> m_tensors;
+    std::vector<Problem> m_problems;
+    std::map<std::filesystem::path, std::shared_ptr<DataFile>> m_dataFiles;
+};
+
+} // namespace repack

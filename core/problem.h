@@ -1,0 +1,51 @@
+// A validation finding about one tensor (or the model), with a stable machine-readable code.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace repack {
+
+enum class Severity { Error, Warning };
+
+// Stable problem codes; JSON output and tests rely on these strings.
+namespace code {
+inline constexpr std::string_view EmptyLocation = "empty-location";
+inline constexpr std::string_view MissingLocation = "missing-location";
+inline constexpr std::string_view AbsoluteLocation = "absolute-location";
+inline constexpr std::string_view LocationEscapes = "location-escapes";
+inline constexpr std::string_view SymlinkEscapes = "symlink-escapes";
+inline constexpr std::string_view MemoryAddress = "memory-address";
+inline constexpr std::string_view MissingFile = "missing-file";
+inline constexpr std::string_view NotRegularFile = "not-regular-file";
+inline constexpr std::string_view UnreadableFile = "unreadable-file";
+inline constexpr std::string_view BadOffset = "bad-offset";
+inline constexpr std::string_view BadLength = "bad-length";
+inline constexpr std::string_view OutOfRange = "out-of-range";
+inline constexpr std::string_view LengthMismatch = "length-mismatch";
+inline constexpr std::string_view ExternalWithData = "external-with-data";
+inline constexpr std::string_view ExternalString = "external-string";
+inline constexpr std::string_view UnknownKey = "unknown-key";
+inline constexpr std::string_view ExternalDataIgnored = "external-data-ignored";
+inline constexpr std::string_view BadDims = "bad-dims";
+inline constexpr std::string_view SizeOverflow = "size-overflow";
+inline constexpr std::string_view UnknownDtype = "unknown-dtype";
+inline constexpr std::string_view InlineSizeMismatch = "inline-size-mismatch";
+inline constexpr std::string_view ChecksumMismatch = "checksum-mismatch";
+inline constexpr std::string_view ReadFailed = "read-failed";
+inline constexpr std::string_view InterruptedSave = "interrupted-save";
+} // namespace code
+
+struct Problem {
+    Severity severity = Severity::Error;
+    std::string tensor; // "scope/name" of the tensor, empty for model-wide problems
+    std::string code;   // one of repack::code
+    std::string message;
+};
+
+inline std::string_view severityName(Severity s)
+{
+    return s == Severity::Error ? "error" : "warning";
+}
+
+} // namespace repack

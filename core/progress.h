@@ -1,0 +1,30 @@
+// Progress reporting and cancellation for long operations, without any Qt: the GUI wraps the
+// callback in a throttled signal and sets the token from its Cancel button.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+namespace repack {
+
+struct Progress {
+    uint64_t bytesDone = 0;
+    uint64_t bytesTotal = 0;
+    std::string_view tensor; // the tensor being processed, valid during the callback only
+};
+
+// Called from the working thread, between chunks; keep it cheap.
+using ProgressCallback = std::function<void(const Progress&)>;
+
+class CancelToken {
+public:
+    void cancel() { m_cancelled.store(true, std::memory_order_relaxed); }
+    bool isCancelled() const { return m_cancelled.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<bool> m_cancelled{false};
+};
+
+} // namespace repack

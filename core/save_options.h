@@ -1,0 +1,36 @@
+// What a save should produce: where tensors go, how data files are laid out, and the
+// per-tensor plan a GUI builds by dragging tensors between inline and external storage.
+#pragma once
+
+#include "progress.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+enum class TensorOrder { Declaration, SizeAscending };
+
+// One tensor's destination. Auto follows the threshold rule of SPEC section 5.
+enum class Placement { Auto, Inline, External };
+
+struct SaveOptions {
+    // Data file path relative to the output model's folder; empty: "<model file name>.data".
+    std::string dataFile;
+    uint64_t threshold = 1024;          // external iff byte size >= threshold
+    uint64_t alignment = 4096;          // offset alignment for large tensors; 0 = dense
+    uint64_t alignThreshold = 1 << 20;  // tensors of at least this many bytes are aligned
+    TensorOrder order = TensorOrder::Declaration;
+    bool includeAttributes = true;      // attribute tensors may go external too
+    bool allInline = false;             // bring every tensor inline (fails past 2 GiB)
+    uint64_t shardSize = 0;             // maximum bytes per data file; 0 = a single file
+    bool checksum = false;              // write a SHA-1 "checksum" key per external tensor
+    bool force = false;                 // may overwrite a data file the model does not use
+    std::vector<Placement> plan;        // per index of Model::tensors(); empty = all Auto
+
+    ProgressCallback progress;
+    const CancelToken* cancel = nullptr;
+};
+
+} // namespace repack

@@ -1,0 +1,46 @@
+// The layout a save will produce, computed without writing: which tensors go external, into
+// which file at which offset. save() writes exactly this; a GUI previews it.
+#pragma once
+
+#include "result.h"
+#include "save_options.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+class Model;
+
+struct PlannedTensor {
+    bool external = false;
+    int file = -1;        // index into SavePlan::files when external
+    uint64_t offset = 0;  // in that file
+    uint64_t length = 0;
+};
+
+struct SavePlan {
+    std::vector<PlannedTensor> tensors;  // parallel to Model::tensors()
+    std::vector<std::string> files;      // data file names relative to the model folder
+    std::vector<uint64_t> fileBytes;     // size of each data file, padding included
+    std::vector<std::vector<size_t>> fileOrder; // tensor indices in write order, per file
+    uint64_t externalBytes = 0;
+    uint64_t inlineBytes = 0;
+    size_t movedToExternal = 0;          // inline now, external after the save
+    size_t movedToInline = 0;            // external now, inline after the save
+};
+
+// Default data file name for a model saved at `modelPath`: "<file name>.data".
+std::string defaultDataFile(const std::filesystem::path& modelPath);
+
+// "stem-00001-of-00003.ext" for shard 1 of 3 of "stem.ext"; the plain name for a single file.
+std::string shardName(const std::string& dataFile, size_t index, size_t count);
+
+// Fails on an unusable data file name (absolute, escaping with ..) or an inline result past
+// the 2 GiB protobuf limit.
+Result<SavePlan> planSave(const Model& model, const std::filesystem::path& modelPath,
+                          const SaveOptions& options);
+
+} // namespace repack
