@@ -1,0 +1,393 @@
+#include "layout_map_view.h"
+
+#include "byte_format.h"
+#include "model_snapshot.h"
+
+#include <QAbstractProxyModel>
+#include <QHelpEvent>
+#include <QItemSelectionModel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ui {
+namespace {
+
+constexpr int kMargin = 10;
+constexpr int kLegendHeight = 22;
+constexpr int kTitleHeight = 20;
+constexpr int kBandHeight = 26;
+constexpr int kFileSpacing = 12;
+constexpr double kMaxPixelsPerByte = 32;
+
+const QColor kTensorA(0x3d, 0x7e, 0xc6);
+const QColor kTensorB(0x5a, 0x9b, 0xdc);
+const QColor kSelected(0xf5, 0xb7, 0x00);
+const QColor kPadding(0xc8, 0xcc, 0xd2);
+const QColor kOrphaned(0xe8, 0x8a, 0x2e);
+const QColor kOverlap(0xd0, 0x21, 0x2a);
+
+QColor colorFor(repack::RegionType type, int tensor)
+{
+    switch (type) {
+    case repack::RegionType::Tensor: return tensor % 2 ? kTensorB : kTensorA;
+    case repack::RegionType::Padding: return kPadding;
+    case repack::RegionType::Orphaned: return kOrphaned;
+    case repack::RegionType::Overlap: return kOverlap;
+    }
+    return kPadding;
+}
+
+} // namespace
+
+LayoutMapView::LayoutMapView(QWidget* parent)
+    : QAbstractScrollArea(parent)
+{
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    viewport()->setMouseTracking(true);
+    viewport()->setBackgroundRole(QPalette::Base);
+    setMinimumHeight(kLegendHeight + kTitleHeight + kBandHeight + 2 * kMargin);
+}
+
+QSize LayoutMapView::sizeHint() const
+{
+    const int files = std::max<int>(1, int(m_files.size()));
+    return {600, kLegendHeight + 2 * kMargin + files * (kTitleHeight + kBandHeight + kFileSpacing)};
+}
+
+void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
+{
+    m_files = snapshot.layouts;
+    m_names.clear();
+    m_names.reserve(snapshot.tensors.size());
+    for (const TensorRow& row : snapshot.tensors)
+        m_names.append(row.scope + u'/' + row.name);
+    m_places.assign(snapshot.tensors.size(), {});
+    m_largestFile = 0;
+    for (int f = 0; f < int(m_files.size()); ++f) {
+        m_largestFile = std::max(m_largestFile, m_files[f].bytes);
+        const auto& regions = m_files[f].regions;
+        for (int r = 0; r < int(regions.size()); ++r) {
+            const int t = regions[r].tensor;
+            if (regions[r].type == repack::RegionType::Tensor && t >= 0 && t < int(m_places.size())
+                && m_places[t].file < 0)
+                m_places[t] = {f, r};
+        }
+    }
+    m_highlightDirty = true;
+    m_zoom = 1.0;
+    updateScrollBars();
+    horizontalScrollBar()->setValue(0);
+    updateGeometry();
+    viewport()->update();
+}
+
+void LayoutMapView::setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy)
+{
+    if (m_selection)
+        disconnect(m_selection, nullptr, this, nullptr);
+    m_selection = selection;
+    m_proxy = proxy;
+    m_highlightDirty = true;
+    if (selection) {
+        auto repaint = [this] {
+            m_highlightDirty = true;
+            viewport()->update();
+        };
+        connect(selection, &QItemSelectionModel::selectionChanged, this, repaint);
+        connect(selection, &QItemSelectionModel::modelChanged, this, repaint);
+        connect(proxy, &QAbstractItemModel::modelReset, this, repaint);
+        connect(proxy, &QAbstractItemModel::layoutChanged, this, repaint);
+    }
+}
+
+void LayoutMapView::refreshHighlight() const
+{
+    if (!m_highlightDirty)
+        return;
+    m_highlightDirty = false;
+    m_highlighted.assign(m_places.size(), 0);
+    if (!m_selection || !m_proxy)
+        return;
+    for (const QItemSelectionRange& range : m_selection->selection()) {
+        for (int row = range.top(); row <= range.bottom(); ++row) {
+            const int tensor = m_proxy->mapToSource(m_proxy->index(row, 0)).row();
+            if (tensor >= 0 && tensor < int(m_highlighted.size()))
+                m_highlighted[tensor] = 1;
+        }
+    }
+}
+
+bool LayoutMapView::isHighlighted(int tensor) const
+{
+    refreshHighlight();
+    return tensor >= 0 && tensor < int(m_highlighted.size()) && m_highlighted[tensor];
+}
+
+double LayoutMapView::pixelsPerByte() const
+{
+    if (m_largestFile == 0)
+        return 1;
+    const double width = std::max(1, viewport()->width() - 2 * kMargin);
+    return m_zoom * width / double(m_largestFile);
+}
+
+int LayoutMapView::bandTop(int file) const
+{
+    return kMargin + kLegendHeight + file * (kTitleHeight + kBandHeight + kFileSpacing) + kTitleHeight
+        - verticalScrollBar()->value();
+}
+
+void LayoutMapView::updateScrollBars()
+{
+    const int width = std::max(1, viewport()->width() - 2 * kMargin);
+    const double content = m_zoom * width;
+    horizontalScrollBar()->setRange(0, int(std::min(content - width, 2e9)));
+    horizontalScrollBar()->setPageStep(viewport()->width());
+    horizontalScrollBar()->setSingleStep(20);
+    verticalScrollBar()->setRange(0, std::max(0, sizeHint().height() - viewport()->height()));
+    verticalScrollBar()->setPageStep(viewport()->height());
+}
+
+void LayoutMapView::zoomToFit()
+{
+    setZoom(1.0);
+}
+
+void LayoutMapView::setZoom(double zoom, int anchorX)
+{
+    // Keep the byte under `anchorX` in place while zooming.
+    const double ppb = pixelsPerByte();
+    const double anchorByte = (anchorX + horizontalScrollBar()->value() - kMargin) / ppb;
+    const double maxZoom = m_largestFile ? std::max(1.0, kMaxPixelsPerByte * m_largestFile
+                                                            / std::max(1, viewport()->width()))
+                                         : 1.0;
+    m_zoom = std::clamp(zoom, 1.0, maxZoom);
+    updateScrollBars();
+    horizontalScrollBar()->setValue(int(anchorByte * pixelsPerByte() + kMargin - anchorX));
+    viewport()->update();
+}
+
+void LayoutMapView::resizeEvent(QResizeEvent* event)
+{
+    QAbstractScrollArea::resizeEvent(event);
+    updateScrollBars();
+}
+
+void LayoutMapView::wheelEvent(QWheelEvent* event)
+{
+    const QPoint delta = event->angleDelta();
+    if (delta.y() == 0 || (event->modifiers() & Qt::ShiftModifier)) {
+        QAbstractScrollArea::wheelEvent(event);
+        return;
+    }
+    setZoom(m_zoom * std::pow(1.2, delta.y() / 120.0), int(event->position().x()));
+    event->accept();
+}
+
+LayoutMapView::Hit LayoutMapView::hitTest(QPoint pos) const
+{
+    const double ppb = pixelsPerByte();
+    for (int f = 0; f < int(m_files.size()); ++f) {
+        const int top = bandTop(f);
+        if (pos.y() < top || pos.y() >= top + kBandHeight)
+            continue;
+        const double byte = (pos.x() + horizontalScrollBar()->value() - kMargin) / ppb;
+        if (byte < 0 || byte >= double(m_files[f].bytes))
+            return {};
+        const uint64_t at = uint64_t(byte);
+        const auto& regions = m_files[f].regions;
+        // Overlaps are listed after the offset-sorted regions and win, being drawn on top.
+        for (int r = int(regions.size()) - 1; r >= 0 && regions[r].type == repack::RegionType::Overlap; --r) {
+            if (at >= regions[r].offset && at < regions[r].offset + regions[r].length)
+                return {f, r};
+        }
+        const auto end = std::find_if(regions.begin(), regions.end(), [](const repack::Region& r) {
+            return r.type == repack::RegionType::Overlap;
+        });
+        auto it = std::upper_bound(regions.begin(), end, at,
+                                   [](uint64_t value, const repack::Region& r) { return value < r.offset; });
+        // Regions tile the file, so the last one starting at or before the byte holds it.
+        if (it != regions.begin())
+            return {f, int(it - regions.begin()) - 1};
+        return {};
+    }
+    return {};
+}
+
+int LayoutMapView::tensorAt(QPoint pos) const
+{
+    const Hit hit = hitTest(pos);
+    if (hit.file < 0)
+        return -1;
+    const repack::Region& region = m_files[hit.file].regions[hit.region];
+    return region.type == repack::RegionType::Tensor ? region.tensor : -1;
+}
+
+QPoint LayoutMapView::blockCenter(int tensor) const
+{
+    if (tensor < 0 || tensor >= int(m_places.size()) || m_places[tensor].file < 0)
+        return {-1, -1};
+    const Place place = m_places[tensor];
+    const repack::Region& region = m_files[place.file].regions[place.region];
+    const double ppb = pixelsPerByte();
+    const double x = kMargin + (region.offset + region.length / 2.0) * ppb - horizontalScrollBar()->value();
+    return {int(x), bandTop(place.file) + kBandHeight / 2};
+}
+
+QString LayoutMapView::toolTipFor(const Hit& hit) const
+{
+    const repack::Region& region = m_files[hit.file].regions[hit.region];
+    const QString range = tr("offset %1, length %2 (%3)")
+                              .arg(region.offset)
+                              .arg(region.length)
+                              .arg(formatBytes(region.length));
+    switch (region.type) {
+    case repack::RegionType::Tensor:
+        return (region.tensor >= 0 && region.tensor < m_names.size() ? m_names[region.tensor] : QString())
+            + u'\n' + range;
+    case repack::RegionType::Padding: return tr("Alignment padding") + u'\n' + range;
+    case repack::RegionType::Orphaned: return tr("Orphaned: no tensor references these bytes") + u'\n' + range;
+    case repack::RegionType::Overlap: return tr("Overlap: several tensors share these bytes") + u'\n' + range;
+    }
+    return {};
+}
+
+bool LayoutMapView::viewportEvent(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const Hit hit = hitTest(help->pos());
+        if (hit.file >= 0)
+            QToolTip::showText(help->globalPos(), toolTipFor(hit), viewport());
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QAbstractScrollArea::viewportEvent(event);
+}
+
+void LayoutMapView::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() != Qt::LeftButton || !m_selection || !m_proxy) {
+        QAbstractScrollArea::mousePressEvent(event);
+        return;
+    }
+    const int tensor = tensorAt(event->position().toPoint());
+    if (tensor < 0)
+        return;
+    const QModelIndex source = m_proxy->sourceModel()->index(tensor, 0);
+    const QModelIndex row = m_proxy->mapFromSource(source);
+    if (!row.isValid()) {
+        Q_EMIT hiddenTensorClicked(tensor);
+        return;
+    }
+    const auto flags = (event->modifiers() & Qt::ControlModifier) ? QItemSelectionModel::Toggle
+                                                                  : QItemSelectionModel::ClearAndSelect;
+    m_selection->setCurrentIndex(row, flags | QItemSelectionModel::Rows);
+}
+
+void LayoutMapView::paintLegend(QPainter& painter) const
+{
+    struct Entry { QColor color; QString text; };
+    const Entry entries[] = {{kTensorA, tr("tensor")}, {kSelected, tr("selected")},
+                             {kPadding, tr("padding")}, {kOrphaned, tr("orphaned")},
+                             {kOverlap, tr("overlap")}};
+    int x = kMargin;
+    const int y = kMargin - verticalScrollBar()->value();
+    const QFontMetrics metrics = painter.fontMetrics();
+    for (const Entry& entry : entries) {
+        painter.fillRect(QRect(x, y + 3, 12, 12), entry.color);
+        x += 16;
+        painter.setPen(palette().color(QPalette::Text));
+        painter.drawText(QPoint(x, y + 3 + metrics.ascent() - 1), entry.text);
+        x += metrics.horizontalAdvance(entry.text) + 14;
+    }
+}
+
+void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
+{
+    const repack::FileLayout& layout = m_files[file];
+    const double ppb = pixelsPerByte();
+    const int scroll = horizontalScrollBar()->value();
+    const int width = viewport()->width();
+
+    QString title = QString::fromStdString(layout.location) + QStringLiteral("  ·  ")
+        + formatBytes(layout.bytes);
+    if (layout.paddingBytes)
+        title += QStringLiteral("  ·  ") + tr("padding %1").arg(formatBytes(layout.paddingBytes));
+    if (layout.orphanedBytes)
+        title += QStringLiteral("  ·  ") + tr("orphaned %1").arg(formatBytes(layout.orphanedBytes));
+    if (layout.overlappingBytes)
+        title += QStringLiteral("  ·  ") + tr("overlapping %1").arg(formatBytes(layout.overlappingBytes));
+    painter.setPen(palette().color(QPalette::Text));
+    painter.drawText(QRect(kMargin, top - kTitleHeight, width - 2 * kMargin, kTitleHeight - 3),
+                     Qt::AlignLeft | Qt::AlignBottom, title);
+
+    const double fileEnd = kMargin + layout.bytes * ppb - scroll;
+    painter.fillRect(QRectF(kMargin - scroll, top, fileEnd - (kMargin - scroll), kBandHeight),
+                     kPadding.lighter(115));
+
+    // Many blocks fall into the same pixel column when zoomed out: draw each column once.
+    int lastPixel = -1;
+    for (const repack::Region& region : layout.regions) {
+        const double x0 = kMargin + region.offset * ppb - scroll;
+        const double x1 = x0 + region.length * ppb;
+        if (x1 < 0 || x0 > width)
+            continue;
+        const bool overlap = region.type == repack::RegionType::Overlap;
+        if (!overlap && int(x1) <= lastPixel)
+            continue;
+        const bool selected = region.type == repack::RegionType::Tensor && region.tensor >= 0
+            && region.tensor < int(m_highlighted.size()) && m_highlighted[region.tensor];
+        QRectF rect(x0, top, std::max(1.0, x1 - x0), kBandHeight);
+        if (region.type == repack::RegionType::Padding)
+            painter.fillRect(rect, QBrush(kPadding.darker(130), Qt::BDiagPattern));
+        else
+            painter.fillRect(rect, selected ? kSelected : colorFor(region.type, region.tensor));
+        if (region.type == repack::RegionType::Tensor && rect.width() >= 4)
+            painter.fillRect(QRectF(x1 - 1, top, 1, kBandHeight), palette().color(QPalette::Base));
+        if (!overlap)
+            lastPixel = int(x1);
+    }
+    // Selected blocks again on top, so a selection stays visible when zoomed out.
+    for (const repack::Region& region : layout.regions) {
+        if (region.type != repack::RegionType::Tensor || region.tensor < 0
+            || region.tensor >= int(m_highlighted.size()) || !m_highlighted[region.tensor])
+            continue;
+        const double x0 = kMargin + region.offset * ppb - scroll;
+        const double x1 = x0 + region.length * ppb;
+        if (x1 >= 0 && x0 <= width)
+            painter.fillRect(QRectF(x0, top, std::max(2.0, x1 - x0), kBandHeight), kSelected);
+    }
+    painter.setPen(palette().color(QPalette::Mid));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(QRectF(kMargin - scroll, top, layout.bytes * ppb, kBandHeight));
+}
+
+void LayoutMapView::paintEvent(QPaintEvent*)
+{
+    QPainter painter(viewport());
+    refreshHighlight();
+    if (m_files.empty()) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(viewport()->rect(), Qt::AlignCenter,
+                         tr("No external data: every tensor is stored inside the .onnx file."));
+        return;
+    }
+    paintLegend(painter);
+    for (int f = 0; f < int(m_files.size()); ++f) {
+        const int top = bandTop(f);
+        if (top + kBandHeight < 0 || top - kTitleHeight > viewport()->height())
+            continue;
+        paintFile(painter, f, top);
+    }
+}
+
+} // namespace ui

@@ -1,0 +1,86 @@
+// The byte map of every external data file: one horizontal band per file, tensors drawn as
+// blocks proportional to their length, alignment padding hatched, orphaned gaps in amber,
+// overlaps in red. It shares the tensor table's QItemSelectionModel: clicking a block selects
+// that row there, and the highlighted blocks are read back from the same selection model, so
+// the two views never have to keep copies of the selection in step.
+#pragma once
+
+#include "core/file_layout.h"
+
+#include <QAbstractScrollArea>
+#include <QPointer>
+
+#include <vector>
+
+class QAbstractProxyModel;
+class QItemSelectionModel;
+
+namespace ui {
+
+struct ModelSnapshot;
+
+class LayoutMapView : public QAbstractScrollArea {
+    Q_OBJECT
+public:
+    explicit LayoutMapView(QWidget* parent = nullptr);
+
+    void setSnapshot(const ModelSnapshot& snapshot);
+    // `selection` selects rows of `proxy`, whose source rows are tensor indices.
+    void setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy);
+
+    double zoom() const { return m_zoom; }
+    // The tensor drawn at `pos` (viewport coordinates), or -1.
+    int tensorAt(QPoint pos) const;
+    // Centre of the first block of `tensor` in viewport coordinates (for tests), or (-1, -1).
+    QPoint blockCenter(int tensor) const;
+    bool isHighlighted(int tensor) const;
+
+    QSize sizeHint() const override;
+
+public Q_SLOTS:
+    void zoomToFit();
+    void setZoom(double zoom, int anchorX = 0);
+
+Q_SIGNALS:
+    // A block was clicked whose row the table's filter hides.
+    void hiddenTensorClicked(int tensor);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    bool viewportEvent(QEvent* event) override;
+
+private:
+    struct Hit {
+        int file = -1;
+        int region = -1;
+    };
+    struct Place {
+        int file = -1;
+        int region = -1;
+    };
+
+    double pixelsPerByte() const;
+    int bandTop(int file) const;
+    Hit hitTest(QPoint pos) const;
+    QString toolTipFor(const Hit& hit) const;
+    void updateScrollBars();
+    void refreshHighlight() const;
+    void paintFile(QPainter& painter, int file, int top) const;
+    void paintLegend(QPainter& painter) const;
+
+    std::vector<repack::FileLayout> m_files;
+    QStringList m_names;            // tensor names by index, for tooltips
+    std::vector<Place> m_places;    // where each tensor's block is, by tensor index
+    uint64_t m_largestFile = 0;
+    double m_zoom = 1.0;
+
+    QPointer<QItemSelectionModel> m_selection;
+    QPointer<QAbstractProxyModel> m_proxy;
+    mutable std::vector<char> m_highlighted; // cache of the selection, rebuilt when it changes
+    mutable bool m_highlightDirty = true;
+};
+
+} // namespace ui

@@ -1,0 +1,65 @@
+// A Qt-side copy of everything the views show about a model: one row per tensor, the problems,
+// the data file layouts and the totals. The views never hold pointers into repack::Model,
+// because a save rewrites the model's tensor index (and invalidates its handles) underneath
+// them; after a save the window builds a new snapshot instead.
+#pragma once
+
+#include "core/file_layout.h"
+
+#include <QList>
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+namespace repack {
+class Model;
+}
+
+namespace ui {
+
+struct TensorRow {
+    QString name;
+    QString scope;
+    QString kind;
+    QString dtype;
+    QString shape;
+    uint64_t bytes = 0;
+    bool external = false;
+    QString storage; // "inline (raw)", "inline (typed)" or the data file location
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    int problemCount = 0;
+    bool hasError = false;
+    QString status;  // "ok", or the first problem's code
+};
+
+struct ProblemRow {
+    bool error = true;
+    QString tensor;   // "scope/name", empty for model-wide problems
+    int tensorIndex = -1; // row in ModelSnapshot::tensors, -1 when none
+    QString code;
+    QString message;
+};
+
+struct FileTotal {
+    QString location;
+    uint64_t bytes = 0;
+};
+
+struct ModelSnapshot {
+    QString path;
+    uint64_t protobufBytes = 0;
+    uint64_t inlineBytes = 0;
+    uint64_t externalBytes = 0;
+    uint64_t orphanedBytes = 0;
+    uint64_t largestTensor = 0;
+    QList<TensorRow> tensors;
+    QList<ProblemRow> problems;
+    std::vector<repack::FileLayout> layouts; // Region::tensor indexes `tensors`
+};
+
+// Copies what the views need out of `model`; computes the file layout once.
+ModelSnapshot takeSnapshot(const repack::Model& model);
+
+} // namespace ui
