@@ -15,7 +15,7 @@ int run(int argc, const char* const* argv)
     app.require_subcommand(1);
     app.set_version_flag("--version", "onnx-repack 0.1.0");
     std::vector<Command> commands;
-    for (auto add : {addInspect, addVerify})
+    for (auto add : {addInspect, addVerify, addRepack, addDiff})
         commands.push_back(add(app));
     try {
         app.parse(argc, argv);

@@ -17,5 +17,7 @@ struct Command {
 
 Command addInspect(CLI::App& app);
 Command addVerify(CLI::App& app);
+Command addRepack(CLI::App& app);
+Command addDiff(CLI::App& app);
 
 } // namespace repack::cli

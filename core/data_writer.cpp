@@ -1,0 +1,185 @@
+#include "data_writer.h"
+
+#include "checksum.h"
+#include "model.h"
+#include "typed_data.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace repack {
+namespace {
+
+constexpr size_t kBufferBytes = 8u << 20;
+constexpr uint64_t kCopyChunk = 64u << 20; // progress and cancellation granularity
+
+Status pwriteAll(int fd, std::span<const std::byte> data, uint64_t offset,
+                 const std::filesystem::path& path)
+{
+    size_t done = 0;
+    while (done < data.size()) {
+        ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done,
+                             static_cast<off_t>(offset + done));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return Error{systemMessage("cannot write", path)};
+        }
+        done += static_cast<size_t>(n);
+    }
+    return {};
+}
+
+} // namespace
+
+DataWriter::DataWriter(const Model& model, const SavePlan& plan, const SaveOptions& options)
+    : m_model(model), m_plan(plan), m_options(options)
+{
+    m_progress.bytesTotal = plan.externalBytes;
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i)
+        if (tensors[i].isExternal() && !plan.tensors[i].external)
+            m_progress.bytesTotal += tensors[i].byteSize();
+}
+
+Status DataWriter::advance(size_t tensor, uint64_t bytes)
+{
+    m_progress.bytesDone += bytes;
+    m_progress.tensor = m_model.tensors()[tensor].name;
+    if (m_options.progress)
+        m_options.progress(m_progress);
+    if (m_options.cancel && m_options.cancel->isCancelled())
+        return Error{"save cancelled"};
+    return {};
+}
+
+Result<int> DataWriter::sourceFd(size_t tensor)
+{
+    const TensorInfo& t = m_model.tensors()[tensor];
+    auto it = m_sources.find(t.external.resolvedPath);
+    if (it == m_sources.end()) {
+        auto fd = UniqueFd::openRead(t.external.resolvedPath);
+        if (!fd)
+            return Error{t.qualifiedName() + ": " + fd.error().message};
+        ::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+        it = m_sources.emplace(t.external.resolvedPath, std::move(*fd)).first;
+    }
+    // The file may have changed since the model was opened: never copy past its end.
+    auto size = it->second.size();
+    const uint64_t end = t.external.offset + t.byteSize();
+    if (!size || *size < end)
+        return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string() +
+                     " now ends before byte " + std::to_string(end) +
+                     " (it changed since the model was opened)"};
+    return it->second.get();
+}
+
+Status DataWriter::copyExternal(size_t tensor, int targetFd, uint64_t targetOffset,
+                                const std::filesystem::path& targetPath)
+{
+    const TensorInfo& t = m_model.tensors()[tensor];
+    auto src = sourceFd(tensor);
+    if (!src)
+        return src.error();
+    const uint64_t length = t.byteSize();
+    const bool hashing = m_options.checksum;
+    Sha1 sha;
+    uint64_t done = 0;
+    bool kernelCopy = !hashing;
+    while (done < length) {
+        const uint64_t chunk = std::min(kCopyChunk, length - done);
+        if (kernelCopy) {
+            loff_t in = static_cast<loff_t>(t.external.offset + done);
+            loff_t out = static_cast<loff_t>(targetOffset + done);
+            ssize_t n = ::copy_file_range(*src, &in, targetFd, &out, chunk, 0);
+            if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
+                          errno == EOPNOTSUPP)) {
+                kernelCopy = false; // fall back to reading and writing through the buffer
+                continue;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return Error{systemMessage("cannot copy " + t.qualifiedName() + " into",
+                                           targetPath)};
+            if (n == 0)
+                return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string() +
+                             " ended while copying (truncated underneath?)"};
+            done += static_cast<uint64_t>(n);
+            if (Status s = advance(tensor, static_cast<uint64_t>(n)); !s)
+                return s;
+            continue;
+        }
+        if (m_buffer.empty())
+            m_buffer.resize(kBufferBytes);
+        const size_t piece = static_cast<size_t>(std::min<uint64_t>(chunk, m_buffer.size()));
+        std::span<std::byte> view(m_buffer.data(), piece);
+        if (Status s = preadExact(*src, view, t.external.offset + done, t.external.resolvedPath);
+            !s)
+            return Error{t.qualifiedName() + ": " + s.error().message};
+        if (hashing)
+            sha.update(view);
+        if (Status s = pwriteAll(targetFd, view, targetOffset + done, targetPath); !s)
+            return s;
+        done += piece;
+        if (Status s = advance(tensor, piece); !s)
+            return s;
+    }
+    if (hashing)
+        m_checksums[tensor] = sha.hexDigest();
+    return {};
+}
+
+Status DataWriter::writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
+                               const std::filesystem::path& targetPath)
+{
+    auto bytes = m_model.read(tensor);
+    if (!bytes)
+        return bytes.error();
+    const auto view = bytes->bytes();
+    if (view.size() != m_plan.tensors[tensor].length)
+        return Error{m_model.tensors()[tensor].qualifiedName() + ": holds " +
+                     std::to_string(view.size()) + " bytes, dtype x shape needs " +
+                     std::to_string(m_plan.tensors[tensor].length)};
+    if (Status s = pwriteAll(targetFd, view, targetOffset, targetPath); !s)
+        return s;
+    if (m_options.checksum)
+        m_checksums[tensor] = Sha1::of(view);
+    return advance(tensor, view.size());
+}
+
+Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path& targetPath)
+{
+    for (size_t tensor : m_plan.fileOrder[file]) {
+        const uint64_t offset = m_plan.tensors[tensor].offset;
+        Status s = m_model.tensors()[tensor].isExternal()
+                       ? copyExternal(tensor, targetFd, offset, targetPath)
+                       : writeInline(tensor, targetFd, offset, targetPath);
+        if (!s)
+            return s;
+    }
+    // Gaps between aligned tensors stay holes, which read back as zeros; set the final size.
+    if (::ftruncate(targetFd, static_cast<off_t>(m_plan.fileBytes[file])) != 0)
+        return Error{systemMessage("cannot size", targetPath)};
+    return fsyncFile(targetFd, targetPath);
+}
+
+Result<std::string> DataWriter::readExternal(size_t tensor)
+{
+    const TensorInfo& t = m_model.tensors()[tensor];
+    auto src = sourceFd(tensor);
+    if (!src)
+        return src.error();
+    std::string bytes(t.byteSize(), '\0');
+    auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
+    if (Status s = preadExact(*src, view, t.external.offset, t.external.resolvedPath); !s)
+        return Error{t.qualifiedName() + ": " + s.error().message};
+    if (Status s = advance(tensor, bytes.size()); !s)
+        return s.error();
+    return bytes;
+}
+
+} // namespace repack

@@ -1,0 +1,143 @@
+#include "save_plan.h"
+
+#include "dtype.h"
+#include "model.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+namespace {
+
+constexpr uint64_t kProtobufLimit = 2ull << 30;
+
+uint64_t alignUp(uint64_t value, uint64_t alignment)
+{
+    return alignment ? (value + alignment - 1) / alignment * alignment : value;
+}
+
+Status checkDataFileName(const std::string& name)
+{
+    const fs::path path(name);
+    if (name.empty())
+        return Error{"the data file name is empty"};
+    if (path.is_absolute())
+        return Error{"data file '" + name + "' must be relative to the model's folder"};
+    for (const auto& part : path.lexically_normal())
+        if (part == "..")
+            return Error{"data file '" + name + "' must stay inside the model's folder"};
+    if (path.lexically_normal().filename().empty() || name.back() == '/')
+        return Error{"data file '" + name + "' names a folder, not a file"};
+    return {};
+}
+
+// Whether tensor `t` goes external under `placement`, or an error naming it.
+Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions& options)
+{
+    const bool isString = t.dataType == dtype::String;
+    if (placement == Placement::External) {
+        if (isString)
+            return Error{t.qualifiedName() + ": STRING tensors cannot be stored externally"};
+        if (!t.bytes)
+            return Error{t.qualifiedName() + ": its size is unknown, so it cannot be moved"};
+        return true;
+    }
+    if (placement == Placement::Inline || options.allInline)
+        return false;
+    if (isString || !t.bytes || *t.bytes == 0)
+        return false;
+    if (t.kind == TensorKind::Attribute && !options.includeAttributes)
+        return false;
+    return *t.bytes >= options.threshold;
+}
+
+} // namespace
+
+std::string defaultDataFile(const fs::path& modelPath)
+{
+    return modelPath.filename().string() + ".data";
+}
+
+std::string shardName(const std::string& dataFile, size_t index, size_t count)
+{
+    if (count <= 1)
+        return dataFile;
+    const fs::path path(dataFile);
+    char suffix[48];
+    std::snprintf(suffix, sizeof suffix, "-%05zu-of-%05zu", index + 1, count);
+    fs::path out = path.parent_path() / (path.stem().string() + suffix + path.extension().string());
+    return out.generic_string();
+}
+
+Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
+{
+    const std::string dataFile =
+        options.dataFile.empty() ? defaultDataFile(modelPath) : options.dataFile;
+    if (Status s = checkDataFileName(dataFile); !s)
+        return s.error();
+    const auto& tensors = model.tensors();
+    if (!options.plan.empty() && options.plan.size() != tensors.size())
+        return Error{"the placement plan lists " + std::to_string(options.plan.size()) +
+                     " tensors, the model has " + std::to_string(tensors.size())};
+
+    SavePlan plan;
+    plan.tensors.resize(tensors.size());
+    std::vector<size_t> external;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorInfo& t = tensors[i];
+        auto goesExternal =
+            decide(t, options.plan.empty() ? Placement::Auto : options.plan[i], options);
+        if (!goesExternal)
+            return goesExternal.error();
+        if (*goesExternal) {
+            if (t.hasError)
+                return Error{t.qualifiedName() +
+                             ": cannot be saved until its problems are fixed (see verify)"};
+            external.push_back(i);
+            plan.externalBytes += t.byteSize();
+            plan.movedToExternal += t.isExternal() ? 0 : 1;
+        } else {
+            if (t.isExternal() && t.hasError)
+                return Error{t.qualifiedName() +
+                             ": its external data is unreadable, so it cannot be brought inline"};
+            plan.inlineBytes += t.byteSize();
+            plan.movedToInline += t.isExternal() ? 1 : 0;
+        }
+        plan.tensors[i].length = t.byteSize();
+    }
+    if (plan.inlineBytes >= kProtobufLimit)
+        return Error{"keeping " + std::to_string(plan.inlineBytes) +
+                     " bytes of tensors inline would pass the 2 GiB protobuf limit"};
+
+    if (options.order == TensorOrder::SizeAscending)
+        std::stable_sort(external.begin(), external.end(), [&](size_t a, size_t b) {
+            return tensors[a].byteSize() < tensors[b].byteSize();
+        });
+
+    // Lay tensors out file by file; a tensor that does not fit the current shard starts a new
+    // one, so a tensor larger than the shard size gets a shard of its own.
+    std::vector<std::vector<size_t>> files(external.empty() ? 0 : 1);
+    std::vector<uint64_t> ends(files.size(), 0);
+    for (size_t i : external) {
+        const uint64_t bytes = tensors[i].byteSize();
+        const bool aligned = options.alignment && bytes >= options.alignThreshold;
+        uint64_t offset = aligned ? alignUp(ends.back(), options.alignment) : ends.back();
+        if (options.shardSize && !files.back().empty() && offset + bytes > options.shardSize) {
+            files.emplace_back();
+            ends.push_back(0);
+            offset = 0;
+        }
+        files.back().push_back(i);
+        plan.tensors[i] = {true, static_cast<int>(files.size() - 1), offset, bytes};
+        ends.back() = offset + bytes;
+    }
+    for (size_t f = 0; f < files.size(); ++f)
+        plan.files.push_back(shardName(dataFile, f, files.size()));
+    plan.fileBytes = std::move(ends);
+    plan.fileOrder = std::move(files);
+    return plan;
+}
+
+} // namespace repack

@@ -1,0 +1,45 @@
+// Temporary files beside their final destination (same folder, so rename and link are atomic),
+// named ".<final name>.repack-tmp-<random>" and removed unless kept.
+#pragma once
+
+#include "posix_file.h"
+#include "result.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+inline constexpr std::string_view kTempMarker = ".repack-tmp-";
+
+struct TempFile {
+    std::filesystem::path path;
+    UniqueFd fd;
+};
+
+// Creates a new, empty temporary file for `finalPath` in its folder.
+Result<TempFile> createTempFor(const std::filesystem::path& finalPath);
+
+// A fresh, unused name for a temporary hard link or rename in `finalPath`'s folder.
+std::filesystem::path tempNameFor(const std::filesystem::path& finalPath);
+
+// True for names made by createTempFor/tempNameFor.
+bool isTempName(const std::string& fileName);
+
+// Paths unlinked when the cleanup goes out of scope, unless released.
+class TempCleanup {
+public:
+    ~TempCleanup();
+    void add(std::filesystem::path path) { m_paths.push_back(std::move(path)); }
+    void release() { m_paths.clear(); }
+
+private:
+    std::vector<std::filesystem::path> m_paths;
+};
+
+// Removes the leftovers of interrupted saves of `finalPaths` (their temporaries, which a
+// completed save no longer references); returns how many were removed.
+size_t removeStaleTemps(const std::vector<std::filesystem::path>& finalPaths);
+
+} // namespace repack

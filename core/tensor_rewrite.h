@@ -1,0 +1,54 @@
+// Points a model's tensors at their planned storage, reversibly: each rewritten TensorProto's
+// original is kept (moved, not copied) until commit(), so a failed save restores the model
+// exactly as it was.
+#pragma once
+
+#include "result.h"
+#include "save_plan.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class TensorProto;
+}
+
+namespace repack {
+
+class DataWriter;
+class Model;
+
+class TensorRewrite {
+public:
+    explicit TensorRewrite(Model& model);
+    ~TensorRewrite(); // rolls back unless committed
+    TensorRewrite(const TensorRewrite&) = delete;
+    TensorRewrite& operator=(const TensorRewrite&) = delete;
+
+    // Rewrites every tensor whose storage changes or that goes external: external ones get
+    // entries naming `locations[file]`, offset, length (and checksum); external tensors that
+    // come back inline are read now, while their old file still exists.
+    Status apply(const SavePlan& plan, const std::vector<std::string>& locations,
+                 DataWriter& writer, const std::map<size_t, std::string>& checksums);
+    // Renames the data file locations of the rewritten external tensors.
+    void relocate(const std::vector<std::string>& locations);
+
+    void rollback();
+    void commit();
+
+private:
+    struct Entry {
+        onnx::TensorProto* tensor;
+        std::unique_ptr<onnx::TensorProto> original;
+        int file; // data file index, -1 when the tensor becomes inline
+    };
+
+    Model& m_model;
+    std::vector<Entry> m_entries;
+    bool m_done = false;
+};
+
+} // namespace repack
