@@ -2,6 +2,7 @@
 
 #include "external_reference.h"
 #include "posix_file.h"
+#include "temp_file.h"
 #include "tensor_index.h"
 #include "typed_data.h"
 
@@ -89,9 +90,18 @@ void Model::reindex()
     m_problems.clear();
     m_tensors = indexTensors(*m_proto, m_problems);
     auto open = [this](const fs::path& resolved) { return dataFile(resolved); };
-    for (auto& info : m_tensors)
-        if (info.isExternal())
-            resolveExternal(info, m_baseDir, open, m_problems);
+    bool interrupted = false;
+    for (auto& info : m_tensors) {
+        if (!info.isExternal())
+            continue;
+        resolveExternal(info, m_baseDir, open, m_problems);
+        interrupted |= isTempName(fs::path(info.external.location).filename().string());
+    }
+    if (interrupted)
+        m_problems.push_back({Severity::Warning, {}, std::string(code::InterruptedSave),
+                              m_path.string() + ": a save was interrupted after the model was "
+                                                "committed; its data still has temporary names. "
+                                                "Saving the model again gives it final names."});
 
     std::unordered_set<std::string> broken;
     for (const auto& p : m_problems)
