@@ -5,6 +5,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace repack {
@@ -12,10 +13,13 @@ namespace {
 
 std::optional<uint64_t> elementCount(const onnx::TensorProto& t)
 {
+    if (std::any_of(t.dims().begin(), t.dims().end(), [](int64_t d) { return d < 0; }))
+        return std::nullopt;
+    // A zero dimension anywhere makes the tensor empty, however large the others are.
+    if (std::any_of(t.dims().begin(), t.dims().end(), [](int64_t d) { return d == 0; }))
+        return 0;
     uint64_t n = 1;
     for (int64_t d : t.dims()) {
-        if (d < 0)
-            return std::nullopt;
         const auto u = static_cast<uint64_t>(d);
         if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u)
             return std::nullopt;

@@ -40,6 +40,8 @@ private slots:
     void nothingElseIsFound();
     void loadingMapsNothing();
     void oneMappingPerFile();
+    void hugeShapes_data();
+    void hugeShapes();
 
 private:
     QTemporaryDir m_dir;
@@ -269,6 +271,48 @@ void TestTensorIndex::oneMappingPerFile()
         QCOMPARE(bytesOf(*bytes), expected[i]);
     }
     QCOMPARE(shared->mapCount(), 1);
+}
+
+void TestTensorIndex::hugeShapes_data()
+{
+    QTest::addColumn<QList<qint64>>("shape");
+    QTest::addColumn<bool>("counted"); // element count known
+    QTest::addColumn<bool>("known");   // byte size known
+    QTest::addColumn<quint64>("bytes");
+    QTest::addColumn<QString>("code"); // expected error, "" for none
+
+    const qint64 big = qint64(1) << 40;
+    QTest::newRow("product overflows") << QList<qint64>{big, big} << false << false << 0ull << "size-overflow";
+    QTest::newRow("bytes overflow") << QList<qint64>{qint64(1) << 62} << true << false << 0ull << "size-overflow";
+    QTest::newRow("negative dim") << QList<qint64>{4, -1} << false << false << 0ull << "bad-dims";
+    // 0 x anything is empty: nothing overflows, whatever the order of the dims.
+    QTest::newRow("zero after huge dims") << QList<qint64>{big, big, 0} << true << true << 0ull << "";
+    QTest::newRow("zero before huge dims") << QList<qint64>{0, big, big} << true << true << 0ull << "";
+}
+
+void TestTensorIndex::hugeShapes()
+{
+    QFETCH(QList<qint64>, shape);
+    QFETCH(bool, counted);
+    QFETCH(bool, known);
+    QFETCH(quint64, bytes);
+    QFETCH(QString, code);
+
+    auto proto = std::make_unique<onnx::ModelProto>(emptyModel());
+    auto t = rawTensor("t", 1, {}, std::string());
+    for (qint64 d : shape)
+        t.add_dims(d);
+    *proto->mutable_graph()->add_initializer() = t;
+    auto model = Model::fromProto(std::move(proto), m_dir.path().toStdString());
+    QCOMPARE(model->tensors().size(), size_t(1));
+    const TensorInfo& info = model->tensors()[0];
+    QCOMPARE(info.elements.has_value(), counted);
+    QCOMPARE(info.bytes.has_value(), known);
+    QCOMPARE(info.byteSize(), bytes);
+    QStringList codes;
+    for (const auto& p : model->problems())
+        codes << QString::fromStdString(p.code);
+    QCOMPARE(codes, code.isEmpty() ? QStringList{} : QStringList{code});
 }
 
 QTEST_APPLESS_MAIN(TestTensorIndex)
