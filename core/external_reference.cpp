@@ -4,6 +4,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <charconv>
 #include <sys/stat.h>
 
@@ -163,6 +164,17 @@ void resolveExternal(TensorInfo& info, const fs::path& baseDir,
     ref.resolvedPath = resolved->path;
     const uint64_t fileSize = resolved->fileSize;
     const std::optional<uint64_t> span = ref.length ? ref.length : info.bytes;
+    if (!span) {
+        // Without a length and a known dtype x shape size (unknown dtype), no byte range can be
+        // trusted; reading would silently yield nothing. Say so unless an error already does.
+        const bool reported = std::any_of(problems.begin(), problems.end(), [&](const Problem& p) {
+            return p.severity == Severity::Error && p.tensor == info.qualifiedName();
+        });
+        if (!reported)
+            report(problems, info, code::BadLength,
+                   "no 'length' key and the tensor's byte size is unknown");
+        return;
+    }
     if (ref.offset > fileSize || (span && *span > fileSize - ref.offset)) {
         report(problems, info, code::OutOfRange,
                "bytes " + std::to_string(ref.offset) + "+" + std::to_string(span.value_or(0)) +

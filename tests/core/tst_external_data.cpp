@@ -27,7 +27,7 @@ enum class Case {
     DotDot, DotDotInside, Absolute, SymlinkFile, SymlinkDir, Missing, Directory, Fifo,
     OffsetPastEof, RangePastEof, NegativeOffset, NonNumericOffset, TrailingJunkOffset,
     NegativeLength, LengthMismatch, OrtMarker, ExternalString, ExternalWithRaw,
-    ExternalWithTyped, EmptyLocation, MissingLocation, DimsOverflow, NegativeDims, UnknownKey, InlineDimsOverflow,
+    ExternalWithTyped, EmptyLocation, MissingLocation, DimsOverflow, NegativeDims, UnknownKey, InlineDimsOverflow, UnknownDtypeNoLength,
 };
 
 constexpr uint64_t kVictimBytes = 16; // float [4]
@@ -113,6 +113,10 @@ void breakVictim(Case c, onnx::TensorProto& victim, const QDir& root)
         victim = rawTensor("victim", 1, {4});
         victim.set_dims(0, int64_t(1) << 62);
         break;
+    case Case::UnknownDtypeNoLength: // width unknown: no way to tell which bytes are ours
+        victim.set_data_type(99);
+        setExternal(victim, "data.bin", "16", std::nullopt);
+        break;
     case Case::UnknownKey:
         setExternal(victim, "data.bin", "16", len);
         addExternalKey(victim, "compression", "zstd");
@@ -193,6 +197,7 @@ void TestExternalData::brokenReference_data()
     QTest::newRow("no location key") << Case::MissingLocation << "missing-location";
     QTest::newRow("dims product overflows") << Case::DimsOverflow << "size-overflow";
     QTest::newRow("negative dims") << Case::NegativeDims << "bad-dims";
+    QTest::newRow("unknown dtype, no length") << Case::UnknownDtypeNoLength << "bad-length";
     QTest::newRow("inline dims product overflows") << Case::InlineDimsOverflow << "size-overflow";
 }
 
