@@ -26,8 +26,9 @@ void SizeBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
         bar.setWidth(std::max(1.0, bar.width() * fraction));
         painter->save();
         painter->setPen(Qt::NoPen);
-        QColor color = option.palette.highlight().color();
-        color.setAlpha(option.state & QStyle::State_Selected ? 90 : 60);
+        const bool selected = option.state & QStyle::State_Selected;
+        QColor color = selected ? option.palette.highlightedText().color() : option.palette.highlight().color();
+        color.setAlpha(selected ? 70 : 60);
         painter->setBrush(color);
         painter->drawRect(bar);
         painter->restore();

@@ -23,6 +23,7 @@ SummaryStrip::SummaryStrip(QWidget* parent)
     m_tensors = addField(tr("Tensors"));
     m_inline = addField(tr("Inline"));
     m_external = addField(tr("External"));
+    m_files = addField(tr("Data files"));
     m_protobuf = addField(tr("Protobuf"));
     m_orphaned = addField(tr("Orphaned"));
     layout->addStretch();
@@ -55,24 +56,28 @@ void SummaryStrip::setSnapshot(const ModelSnapshot& snapshot)
     m_tensors->setText(QLocale().toString(snapshot.tensors.size()));
     m_inline->setText(formatBytes(snapshot.inlineBytes));
 
-    QString external = formatBytes(snapshot.externalBytes);
-    QStringList files;
+    m_external->setText(formatBytes(snapshot.externalBytes));
+
+    // Per data file totals; past a few files the rest go to the tooltip.
+    constexpr qsizetype kShownFiles = 3;
+    QStringList shown;
     QStringList details;
     for (const repack::FileLayout& file : snapshot.layouts) {
-        files << QString::fromStdString(file.location) + QStringLiteral(" ") + formatBytes(file.bytes);
-        details << files.constLast();
+        const QString entry = QString::fromStdString(file.location) + QStringLiteral(" ") + formatBytes(file.bytes);
+        if (shown.size() < kShownFiles)
+            shown << entry;
+        details << entry + tr(" (%1 referenced)").arg(formatBytes(file.referencedBytes));
     }
-    if (files.size() == 1)
-        external += QStringLiteral(" in ") + files.constFirst();
-    else if (files.size() > 1)
-        external += tr(" in %n files", nullptr, int(files.size()));
-    m_external->setText(external);
-    m_external->setToolTip(details.join(u'\n'));
+    QString files = shown.isEmpty() ? tr("none") : shown.join(QStringLiteral(", "));
+    if (details.size() > kShownFiles)
+        files += tr(", %1 more").arg(details.size() - kShownFiles);
+    m_files->setText(files);
+    m_files->setToolTip(details.join(u'\n'));
 
     const double share = 100.0 * double(snapshot.protobufBytes) / double(kProtobufLimit);
-    m_protobuf->setText(tr("%1 (%2% of 2 GiB)")
-                            .arg(formatBytes(snapshot.protobufBytes))
-                            .arg(share, 0, 'f', share < 1 ? 2 : 1));
+    const QString percent = share > 0 && share < 0.01 ? QStringLiteral("< 0.01")
+                                                      : QString::number(share, 'f', share < 1 ? 2 : 1);
+    m_protobuf->setText(tr("%1 (%2% of the 2 GiB limit)").arg(formatBytes(snapshot.protobufBytes), percent));
     QPalette protobufPalette = palette();
     if (share >= 80)
         protobufPalette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
@@ -87,7 +92,7 @@ void SummaryStrip::setSnapshot(const ModelSnapshot& snapshot)
 
 QString SummaryStrip::text() const
 {
-    return QStringList{m_tensors->text(), m_inline->text(), m_external->text(), m_protobuf->text(),
+    return QStringList{m_tensors->text(), m_inline->text(), m_external->text(), m_files->text(), m_protobuf->text(),
                        m_orphaned->text()}
         .join(QStringLiteral(" | "));
 }

@@ -24,6 +24,7 @@ private:
     QLabel* m_tensors;
     QLabel* m_inline;
     QLabel* m_external;
+    QLabel* m_files;
     QLabel* m_protobuf;
     QLabel* m_orphaned;
 };

@@ -1,0 +1,133 @@
+// The application window: summary strip, tensor table and layout map over one selection, the
+// problems panel, the repack panel, and the open/save/reload machinery around one Model.
+#pragma once
+
+#include "model_snapshot.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QComboBox;
+class QFileSystemWatcher;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSplitter;
+class QTableView;
+class QTimer;
+
+namespace repack {
+class Model;
+}
+
+namespace ui {
+
+class LayoutMapView;
+class ProblemsModel;
+class RecentFiles;
+class RepackPanel;
+class SaveJob;
+class SummaryStrip;
+class TensorFilterProxy;
+class TensorTableModel;
+struct SaveOutcome;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens `path` in this window; on failure shows why (a dialog unless `quiet`) and keeps
+    // the current model.
+    bool openFile(const QString& path, bool quiet = false);
+    QString currentPath() const { return m_snapshot.path; }
+    const ModelSnapshot& snapshot() const { return m_snapshot; }
+    QString lastError() const { return m_lastError; }
+
+    // Saves to `path` in the background with the repack panel's options (asking first before
+    // overwriting a data file the model does not reference). False when nothing was started.
+    bool saveTo(const QString& path);
+    bool isSaving() const;
+    void cancelSave();
+
+    TensorTableModel* tensorModel() const { return m_tensorModel; }
+    TensorFilterProxy* tensorProxy() const { return m_proxy; }
+    QTableView* tensorView() const { return m_table; }
+    ProblemsModel* problemsModel() const { return m_problemsModel; }
+    LayoutMapView* layoutMap() const { return m_map; }
+    SummaryStrip* summary() const { return m_summary; }
+    RepackPanel* repackPanel() const { return m_panel; }
+    QLineEdit* filterEdit() const { return m_filter; }
+    QComboBox* storageFilterBox() const { return m_storageFilter; }
+    SaveJob* saveJob() const { return m_saveJob; }
+
+    // The names of the selected tensors in view order, one a line (what Copy puts on the clipboard).
+    QString selectedNames() const;
+
+public Q_SLOTS:
+    void open();
+    void reload();
+    void save();
+    void saveAs();
+    void copyNames();
+    void about();
+
+Q_SIGNALS:
+    void modelOpened(const QString& path);
+    void saveFinished(bool ok);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createWidgets();
+    void showSnapshot();
+    void updatePreview();
+    void updateTitle();
+    void setSaving(bool saving);
+    void onSaveProgress(quint64 done, quint64 total, const QString& tensor);
+    void onSaveFinished(const SaveOutcome& outcome);
+    void watchFiles();
+    void onFileChanged();
+    void selectTensor(int tensor);
+
+    std::unique_ptr<repack::Model> m_model;
+    ModelSnapshot m_snapshot;
+    QString m_lastError;
+
+    TensorTableModel* m_tensorModel;
+    TensorFilterProxy* m_proxy;
+    ProblemsModel* m_problemsModel;
+    QTableView* m_table = nullptr;
+    QTableView* m_problemsView = nullptr;
+    LayoutMapView* m_map = nullptr;
+    SummaryStrip* m_summary = nullptr;
+    RepackPanel* m_panel = nullptr;
+    QSplitter* m_splitter = nullptr;
+    QLineEdit* m_filter = nullptr;
+    QComboBox* m_storageFilter = nullptr;
+    QTimer* m_filterTimer;
+    QTimer* m_previewTimer;
+    QTimer* m_changeTimer;
+    QFileSystemWatcher* m_watcher;
+    RecentFiles* m_recent = nullptr;
+    SaveJob* m_saveJob;
+    QProgressBar* m_progress = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QLabel* m_progressLabel = nullptr;
+    bool m_askingReload = false;
+
+    QAction* m_openAction = nullptr;
+    QAction* m_reloadAction = nullptr;
+    QAction* m_saveAction = nullptr;
+    QAction* m_saveAsAction = nullptr;
+    QMenu* m_recentMenu = nullptr;
+};
+
+} // namespace ui

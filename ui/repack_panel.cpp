@@ -1,0 +1,186 @@
+#include "repack_panel.h"
+
+#include "size_edit.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+namespace ui {
+
+QString dataFileNameError(const QString& name)
+{
+    if (name.isEmpty())
+        return {};
+    if (name.startsWith(u'/'))
+        return RepackPanel::tr("Must be relative to the model's folder.");
+    if (name.endsWith(u'/'))
+        return RepackPanel::tr("Must name a file, not a folder.");
+    if (name.contains(QChar(0)) || name.contains(u'\\'))
+        return RepackPanel::tr("Contains a character not allowed in a file name.");
+    const QStringList parts = name.split(u'/');
+    for (const QString& part : parts) {
+        if (part == QStringLiteral(".."))
+            return RepackPanel::tr("Must stay inside the model's folder (no \"..\").");
+        if (part.isEmpty() || part == QStringLiteral("."))
+            return RepackPanel::tr("Contains an empty path component.");
+    }
+    return {};
+}
+
+RepackPanel::RepackPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_threshold(new SizeEdit(this))
+    , m_dataFile(new QLineEdit(this))
+    , m_dataFileError(new QLabel(this))
+    , m_alignment(new QComboBox(this))
+    , m_order(new QComboBox(this))
+    , m_attributes(new QCheckBox(tr("Attribute tensors may go external"), this))
+    , m_shardSize(new SizeEdit(this))
+    , m_checksum(new QCheckBox(tr("Write SHA-1 checksums"), this))
+    , m_preview(new QLabel(this))
+    , m_buttons(new QWidget(this))
+{
+    m_threshold->setValue(1024);
+    m_threshold->setToolTip(tr("Tensors of at least this size are stored in the data file."));
+    m_dataFile->setClearButtonEnabled(true);
+    m_dataFileError->setWordWrap(true);
+    m_dataFileError->setStyleSheet(QStringLiteral("color: #c01c28;"));
+    m_dataFileError->hide();
+    m_alignment->addItem(tr("None (dense)"), QVariant::fromValue<qulonglong>(0));
+    m_alignment->addItem(tr("4 KiB"), QVariant::fromValue<qulonglong>(4096));
+    m_alignment->addItem(tr("64 KiB"), QVariant::fromValue<qulonglong>(65536));
+    m_alignment->setCurrentIndex(1);
+    m_alignment->setToolTip(tr("Offset alignment of tensors of at least 1 MiB."));
+    m_order->addItem(tr("Declaration"), int(repack::TensorOrder::Declaration));
+    m_order->addItem(tr("Size, smallest first"), int(repack::TensorOrder::SizeAscending));
+    m_attributes->setChecked(true);
+    m_shardSize->setZeroText(tr("no sharding"));
+    m_shardSize->setValue(0);
+    m_preview->setWordWrap(true);
+    m_preview->setTextFormat(Qt::PlainText);
+    m_preview->setMinimumHeight(m_preview->fontMetrics().lineSpacing() * 4);
+    m_preview->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_preview->setFrameShape(QFrame::StyledPanel);
+    m_preview->setMargin(6);
+
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(tr("&Threshold:"), m_threshold);
+    form->addRow(tr("&Data file:"), m_dataFile);
+    form->addRow(QString(), m_dataFileError);
+    form->addRow(tr("&Alignment:"), m_alignment);
+    form->addRow(tr("&Order:"), m_order);
+    form->addRow(tr("&Shard size:"), m_shardSize);
+    form->addRow(QString(), m_attributes);
+    form->addRow(QString(), m_checksum);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    auto* previewTitle = new QLabel(tr("Preview"), this);
+    QFont bold = previewTitle->font();
+    bold.setBold(true);
+    previewTitle->setFont(bold);
+    layout->addWidget(previewTitle);
+    layout->addWidget(m_preview);
+    layout->addWidget(m_buttons);
+    layout->addStretch();
+    new QHBoxLayout(m_buttons);
+    m_buttons->layout()->setContentsMargins(0, 0, 0, 0);
+
+    connect(m_threshold, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
+    connect(m_shardSize, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
+    connect(m_dataFile, &QLineEdit::textChanged, this, [this] {
+        validate();
+        Q_EMIT optionsChanged();
+    });
+    connect(m_alignment, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
+    connect(m_order, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
+    connect(m_attributes, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
+    connect(m_checksum, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
+}
+
+void RepackPanel::addButtons(const QList<QAction*>& actions)
+{
+    for (QAction* action : actions) {
+        auto* button = new QToolButton(m_buttons);
+        button->setDefaultAction(action);
+        button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        button->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+        m_buttons->layout()->addWidget(button);
+    }
+}
+
+void RepackPanel::validate()
+{
+    const QString error = dataFileNameError(m_dataFile->text());
+    m_dataFileError->setText(error);
+    m_dataFileError->setVisible(!error.isEmpty());
+    m_dataFile->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c01c28;"));
+}
+
+QString RepackPanel::validationError() const
+{
+    return dataFileNameError(m_dataFile->text());
+}
+
+repack::SaveOptions RepackPanel::options() const
+{
+    repack::SaveOptions options;
+    options.threshold = m_threshold->value();
+    options.dataFile = m_dataFile->text().toStdString();
+    options.alignment = m_alignment->currentData().toULongLong();
+    options.order = repack::TensorOrder(m_order->currentData().toInt());
+    options.includeAttributes = m_attributes->isChecked();
+    options.shardSize = m_shardSize->value();
+    options.checksum = m_checksum->isChecked();
+    return options;
+}
+
+void RepackPanel::setDefaultDataFile(const QString& name)
+{
+    m_dataFile->setPlaceholderText(name);
+}
+
+void RepackPanel::setPreview(const QString& text, bool problem)
+{
+    m_preview->setText(text);
+    m_preview->setStyleSheet(problem ? QStringLiteral("color: #c01c28;") : QString());
+}
+
+void RepackPanel::saveSettings(QSettings& settings) const
+{
+    settings.beginGroup(QStringLiteral("repack"));
+    settings.setValue(QStringLiteral("threshold"), QVariant::fromValue<qulonglong>(m_threshold->value()));
+    settings.setValue(QStringLiteral("dataFile"), m_dataFile->text());
+    settings.setValue(QStringLiteral("alignment"), m_alignment->currentIndex());
+    settings.setValue(QStringLiteral("order"), m_order->currentIndex());
+    settings.setValue(QStringLiteral("attributes"), m_attributes->isChecked());
+    settings.setValue(QStringLiteral("shardSize"), QVariant::fromValue<qulonglong>(m_shardSize->value()));
+    settings.setValue(QStringLiteral("checksum"), m_checksum->isChecked());
+    settings.endGroup();
+}
+
+void RepackPanel::restoreSettings(const QSettings& settings)
+{
+    auto value = [&](const char* key, const QVariant& fallback) {
+        return settings.value(QStringLiteral("repack/") + QLatin1StringView(key), fallback);
+    };
+    m_threshold->setValue(value("threshold", 1024).toULongLong());
+    m_dataFile->setText(value("dataFile", QString()).toString());
+    m_alignment->setCurrentIndex(std::clamp(value("alignment", 1).toInt(), 0, m_alignment->count() - 1));
+    m_order->setCurrentIndex(std::clamp(value("order", 0).toInt(), 0, m_order->count() - 1));
+    m_attributes->setChecked(value("attributes", true).toBool());
+    m_shardSize->setValue(value("shardSize", 0).toULongLong());
+    m_checksum->setChecked(value("checksum", false).toBool());
+    validate();
+}
+
+} // namespace ui

@@ -1,0 +1,63 @@
+// The options of the next save (threshold, data file, alignment, order, attributes, shards,
+// checksum), the live preview of what it will move, and the Save buttons.
+#pragma once
+
+#include "core/save_options.h"
+
+#include <QWidget>
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSettings;
+
+namespace ui {
+
+class SizeEdit;
+
+class RepackPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit RepackPanel(QWidget* parent = nullptr);
+
+    // The options as set; progress, cancel and force are left for the caller.
+    repack::SaveOptions options() const;
+    // Empty when the options can be used, else why not (shown under the data file field).
+    QString validationError() const;
+
+    // The data file name used when the field is empty ("<model>.data").
+    void setDefaultDataFile(const QString& name);
+    void setPreview(const QString& text, bool problem = false);
+    void addButtons(const QList<QAction*>& actions);
+
+    void saveSettings(QSettings& settings) const;
+    void restoreSettings(const QSettings& settings);
+
+    SizeEdit* thresholdEdit() const { return m_threshold; }
+    QLineEdit* dataFileEdit() const { return m_dataFile; }
+    QLabel* previewLabel() const { return m_preview; }
+
+Q_SIGNALS:
+    void optionsChanged();
+
+private:
+    void validate();
+
+    SizeEdit* m_threshold;
+    QLineEdit* m_dataFile;
+    QLabel* m_dataFileError;
+    QComboBox* m_alignment;
+    QComboBox* m_order;
+    QCheckBox* m_attributes;
+    SizeEdit* m_shardSize;
+    QCheckBox* m_checksum;
+    QLabel* m_preview;
+    QWidget* m_buttons;
+};
+
+// Empty when `name` is a usable data file name: relative, without "..", naming a file.
+QString dataFileNameError(const QString& name);
+
+} // namespace ui

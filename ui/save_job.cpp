@@ -1,0 +1,95 @@
+#include "save_job.h"
+
+#include "core/model.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace ui {
+namespace {
+
+constexpr int kProgressIntervalMs = 150;
+
+} // namespace
+
+SaveJob::SaveJob(QObject* parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<ui::SaveOutcome>();
+    m_pollTimer.setInterval(kProgressIntervalMs);
+    connect(&m_pollTimer, &QTimer::timeout, this, &SaveJob::poll);
+    connect(&m_watcher, &QFutureWatcher<SaveOutcome>::finished, this, [this] {
+        m_pollTimer.stop();
+        poll();
+        m_running = false;
+        SaveOutcome outcome = m_watcher.result();
+        outcome.seconds = m_clock.elapsed() / 1000.0;
+        Q_EMIT finished(outcome);
+    });
+}
+
+SaveJob::~SaveJob()
+{
+    if (m_running) {
+        m_shared->cancel.cancel();
+        m_watcher.waitForFinished();
+    }
+}
+
+bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptions options)
+{
+    if (m_running)
+        return false;
+    m_running = true;
+    m_shared = std::make_shared<Shared>();
+    options.cancel = &m_shared->cancel;
+    options.progress = [shared = m_shared](const repack::Progress& p) {
+        shared->done.store(p.bytesDone, std::memory_order_relaxed);
+        shared->total.store(p.bytesTotal, std::memory_order_relaxed);
+        // The name is only valid during the callback: copy it, but never wait for the GUI.
+        if (shared->tensorMutex.tryLock()) {
+            shared->tensor = QString::fromUtf8(p.tensor.data(), qsizetype(p.tensor.size()));
+            shared->tensorMutex.unlock();
+        }
+    };
+    const std::filesystem::path target = path.toStdString();
+    m_clock.start();
+    m_pollTimer.start();
+    m_watcher.setFuture(QtConcurrent::run([&model, target, options, shared = m_shared] {
+        SaveOutcome outcome;
+        auto result = repack::save(model, target, options);
+        if (result) {
+            outcome.ok = true;
+            outcome.report = std::move(result.value());
+        } else {
+            outcome.cancelled = shared->cancel.isCancelled();
+            outcome.error = QString::fromStdString(result.error().message);
+        }
+        return outcome;
+    }));
+    return true;
+}
+
+void SaveJob::cancel()
+{
+    if (m_running)
+        m_shared->cancel.cancel();
+}
+
+void SaveJob::waitForFinished()
+{
+    m_watcher.waitForFinished();
+}
+
+void SaveJob::poll()
+{
+    if (!m_shared)
+        return;
+    QString tensor;
+    {
+        QMutexLocker lock(&m_shared->tensorMutex);
+        tensor = m_shared->tensor;
+    }
+    Q_EMIT progressChanged(m_shared->done.load(), m_shared->total.load(), tensor);
+}
+
+} // namespace ui

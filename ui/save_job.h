@@ -1,0 +1,72 @@
+// Runs repack::save on a worker thread. The core reports progress from that thread; this
+// object keeps only the latest numbers (atomics) and a timer on the GUI thread polls them a few
+// times a second, so a fast save cannot flood the event loop. Cancel sets the core's token.
+// While running, the worker owns the Model: the window must not touch it until finished().
+#pragma once
+
+#include "core/progress.h"
+#include "core/save.h"
+
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QMutex>
+#include <QObject>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+
+namespace repack {
+class Model;
+}
+
+namespace ui {
+
+struct SaveOutcome {
+    bool ok = false;
+    bool cancelled = false;
+    QString error;
+    repack::SaveReport report;
+    double seconds = 0; // wall clock, including waiting for the disk
+};
+
+class SaveJob : public QObject {
+    Q_OBJECT
+public:
+    explicit SaveJob(QObject* parent = nullptr);
+    ~SaveJob() override;
+
+    // Starts saving `model` to `path`; false when a save is already running.
+    bool start(repack::Model& model, const QString& path, repack::SaveOptions options);
+    bool isRunning() const { return m_running; }
+    // Blocks until the running save (if any) has finished; for closing the window.
+    void waitForFinished();
+
+public Q_SLOTS:
+    void cancel();
+
+Q_SIGNALS:
+    void progressChanged(quint64 bytesDone, quint64 bytesTotal, const QString& tensor);
+    void finished(const ui::SaveOutcome& outcome);
+
+private:
+    void poll();
+
+    QFutureWatcher<SaveOutcome> m_watcher;
+    QTimer m_pollTimer;
+    QElapsedTimer m_clock;
+    bool m_running = false;
+    // Shared with the worker; a shared_ptr so a worker outliving this object stays valid.
+    struct Shared {
+        repack::CancelToken cancel;
+        std::atomic<uint64_t> done{0};
+        std::atomic<uint64_t> total{0};
+        QMutex tensorMutex;
+        QString tensor;
+    };
+    std::shared_ptr<Shared> m_shared;
+};
+
+} // namespace ui
+
+Q_DECLARE_METATYPE(ui::SaveOutcome)
