@@ -13,8 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${REPACK_BUILD_DIR:-$here/../build-bench}
 gen=$build/bench/repack-genmodel
 open=$build/bench/repack-bench-open
+reader=$build/bench/repack-bench-read
 cli=$build/app/onnx-repack
-for tool in "$gen" "$open" "$cli"; do
+for tool in "$gen" "$open" "$reader" "$cli"; do
     [[ -x $tool ]] || { echo "missing $tool: build it first (see bench/README.md)" >&2; exit 2; }
 done
 [[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time: apt-get install time" >&2; exit 2; }
@@ -77,6 +78,15 @@ for _ in 1 2 3; do
     t=$(now_ns); cat "$data" >/dev/null; cat_ns+=($(($(now_ns) - t)))
     t=$(now_ns); "$cli" verify "$model" >/dev/null; verify_ns+=($(($(now_ns) - t)))
 done
+# The same reads as verify (8 MiB preads) into a page-aligned buffer and into one 16 bytes off,
+# as malloc gives: shows how much of any gap to cat is the buffer's alignment.
+aligned_ns=() misaligned_ns=()
+for _ in 1 2 3; do
+    aligned_ns+=($("$reader" "$data" --misalign 0 | awk '$1 == "ms" { printf "%.0f", $2 * 1e6 }'))
+    misaligned_ns+=($("$reader" "$data" --misalign 16 | awk '$1 == "ms" { printf "%.0f", $2 * 1e6 }'))
+done
+aligned_med=$(printf '%s\n' "${aligned_ns[@]}" | median)
+misaligned_med=$(printf '%s\n' "${misaligned_ns[@]}" | median)
 cat_med=$(printf '%s\n' "${cat_ns[@]}" | median)
 verify_med=$(printf '%s\n' "${verify_ns[@]}" | median)
 mbps() { awk -v b="$bytes" -v ns="$1" 'BEGIN { printf "%.0f", b / (ns / 1e9) / 1e6 }'; }
@@ -100,3 +110,6 @@ printf '  onnx-repack verify     %6s MB/s  (%s ms)\n' "$(mbps "$verify_med")" \
     $((verify_med / 1000000))
 awk -v c="$cat_med" -v v="$verify_med" \
     'BEGIN { printf "  ratio verify/cat      %5.0f%%  (target >= 80%%)\n", 100 * c / v }'
+printf '  pread 8 MiB, page-aligned buffer  %6s MB/s\n' "$(mbps "$aligned_med")"
+printf '  pread 8 MiB, buffer at +16 bytes  %6s MB/s  (malloc alignment)\n' \
+    "$(mbps "$misaligned_med")"
