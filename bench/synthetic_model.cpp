@@ -144,7 +144,7 @@ SyntheticModel planLlmModel(const LlmShape& shape)
         h = plan.node("Add", {h, x});
     }
     const auto finalNorm = plan.weight("final_norm.weight", F32, {d});
-    const uint64_t used = model.totalBytes() + vector;
+    const uint64_t used = model.totalBytes();
     const uint64_t left = shape.weightBytes > used ? shape.weightBytes - used : 0;
     const int64_t vocab = std::max<int64_t>(1, static_cast<int64_t>(left / (2 * d)));
     const auto head = plan.weight("lm_head.weight", F16, {d, vocab});

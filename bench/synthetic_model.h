@@ -27,7 +27,7 @@ struct SyntheticModel {
 };
 
 struct LlmShape {
-    uint64_t weightBytes = 64u << 20; // total, approximately (within 2 x hidden bytes)
+    uint64_t weightBytes = 64u << 20; // total; the result is at most 2 x hidden bytes less
     uint64_t tensors = 0; // approximate count; 0: what the layers need
     int64_t hidden = 0; // 0: chosen from weightBytes and tensors
     uint64_t seed = 1;
