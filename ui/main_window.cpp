@@ -105,9 +105,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_saveJob, &SaveJob::progressChanged, this, &MainWindow::onSaveProgress);
     connect(m_saveJob, &SaveJob::finished, this, &MainWindow::onSaveFinished);
     connect(m_map, &LayoutMapView::hiddenTensorClicked, this, [this](int tensor) {
-        m_filter->clear();
-        m_proxy->setText({});
-        m_storageFilter->setCurrentIndex(0);
+        clearFilters();
         selectTensor(tensor);
     });
 
@@ -202,9 +200,7 @@ void MainWindow::createWidgets()
     connect(m_problemsView, &QTableView::activated, this, [this](const QModelIndex& index) {
         const int tensor = index.data(ProblemsModel::TensorIndexRole).toInt();
         if (tensor >= 0) {
-            m_filter->clear();
-            m_proxy->setText({});
-            m_storageFilter->setCurrentIndex(0);
+            clearFilters();
             selectTensor(tensor);
         }
     });
@@ -505,6 +501,16 @@ void MainWindow::onFileChanged()
         reload();
     else
         watchFiles(); // a replaced file drops out of the watch list
+}
+
+void MainWindow::clearFilters()
+{
+    m_filter->clear();
+    m_filterTimer->stop();
+    m_storageFilter->setCurrentIndex(0);
+    // Set on the proxy too: the widgets may already show "no filter" while tests set it directly.
+    m_proxy->setText({});
+    m_proxy->setStorageFilter(TensorFilterProxy::StorageFilter::All);
 }
 
 void MainWindow::selectTensor(int tensor)

@@ -95,6 +95,7 @@ private:
     void onSaveFinished(const SaveOutcome& outcome);
     void watchFiles();
     void onFileChanged();
+    void clearFilters();
     void selectTensor(int tensor);
 
     std::unique_ptr<repack::Model> m_model;

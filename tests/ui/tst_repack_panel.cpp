@@ -1,0 +1,101 @@
+// The repack panel: data file names validated as typed, and the widgets mapped onto the
+// core's SaveOptions.
+#include "ui/repack_panel.h"
+#include "ui/size_edit.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class TestRepackPanel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void dataFileName_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("valid");
+        QTest::addRow("empty means the default") << QString() << true;
+        QTest::addRow("plain name") << QStringLiteral("model.onnx.data") << true;
+        QTest::addRow("in a subfolder") << QStringLiteral("weights/model.bin") << true;
+        QTest::addRow("absolute") << QStringLiteral("/tmp/model.data") << false;
+        QTest::addRow("escaping with ..") << QStringLiteral("../model.data") << false;
+        QTest::addRow(".. in the middle") << QStringLiteral("a/../../b.data") << false;
+        QTest::addRow("a folder") << QStringLiteral("weights/") << false;
+        QTest::addRow("empty component") << QStringLiteral("a//b") << false;
+        QTest::addRow("dots in a name are fine") << QStringLiteral("model..data") << true;
+    }
+
+    void dataFileName()
+    {
+        QFETCH(QString, name);
+        QFETCH(bool, valid);
+        QCOMPARE(ui::dataFileNameError(name).isEmpty(), valid);
+        ui::RepackPanel panel;
+        panel.dataFileEdit()->setText(name);
+        QCOMPARE(panel.validationError().isEmpty(), valid);
+    }
+
+    void sizeEditUnits_data()
+    {
+        QTest::addColumn<double>("number");
+        QTest::addColumn<int>("unit");
+        QTest::addColumn<qulonglong>("bytes");
+        QTest::addRow("bytes") << 100.0 << 0 << qulonglong(100);
+        QTest::addRow("KiB") << 4.0 << 1 << qulonglong(4096);
+        QTest::addRow("fractional MiB") << 1.5 << 2 << qulonglong(1572864);
+        QTest::addRow("GiB") << 2.0 << 3 << qulonglong(2147483648ull);
+    }
+
+    void sizeEditUnits()
+    {
+        QFETCH(double, number);
+        QFETCH(int, unit);
+        QFETCH(qulonglong, bytes);
+        ui::SizeEdit edit;
+        edit.unitBox()->setCurrentIndex(unit);
+        edit.spinBox()->setValue(number);
+        QCOMPARE(qulonglong(edit.value()), bytes);
+        ui::SizeEdit other;
+        other.setValue(bytes);
+        QCOMPARE(qulonglong(other.value()), bytes);
+    }
+
+    void optionsFollowTheWidgets()
+    {
+        ui::RepackPanel panel;
+        QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
+        panel.thresholdEdit()->setValue(64 * 1024);
+        panel.dataFileEdit()->setText(QStringLiteral("w.bin"));
+        QVERIFY(changed.count() >= 2);
+        const repack::SaveOptions options = panel.options();
+        QCOMPARE(options.threshold, uint64_t(64 * 1024));
+        QCOMPARE(options.dataFile, std::string("w.bin"));
+        QCOMPARE(options.alignment, uint64_t(4096)); // SPEC default
+        QVERIFY(options.includeAttributes);
+        QCOMPARE(options.shardSize, uint64_t(0));
+        QVERIFY(!options.checksum);
+        QVERIFY(!options.force);
+    }
+
+    void settingsRoundTrip()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("s.ini")), QSettings::IniFormat);
+        ui::RepackPanel panel;
+        panel.thresholdEdit()->setValue(3 * 1024 * 1024);
+        panel.dataFileEdit()->setText(QStringLiteral("x.data"));
+        panel.saveSettings(settings);
+        ui::RepackPanel restored;
+        restored.restoreSettings(settings);
+        QCOMPARE(restored.options().threshold, uint64_t(3 * 1024 * 1024));
+        QCOMPARE(restored.options().dataFile, std::string("x.data"));
+    }
+};
+
+QTEST_MAIN(TestRepackPanel)
+#include "tst_repack_panel.moc"

@@ -1,0 +1,178 @@
+// The item models behind the tensor table and the problems panel: consistent under
+// QAbstractItemModelTester, columns that say what the fixture put where, filters and sorting.
+#include "ui_fixtures.h"
+
+#include "core/model.h"
+#include "ui/model_snapshot.h"
+#include "ui/problems_model.h"
+#include "ui/tensor_filter_proxy.h"
+#include "ui/tensor_table_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using ui::TensorFilterProxy;
+using ui::TensorTableModel;
+
+class TestTensorModels : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::vector<uifixtures::BuiltTensor> m_built;
+    ui::ModelSnapshot m_snapshot;
+
+    int rowOf(const QAbstractItemModel& model, const std::string& name)
+    {
+        for (int r = 0; r < model.rowCount(); ++r) {
+            if (model.index(r, TensorTableModel::Name).data().toString() == QString::fromStdString(name))
+                return r;
+        }
+        return -1;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_built = uifixtures::writeMixedModel(m_dir.path());
+        QVERIFY(!m_built.empty());
+        auto model = repack::Model::load(m_dir.filePath(QStringLiteral("model.onnx")).toStdString());
+        QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
+        m_snapshot = ui::takeSnapshot(*model.value());
+    }
+
+    void modelsPassTheTester()
+    {
+        TensorTableModel tensors;
+        QAbstractItemModelTester tensorTester(&tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TensorFilterProxy proxy;
+        proxy.setSourceModel(&tensors);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        ui::ProblemsModel problems;
+        QAbstractItemModelTester problemsTester(&problems, QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+        tensors.setSnapshot(m_snapshot);
+        problems.setSnapshot(m_snapshot);
+        proxy.sort(TensorTableModel::Size, Qt::DescendingOrder);
+        proxy.setText(QStringLiteral("ext"));
+        proxy.setStorageFilter(TensorFilterProxy::StorageFilter::Inline);
+        proxy.setText({});
+        tensors.setSnapshot(m_snapshot); // reload
+        tensors.setSnapshot({});         // close
+        QCOMPARE(proxy.rowCount(), 0);
+    }
+
+    void columnsShowWhereEachTensorLives()
+    {
+        TensorTableModel tensors;
+        tensors.setSnapshot(m_snapshot);
+        QCOMPARE(tensors.rowCount(), int(m_built.size()));
+        QCOMPARE(tensors.columnCount(), int(TensorTableModel::ColumnCount));
+        for (const auto& built : m_built) {
+            const int row = rowOf(tensors, built.name);
+            QVERIFY2(row >= 0, built.name.c_str());
+            auto cell = [&](int column, int role = Qt::DisplayRole) { return tensors.index(row, column).data(role); };
+            QCOMPARE(cell(TensorTableModel::Size, TensorTableModel::SortRole).toULongLong(), built.bytes);
+            QCOMPARE(cell(TensorTableModel::Name, TensorTableModel::ExternalRole).toBool(), built.external);
+            if (built.external) {
+                QCOMPARE(cell(TensorTableModel::Storage).toString(), QStringLiteral("weights.bin"));
+                QCOMPARE(cell(TensorTableModel::Offset, TensorTableModel::SortRole).toULongLong(), built.offset);
+                QCOMPARE(cell(TensorTableModel::Length).toString(), QString::number(built.bytes));
+            } else {
+                QVERIFY(cell(TensorTableModel::Storage).toString().startsWith(QStringLiteral("inline")));
+                QVERIFY(!cell(TensorTableModel::Offset).isValid());
+            }
+            QCOMPARE(cell(TensorTableModel::Status).toString(), QStringLiteral("ok"));
+        }
+        uint64_t total = 0;
+        uint64_t largest = 0;
+        for (const auto& built : m_built) {
+            total += built.bytes;
+            largest = std::max(largest, built.bytes);
+        }
+        QCOMPARE(tensors.index(0, 0).data(TensorTableModel::TotalRole).toULongLong(), total);
+        QCOMPARE(tensors.index(0, 0).data(TensorTableModel::MaxRole).toULongLong(), largest);
+        QVERIFY(!tensors.index(0, 0, tensors.index(0, 0)).isValid());
+    }
+
+    void storageFilter_data()
+    {
+        QTest::addColumn<int>("filter");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("expected");
+        const int all = int(m_built.size());
+        const int external = int(std::count_if(m_built.begin(), m_built.end(), [](const auto& t) { return t.external; }));
+        QTest::addRow("all") << int(TensorFilterProxy::StorageFilter::All) << QString() << all;
+        QTest::addRow("inline") << int(TensorFilterProxy::StorageFilter::Inline) << QString() << all - external;
+        QTest::addRow("external") << int(TensorFilterProxy::StorageFilter::External) << QString() << external;
+        QTest::addRow("with problems") << int(TensorFilterProxy::StorageFilter::WithProblems) << QString() << 0;
+        QTest::addRow("text, any case") << int(TensorFilterProxy::StorageFilter::All) << QStringLiteral("EXT_") << external;
+        QTest::addRow("text and storage") << int(TensorFilterProxy::StorageFilter::Inline) << QStringLiteral("ext") << 0;
+        QTest::addRow("scope text") << int(TensorFilterProxy::StorageFilter::All) << QStringLiteral("GRAPH") << all;
+    }
+
+    void storageFilter()
+    {
+        QFETCH(int, filter);
+        QFETCH(QString, text);
+        QFETCH(int, expected);
+        TensorTableModel tensors;
+        tensors.setSnapshot(m_snapshot);
+        TensorFilterProxy proxy;
+        proxy.setSourceModel(&tensors);
+        proxy.setStorageFilter(TensorFilterProxy::StorageFilter(filter));
+        proxy.setText(text);
+        QCOMPARE(proxy.rowCount(), expected);
+    }
+
+    void sortsSizesAsNumbers()
+    {
+        TensorTableModel tensors;
+        tensors.setSnapshot(m_snapshot);
+        TensorFilterProxy proxy;
+        proxy.setSourceModel(&tensors);
+        proxy.sort(TensorTableModel::Size, Qt::AscendingOrder);
+        std::vector<uint64_t> expected;
+        for (const auto& built : m_built)
+            expected.push_back(built.bytes);
+        std::sort(expected.begin(), expected.end());
+        std::vector<uint64_t> shown;
+        for (int r = 0; r < proxy.rowCount(); ++r)
+            shown.push_back(proxy.index(r, TensorTableModel::Size).data(TensorTableModel::SortRole).toULongLong());
+        QCOMPARE(shown, expected);
+        // As text "16 B" would sort after "1.00 KiB": the display strings are not what is sorted.
+        QVERIFY(expected.front() < 1024 && expected.back() >= 1024);
+    }
+
+    void problemsNameTheirTensor()
+    {
+        QTemporaryDir dir;
+        QVERIFY(uifixtures::writeBrokenModel(dir.path(), "../escape.bin"));
+        auto model = repack::Model::load(dir.filePath(QStringLiteral("broken.onnx")).toStdString());
+        QVERIFY(model.ok());
+        const ui::ModelSnapshot snapshot = ui::takeSnapshot(*model.value());
+        ui::ProblemsModel problems;
+        QAbstractItemModelTester tester(&problems, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        problems.setSnapshot(snapshot);
+        QVERIFY(problems.rowCount() >= 1);
+        QVERIFY(problems.errorCount() >= 1);
+        const QModelIndex first = problems.index(0, ui::ProblemsModel::Tensor);
+        QVERIFY(first.data().toString().endsWith(QStringLiteral("/w")));
+        const int tensor = first.data(ui::ProblemsModel::TensorIndexRole).toInt();
+        QCOMPARE(snapshot.tensors.at(tensor).name, QStringLiteral("w"));
+
+        TensorTableModel tensors;
+        tensors.setSnapshot(snapshot);
+        TensorFilterProxy proxy;
+        proxy.setSourceModel(&tensors);
+        proxy.setStorageFilter(TensorFilterProxy::StorageFilter::WithProblems);
+        QCOMPARE(proxy.rowCount(), 1);
+        QCOMPARE(proxy.index(0, TensorTableModel::Name).data().toString(), QStringLiteral("w"));
+        QVERIFY(proxy.index(0, TensorTableModel::Status).data().toString() != QStringLiteral("ok"));
+    }
+};
+
+QTEST_MAIN(TestTensorModels)
+#include "tst_tensor_models.moc"
