@@ -15,6 +15,7 @@ namespace {
 
 constexpr size_t kBufferBytes = 8u << 20;
 constexpr uint64_t kCopyChunk = 64u << 20; // progress and cancellation granularity
+constexpr uint64_t kWritebackChunk = 32u << 20;
 
 Status pwriteAll(int fd, std::span<const std::byte> data, uint64_t offset,
                  const std::filesystem::path& path)
@@ -54,6 +55,26 @@ Status DataWriter::advance(size_t tensor, uint64_t bytes)
     if (m_options.cancel && m_options.cancel->isCancelled())
         return Error{"save cancelled"};
     return {};
+}
+
+// Starts writing finished ranges to disk while copying goes on, and waits for the range before
+// them, so the final fsync finds little left to do and dirty memory stays bounded: the copy
+// and the disk work in parallel instead of one after the other.
+void DataWriter::startWriteback(int targetFd, uint64_t end)
+{
+    if (end < m_writebackStart + kWritebackChunk)
+        return;
+    const auto length = static_cast<off_t>(end - m_writebackStart);
+    ::sync_file_range(targetFd, static_cast<off_t>(m_writebackStart), length,
+                      SYNC_FILE_RANGE_WRITE);
+    if (m_writebackStart >= kWritebackChunk) {
+        const uint64_t previous = m_writebackStart - kWritebackChunk;
+        ::sync_file_range(targetFd, static_cast<off_t>(previous),
+                          static_cast<off_t>(kWritebackChunk),
+                          SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+                              SYNC_FILE_RANGE_WAIT_AFTER);
+    }
+    m_writebackStart = end;
 }
 
 Result<int> DataWriter::sourceFd(size_t tensor)
@@ -109,6 +130,7 @@ Status DataWriter::copyExternal(size_t tensor, int targetFd, uint64_t targetOffs
                 return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string() +
                              " ended while copying (truncated underneath?)"};
             done += static_cast<uint64_t>(n);
+            startWriteback(targetFd, targetOffset + done);
             if (Status s = advance(tensor, static_cast<uint64_t>(n)); !s)
                 return s;
             continue;
@@ -125,6 +147,7 @@ Status DataWriter::copyExternal(size_t tensor, int targetFd, uint64_t targetOffs
         if (Status s = pwriteAll(targetFd, view, targetOffset + done, targetPath); !s)
             return s;
         done += piece;
+        startWriteback(targetFd, targetOffset + done);
         if (Status s = advance(tensor, piece); !s)
             return s;
     }
@@ -146,6 +169,7 @@ Status DataWriter::writeInline(size_t tensor, int targetFd, uint64_t targetOffse
                      std::to_string(m_plan.tensors[tensor].length)};
     if (Status s = pwriteAll(targetFd, view, targetOffset, targetPath); !s)
         return s;
+    startWriteback(targetFd, targetOffset + view.size());
     if (m_options.checksum)
         m_checksums[tensor] = Sha1::of(view);
     return advance(tensor, view.size());
@@ -153,6 +177,7 @@ Status DataWriter::writeInline(size_t tensor, int targetFd, uint64_t targetOffse
 
 Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path& targetPath)
 {
+    m_writebackStart = 0;
     for (size_t tensor : m_plan.fileOrder[file]) {
         const uint64_t offset = m_plan.tensors[tensor].offset;
         Status s = m_model.tensors()[tensor].isExternal()

@@ -39,6 +39,7 @@ private:
     Status writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
                        const std::filesystem::path& targetPath);
     Status advance(size_t tensor, uint64_t bytes);
+    void startWriteback(int targetFd, uint64_t end);
 
     const Model& m_model;
     const SavePlan& m_plan;
@@ -47,6 +48,7 @@ private:
     std::map<size_t, std::string> m_checksums;
     std::vector<std::byte> m_buffer;
     Progress m_progress;
+    uint64_t m_writebackStart = 0; // of the file being written: bytes before it are on their way
 };
 
 } // namespace repack
