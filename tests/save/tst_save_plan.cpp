@@ -1,0 +1,337 @@
+// planSave(): where each tensor goes and at which offset, computed without writing. Expected
+// offsets are worked out by hand from SPEC section 5, not taken from the tool's output.
+#include "core/model.h"
+#include "core/save_plan.h"
+#include "tests/support/model_builder.h"
+#include "tests/support/save_fixtures.h"
+#include "tests/support/tensor_builder.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <onnx/onnx_pb.h>
+
+using namespace repack;
+using namespace fixtures;
+
+Q_DECLARE_METATYPE(std::vector<uint64_t>)
+
+namespace {
+
+constexpr quint64 MiB = 1 << 20; // quint64: QTest rows check the exact type
+constexpr quint64 GiB = 1ull << 30;
+
+// An in-memory model of uint8 initializers t0.. of `sizes` bytes.
+std::unique_ptr<Model> uint8Model(const std::vector<uint64_t>& sizes)
+{
+    auto proto = std::make_unique<onnx::ModelProto>(emptyModel());
+    for (size_t i = 0; i < sizes.size(); ++i)
+        *proto->mutable_graph()->add_initializer() =
+            rawTensor(tensorName(i), 2, {int64_t(sizes[i])}, tensorContent(i, sizes[i]));
+    return Model::fromProto(std::move(proto), "/nonexistent");
+}
+
+SaveOptions everythingExternal()
+{
+    SaveOptions options;
+    options.threshold = 1;
+    return options;
+}
+
+std::vector<uint64_t> offsetsOf(const SavePlan& plan)
+{
+    std::vector<uint64_t> out;
+    for (const auto& t : plan.tensors)
+        out.push_back(t.offset);
+    return out;
+}
+
+} // namespace
+
+class TestSavePlan : public QObject {
+    Q_OBJECT
+private slots:
+    void defaultThresholdIs1024();
+    void thresholdIsInclusive_data();
+    void thresholdIsInclusive();
+    void attributeTensorsIncludedUnlessExcluded_data();
+    void attributeTensorsIncludedUnlessExcluded();
+    void largeTensorsAligned_data();
+    void largeTensorsAligned();
+    void declarationOrderByDefault();
+    void sizeOrderKeepsTiesInDeclarationOrder();
+    void shardNames();
+    void shardsSplitAtLimit_data();
+    void shardsSplitAtLimit();
+    void explicitPlanOverridesThreshold();
+    void allInlinePast2GiBFails();
+    void dataFileOutsideFolderFails_data();
+    void dataFileOutsideFolderFails();
+};
+
+void TestSavePlan::defaultThresholdIs1024()
+{
+    QCOMPARE(SaveOptions{}.threshold, 1024u);
+    auto model = uint8Model({1023, 1024});
+    auto plan = planSave(*model, "/x/m.onnx", SaveOptions{});
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY(!plan->tensors[0].external);
+    QVERIFY(plan->tensors[1].external);
+    QCOMPARE(plan->files, std::vector<std::string>{"m.onnx.data"});
+}
+
+void TestSavePlan::thresholdIsInclusive_data()
+{
+    QTest::addColumn<int>("dtype");
+    QTest::addColumn<qint64>("elements");
+    QTest::addColumn<quint64>("threshold");
+    QTest::addColumn<bool>("external");
+
+    QTest::newRow("one byte below") << 2 << 999ll << 1000ull << false;
+    QTest::newRow("exactly the threshold") << 2 << 1000ll << 1000ull << true;
+    QTest::newRow("above") << 2 << 1001ll << 1000ull << true;
+    QTest::newRow("float counts bytes, not elements") << 1 << 250ll << 1000ull << true;
+    QTest::newRow("float one element short") << 1 << 249ll << 1000ull << false;
+    QTest::newRow("int4 packs two per byte") << 22 << 2000ll << 1000ull << true;
+    QTest::newRow("zero bytes at threshold 0 stays inline") << 1 << 0ll << 0ull << false;
+    QTest::newRow("string at threshold 0 stays inline") << 8 << 4ll << 0ull << false;
+    QTest::newRow("big string stays inline") << 8 << 5000ll << 1ull << false;
+}
+
+void TestSavePlan::thresholdIsInclusive()
+{
+    QFETCH(int, dtype);
+    QFETCH(qint64, elements);
+    QFETCH(quint64, threshold);
+    QFETCH(bool, external);
+
+    auto proto = std::make_unique<onnx::ModelProto>(emptyModel());
+    *proto->mutable_graph()->add_initializer() =
+        dtype == 8 ? typedTensor("x", dtype, {elements}) : rawTensor("x", dtype, {elements});
+    auto model = Model::fromProto(std::move(proto), "/nonexistent");
+    SaveOptions options;
+    options.threshold = threshold;
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QCOMPARE(plan->tensors[0].external, external);
+    QCOMPARE(plan->files.size(), external ? 1u : 0u);
+}
+
+void TestSavePlan::attributeTensorsIncludedUnlessExcluded_data()
+{
+    QTest::addColumn<bool>("includeAttributes");
+    QTest::newRow("included by default") << true;
+    QTest::newRow("excluded") << false;
+}
+
+void TestSavePlan::attributeTensorsIncludedUnlessExcluded()
+{
+    QFETCH(bool, includeAttributes);
+    auto proto = std::make_unique<onnx::ModelProto>(emptyModel());
+    *proto->mutable_graph()->add_initializer() = rawTensor("w", 2, {4096});
+    addConstant(*proto->mutable_graph(), "c", rawTensor("c", 2, {4096}));
+    auto model = Model::fromProto(std::move(proto), "/nonexistent");
+    QCOMPARE(model->tensors().size(), 2u);
+
+    SaveOptions options;
+    QVERIFY(options.includeAttributes); // the default
+    options.includeAttributes = includeAttributes;
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    for (size_t i = 0; i < model->tensors().size(); ++i) {
+        const bool attribute = model->tensors()[i].kind == TensorKind::Attribute;
+        QCOMPARE(plan->tensors[i].external, attribute ? includeAttributes : true);
+    }
+}
+
+void TestSavePlan::largeTensorsAligned_data()
+{
+    QTest::addColumn<std::vector<uint64_t>>("sizes");
+    QTest::addColumn<quint64>("alignment");
+    QTest::addColumn<quint64>("alignThreshold");
+    QTest::addColumn<std::vector<uint64_t>>("offsets");
+    QTest::addColumn<quint64>("fileBytes");
+
+    // 100 B at 0; 1 MiB aligned up from 100 to 4096; 10 B right after (1052672 is a
+    // multiple of 4096 already); 1 MiB + 1 aligned up from 1052682 to 1056768.
+    QTest::newRow("default: 1 MiB and up at 4096")
+        << std::vector<uint64_t>{100, MiB, 10, MiB + 1} << 4096ull << MiB
+        << std::vector<uint64_t>{0, 4096, 1052672, 1056768} << 1056768ull + MiB + 1;
+    QTest::newRow("just below 1 MiB stays dense")
+        << std::vector<uint64_t>{100, MiB - 1} << 4096ull << MiB
+        << std::vector<uint64_t>{0, 100} << 100ull + MiB - 1;
+    QTest::newRow("alignment 0 is dense")
+        << std::vector<uint64_t>{100, MiB, 10, MiB + 1} << 0ull << MiB
+        << std::vector<uint64_t>{0, 100, 100 + MiB, 110 + MiB} << 110 + 2 * MiB + 1;
+    QTest::newRow("custom align threshold 64")
+        << std::vector<uint64_t>{100, 100, 10, 64} << 4096ull << 64ull
+        << std::vector<uint64_t>{0, 4096, 4196, 8192} << 8256ull;
+    QTest::newRow("custom alignment 512")
+        << std::vector<uint64_t>{3, 2000, 2000} << 512ull << 1000ull
+        << std::vector<uint64_t>{0, 512, 2560} << 4560ull;
+}
+
+void TestSavePlan::largeTensorsAligned()
+{
+    QFETCH(std::vector<uint64_t>, sizes);
+    QFETCH(quint64, alignment);
+    QFETCH(quint64, alignThreshold);
+    QFETCH(std::vector<uint64_t>, offsets);
+    QFETCH(quint64, fileBytes);
+
+    auto model = uint8Model(sizes);
+    SaveOptions options = everythingExternal();
+    options.alignment = alignment;
+    options.alignThreshold = alignThreshold;
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QCOMPARE(offsetsOf(*plan), offsets);
+    QCOMPARE(plan->fileBytes, std::vector<uint64_t>{fileBytes});
+}
+
+void TestSavePlan::declarationOrderByDefault()
+{
+    auto model = uint8Model({300, 100, 200});
+    auto plan = planSave(*model, "/x/m.onnx", everythingExternal());
+    QVERIFY(plan.ok());
+    QCOMPARE(plan->fileOrder, (std::vector<std::vector<size_t>>{{0, 1, 2}}));
+    QCOMPARE(offsetsOf(*plan), (std::vector<uint64_t>{0, 300, 400}));
+}
+
+void TestSavePlan::sizeOrderKeepsTiesInDeclarationOrder()
+{
+    auto model = uint8Model({300, 100, 200, 100, 300, 50});
+    SaveOptions options = everythingExternal();
+    options.order = TensorOrder::SizeAscending;
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY(plan.ok());
+    QCOMPARE(plan->fileOrder, (std::vector<std::vector<size_t>>{{5, 1, 3, 2, 0, 4}}));
+    // 50 @0, 100 @50, 100 @150, 200 @250, 300 @450, 300 @750
+    QCOMPARE(offsetsOf(*plan), (std::vector<uint64_t>{450, 50, 250, 150, 750, 0}));
+}
+
+void TestSavePlan::shardNames()
+{
+    QCOMPARE(shardName("w.bin", 0, 3), std::string("w-00001-of-00003.bin"));
+    QCOMPARE(shardName("w.bin", 2, 3), std::string("w-00003-of-00003.bin"));
+    QCOMPARE(shardName("sub/model.onnx.data", 9, 12),
+             std::string("sub/model.onnx-00010-of-00012.data"));
+    QCOMPARE(shardName("w.bin", 0, 1), std::string("w.bin"));
+}
+
+void TestSavePlan::shardsSplitAtLimit_data()
+{
+    QTest::addColumn<std::vector<uint64_t>>("sizes");
+    QTest::addColumn<quint64>("shardSize");
+    QTest::addColumn<std::vector<uint64_t>>("shardOf");  // per tensor
+    QTest::addColumn<QStringList>("files");
+
+    QTest::newRow("third tensor starts shard two")
+        << std::vector<uint64_t>{400, 400, 400} << 1000ull << std::vector<uint64_t>{0, 0, 1}
+        << QStringList{"w-00001-of-00002.bin", "w-00002-of-00002.bin"};
+    QTest::newRow("exactly full shard")
+        << std::vector<uint64_t>{500, 500, 1} << 1000ull << std::vector<uint64_t>{0, 0, 1}
+        << QStringList{"w-00001-of-00002.bin", "w-00002-of-00002.bin"};
+    QTest::newRow("oversized tensor gets its own shard")
+        << std::vector<uint64_t>{100, 5000, 100} << 1000ull << std::vector<uint64_t>{0, 1, 2}
+        << QStringList{"w-00001-of-00003.bin", "w-00002-of-00003.bin", "w-00003-of-00003.bin"};
+    QTest::newRow("oversized first tensor")
+        << std::vector<uint64_t>{5000, 100, 100} << 1000ull << std::vector<uint64_t>{0, 1, 1}
+        << QStringList{"w-00001-of-00002.bin", "w-00002-of-00002.bin"};
+    QTest::newRow("one shard keeps the plain name")
+        << std::vector<uint64_t>{100, 100} << 1000ull << std::vector<uint64_t>{0, 0}
+        << QStringList{"w.bin"};
+}
+
+void TestSavePlan::shardsSplitAtLimit()
+{
+    QFETCH(std::vector<uint64_t>, sizes);
+    QFETCH(quint64, shardSize);
+    QFETCH(std::vector<uint64_t>, shardOf);
+    QFETCH(QStringList, files);
+
+    auto model = uint8Model(sizes);
+    SaveOptions options = everythingExternal();
+    options.dataFile = "w.bin";
+    options.alignment = 0;
+    options.shardSize = shardSize;
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QStringList names;
+    for (const auto& f : plan->files)
+        names << QString::fromStdString(f);
+    QCOMPARE(names, files);
+    for (size_t i = 0; i < sizes.size(); ++i)
+        QCOMPARE(uint64_t(plan->tensors[i].file), shardOf[i]);
+    // No shard holding more than one tensor passes the limit.
+    for (size_t f = 0; f < plan->files.size(); ++f)
+        if (plan->fileOrder[f].size() > 1)
+            QVERIFY(plan->fileBytes[f] <= shardSize);
+}
+
+void TestSavePlan::explicitPlanOverridesThreshold()
+{
+    auto model = uint8Model({10, 5000, 5000, 10});
+    SaveOptions options;
+    options.plan = {Placement::External, Placement::Inline, Placement::Auto, Placement::Auto};
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QCOMPARE(plan->tensors[0].external, true);   // forced out, though below the threshold
+    QCOMPARE(plan->tensors[1].external, false);  // forced in, though above
+    QCOMPARE(plan->tensors[2].external, true);   // rule
+    QCOMPARE(plan->tensors[3].external, false);  // rule
+    QCOMPARE(plan->externalBytes, 5010u);
+    QCOMPARE(plan->inlineBytes, 5010u);
+}
+
+void TestSavePlan::allInlinePast2GiBFails()
+{
+    // Three 800 MiB tensors in a sparse data file: 2.34 GiB referenced, nothing really written.
+    QTemporaryDir dir;
+    const QString path = writeSparseModel(dir.path(), "big.onnx", 3, 800 * MiB, "big.bin");
+    QVERIFY(!path.isEmpty());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    QVERIFY(!model->hasErrors());
+
+    SaveOptions external;
+    auto ok = planSave(*model, path.toStdString(), external);
+    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
+    QCOMPARE(ok->externalBytes, 3 * 800 * MiB);
+
+    SaveOptions allInline;
+    allInline.allInline = true;
+    auto plan = planSave(*model, path.toStdString(), allInline);
+    QVERIFY(!plan.ok());
+    QVERIFY2(plan.error().message.find("2 GiB") != std::string::npos,
+             plan.error().message.c_str());
+
+    // The same through the threshold rule: nothing reaches 4 GiB, so all would stay inline.
+    SaveOptions highThreshold;
+    highThreshold.threshold = 4 * GiB;
+    QVERIFY(!planSave(*model, path.toStdString(), highThreshold).ok());
+}
+
+void TestSavePlan::dataFileOutsideFolderFails_data()
+{
+    QTest::addColumn<QString>("dataFile");
+    QTest::newRow("absolute") << "/tmp/weights.data";
+    QTest::newRow("parent folder") << "../weights.data";
+    QTest::newRow("escapes through a subfolder") << "sub/../../weights.data";
+    QTest::newRow("only dots") << "..";
+}
+
+void TestSavePlan::dataFileOutsideFolderFails()
+{
+    QFETCH(QString, dataFile);
+    auto model = uint8Model({5000});
+    SaveOptions options;
+    options.dataFile = dataFile.toStdString();
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY(!plan.ok());
+    QVERIFY2(plan.error().message.find(dataFile.toStdString()) != std::string::npos,
+             plan.error().message.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestSavePlan)
+#include "tst_save_plan.moc"
