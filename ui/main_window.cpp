@@ -461,7 +461,7 @@ void MainWindow::onSaveFinished(const SaveOutcome& outcome)
         return;
     }
     // The save rewrote the model's tensor index: rebuild every view from it.
-    m_snapshot = takeSnapshot(*m_model);
+    m_snapshot = outcome.snapshot;
     m_snapshot.path = QFileInfo(local(outcome.report.modelPath)).absoluteFilePath();
     showSnapshot();
     m_recent->add(m_snapshot.path);

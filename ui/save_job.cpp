@@ -60,6 +60,7 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
         if (result) {
             outcome.ok = true;
             outcome.report = std::move(result.value());
+            outcome.snapshot = takeSnapshot(model);
         } else {
             outcome.cancelled = shared->cancel.isCancelled();
             outcome.error = QString::fromStdString(result.error().message);

@@ -6,6 +6,7 @@
 
 #include "core/progress.h"
 #include "core/save.h"
+#include "model_snapshot.h"
 
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -27,6 +28,7 @@ struct SaveOutcome {
     bool cancelled = false;
     QString error;
     repack::SaveReport report;
+    ModelSnapshot snapshot; // of the saved model, built on the worker so the GUI never stalls
     double seconds = 0; // wall clock, including waiting for the disk
 };
 
