@@ -93,7 +93,7 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
         out << inspectJson(**model).dump(2) << '\n';
     else
         printText(**model, out);
-    return Ok;
+    return (*model)->hasErrors() ? Failed : Ok; // the listing is complete either way
 }
 
 Command addInspect(CLI::App& app)

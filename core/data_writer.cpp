@@ -135,10 +135,10 @@ Status DataWriter::copyExternal(size_t tensor, int targetFd, uint64_t targetOffs
                 return s;
             continue;
         }
-        if (m_buffer.empty())
-            m_buffer.resize(kBufferBytes);
-        const size_t piece = static_cast<size_t>(std::min<uint64_t>(chunk, m_buffer.size()));
-        std::span<std::byte> view(m_buffer.data(), piece);
+        if (!m_buffer)
+            m_buffer.emplace(kBufferBytes);
+        const size_t piece = static_cast<size_t>(std::min<uint64_t>(chunk, m_buffer->size()));
+        std::span<std::byte> view(m_buffer->data(), piece);
         if (Status s = preadExact(*src, view, t.external.offset + done, t.external.resolvedPath);
             !s)
             return Error{t.qualifiedName() + ": " + s.error().message};

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,7 @@ private:
     const SaveOptions& m_options;
     std::map<std::filesystem::path, UniqueFd> m_sources;
     std::map<size_t, std::string> m_checksums;
-    std::vector<std::byte> m_buffer;
+    std::optional<AlignedBuffer> m_buffer; // allocated on first buffered copy
     Progress m_progress;
     uint64_t m_writebackStart = 0; // of the file being written: bytes before it are on their way
 };

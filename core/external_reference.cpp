@@ -92,13 +92,30 @@ void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems)
                    std::to_string(*info.bytes) + " bytes)");
 }
 
-Result<ResolvedLocation> resolveLocation(const std::string& location, const fs::path& baseDir,
-                                         std::string_view* problemCode)
+LocationResolver::LocationResolver(const fs::path& baseDir)
+    : m_logicalBase(fs::absolute(baseDir).lexically_normal())
 {
-    auto fail = [&](std::string_view c, std::string message) -> Result<ResolvedLocation> {
-        if (problemCode)
-            *problemCode = c;
-        return Error{std::move(message)};
+    std::error_code ec;
+    m_realBase = fs::canonical(m_logicalBase, ec);
+    if (ec)
+        m_realBase.clear();
+}
+
+Result<ResolvedLocation> LocationResolver::resolve(const std::string& location,
+                                                   std::string_view* problemCode)
+{
+    auto it = m_cache.find(location);
+    if (it == m_cache.end())
+        it = m_cache.emplace(location, resolveUncached(location)).first;
+    if (!it->second.result && problemCode)
+        *problemCode = it->second.code;
+    return it->second.result;
+}
+
+LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& location) const
+{
+    auto fail = [](std::string_view c, std::string message) {
+        return Outcome{Error{std::move(message)}, c};
     };
     if (location.empty())
         return fail(code::EmptyLocation, "location is empty");
@@ -118,8 +135,7 @@ Result<ResolvedLocation> resolveLocation(const std::string& location, const fs::
             return fail(code::LocationEscapes,
                         "location '" + location + "' escapes the model directory");
 
-    const fs::path logicalBase = fs::absolute(baseDir).lexically_normal();
-    const fs::path full = (logicalBase / normal).lexically_normal();
+    const fs::path full = (m_logicalBase / normal).lexically_normal();
     struct stat lst {};
     if (::lstat(full.c_str(), &lst) != 0)
         return fail(code::MissingFile, "data file " + full.string() + " does not exist");
@@ -129,8 +145,7 @@ Result<ResolvedLocation> resolveLocation(const std::string& location, const fs::
     if (ec)
         return fail(code::MissingFile,
                     "data file " + full.string() + " cannot be resolved: " + ec.message());
-    const fs::path realBase = fs::canonical(logicalBase, ec);
-    if (!isUnder(real, logicalBase) && (ec || !isUnder(real, realBase)))
+    if (!isUnder(real, m_logicalBase) && (m_realBase.empty() || !isUnder(real, m_realBase)))
         return fail(code::SymlinkEscapes, "data file " + full.string() + " resolves to " +
                                               real.string() + ", outside the model directory");
     struct stat st {};
@@ -138,10 +153,10 @@ Result<ResolvedLocation> resolveLocation(const std::string& location, const fs::
         return fail(code::MissingFile, "data file " + full.string() + " does not exist");
     if (!S_ISREG(st.st_mode))
         return fail(code::NotRegularFile, "data file " + full.string() + " is not a regular file");
-    return ResolvedLocation{full, static_cast<uint64_t>(st.st_size)};
+    return Outcome{ResolvedLocation{full, static_cast<uint64_t>(st.st_size)}, {}};
 }
 
-void resolveExternal(TensorInfo& info, const fs::path& baseDir,
+void resolveExternal(TensorInfo& info, LocationResolver& resolver,
                      const std::function<std::shared_ptr<DataFile>(const fs::path&)>& openFile,
                      std::vector<Problem>& problems)
 {
@@ -156,7 +171,7 @@ void resolveExternal(TensorInfo& info, const fs::path& baseDir,
             return; // reported while parsing
     }
     std::string_view problemCode;
-    auto resolved = resolveLocation(ref.location, baseDir, &problemCode);
+    auto resolved = resolver.resolve(ref.location, &problemCode);
     if (!resolved) {
         report(problems, info, problemCode, resolved.error().message);
         return;

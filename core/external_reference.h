@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 namespace repack {
@@ -27,16 +28,31 @@ struct ResolvedLocation {
     uint64_t fileSize = 0;
 };
 
-// Checks `location` against `baseDir` without following it outside: empty, absolute, `..`
-// escaping, symlinks resolving outside both the logical and the real base directory, missing,
-// not a regular file. `subject` names the tensor in messages.
-Result<ResolvedLocation> resolveLocation(const std::string& location,
-                                         const std::filesystem::path& baseDir,
-                                         std::string_view* problemCode);
+// Resolves locations against one base directory: empty, absolute, `..` escaping, symlinks
+// resolving outside both the logical and the real base directory, missing, not a regular file.
+// Results are memoized, since thousands of tensors usually share one file.
+class LocationResolver {
+public:
+    explicit LocationResolver(const std::filesystem::path& baseDir);
 
-// Resolves info.external against `baseDir`, checks the byte range against the file and the
+    // On failure `problemCode` (when given) receives the problem's code.
+    Result<ResolvedLocation> resolve(const std::string& location, std::string_view* problemCode);
+
+private:
+    struct Outcome {
+        Result<ResolvedLocation> result;
+        std::string_view code;
+    };
+    Outcome resolveUncached(const std::string& location) const;
+
+    std::filesystem::path m_logicalBase;
+    std::filesystem::path m_realBase; // empty when the base directory cannot be resolved
+    std::unordered_map<std::string, Outcome> m_cache;
+};
+
+// Resolves info.external with `resolver`, checks the byte range against the file and the
 // tensor's size, and attaches the shared DataFile from `openFile` when all is well.
-void resolveExternal(TensorInfo& info, const std::filesystem::path& baseDir,
+void resolveExternal(TensorInfo& info, LocationResolver& resolver,
                      const std::function<std::shared_ptr<DataFile>(const std::filesystem::path&)>&
                          openFile,
                      std::vector<Problem>& problems);

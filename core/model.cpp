@@ -91,10 +91,11 @@ void Model::reindex()
     m_tensors = indexTensors(*m_proto, m_problems);
     auto open = [this](const fs::path& resolved) { return dataFile(resolved); };
     bool interrupted = false;
+    LocationResolver resolver(m_baseDir);
     for (auto& info : m_tensors) {
         if (!info.isExternal())
             continue;
-        resolveExternal(info, m_baseDir, open, m_problems);
+        resolveExternal(info, resolver, open, m_problems);
         interrupted |= isTempName(fs::path(info.external.location).filename().string());
     }
     if (interrupted)
@@ -138,6 +139,9 @@ Result<TensorBytes> Model::read(size_t index) const
     if (index >= m_tensors.size())
         return Error{"tensor index " + std::to_string(index) + " out of range"};
     const TensorInfo& info = m_tensors[index];
+    if (info.hasError)
+        return Error{info.qualifiedName() + ": cannot be read until its problems are fixed " +
+                     "(see the model's problems)"};
     switch (info.storage) {
     case Storage::External: {
         if (!info.external.file)

@@ -1,7 +1,9 @@
 #include "posix_file.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -62,6 +64,20 @@ Result<uint64_t> UniqueFd::size() const
     if (::fstat(m_fd, &st) != 0)
         return Error{std::string("cannot stat file descriptor: ") + std::strerror(errno)};
     return static_cast<uint64_t>(st.st_size);
+}
+
+AlignedBuffer::AlignedBuffer(size_t bytes)
+{
+    constexpr size_t kPage = 4096;
+    m_size = (bytes + kPage - 1) / kPage * kPage;
+    m_data.reset(static_cast<std::byte*>(std::aligned_alloc(kPage, m_size)));
+    if (!m_data)
+        throw std::bad_alloc();
+}
+
+void AlignedBuffer::Free::operator()(std::byte* p) const
+{
+    std::free(p);
 }
 
 Status preadExact(int fd, std::span<std::byte> buffer, uint64_t offset,

@@ -41,7 +41,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
         total += length;
     }
 
-    std::vector<std::byte> buffer(std::max<size_t>(options.bufferBytes, 4096));
+    AlignedBuffer buffer(std::max<size_t>(options.bufferBytes, 4096));
     Progress progress{0, total, {}};
     for (auto& [path, ranges] : files) {
         std::sort(ranges.begin(), ranges.end(),
