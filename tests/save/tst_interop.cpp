@@ -48,8 +48,8 @@ Run runRepack(const QStringList& args)
 // Runs interop.py over "source<TAB>output<TAB>expectations" lines.
 Run interop(const QString& listPath)
 {
-    return run(qEnvironmentVariable("REPACK_PYTHON"),
-               {QStringLiteral(REPACK_INTEROP_SCRIPT), listPath});
+    return run(
+        qEnvironmentVariable("REPACK_PYTHON"), {QStringLiteral(REPACK_INTEROP_SCRIPT), listPath});
 }
 
 bool writeList(const QString& path, const QStringList& lines)
@@ -62,16 +62,18 @@ bool writeList(const QString& path, const QStringList& lines)
 QString compareModels(const repack::Model& a, const repack::Model& b)
 {
     if (a.tensors().size() != b.tensors().size())
-        return QStringLiteral("%1 tensors became %2").arg(a.tensors().size()).arg(b.tensors().size());
+        return QStringLiteral("%1 tensors became %2")
+            .arg(a.tensors().size())
+            .arg(b.tensors().size());
     for (size_t i = 0; i < a.tensors().size(); ++i) {
         const auto& ta = a.tensors()[i];
         const QString name = QString::fromStdString(ta.qualifiedName());
         if (ta.qualifiedName() != b.tensors()[i].qualifiedName())
             return name + " became " + QString::fromStdString(b.tensors()[i].qualifiedName());
         if (ta.dataType == 8) { // strings have no byte image: compare the values themselves
-            if (ta.proto->string_data().size() != b.tensors()[i].proto->string_data().size() ||
-                !std::equal(ta.proto->string_data().begin(), ta.proto->string_data().end(),
-                            b.tensors()[i].proto->string_data().begin()))
+            if (ta.proto->string_data().size() != b.tensors()[i].proto->string_data().size()
+                || !std::equal(ta.proto->string_data().begin(), ta.proto->string_data().end(),
+                    b.tensors()[i].proto->string_data().begin()))
                 return name + ": strings differ";
             continue;
         }
@@ -100,9 +102,9 @@ private slots:
 void TestInterop::initTestCase()
 {
     QVERIFY2(QFileInfo(qEnvironmentVariable("REPACK_CLI")).isExecutable(),
-             "REPACK_CLI must name the onnx-repack executable");
+        "REPACK_CLI must name the onnx-repack executable");
     QVERIFY2(run(qEnvironmentVariable("REPACK_PYTHON"), {"-c", "import onnx, numpy"}).exitCode == 0,
-             "REPACK_PYTHON must be a python3 with onnx (Debian's python3-onnx)");
+        "REPACK_PYTHON must be a python3 with onnx (Debian's python3-onnx)");
 }
 
 void TestInterop::cliOutputReadsInOnnx_data()
@@ -125,9 +127,10 @@ void TestInterop::cliOutputReadsInOnnx_data()
         {"--shard-size", {"--shard-size", "1MiB"}, "external-from=1024,sharded=1048576"},
         {"--checksum", {"--checksum"}, "external-from=1024,checksum"},
         {"--no-attributes", {"--no-attributes"}, "external-from=1024,attributes-inline"},
-        {"several at once", {"--threshold", "1500", "--order", "size", "--align", "0",
-                             "--checksum", "--no-attributes", "--data", "weights.bin"},
-         "external-from=1500,attributes-inline,checksum"},
+        {"several at once",
+            {"--threshold", "1500", "--order", "size", "--align", "0", "--checksum",
+                "--no-attributes", "--data", "weights.bin"},
+            "external-from=1500,attributes-inline,checksum"},
     };
     for (const auto& c : combos) {
         QTest::addRow("inline source, %s", c.name) << false << c.options << c.expect;
@@ -146,9 +149,9 @@ void TestInterop::cliOutputReadsInOnnx()
     QVERIFY(QDir().mkpath(dir.filePath("out")));
     const WeightedModel fixture = weightedModel();
     const QString source = dir.filePath("source.onnx");
-    QVERIFY(externalSource ? saveWithExternalData(fixture.proto, dir.path(), "source.onnx",
-                                                  "source.onnx.data")
-                           : saveModel(fixture.proto, source));
+    QVERIFY(externalSource
+            ? saveWithExternalData(fixture.proto, dir.path(), "source.onnx", "source.onnx.data")
+            : saveModel(fixture.proto, source));
     const QString output = dir.filePath("out/model.onnx");
     const Run repacked = runRepack(QStringList{source, "-o", output} + options);
     QVERIFY2(repacked.exitCode == 0, repacked.out.constData());
@@ -210,8 +213,8 @@ void TestInterop::testDataRoundTrip()
     const Run checked = interop(list);
     qInfo("test data: %d of %lld models hold tensors and were round-tripped, %lld failed; %s "
           "in %.1f s",
-          roundTripped, qlonglong(models.size()), qlonglong(failures.size()),
-          checked.out.trimmed().split('\n').last().constData(), timer.elapsed() / 1000.0);
+        roundTripped, qlonglong(models.size()), qlonglong(failures.size()),
+        checked.out.trimmed().split('\n').last().constData(), timer.elapsed() / 1000.0);
     QVERIFY2(failures.isEmpty(), qPrintable(failures.join('\n')));
     QVERIFY2(checked.exitCode == 0, checked.out.constData());
     QVERIFY(roundTripped > 100);

@@ -17,7 +17,7 @@ namespace fixtures {
 namespace {
 
 void setValueInfo(onnx::ValueInfoProto& info, const std::string& name, int32_t elemType,
-                  std::vector<int64_t> dims)
+    std::vector<int64_t> dims)
 {
     info.set_name(name);
     auto* tensorType = info.mutable_type()->mutable_tensor_type();
@@ -28,8 +28,8 @@ void setValueInfo(onnx::ValueInfoProto& info, const std::string& name, int32_t e
 }
 
 // A raw float/float16/int64 tensor of random bytes, recorded in `model.bytes`.
-onnx::TensorProto noiseTensor(WeightedModel& model, const std::string& name, int32_t dtype,
-                              std::vector<int64_t> dims)
+onnx::TensorProto noiseTensor(
+    WeightedModel& model, const std::string& name, int32_t dtype, std::vector<int64_t> dims)
 {
     const uint64_t seed = model.bytes.size() + 1;
     std::string bytes = noiseBytes(packedBytes(dtype, elementCount(dims)), seed);
@@ -96,12 +96,12 @@ WeightedModel weightedModel()
     onnx::GraphProto& graph = *model.proto.mutable_graph();
     setValueInfo(*graph.add_input(), "cond", 9, {});
 
-    *graph.add_initializer() = noiseTensor(model, "big_weight", 1, {512, 640});  // 1.25 MiB
-    *graph.add_initializer() = noiseTensor(model, "mid_bias", 1, {300});         // 1200 B
-    *graph.add_initializer() = noiseTensor(model, "big_half", 10, {600, 1024});  // 1.17 MiB
-    *graph.add_initializer() = noiseTensor(model, "mid_index", 7, {2000});       // 16000 B
-    *graph.add_initializer() = noiseTensor(model, "tiny", 1, {10});              // 40 B
-    onnx::TensorProto typed = typedTensor("typed_scale", 1, {500});              // 2000 B
+    *graph.add_initializer() = noiseTensor(model, "big_weight", 1, {512, 640}); // 1.25 MiB
+    *graph.add_initializer() = noiseTensor(model, "mid_bias", 1, {300}); // 1200 B
+    *graph.add_initializer() = noiseTensor(model, "big_half", 10, {600, 1024}); // 1.17 MiB
+    *graph.add_initializer() = noiseTensor(model, "mid_index", 7, {2000}); // 16000 B
+    *graph.add_initializer() = noiseTensor(model, "tiny", 1, {10}); // 40 B
+    onnx::TensorProto typed = typedTensor("typed_scale", 1, {500}); // 2000 B
     std::string typedBytes(typed.float_data_size() * sizeof(float), '\0');
     std::memcpy(typedBytes.data(), typed.float_data().data(), typedBytes.size());
     model.bytes["typed_scale"] = typedBytes;
@@ -120,7 +120,7 @@ WeightedModel weightedModel()
 }
 
 bool saveWithExternalData(onnx::ModelProto proto, const QString& dir, const QString& modelName,
-                          const std::string& dataName, uint64_t threshold)
+    const std::string& dataName, uint64_t threshold)
 {
     DataFileBuilder data(dataName);
     externalizeAll(*proto.mutable_graph(), data, threshold);
@@ -150,8 +150,8 @@ std::string describe(const StoredAt& at)
     return at.location + "@" + std::to_string(at.offset) + "+" + std::to_string(at.length);
 }
 
-std::string compareBytes(const repack::Model& model,
-                         const std::map<std::string, std::string>& expected)
+std::string compareBytes(
+    const repack::Model& model, const std::map<std::string, std::string>& expected)
 {
     std::string report;
     size_t seen = 0;
@@ -169,11 +169,11 @@ std::string compareBytes(const repack::Model& model,
             continue;
         }
         const auto bytes = got->bytes();
-        if (bytes.size() != want->second.size() ||
-            std::memcmp(bytes.data(), want->second.data(), bytes.size()) != 0)
-            report += info.qualifiedName() + ": bytes differ from the source (" +
-                      std::to_string(bytes.size()) + " bytes read, " +
-                      std::to_string(want->second.size()) + " expected)\n";
+        if (bytes.size() != want->second.size()
+            || std::memcmp(bytes.data(), want->second.data(), bytes.size()) != 0)
+            report += info.qualifiedName() + ": bytes differ from the source ("
+                + std::to_string(bytes.size()) + " bytes read, "
+                + std::to_string(want->second.size()) + " expected)\n";
     }
     if (seen != expected.size())
         report += std::to_string(expected.size() - seen) + " source tensor(s) missing\n";

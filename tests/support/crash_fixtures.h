@@ -35,7 +35,7 @@ WeightedModel weightedModel();
 // Writes `proto` as `dir`/`modelName` with every raw tensor of at least `threshold` bytes
 // (anywhere in the model) moved, densely and in visiting order, into `dir`/`dataName`.
 bool saveWithExternalData(onnx::ModelProto proto, const QString& dir, const QString& modelName,
-                          const std::string& dataName, uint64_t threshold = 1024);
+    const std::string& dataName, uint64_t threshold = 1024);
 
 // Where one tensor's bytes live.
 struct StoredAt {
@@ -52,8 +52,8 @@ std::string describe(const StoredAt& at);
 
 // Empty when every tensor of `model` reads back exactly `expected` (by name, same set of
 // names); otherwise the first differences, one per line.
-std::string compareBytes(const repack::Model& model,
-                         const std::map<std::string, std::string>& expected);
+std::string compareBytes(
+    const repack::Model& model, const std::map<std::string, std::string>& expected);
 
 // Files named ".*.repack-tmp-*" anywhere under `dir`, relative to it.
 QStringList tempLeftovers(const QString& dir);
