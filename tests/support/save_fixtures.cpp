@@ -124,7 +124,7 @@ QMap<QString, QByteArray> hashFolder(const QString& dir)
     return out;
 }
 
-QStringList tempLeftovers(const QString& dir)
+QStringList saveTempsIn(const QString& dir)
 {
     QStringList out;
     const auto names = QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System);

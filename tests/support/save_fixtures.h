@@ -45,6 +45,6 @@ QByteArray fileContents(const QString& path);
 // SHA-1 of every regular file (hidden ones too) in `dir`, by file name; symlinks as "-> target".
 QMap<QString, QByteArray> hashFolder(const QString& dir);
 // Names in `dir` that look like a save's temporaries (".<name>.repack-tmp-<random>").
-QStringList tempLeftovers(const QString& dir);
+QStringList saveTempsIn(const QString& dir);
 
 } // namespace fixtures
