@@ -1,0 +1,328 @@
+// A failed save changes nothing: the original .onnx and data files stay byte-identical (hashed
+// before and after), no temporaries are left, the message names what failed, and the
+// in-memory model is exactly as before and still readable.
+#include "core/model.h"
+#include "core/save.h"
+#include "tests/support/save_fixtures.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <onnx/onnx_pb.h>
+
+#include <csignal>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace repack;
+using namespace fixtures;
+
+namespace {
+
+constexpr uint64_t MiB = 1 << 20;
+const std::vector<uint64_t> kSizes{100, 2000, 3 * MiB, 3000, 64};
+
+// What must not change: every file of the folder, and the model as the process holds it.
+struct Before {
+    QMap<QString, QByteArray> files;
+    std::string proto;
+    std::string path;
+    std::map<std::string, std::string> tensors;
+};
+
+Before capture(const QString& dir, const Model& model)
+{
+    return {hashFolder(dir), model.proto().SerializeAsString(), model.path().string(),
+            readAllTensors(model)};
+}
+
+// Makes `dir` refuse new entries: 0555 for ordinary users; for root, which ignores permissions,
+// the file system's immutable flag (chattr +i). Returns false when neither is possible.
+bool lockFolder(const QString& dir, bool locked)
+{
+    if (::geteuid() != 0) {
+        const auto rx = QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup |
+                        QFile::ReadOther | QFile::ExeOther;
+        return QFile::setPermissions(dir, locked ? rx : rx | QFile::WriteOwner);
+    }
+    const int fd = ::open(QFile::encodeName(dir).constData(), O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return false;
+    int flags = 0;
+    bool ok = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    flags = locked ? (flags | FS_IMMUTABLE_FL) : (flags & ~FS_IMMUTABLE_FL);
+    ok = ok && ::ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    ::close(fd);
+    return ok;
+}
+
+bool contains(const std::string& text, const QString& part)
+{
+    return text.find(part.toStdString()) != std::string::npos;
+}
+
+} // namespace
+
+// Checks everything `before` promised; `readable` is false when the test broke the data itself.
+#define QVERIFY_UNTOUCHED(dir, model, before, readable)                                        \
+    do {                                                                                       \
+        QCOMPARE(hashFolder(dir), (before).files);                                             \
+        QCOMPARE(saveTempsIn(dir), QStringList());                                             \
+        QCOMPARE((model).proto().SerializeAsString(), (before).proto);                         \
+        QCOMPARE((model).path().string(), (before).path);                                      \
+        if (readable)                                                                          \
+            QCOMPARE(readAllTensors(model), (before).tensors);                                 \
+    } while (false)
+
+class TestSaveFailures : public QObject {
+    Q_OBJECT
+private slots:
+    void diskFullInProcess();
+    void diskFullCli_data();
+    void diskFullCli();
+    void unwritableTarget_data();
+    void unwritableTarget();
+    void cancelHalfway();
+    void sourceTruncatedUnderneath_data();
+    void sourceTruncatedUnderneath();
+    void unreferencedDataFileNeedsForce();
+    void dataPathOutsideFolder_data();
+    void dataPathOutsideFolder();
+};
+
+void TestSaveFailures::diskFullInProcess()
+{
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const Before before = capture(dir.path(), *model);
+
+    // A file size limit below the 3 MiB tensor: writes past it fail with EFBIG, as on a full
+    // disk. SIGXFSZ is ignored so the write fails instead of killing the test.
+    rlimit old{};
+    QCOMPARE(::getrlimit(RLIMIT_FSIZE, &old), 0);
+    auto* previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limited = old;
+    limited.rlim_cur = MiB;
+    QCOMPARE(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+    auto result = save(*model, path.toStdString(), SaveOptions{});
+    ::setrlimit(RLIMIT_FSIZE, &old);
+    std::signal(SIGXFSZ, previous);
+
+    QVERIFY(!result.ok());
+    QVERIFY2(contains(result.error().message, dir.path()), result.error().message.c_str());
+    QVERIFY2(contains(result.error().message, "large"), result.error().message.c_str());
+    QVERIFY_UNTOUCHED(dir.path(), *model, before, true);
+}
+
+void TestSaveFailures::diskFullCli_data()
+{
+    QTest::addColumn<QString>("output"); // relative to the folder; "" = in place
+    QTest::newRow("in place") << "";
+    QTest::newRow("save as beside it") << "copy.onnx";
+}
+
+void TestSaveFailures::diskFullCli()
+{
+    QFETCH(QString, output);
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    const auto before = hashFolder(dir.path());
+    const QString out = output.isEmpty() ? path : dir.filePath(output);
+
+    QProcess process;
+    // Runs in the child between fork and exec: only async-signal-safe calls.
+    process.setChildProcessModifier([] {
+        rlimit limit{};
+        ::getrlimit(RLIMIT_FSIZE, &limit);
+        limit.rlim_cur = MiB;
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+    });
+    process.start(qEnvironmentVariable("REPACK_CLI"), {"repack", path, "-o", out});
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit); // not killed by SIGXFSZ
+    QCOMPARE(process.exitCode(), 1);
+    const QString err = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(err.contains(dir.path()), qPrintable(err));
+    QCOMPARE(err.trimmed().count('\n'), 0); // one line
+    QCOMPARE(hashFolder(dir.path()), before);
+    QCOMPARE(saveTempsIn(dir.path()), QStringList());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    QCOMPARE(readAllTensors(*model).size(), kSizes.size());
+}
+
+void TestSaveFailures::unwritableTarget_data()
+{
+    QTest::addColumn<QString>("how");
+    QTest::newRow("in place, read-only folder") << "read-only source";
+    QTest::newRow("save as into a read-only folder") << "read-only target";
+    QTest::newRow("save as through a regular file") << "through a file";
+}
+
+void TestSaveFailures::unwritableTarget()
+{
+    QFETCH(QString, how);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("src") && QDir(dir.path()).mkdir("out"));
+    const QString src = dir.filePath("src");
+    const QString path = writeUint8Model(src, "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    QString out = dir.filePath("out/m.onnx");
+    QString lockedDir;
+    if (how == "read-only source") {
+        out = path;
+        lockedDir = src;
+    } else if (how == "read-only target") {
+        lockedDir = dir.filePath("out");
+    } else {
+        QFile file(dir.filePath("plain.txt"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        out = dir.filePath("plain.txt/m.onnx");
+    }
+    const Before before = capture(src, *model);
+    if (!lockedDir.isEmpty() && !lockFolder(lockedDir, true))
+        QSKIP("root, and this file system has no immutable flag to make a folder read-only");
+    auto result = save(*model, out.toStdString(), SaveOptions{});
+    if (!lockedDir.isEmpty())
+        QVERIFY(lockFolder(lockedDir, false));
+
+    QVERIFY(!result.ok());
+    QVERIFY2(contains(result.error().message, QFileInfo(out).path()),
+             result.error().message.c_str());
+    QVERIFY_UNTOUCHED(src, *model, before, true);
+    QCOMPARE(QDir(dir.filePath("out")).entryList(QDir::Files | QDir::Hidden), QStringList());
+}
+
+void TestSaveFailures::cancelHalfway()
+{
+    QTemporaryDir dir;
+    // 200 MiB is copied in several chunks, so there is a "halfway" to cancel at.
+    const QString path =
+        writeUint8Model(dir.path(), "m.onnx", {2000, 200 * MiB, 3000}, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const Before before = capture(dir.path(), *model);
+
+    CancelToken cancel;
+    uint64_t cancelledAt = 0;
+    SaveOptions options;
+    options.cancel = &cancel;
+    options.progress = [&](const Progress& p) {
+        if (!cancel.isCancelled() && p.bytesDone >= p.bytesTotal / 2) {
+            cancelledAt = p.bytesDone;
+            cancel.cancel();
+        }
+    };
+    auto result = save(*model, path.toStdString(), options);
+    QVERIFY(!result.ok());
+    QVERIFY(cancelledAt > 0);
+    QVERIFY(cancelledAt < 2000 + 200 * MiB + 3000); // really halfway, not at the end
+    QVERIFY2(contains(result.error().message, "cancel"), result.error().message.c_str());
+    QVERIFY_UNTOUCHED(dir.path(), *model, before, true);
+}
+
+void TestSaveFailures::sourceTruncatedUnderneath_data()
+{
+    QTest::addColumn<bool>("inPlace");
+    QTest::newRow("in place") << true;
+    QTest::newRow("save as") << false;
+}
+
+void TestSaveFailures::sourceTruncatedUnderneath()
+{
+    QFETCH(bool, inPlace);
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    // Another process cuts the data file in half after the model was opened.
+    const QString data = dir.filePath("m.onnx.data");
+    QVERIFY(QFile::resize(data, QFileInfo(data).size() / 2));
+    const Before before = capture(dir.path(), *model);
+
+    const QString out = inPlace ? path : dir.filePath("copy.onnx");
+    auto result = save(*model, out.toStdString(), SaveOptions{});
+    QVERIFY(!result.ok());
+    QVERIFY2(contains(result.error().message, data), result.error().message.c_str());
+    QVERIFY_UNTOUCHED(dir.path(), *model, before, false);
+    QVERIFY(!QFile::exists(dir.filePath("copy.onnx")));
+}
+
+void TestSaveFailures::unreferencedDataFileNeedsForce()
+{
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    // Another model's weights, in the file this save is asked to write.
+    QFile other(dir.filePath("other.data"));
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write(QByteArray(5000, 'x'));
+    other.close();
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const Before before = capture(dir.path(), *model);
+
+    SaveOptions options;
+    options.dataFile = "other.data";
+    QCOMPARE(unreferencedTargets(*model, path.toStdString(), options),
+             std::vector<std::filesystem::path>{dir.filePath("other.data").toStdString()});
+    auto refused = save(*model, path.toStdString(), options);
+    QVERIFY(!refused.ok());
+    QVERIFY2(contains(refused.error().message, dir.filePath("other.data")),
+             refused.error().message.c_str());
+    QVERIFY2(contains(refused.error().message, "--force"), refused.error().message.c_str());
+    QVERIFY_UNTOUCHED(dir.path(), *model, before, true);
+
+    options.force = true;
+    auto forced = save(*model, path.toStdString(), options);
+    QVERIFY2(forced.ok(), forced.ok() ? "" : forced.error().message.c_str());
+    QVERIFY(fileContents(dir.filePath("other.data")) != QByteArray(5000, 'x'));
+    auto reloaded = loadModel(path);
+    QVERIFY(reloaded);
+    QCOMPARE(readAllTensors(*reloaded), before.tensors);
+    for (const auto& t : reloaded->tensors())
+        if (t.isExternal())
+            QCOMPARE(t.external.location, std::string("other.data"));
+}
+
+void TestSaveFailures::dataPathOutsideFolder_data()
+{
+    QTest::addColumn<QString>("dataFile"); // "@" stands for the test's folder
+    QTest::newRow("absolute") << "@/elsewhere/x.data";
+    QTest::newRow("parent folder") << "../x.data";
+    QTest::newRow("escapes through a subfolder") << "sub/../../x.data";
+}
+
+void TestSaveFailures::dataPathOutsideFolder()
+{
+    QFETCH(QString, dataFile);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath("model/sub") && QDir(dir.path()).mkdir("elsewhere"));
+    const QString modelDir = dir.filePath("model");
+    const QString path = writeUint8Model(modelDir, "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const Before before = capture(modelDir, *model);
+
+    SaveOptions options;
+    options.dataFile = dataFile.replace("@", dir.path()).toStdString();
+    auto result = save(*model, path.toStdString(), options);
+    QVERIFY(!result.ok());
+    QVERIFY2(contains(result.error().message, dataFile), result.error().message.c_str());
+    QVERIFY_UNTOUCHED(modelDir, *model, before, true);
+    QVERIFY(!QFile::exists(dir.filePath("x.data")));
+    QCOMPARE(QDir(dir.filePath("elsewhere")).entryList(QDir::Files | QDir::Hidden),
+             QStringList());
+}
+
+QTEST_GUILESS_MAIN(TestSaveFailures)
+#include "tst_save_failures.moc"
