@@ -1,0 +1,161 @@
+// diffModels(): each kind of change between two fixture models, matched by scope + name.
+#include "core/diff.h"
+#include "core/model.h"
+#include "tests/support/data_file_builder.h"
+#include "tests/support/model_builder.h"
+#include "tests/support/save_fixtures.h"
+#include "tests/support/tensor_builder.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <onnx/onnx_pb.h>
+
+using namespace repack;
+using namespace fixtures;
+
+namespace {
+
+// Model B's version of tensor "x" (model A always has x external at w.bin@64, 2000 bytes).
+enum class Change { None, Offset, File, ToInline, Bytes, Dtype, Shape, Rename, OtherScope };
+
+// Writes `dir`/m.onnx with data in w.bin: "keep" (inline), "ext" (external, never changed) and
+// "x" as `change` says.
+QString writeVariant(const QString& dir, Change change)
+{
+    onnx::ModelProto proto = emptyModel();
+    auto* graph = proto.mutable_graph();
+    *graph->add_initializer() = rawTensor("keep", 2, {10}, tensorContent(0, 10));
+    auto ext = rawTensor("ext", 2, {1500}, tensorContent(1, 1500));
+    std::string xBytes = tensorContent(2, 2000);
+    if (change == Change::Bytes)
+        xBytes[1000] = char(xBytes[1000] ^ 1);
+    auto x = rawTensor("x", 2, {2000}, xBytes);
+    if (change == Change::Dtype)
+        x.set_data_type(3); // int8: same bytes, other meaning
+    if (change == Change::Shape) {
+        x.clear_dims();
+        x.add_dims(40);
+        x.add_dims(50);
+    }
+    if (change == Change::Rename)
+        x.set_name("x2");
+
+    DataFileBuilder data("w.bin");
+    DataFileBuilder other("w.other.bin");
+    data.externalize(ext, 8192);
+    if (change == Change::File)
+        other.externalize(x, 64);
+    else if (change != Change::ToInline)
+        data.externalize(x, change == Change::Offset ? 128 : 64);
+    if (change == Change::OtherScope) // an If branch's initializer, not the main graph's
+        *addSubgraph(addNode(*graph, "If", "cond"), "then_branch").add_initializer() = x;
+    else
+        *graph->add_initializer() = x;
+    *graph->add_initializer() = ext;
+    if (!data.save(dir) || (other.size() && !other.save(dir)))
+        return {};
+    const QString path = QDir(dir).filePath("m.onnx");
+    return saveModel(proto, path) ? path : QString();
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Change)
+
+class TestDiff : public QObject {
+    Q_OBJECT
+private slots:
+    void statusNames();
+    void changeDetected_data();
+    void changeDetected();
+    void sameFileIsAllUnchanged();
+};
+
+void TestDiff::statusNames()
+{
+    QCOMPARE(diffStatusName(DiffStatus::Added), "added");
+    QCOMPARE(diffStatusName(DiffStatus::Removed), "removed");
+    QCOMPARE(diffStatusName(DiffStatus::Moved), "moved");
+    QCOMPARE(diffStatusName(DiffStatus::StorageChanged), "storage_changed");
+    QCOMPARE(diffStatusName(DiffStatus::ContentChanged), "content_changed");
+    QCOMPARE(diffStatusName(DiffStatus::Unchanged), "unchanged");
+}
+
+void TestDiff::changeDetected_data()
+{
+    QTest::addColumn<Change>("change");
+    QTest::addColumn<QStringList>("expected"); // "status scope/name" for x's entries
+
+    QTest::newRow("nothing") << Change::None << QStringList{"unchanged graph/x"};
+    QTest::newRow("other offset") << Change::Offset << QStringList{"moved graph/x"};
+    QTest::newRow("other file") << Change::File << QStringList{"moved graph/x"};
+    QTest::newRow("brought inline") << Change::ToInline << QStringList{"storage_changed graph/x"};
+    QTest::newRow("one byte flipped") << Change::Bytes << QStringList{"content_changed graph/x"};
+    QTest::newRow("other dtype") << Change::Dtype << QStringList{"content_changed graph/x"};
+    QTest::newRow("other shape") << Change::Shape << QStringList{"content_changed graph/x"};
+    QTest::newRow("renamed") << Change::Rename
+                             << QStringList{"removed graph/x", "added graph/x2"};
+    // Same name, but in an If branch instead of the main graph: another tensor.
+    QTest::newRow("other scope") << Change::OtherScope
+                                 << QStringList{"removed graph/x", "added <branch>/x"};
+}
+
+void TestDiff::changeDetected()
+{
+    QFETCH(Change, change);
+    QFETCH(QStringList, expected);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("a") && QDir(dir.path()).mkdir("b"));
+    const QString pathA = writeVariant(dir.filePath("a"), Change::None);
+    const QString pathB = writeVariant(dir.filePath("b"), change);
+    auto a = loadModel(pathA);
+    auto b = loadModel(pathB);
+    QVERIFY(a && b);
+    QVERIFY(!a->hasErrors() && !b->hasErrors());
+    for (const auto& t : b->tensors())
+        if (t.scope != "graph") {
+            QVERIFY(QString::fromStdString(t.scope).contains("then_branch"));
+            expected.replaceInStrings("<branch>", QString::fromStdString(t.scope));
+        }
+
+    // A -> B, and the reverse direction (external -> inline reads the same either way).
+    for (bool reversed : {false, true}) {
+        auto entries = reversed ? diffModels(*b, *a) : diffModels(*a, *b);
+        QVERIFY2(entries.ok(), entries.ok() ? "" : entries.error().message.c_str());
+        QStringList seen;
+        for (const auto& e : *entries) {
+            const QString id = QString::fromStdString(e.scope + "/" + e.name);
+            if (e.name == "keep" || e.name == "ext") {
+                QCOMPARE(e.status, DiffStatus::Unchanged); // same place, same bytes
+                continue;
+            }
+            seen << QString::fromStdString(std::string(diffStatusName(e.status))) + " " + id;
+        }
+        QStringList want = expected;
+        if (reversed)
+            want.replaceInStrings("removed ", "@").replaceInStrings("added ", "removed ")
+                .replaceInStrings("@", "added ");
+        want.sort();
+        seen.sort();
+        QCOMPARE(seen, want);
+    }
+}
+
+void TestDiff::sameFileIsAllUnchanged()
+{
+    QTemporaryDir dir;
+    const QString path = writeVariant(dir.path(), Change::OtherScope);
+    auto a = loadModel(path);
+    auto b = loadModel(path);
+    QVERIFY(a && b);
+    auto entries = diffModels(*a, *b);
+    QVERIFY(entries.ok());
+    QCOMPARE(entries->size(), a->tensors().size());
+    for (const auto& e : *entries)
+        QCOMPARE(e.status, DiffStatus::Unchanged);
+}
+
+QTEST_GUILESS_MAIN(TestDiff)
+#include "tst_diff.moc"
