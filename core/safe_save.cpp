@@ -13,6 +13,7 @@
 #include "model.h"
 #include "model_writer.h"
 #include "save_steps.h"
+#include "temp_file.h"
 #include "tensor_rewrite.h"
 
 #include <onnx/onnx_pb.h>
@@ -70,12 +71,20 @@ std::vector<fs::path> unreferencedTargets(const Model& model, const fs::path& pa
         return {};
     // Files this save may replace: the ones the model uses, when it is saved over itself.
     // Saving elsewhere must leave the source model's files as they are.
+    // A model left by an interrupted save names temporaries; the files they stand for are its
+    // own too, so saving it again finishes that save instead of asking for consent.
     std::set<FileId> own;
     if (!model.path().empty() && samePath(out, model.path()))
-        for (const auto& t : model.tensors())
-            if (t.isExternal() && !t.external.resolvedPath.empty())
-                if (auto id = fileId(t.external.resolvedPath))
+        for (const auto& t : model.tensors()) {
+            if (!t.isExternal() || t.external.resolvedPath.empty())
+                continue;
+            if (auto id = fileId(t.external.resolvedPath))
+                own.insert(*id);
+            const std::string final = finalNameOfTemp(t.external.resolvedPath.filename().string());
+            if (!final.empty())
+                if (auto id = fileId(t.external.resolvedPath.parent_path() / final))
                     own.insert(*id);
+        }
     std::vector<fs::path> conflicts;
     for (const auto& name : plan->files) {
         const fs::path target = out.parent_path() / name;

@@ -55,6 +55,13 @@ bool isTempName(const std::string& fileName)
            fileName.find(kTempMarker) != std::string::npos;
 }
 
+std::string finalNameOfTemp(const std::string& fileName)
+{
+    if (!isTempName(fileName))
+        return {};
+    return fileName.substr(1, fileName.rfind(kTempMarker) - 1);
+}
+
 TempCleanup::~TempCleanup()
 {
     for (const auto& path : m_paths)

@@ -26,6 +26,8 @@ std::filesystem::path tempNameFor(const std::filesystem::path& finalPath);
 
 // True for names made by createTempFor/tempNameFor.
 bool isTempName(const std::string& fileName);
+// The final file name a temporary name stands for ("" when `fileName` is not one).
+std::string finalNameOfTemp(const std::string& fileName);
 
 // Paths unlinked when the cleanup goes out of scope, unless released.
 class TempCleanup {
