@@ -1,0 +1,322 @@
+// `onnx-repack repack` as users run it ($REPACK_CLI): every option of SPEC section 6, exit
+// codes 0/1/2 with reasons on stderr, and the `diff --json` schema. Outputs are checked by
+// loading them with the core and comparing bytes with what the fixture wrote.
+#include "core/model.h"
+#include "tests/support/model_builder.h"
+#include "tests/support/save_fixtures.h"
+#include "tests/support/tensor_builder.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <onnx/onnx_pb.h>
+
+using namespace repack;
+using namespace fixtures;
+
+namespace {
+
+// t0 1000 B, t1 2048 B, t2 2500 B, t3 1 MiB, t4 1 MiB - 1, all inline.
+const std::vector<uint64_t> kSizes{1000, 2048, 2500, 1 << 20, (1 << 20) - 1};
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run runCli(const QStringList& args)
+{
+    QProcess process;
+    process.start(qEnvironmentVariable("REPACK_CLI"), args);
+    Run run;
+    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit)
+        return run;
+    run.exitCode = process.exitCode();
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+// "plain": kSizes inline; "external": the same with >= 1024 bytes in src.data;
+// "attribute": plain plus a Constant whose 4096-byte value tensor is named "c".
+QString writeFixture(const QString& dir, const QString& kind)
+{
+    if (kind == "external")
+        return writeUint8Model(dir, "in.onnx", kSizes, 1024, "src.data");
+    const QString path = writeUint8Model(dir, "in.onnx", kSizes, ~0ull, "unused");
+    if (kind != "attribute")
+        return path;
+    auto proto = std::make_unique<onnx::ModelProto>();
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly) || !proto->ParseFromString(file.readAll().toStdString()))
+        return {};
+    addConstant(*proto->mutable_graph(), "c", rawTensor("c", 2, {4096}, tensorContent(9, 4096)));
+    return saveModel(*proto, path) ? path : QString();
+}
+
+QString sha1Hex(const std::string& bytes)
+{
+    return QCryptographicHash::hash(QByteArrayView(bytes.data(), qsizetype(bytes.size())),
+                                    QCryptographicHash::Sha1)
+        .toHex();
+}
+
+} // namespace
+
+class TestCliRepack : public QObject {
+    Q_OBJECT
+private slots:
+    void option_data();
+    void option();
+    void checksumOption();
+    void forceOverwritesUnrelatedFile();
+    void progressDrawsBarOnStderr();
+    void usageErrorExits2_data();
+    void usageErrorExits2();
+    void failureExits1NamingFile_data();
+    void failureExits1NamingFile();
+    void diffJsonSchema();
+};
+
+void TestCliRepack::option_data()
+{
+    QTest::addColumn<QString>("fixture");
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QStringList>("dataFiles");  // expected in the output folder
+    QTest::addColumn<QString>("external");       // names of external tensors, in order
+    QTest::addColumn<QString>("offsets");        // "name@offset ..." in tensor order, "": skip
+
+    const QStringList data{"out.onnx.data"};
+    // Offsets by hand: >= 1 MiB aligned to 4096, declaration order unless --order size.
+    QTest::newRow("defaults") << "plain" << QStringList{} << data << "t1 t2 t3 t4"
+                              << "t1@0 t2@2048 t3@8192 t4@1056768";
+    QTest::newRow("--data") << "plain" << QStringList{"--data", "custom.bin"}
+                            << QStringList{"custom.bin"} << "t1 t2 t3 t4" << "";
+    QTest::newRow("--threshold bytes") << "plain" << QStringList{"--threshold", "2500"} << data
+                                       << "t2 t3 t4" << "";
+    QTest::newRow("--threshold K") << "plain" << QStringList{"--threshold", "3K"} << data
+                                   << "t3 t4" << "";
+    QTest::newRow("--threshold KiB") << "plain" << QStringList{"--threshold", "2KiB"} << data
+                                     << "t1 t2 t3 t4" << "";
+    QTest::newRow("--threshold M") << "plain" << QStringList{"--threshold", "1M"} << data
+                                   << "t3" << "t3@0";
+    QTest::newRow("--threshold MiB") << "plain" << QStringList{"--threshold", "1MiB"} << data
+                                     << "t3" << "";
+    QTest::newRow("--align 0") << "plain" << QStringList{"--align", "0"} << data
+                               << "t1 t2 t3 t4" << "t1@0 t2@2048 t3@4548 t4@1053124";
+    QTest::newRow("--align 512 --align-threshold 2K")
+        << "plain" << QStringList{"--align", "512", "--align-threshold", "2K"} << data
+        << "t1 t2 t3 t4" << "t1@0 t2@2048 t3@4608 t4@1053184";
+    QTest::newRow("--order size") << "plain" << QStringList{"--order", "size"} << data
+                                  << "t1 t2 t3 t4" << "t1@0 t2@2048 t3@1056768 t4@4548";
+    QTest::newRow("attributes by default") << "attribute" << QStringList{} << data
+                                           << "t1 t2 t3 t4 c" << "";
+    QTest::newRow("--no-attributes") << "attribute" << QStringList{"--no-attributes"} << data
+                                     << "t1 t2 t3 t4" << "";
+    QTest::newRow("--inline") << "external" << QStringList{"--inline"} << QStringList{} << ""
+                              << "";
+    // 1100 KiB: t1..t3 end at 1056768, t4 would pass 1126400 and starts shard two.
+    QTest::newRow("--shard-size")
+        << "plain" << QStringList{"--shard-size", "1100KiB"}
+        << QStringList{"out.onnx-00001-of-00002.data", "out.onnx-00002-of-00002.data"}
+        << "t1 t2 t3 t4" << "t1@0 t2@2048 t3@8192 t4@0";
+}
+
+void TestCliRepack::option()
+{
+    QFETCH(QString, fixture);
+    QFETCH(QStringList, args);
+    QFETCH(QStringList, dataFiles);
+    QFETCH(QString, external);
+    QFETCH(QString, offsets);
+
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), fixture);
+    QVERIFY(!in.isEmpty());
+    QVERIFY(QDir(dir.path()).mkdir("out"));
+    const QString out = dir.filePath("out/out.onnx");
+    const Run run = runCli(QStringList{"repack", in, "-o", out} + args);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+
+    auto model = loadModel(out);
+    QVERIFY(model);
+    QVERIFY(!model->hasErrors());
+    QStringList names, places;
+    for (const auto& t : model->tensors()) {
+        if (!t.isExternal())
+            continue;
+        names << QString::fromStdString(t.name);
+        places << QString::fromStdString(t.name) + "@" + QString::number(t.external.offset);
+    }
+    QCOMPARE(names.join(' '), external);
+    if (!offsets.isEmpty())
+        QCOMPARE(places.join(' '), offsets);
+    QStringList files = QDir(dir.filePath("out")).entryList(QDir::Files | QDir::Hidden);
+    files.removeOne("out.onnx");
+    QCOMPARE(files, dataFiles);
+
+    const auto bytes = readAllTensors(*model);
+    for (size_t i = 0; i < kSizes.size(); ++i)
+        QCOMPARE(bytes.at("graph/" + tensorName(i)), tensorContent(i, kSizes[i]));
+}
+
+void TestCliRepack::checksumOption()
+{
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "external");
+    const QString out = dir.filePath("out.onnx");
+    const Run run = runCli({"repack", in, "-o", out, "--checksum"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    auto model = loadModel(out);
+    QVERIFY(model);
+    int checked = 0;
+    for (size_t i = 0; i < model->tensors().size(); ++i) {
+        const TensorInfo& t = model->tensors()[i];
+        if (!t.isExternal())
+            continue;
+        QCOMPARE(QString::fromStdString(t.external.checksum),
+                 sha1Hex(tensorContent(i, kSizes[i])));
+        ++checked;
+    }
+    QCOMPARE(checked, 4);
+    QCOMPARE(runCli({"verify", out}).exitCode, 0);
+}
+
+void TestCliRepack::forceOverwritesUnrelatedFile()
+{
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "plain");
+    const QString out = dir.filePath("out.onnx");
+    QFile other(out + ".data");
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write("another model's weights");
+    other.close();
+
+    const Run refused = runCli({"repack", in, "-o", out});
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(refused.err.contains((out + ".data").toUtf8()), refused.err.constData());
+    QCOMPARE(fileContents(out + ".data"), QByteArray("another model's weights"));
+    QVERIFY(!QFile::exists(out));
+
+    const Run forced = runCli({"repack", in, "-o", out, "--force"});
+    QVERIFY2(forced.exitCode == 0, forced.err.constData());
+    auto model = loadModel(out);
+    QVERIFY(model);
+    QCOMPARE(readAllTensors(*model).at("graph/t3"), tensorContent(3, kSizes[3]));
+}
+
+void TestCliRepack::progressDrawsBarOnStderr()
+{
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "external");
+    const Run quiet = runCli({"repack", in, "-o", dir.filePath("a.onnx")});
+    QCOMPARE(quiet.exitCode, 0);
+    QCOMPARE(quiet.err, QByteArray());
+    const Run run = runCli({"repack", in, "-o", dir.filePath("b.onnx"), "--progress"});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.contains("100%"), run.err.constData());
+    QVERIFY2(run.err.contains('#') && run.err.contains('['), run.err.constData());
+    QVERIFY(run.err.contains("ETA"));
+}
+
+void TestCliRepack::usageErrorExits2_data()
+{
+    QTest::addColumn<QStringList>("args"); // "@in" is the fixture, "@out" an output path
+    QTest::newRow("no -o") << QStringList{"repack", "@in"};
+    QTest::newRow("no input") << QStringList{"repack", "-o", "@out"};
+    QTest::newRow("bad size unit") << QStringList{"repack", "@in", "-o", "@out", "--threshold", "12Q"};
+    QTest::newRow("negative size") << QStringList{"repack", "@in", "-o", "@out", "--align", "-1"};
+    QTest::newRow("unknown order") << QStringList{"repack", "@in", "-o", "@out", "--order", "random"};
+    QTest::newRow("unknown option") << QStringList{"repack", "@in", "-o", "@out", "--bogus"};
+    QTest::newRow("diff with one model") << QStringList{"diff", "@in"};
+}
+
+void TestCliRepack::usageErrorExits2()
+{
+    QFETCH(QStringList, args);
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "plain");
+    args.replaceInStrings("@in", in).replaceInStrings("@out", dir.filePath("out.onnx"));
+    const Run run = runCli(args);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(!run.err.isEmpty());
+    QVERIFY(!QFile::exists(dir.filePath("out.onnx")));
+}
+
+void TestCliRepack::failureExits1NamingFile_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("named"); // what stderr must mention
+    QTest::newRow("missing input") << QStringList{"repack", "@dir/nope.onnx", "-o", "@out"}
+                                   << "@dir/nope.onnx";
+    QTest::newRow("data outside the folder")
+        << QStringList{"repack", "@in", "-o", "@out", "--data", "../x.data"} << "../x.data";
+    QTest::newRow("output folder missing")
+        << QStringList{"repack", "@in", "-o", "@dir/no/such/out.onnx"} << "@dir/no/such";
+}
+
+void TestCliRepack::failureExits1NamingFile()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, named);
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "plain");
+    const auto before = hashFolder(dir.path());
+    args.replaceInStrings("@in", in)
+        .replaceInStrings("@out", dir.filePath("out.onnx"))
+        .replaceInStrings("@dir", dir.path());
+    named.replace("@dir", dir.path());
+    const Run run = runCli(args);
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(named.toUtf8()), run.err.constData());
+    QVERIFY(run.err.startsWith("onnx-repack: "));
+    QCOMPARE(hashFolder(dir.path()), before);
+}
+
+void TestCliRepack::diffJsonSchema()
+{
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "plain");
+    const QString out = dir.filePath("out.onnx");
+    QCOMPARE(runCli({"repack", in, "-o", out}).exitCode, 0);
+    const Run run = runCli({"diff", in, out, "--json"});
+    QCOMPARE(run.exitCode, 0);
+    QJsonParseError error{};
+    const QJsonObject json = QJsonDocument::fromJson(run.out, &error).object();
+    QCOMPARE(error.error, QJsonParseError::NoError);
+
+    QStringList keys = json.keys();
+    keys.sort();
+    QCOMPARE(keys, (QStringList{"added", "content_changed", "moved", "removed", "schema",
+                                "storage_changed", "unchanged"}));
+    QCOMPARE(json["schema"].toString(), QString("onnx-repack/diff/1"));
+    auto namesOf = [&](const char* key) {
+        QStringList names;
+        for (const auto& v : json[key].toArray()) {
+            const QJsonObject e = v.toObject();
+            if (e["scope"].toString() == "graph" && e.contains("a") && e.contains("b"))
+                names << e["name"].toString();
+        }
+        return names.join(' ');
+    };
+    QCOMPARE(namesOf("storage_changed"), QString("t1 t2 t3 t4"));
+    QCOMPARE(namesOf("unchanged"), QString("t0"));
+    for (const char* key : {"added", "removed", "moved", "content_changed"})
+        QVERIFY2(json[key].toArray().isEmpty(), key);
+    const QJsonObject t3 = json["storage_changed"].toArray()[2].toObject();
+    QCOMPARE(t3["a"].toObject()["storage"].toString(), QString("inline"));
+    QCOMPARE(t3["b"].toObject()["storage"].toString(), QString("external"));
+    QCOMPARE(t3["b"].toObject()["location"].toString(), QString("out.onnx.data"));
+    QCOMPARE(t3["b"].toObject()["offset"].toInt(), 8192);
+}
+
+QTEST_GUILESS_MAIN(TestCliRepack)
+#include "tst_cli_repack.moc"
