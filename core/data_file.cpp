@@ -2,11 +2,36 @@
 
 #include "posix_file.h"
 
+#include <cerrno>
+#include <cstring>
+
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 namespace repack {
+namespace {
 
-DataFile::DataFile(std::filesystem::path path) : m_path(std::move(path)) {}
+FileIdentity identityOf(const struct stat& st)
+{
+    return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+            static_cast<uint64_t>(st.st_size),
+            static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+} // namespace
+
+Result<FileIdentity> identityOf(int fd)
+{
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return Error{std::string("cannot stat file descriptor: ") + std::strerror(errno)};
+    return identityOf(st);
+}
+
+DataFile::DataFile(std::filesystem::path path, FileIdentity expected)
+    : m_path(std::move(path)), m_identity(expected)
+{
+}
 
 DataFile::~DataFile()
 {
@@ -19,10 +44,13 @@ Status DataFile::mapLocked()
     auto fd = UniqueFd::openRead(m_path);
     if (!fd)
         return fd.error();
-    auto size = fd->size();
-    if (!size)
-        return size.error();
-    m_size = *size;
+    auto identity = identityOf(fd->get());
+    if (!identity)
+        return identity.error();
+    if (!(*identity == m_identity))
+        return Error{m_path.string() + ": invalidated: the file was replaced or changed since "
+                                       "the model was opened"};
+    m_size = identity->size;
     if (m_size > 0) {
         void* base = ::mmap(nullptr, m_size, PROT_READ, MAP_SHARED, fd->get(), 0);
         if (base == MAP_FAILED)
@@ -42,6 +70,8 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
     if (!m_mapped) {
         if (Status s = mapLocked(); !s)
             return s.error();
+    } else if (Status s = checkStillCurrent(); !s) {
+        return s.error();
     }
     if (offset > m_size || length > m_size - offset)
         return Error{m_path.string() + ": range " + std::to_string(offset) + "+" +
@@ -49,6 +79,19 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
                      std::to_string(m_size) + " bytes)"};
     const auto* base = static_cast<const std::byte*>(m_base);
     return std::span<const std::byte>(base ? base + offset : nullptr, length);
+}
+
+// A mapping keeps the old file's bytes alive after the path is replaced (by a save of another
+// Model, or another program): one stat per read keeps those bytes from being served as current.
+Status DataFile::checkStillCurrent() const
+{
+    struct stat st {};
+    if (::stat(m_path.c_str(), &st) != 0 ||
+        static_cast<uint64_t>(st.st_ino) != m_identity.inode ||
+        static_cast<uint64_t>(st.st_dev) != m_identity.device)
+        return Error{m_path.string() + ": invalidated: the file was replaced since the model "
+                                       "was opened"};
+    return {};
 }
 
 void DataFile::invalidate(std::string reason)

@@ -16,14 +16,29 @@
 
 namespace repack {
 
+// Which file a path named when it was checked: a replaced file (same path, new inode, size or
+// modification time) must never be read at offsets meant for the old one.
+struct FileIdentity {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    uint64_t size = 0;
+    int64_t modifiedNs = 0;
+    bool operator==(const FileIdentity&) const = default;
+};
+
+// The identity of the file `fd` is open on.
+Result<FileIdentity> identityOf(int fd);
+
 class DataFile {
 public:
-    explicit DataFile(std::filesystem::path path);
+    // `expected` is what validation saw; the file is refused if it is not that file anymore.
+    DataFile(std::filesystem::path path, FileIdentity expected);
     ~DataFile();
     DataFile(const DataFile&) = delete;
     DataFile& operator=(const DataFile&) = delete;
 
     const std::filesystem::path& path() const { return m_path; }
+    const FileIdentity& identity() const { return m_identity; }
 
     // The bytes [offset, offset + length), mapped on first use. Fails when the file is
     // unreadable, the range lies past its end, or the file has been invalidated.
@@ -39,7 +54,10 @@ public:
 private:
     Status mapLocked();
 
+    Status checkStillCurrent() const;
+
     std::filesystem::path m_path;
+    FileIdentity m_identity;
     std::mutex m_mutex;
     std::atomic<bool> m_invalidated{false};
     std::string m_invalidReason;

@@ -153,11 +153,17 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
         return fail(code::MissingFile, "data file " + full.string() + " does not exist");
     if (!S_ISREG(st.st_mode))
         return fail(code::NotRegularFile, "data file " + full.string() + " is not a regular file");
-    return Outcome{ResolvedLocation{full, static_cast<uint64_t>(st.st_size)}, {}};
+    const FileIdentity identity{static_cast<uint64_t>(st.st_dev),
+                                static_cast<uint64_t>(st.st_ino),
+                                static_cast<uint64_t>(st.st_size),
+                                static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 +
+                                    st.st_mtim.tv_nsec};
+    return Outcome{ResolvedLocation{full, identity.size, identity}, {}};
 }
 
 void resolveExternal(TensorInfo& info, LocationResolver& resolver,
-                     const std::function<std::shared_ptr<DataFile>(const fs::path&)>& openFile,
+                     const std::function<std::shared_ptr<DataFile>(
+                         const fs::path&, const FileIdentity&)>& openFile,
                      std::vector<Problem>& problems)
 {
     ExternalRef& ref = info.external;
@@ -197,7 +203,7 @@ void resolveExternal(TensorInfo& info, LocationResolver& resolver,
                    std::to_string(fileSize) + " bytes)");
         return;
     }
-    ref.file = openFile(ref.resolvedPath);
+    ref.file = openFile(ref.resolvedPath, resolved->identity);
 }
 
 } // namespace repack

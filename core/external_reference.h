@@ -2,6 +2,7 @@
 // reads weight bytes: paths are resolved and checked with lstat/stat only.
 #pragma once
 
+#include "data_file.h"
 #include "problem.h"
 #include "result.h"
 #include "tensor_info.h"
@@ -26,6 +27,7 @@ void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems);
 struct ResolvedLocation {
     std::filesystem::path path; // base dir / location, lexically normal
     uint64_t fileSize = 0;
+    FileIdentity identity; // of the file the path named when it was checked
 };
 
 // Resolves locations against one base directory: empty, absolute, `..` escaping, symlinks
@@ -53,8 +55,8 @@ private:
 // Resolves info.external with `resolver`, checks the byte range against the file and the
 // tensor's size, and attaches the shared DataFile from `openFile` when all is well.
 void resolveExternal(TensorInfo& info, LocationResolver& resolver,
-                     const std::function<std::shared_ptr<DataFile>(const std::filesystem::path&)>&
-                         openFile,
+                     const std::function<std::shared_ptr<DataFile>(
+                         const std::filesystem::path&, const FileIdentity&)>& openFile,
                      std::vector<Problem>& problems);
 
 } // namespace repack

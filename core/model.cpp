@@ -89,7 +89,9 @@ void Model::reindex()
 {
     m_problems.clear();
     m_tensors = indexTensors(*m_proto, m_problems);
-    auto open = [this](const fs::path& resolved) { return dataFile(resolved); };
+    auto open = [this](const fs::path& resolved, const FileIdentity& identity) {
+        return dataFile(resolved, identity);
+    };
     bool interrupted = false;
     LocationResolver resolver(m_baseDir);
     for (auto& info : m_tensors) {
@@ -115,11 +117,11 @@ void Model::reindex()
     }
 }
 
-std::shared_ptr<DataFile> Model::dataFile(const fs::path& resolved)
+std::shared_ptr<DataFile> Model::dataFile(const fs::path& resolved, const FileIdentity& identity)
 {
     auto& slot = m_dataFiles[resolved];
-    if (!slot)
-        slot = std::make_shared<DataFile>(resolved);
+    if (!slot || !(slot->identity() == identity))
+        slot = std::make_shared<DataFile>(resolved, identity);
     return slot;
 }
 

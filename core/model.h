@@ -67,7 +67,9 @@ public:
     void setLocation(std::filesystem::path path, uint64_t fileBytes);
 
     // The shared data file for a resolved path (one mapping per file, however many tensors).
-    std::shared_ptr<DataFile> dataFile(const std::filesystem::path& resolved);
+    // A file seen with another identity than the cached one gets a new DataFile.
+    std::shared_ptr<DataFile> dataFile(const std::filesystem::path& resolved,
+                                       const FileIdentity& identity);
     // Invalidates and forgets every cached data file whose path is in `replaced`.
     void invalidateDataFiles(const std::vector<std::filesystem::path>& replaced,
                              const std::string& reason);
