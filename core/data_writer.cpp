@@ -17,23 +17,6 @@ constexpr size_t kBufferBytes = 8u << 20;
 constexpr uint64_t kCopyChunk = 64u << 20; // progress and cancellation granularity
 constexpr uint64_t kWritebackChunk = 32u << 20;
 
-Status pwriteAll(int fd, std::span<const std::byte> data, uint64_t offset,
-                 const std::filesystem::path& path)
-{
-    size_t done = 0;
-    while (done < data.size()) {
-        ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done,
-                             static_cast<off_t>(offset + done));
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return Error{systemMessage("cannot write", path)};
-        }
-        done += static_cast<size_t>(n);
-    }
-    return {};
-}
-
 } // namespace
 
 DataWriter::DataWriter(const Model& model, const SavePlan& plan, const SaveOptions& options)

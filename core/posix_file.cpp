@@ -115,6 +115,23 @@ Status writeAll(int fd, std::span<const std::byte> data, const std::filesystem::
     return {};
 }
 
+Status pwriteAll(int fd, std::span<const std::byte> data, uint64_t offset,
+                 const std::filesystem::path& path)
+{
+    size_t done = 0;
+    while (done < data.size()) {
+        ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done,
+                             static_cast<off_t>(offset + done));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return Error{systemMessage("cannot write", path)};
+        }
+        done += static_cast<size_t>(n);
+    }
+    return {};
+}
+
 Status fsyncFile(int fd, const std::filesystem::path& path)
 {
     if (::fsync(fd) != 0)

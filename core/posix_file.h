@@ -59,6 +59,9 @@ private:
 Status preadExact(int fd, std::span<std::byte> buffer, uint64_t offset,
                   const std::filesystem::path& path);
 Status writeAll(int fd, std::span<const std::byte> data, const std::filesystem::path& path);
+// Writes all of `data` at `offset`, leaving the file position alone.
+Status pwriteAll(int fd, std::span<const std::byte> data, uint64_t offset,
+                 const std::filesystem::path& path);
 Status fsyncFile(int fd, const std::filesystem::path& path);
 Status fsyncDirectory(const std::filesystem::path& dir);
 

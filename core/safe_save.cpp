@@ -28,16 +28,6 @@ namespace fs = std::filesystem;
 namespace repack {
 namespace {
 
-using FileId = std::pair<dev_t, ino_t>;
-
-std::optional<FileId> fileId(const fs::path& path)
-{
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        return std::nullopt;
-    return FileId{st.st_dev, st.st_ino};
-}
-
 bool samePath(const fs::path& a, const fs::path& b)
 {
     std::error_code ec;

@@ -14,16 +14,6 @@ namespace fs = std::filesystem;
 namespace repack {
 namespace {
 
-using FileId = std::pair<dev_t, ino_t>;
-
-std::optional<FileId> fileId(const fs::path& path)
-{
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        return std::nullopt;
-    return FileId{st.st_dev, st.st_ino};
-}
-
 bool isUnder(const fs::path& path, const fs::path& dir)
 {
     const auto rel = path.lexically_relative(dir);
@@ -44,6 +34,14 @@ Result<fs::path> realTarget(const fs::path& finalPath, const fs::path& realDir)
 }
 
 } // namespace
+
+std::optional<FileId> fileId(const fs::path& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return std::nullopt;
+    return FileId{st.st_dev, st.st_ino};
+}
 
 Result<std::vector<DataTarget>> writeDataTemps(const SavePlan& plan, const fs::path& dir,
                                                DataWriter& writer, TempCleanup& cleanup)

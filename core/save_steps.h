@@ -7,12 +7,19 @@
 #include "temp_file.h"
 
 #include <filesystem>
+#include <optional>
+#include <sys/types.h>
+#include <utility>
 #include <vector>
 
 namespace repack {
 
 class DataWriter;
 class Model;
+
+// Device and inode of the file `path` names (following symlinks), if it exists.
+using FileId = std::pair<dev_t, ino_t>;
+std::optional<FileId> fileId(const std::filesystem::path& path);
 
 struct DataTarget {
     std::filesystem::path finalPath; // what the model names: folder / data file name
