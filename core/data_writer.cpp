@@ -16,6 +16,7 @@ namespace {
 constexpr size_t kBufferBytes = 8u << 20;
 constexpr uint64_t kCopyChunk = 64u << 20; // progress and cancellation granularity
 constexpr uint64_t kWritebackChunk = 32u << 20;
+constexpr uint64_t kWritebackLag = 128u << 20;
 
 } // namespace
 
@@ -40,24 +41,24 @@ Status DataWriter::advance(size_t tensor, uint64_t bytes)
     return {};
 }
 
-// Starts writing finished ranges to disk while copying goes on, and waits for the range before
-// them, so the final fsync finds little left to do and dirty memory stays bounded: the copy
-// and the disk work in parallel instead of one after the other.
+// Starts writing finished ranges to disk while copying goes on, and waits only for data well
+// behind the copy, so the final fsync finds little left to do and dirty memory stays bounded
+// (about kWritebackLag) without stalling on I/O that has only just begun.
 void DataWriter::startWriteback(int targetFd, uint64_t end)
 {
     if (end < m_writebackStart + kWritebackChunk)
         return;
-    const auto length = static_cast<off_t>(end - m_writebackStart);
-    ::sync_file_range(targetFd, static_cast<off_t>(m_writebackStart), length,
-                      SYNC_FILE_RANGE_WRITE);
-    if (m_writebackStart >= kWritebackChunk) {
-        const uint64_t previous = m_writebackStart - kWritebackChunk;
-        ::sync_file_range(targetFd, static_cast<off_t>(previous),
-                          static_cast<off_t>(kWritebackChunk),
+    ::sync_file_range(targetFd, static_cast<off_t>(m_writebackStart),
+                      static_cast<off_t>(end - m_writebackStart), SYNC_FILE_RANGE_WRITE);
+    m_writebackStart = end;
+    if (end > m_writebackDone + kWritebackLag) {
+        const uint64_t upTo = end - kWritebackLag;
+        ::sync_file_range(targetFd, static_cast<off_t>(m_writebackDone),
+                          static_cast<off_t>(upTo - m_writebackDone),
                           SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
                               SYNC_FILE_RANGE_WAIT_AFTER);
+        m_writebackDone = upTo;
     }
-    m_writebackStart = end;
 }
 
 Result<int> DataWriter::sourceFd(size_t tensor)
@@ -161,6 +162,7 @@ Status DataWriter::writeInline(size_t tensor, int targetFd, uint64_t targetOffse
 Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path& targetPath)
 {
     m_writebackStart = 0;
+    m_writebackDone = 0;
     for (size_t tensor : m_plan.fileOrder[file]) {
         const uint64_t offset = m_plan.tensors[tensor].offset;
         Status s = m_model.tensors()[tensor].isExternal()

@@ -50,6 +50,7 @@ private:
     std::optional<AlignedBuffer> m_buffer; // allocated on first buffered copy
     Progress m_progress;
     uint64_t m_writebackStart = 0; // of the file being written: bytes before it are on their way
+    uint64_t m_writebackDone = 0;  // bytes before it are on disk
 };
 
 } // namespace repack
