@@ -1,0 +1,299 @@
+// repack-bench-gui: the issue-4 targets of the desktop window on a big model (make it with
+// `repack-genmodel --out M.onnx --weights 1G --tensors 100000`), medians of --runs runs:
+//   open    from constructing the window and starting the load to the end of (a) the window's
+//           first paint and (b) the first paint of the tensor table holding every row;
+//   sort    sortByColumn(Size) (or --sort-column N), descending then ascending, each until the
+//           table has repainted;
+//   save    with --save: the longest gap between ticks of a 10 ms GUI-thread timer from saveTo()
+//           (in place, the repack panel's default options) until the table has repainted the
+//           saved model and 500 ms more, with the table sorted by size and the window repainted
+//           every 100 ms meanwhile. Each run also prints the GUI thread's CPU time and the
+//           machine's VM steal time within the longest gap, and every gap over 50 ms.
+// Every time is measured through the event loop, as the application runs:
+//   QT_QPA_PLATFORM=offscreen repack-bench-gui MODEL [--runs N] [--save] [--sort-column N]
+#include "ui/byte_format.h"
+#include "ui/main_window.h"
+#include "ui/save_job.h"
+#include "ui/tensor_filter_proxy.h"
+#include "ui/tensor_table_model.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace {
+
+constexpr int kTimeoutMs = 600000;
+
+// Notes the end of the first paint, after `start()`, of `target` (or of any widget in the
+// window `target`, with `wholeWindow`) that happens while `ready()` holds: the event-loop turn
+// after that paint event, so the paint and the backing store flush are included.
+class PaintProbe : public QObject {
+public:
+    PaintProbe(QWidget* target, bool wholeWindow, std::function<bool()> ready = [] { return true; })
+        : m_target(target)
+        , m_wholeWindow(wholeWindow)
+        , m_ready(std::move(ready))
+    {
+        qApp->installEventFilter(this);
+    }
+
+    void start(const QElapsedTimer& clock)
+    {
+        m_clock = &clock;
+        m_scheduled = false;
+        m_at = -1;
+    }
+    qint64 at() const { return m_at; }
+
+protected:
+    bool eventFilter(QObject* object, QEvent* event) override
+    {
+        if (event->type() != QEvent::Paint || !m_clock || m_scheduled || !object->isWidgetType())
+            return false;
+        auto* widget = static_cast<QWidget*>(object);
+        if ((m_wholeWindow ? widget->window() == m_target : widget == m_target) && m_ready()) {
+            m_scheduled = true;
+            QTimer::singleShot(0, this, [this] { m_at = m_clock->elapsed(); });
+        }
+        return false;
+    }
+
+private:
+    QWidget* m_target;
+    bool m_wholeWindow;
+    std::function<bool()> m_ready;
+    const QElapsedTimer* m_clock = nullptr;
+    bool m_scheduled = false;
+    qint64 m_at = -1;
+};
+
+// Runs the event loop until `done()` (checked after every batch of events) or the timeout.
+// Sleeps while there is nothing to do, so the benchmark itself takes no CPU from the app.
+bool spinUntil(const std::function<bool()>& done, int timeoutMs = kTimeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    QTimer wake; // bounds each wait, so the timeout is noticed
+    wake.start(50);
+    while (!done()) {
+        if (clock.elapsed() > timeoutMs)
+            return false;
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    }
+    return true;
+}
+
+// CPU time of the calling thread: a long gap with little CPU was waiting (for a lock, the disk,
+// or a core on a busy machine), not work the GUI thread did.
+double threadCpuMs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
+}
+
+// CPU time the hypervisor gave to others (steal, all CPUs, 10 ms ticks), from /proc/stat: in a
+// virtual machine a gap with no thread CPU may be the whole machine standing still.
+double stealMs()
+{
+    QFile stat(QStringLiteral("/proc/stat"));
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> fields = stat.readLine().simplified().split(' ');
+    return fields.size() > 8 ? fields[8].toDouble() * 10 : 0; // "cpu user nice system idle iowait irq softirq steal"
+}
+
+double median(std::vector<double> values)
+{
+    if (values.empty())
+        return -1;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+struct Run {
+    double windowPainted = -1, tablePainted = -1, sortDesc = -1, sortAsc = -1;
+    double saveGap = -1, gapAt = -1, gapCpu = -1, gapSteal = -1, saveMs = -1, finishedAt = -1;
+    QStringList longGaps; // every gap over 50 ms: "length@end (cpu, steal)"
+    uint64_t bytesWritten = 0;
+    bool saved = false;
+};
+
+bool measure(const QString& model, bool save, int sortColumn, Run& run)
+{
+    QElapsedTimer clock;
+    clock.start();
+    auto window = std::make_unique<ui::MainWindow>();
+    window->resize(1400, 860);
+    QTableView* table = window->tensorView();
+    PaintProbe windowPaint(window.get(), true);
+    int expectedRows = -1;
+    PaintProbe tablePaint(table->viewport(), false, [&] {
+        return table->model()->rowCount() > 0 && table->model()->rowCount() == expectedRows;
+    });
+    windowPaint.start(clock);
+    tablePaint.start(clock);
+    QObject::connect(window.get(), &ui::MainWindow::modelOpened, window.get(),
+                     [&] { expectedRows = window->tensorModel()->rowCount(); });
+    window->show();
+    window->openFile(model, true);
+    if (!spinUntil([&] { return tablePaint.at() >= 0 || !window->lastError().isEmpty(); })
+        || !window->lastError().isEmpty()) {
+        std::fprintf(stderr, "repack-bench-gui: cannot open %s: %s\n", qPrintable(model),
+                     qPrintable(window->lastError()));
+        return false;
+    }
+    run.windowPainted = double(windowPaint.at());
+    run.tablePainted = double(tablePaint.at());
+
+    // Sorting: the proxy sorts all rows synchronously, then the table repaints.
+    for (const Qt::SortOrder order : {Qt::DescendingOrder, Qt::AscendingOrder}) {
+        PaintProbe sorted(table->viewport(), false);
+        clock.restart();
+        sorted.start(clock);
+        table->sortByColumn(sortColumn, order);
+        spinUntil([&] { return sorted.at() >= 0; });
+        (order == Qt::DescendingOrder ? run.sortDesc : run.sortAsc) = double(sorted.at());
+    }
+    table->sortByColumn(ui::TensorTableModel::Size, Qt::DescendingOrder);
+    spinUntil([] { return true; });
+    if (!save)
+        return true;
+
+    // A 10 ms timer on the GUI thread: a gap between its ticks much longer than that is time
+    // the event loop did not run.
+    QElapsedTimer tick;
+    double longest = 0, longestAt = 0, longestCpu = 0, longestSteal = 0, lastCpu = threadCpuMs(), lastSteal = stealMs();
+    QTimer ticker;
+    ticker.setTimerType(Qt::PreciseTimer);
+    ticker.setInterval(10);
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+        const double gap = double(tick.nsecsElapsed()) / 1e6;
+        tick.restart();
+        const double cpu = threadCpuMs();
+        const double steal = stealMs();
+        if (gap > 50)
+            run.longGaps << QStringLiteral("%1@%2 (cpu %3, steal %4)")
+                                .arg(gap, 0, 'f', 0)
+                                .arg(clock.elapsed())
+                                .arg(cpu - lastCpu, 0, 'f', 0)
+                                .arg(steal - lastSteal, 0, 'f', 0);
+        if (gap > longest) {
+            longest = gap;
+            longestAt = double(clock.elapsed());
+            longestCpu = cpu - lastCpu;
+            longestSteal = steal - lastSteal;
+        }
+        lastCpu = cpu;
+        lastSteal = steal;
+    });
+    // Keep the GUI busy the way a user would: repaint while saving.
+    QTimer repaint;
+    QObject::connect(&repaint, &QTimer::timeout, window.get(), [&] { window->update(); });
+    bool finished = false;
+    QObject::connect(window->saveJob(), &ui::SaveJob::finished, window.get(), [&](const ui::SaveOutcome& outcome) {
+        run.bytesWritten = outcome.report.bytesWritten;
+    });
+    PaintProbe refreshed(table->viewport(), false, [&] { return finished; });
+    QObject::connect(window.get(), &ui::MainWindow::saveFinished, window.get(), [&](bool ok) {
+        finished = true;
+        run.saved = ok;
+        run.finishedAt = double(clock.elapsed());
+    });
+    clock.restart();
+    refreshed.start(clock);
+    tick.start();
+    lastCpu = threadCpuMs();
+    lastSteal = stealMs();
+    ticker.start();
+    repaint.start(100);
+    if (!window->saveTo(model)) {
+        std::fprintf(stderr, "repack-bench-gui: the save did not start\n");
+        return false;
+    }
+    spinUntil([&] { return refreshed.at() >= 0; });
+    run.saveMs = double(refreshed.at());
+    const qint64 tailFrom = clock.elapsed();
+    spinUntil([&] { return clock.elapsed() - tailFrom >= 500; });
+    run.saveGap = longest;
+    run.gapAt = longestAt;
+    run.gapCpu = longestCpu;
+    run.gapSteal = longestSteal;
+    return run.saved;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("onnx-repack-bench"));
+    QStandardPaths::setTestModeEnabled(true); // leave the user's settings alone
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Time opening, sorting and saving in the window."));
+    parser.addHelpOption();
+    const QCommandLineOption runsOption(QStringLiteral("runs"), QStringLiteral("Runs (median reported)."),
+                                        QStringLiteral("N"), QStringLiteral("3"));
+    const QCommandLineOption saveOption(QStringLiteral("save"),
+                                        QStringLiteral("Also save MODEL in place and time the GUI thread's longest stall."));
+    const QCommandLineOption sortOption(QStringLiteral("sort-column"),
+                                        QStringLiteral("Column to time sorting by (default 5, Size)."),
+                                        QStringLiteral("N"), QString::number(ui::TensorTableModel::Size));
+    parser.addOptions({runsOption, saveOption, sortOption});
+    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("The .onnx file."));
+    parser.process(app);
+    const int runs = parser.value(runsOption).toInt();
+    const int sortColumn = parser.value(sortOption).toInt();
+    if (parser.positionalArguments().size() != 1 || runs < 1 || sortColumn < 0
+        || sortColumn >= ui::TensorTableModel::ColumnCount)
+        parser.showHelp(2);
+    const QString model = parser.positionalArguments().constFirst();
+    const bool save = parser.isSet(saveOption);
+
+    std::vector<Run> all;
+    for (int i = 0; i < runs; ++i) {
+        Run run;
+        if (!measure(model, save, sortColumn, run))
+            return 1;
+        std::printf("run %d: window painted %.0f ms, table painted %.0f ms, sort desc %.0f ms, asc %.0f ms",
+                    i + 1, run.windowPainted, run.tablePainted, run.sortDesc, run.sortAsc);
+        if (save)
+            std::printf(", save + refresh %.0f ms (%s written), longest GUI gap %.1f ms ending at %.0f ms "
+                        "(GUI thread CPU in it %.0f ms, VM steal %.0f ms; save finished at %.0f ms); gaps > 50 ms: %s",
+                        run.saveMs, qPrintable(ui::formatBytes(run.bytesWritten)), run.saveGap, run.gapAt,
+                        run.gapCpu, run.gapSteal, run.finishedAt,
+                        run.longGaps.isEmpty() ? "none" : qPrintable(run.longGaps.join(QStringLiteral(", "))));
+        std::printf("\n");
+        std::fflush(stdout);
+        all.push_back(run);
+    }
+    auto med = [&](double Run::*field) {
+        std::vector<double> values;
+        for (const Run& run : all)
+            values.push_back(run.*field);
+        return median(values);
+    };
+    std::printf("median of %d: window painted %.0f ms, table painted %.0f ms, sort desc %.0f ms, asc %.0f ms",
+                runs, med(&Run::windowPainted), med(&Run::tablePainted), med(&Run::sortDesc), med(&Run::sortAsc));
+    if (save)
+        std::printf(", longest GUI gap during save %.1f ms (max %.1f)", med(&Run::saveGap),
+                    std::max_element(all.begin(), all.end(), [](const Run& a, const Run& b) {
+                        return a.saveGap < b.saveGap;
+                    })->saveGap);
+    std::printf("\n");
+    return 0;
+}
