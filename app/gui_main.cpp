@@ -50,32 +50,44 @@ QStringList arguments(int argc, char** argv)
     return args;
 }
 
-int takeScreenshot(ui::MainWindow& window, const QString& out)
+// Opens `model` (if any) in `window`, then renders the window to `out` once the event loop has
+// laid it out and painted it.
+int takeScreenshot(ui::MainWindow& window, const QString& model, const QString& out)
 {
     window.resize(1400, 860);
     window.show();
-    // Select the largest external tensor so the picture shows the shared selection.
-    const auto& tensors = window.snapshot().tensors;
-    int largest = -1;
-    for (int i = 0; i < tensors.size(); ++i) {
-        if (tensors[i].external && (largest < 0 || tensors[i].bytes > tensors[largest].bytes))
-            largest = i;
-    }
-    if (largest >= 0) {
-        const QModelIndex row = window.tensorView()->model()->index(largest, 0);
-        window.tensorView()->selectionModel()->select(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    }
-    int code = 0;
-    // Grab once the event loop has laid the window out and painted it.
-    QTimer::singleShot(300, &window, [&window, &code, out] {
-        if (!window.grab().save(out)) {
-            std::fprintf(stderr, "onnx-repack-gui: cannot write %s\n", qPrintable(out));
-            code = 1;
+    auto grab = [&window, out] {
+        // Select the largest external tensor so the picture shows the shared selection.
+        const auto& tensors = window.snapshot().tensors;
+        int largest = -1;
+        for (int i = 0; i < tensors.size(); ++i) {
+            if (tensors[i].external && (largest < 0 || tensors[i].bytes > tensors[largest].bytes))
+                largest = i;
         }
-        QApplication::exit(code);
-    });
-    QApplication::exec();
-    return code;
+        if (largest >= 0) {
+            const QModelIndex row = window.tensorView()->model()->index(largest, 0);
+            window.tensorView()->selectionModel()->select(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        }
+        QTimer::singleShot(300, &window, [&window, out] {
+            if (!window.grab().save(out)) {
+                std::fprintf(stderr, "onnx-repack-gui: cannot write %s\n", qPrintable(out));
+                QApplication::exit(1);
+                return;
+            }
+            QApplication::exit(0);
+        });
+    };
+    if (model.isEmpty()) {
+        grab();
+    } else {
+        QObject::connect(&window, &ui::MainWindow::modelOpened, &window, grab);
+        QObject::connect(&window, &ui::MainWindow::openFailed, &window, [](const QString&, const QString& error) {
+            std::fprintf(stderr, "onnx-repack-gui: %s\n", qPrintable(error));
+            QApplication::exit(1);
+        });
+        window.openFile(model, true);
+    }
+    return QApplication::exec();
 }
 
 } // namespace
@@ -135,11 +147,7 @@ int main(int argc, char** argv)
 
     if (parser.isSet(screenshot)) {
         ui::MainWindow window;
-        if (!models.isEmpty() && !window.openFile(models.constFirst(), true)) {
-            std::fprintf(stderr, "onnx-repack-gui: %s\n", qPrintable(window.lastError()));
-            return 1;
-        }
-        return takeScreenshot(window, parser.value(screenshot));
+        return takeScreenshot(window, models.isEmpty() ? QString() : models.constFirst(), parser.value(screenshot));
     }
 
     auto* first = new ui::MainWindow;

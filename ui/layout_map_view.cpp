@@ -64,10 +64,7 @@ QSize LayoutMapView::sizeHint() const
 void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
 {
     m_files = snapshot.layouts;
-    m_names.clear();
-    m_names.reserve(snapshot.tensors.size());
-    for (const TensorRow& row : snapshot.tensors)
-        m_names.append(row.scope + u'/' + row.name);
+    m_tensors = snapshot.tensors;
     m_places.assign(snapshot.tensors.size(), {});
     m_largestFile = 0;
     for (int f = 0; f < int(m_files.size()); ++f) {
@@ -250,8 +247,9 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
                               .arg(formatBytes(region.length));
     switch (region.type) {
     case repack::RegionType::Tensor:
-        return (region.tensor >= 0 && region.tensor < m_names.size() ? m_names[region.tensor] : QString())
-            + u'\n' + range;
+        if (region.tensor < 0 || region.tensor >= m_tensors.size())
+            return range;
+        return m_tensors[region.tensor].scope + u'/' + m_tensors[region.tensor].name + u'\n' + range;
     case repack::RegionType::Padding: return tr("Alignment padding") + u'\n' + range;
     case repack::RegionType::Orphaned: return tr("Orphaned: no tensor references these bytes") + u'\n' + range;
     case repack::RegionType::Overlap: return tr("Overlap: several tensors share these bytes") + u'\n' + range;

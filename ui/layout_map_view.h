@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/file_layout.h"
+#include "model_snapshot.h"
 
 #include <QAbstractScrollArea>
 #include <QPointer>
@@ -16,8 +17,6 @@ class QAbstractProxyModel;
 class QItemSelectionModel;
 
 namespace ui {
-
-struct ModelSnapshot;
 
 class LayoutMapView : public QAbstractScrollArea {
     Q_OBJECT
@@ -72,7 +71,7 @@ private:
     void paintLegend(QPainter& painter) const;
 
     std::vector<repack::FileLayout> m_files;
-    QStringList m_names;            // tensor names by index, for tooltips
+    QList<TensorRow> m_tensors;     // shared with the snapshot, for tooltips
     std::vector<Place> m_places;    // where each tensor's block is, by tensor index
     uint64_t m_largestFile = 0;
     double m_zoom = 1.0;

@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "background.h"
 #include "byte_format.h"
 #include "layout_map_view.h"
 #include "problems_model.h"
@@ -7,6 +8,7 @@
 #include "repack_panel.h"
 #include "save_job.h"
 #include "save_preview.h"
+#include "settings_store.h"
 #include "size_bar_delegate.h"
 #include "summary_strip.h"
 #include "tensor_filter_proxy.h"
@@ -36,13 +38,13 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace ui {
 namespace {
@@ -75,6 +77,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_previewTimer(new QTimer(this))
     , m_changeTimer(new QTimer(this))
     , m_watcher(new QFileSystemWatcher(this))
+    , m_loadWatcher(new QFutureWatcher<LoadedModel>(this))
     , m_saveJob(new SaveJob(this))
 {
     setAcceptDrops(true);
@@ -102,6 +105,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_watcher, &QFileSystemWatcher::fileChanged, m_changeTimer, qOverload<>(&QTimer::start));
     connect(m_changeTimer, &QTimer::timeout, this, &MainWindow::onFileChanged);
 
+    connect(m_loadWatcher, &QFutureWatcher<LoadedModel>::finished, this, &MainWindow::onLoaded);
     connect(m_saveJob, &SaveJob::progressChanged, this, &MainWindow::onSaveProgress);
     connect(m_saveJob, &SaveJob::finished, this, &MainWindow::onSaveFinished);
     connect(m_map, &LayoutMapView::hiddenTensorClicked, this, [this](int tensor) {
@@ -109,14 +113,13 @@ MainWindow::MainWindow(QWidget* parent)
         selectTensor(tensor);
     });
 
-    QSettings settings;
-    m_panel->restoreSettings(settings);
-    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+    m_panel->restoreSettings(settingsIn(QStringLiteral("repack")));
+    if (!restoreGeometry(setting(QStringLiteral("window/geometry")).toByteArray()))
         resize(1360, 860);
-    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_splitter->restoreState(settings.value(QStringLiteral("window/splitter")).toByteArray());
+    restoreState(setting(QStringLiteral("window/state")).toByteArray());
+    m_splitter->restoreState(setting(QStringLiteral("window/splitter")).toByteArray());
     updateTitle();
-    setSaving(false);
+    setBusy({});
 }
 
 MainWindow::~MainWindow() = default;
@@ -276,32 +279,50 @@ bool MainWindow::openFile(const QString& path, bool quiet)
 {
     if (isSaving())
         return false;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    auto loaded = repack::Model::load(path.toStdString());
-    QApplication::restoreOverrideCursor();
-    if (!loaded) {
-        m_lastError = QString::fromStdString(loaded.error().message);
-        if (!quiet)
-            QMessageBox::warning(this, tr("Cannot open model"), m_lastError);
-        statusBar()->showMessage(tr("Cannot open %1").arg(path), 8000);
-        return false;
-    }
-    m_lastError.clear();
-    m_model = std::move(loaded.value());
-    m_snapshot = takeSnapshot(*m_model);
-    m_snapshot.path = QFileInfo(path).absoluteFilePath();
-    showSnapshot();
-    m_recent->add(path);
-    watchFiles();
-    statusBar()->showMessage(tr("Opened %1: %n tensor(s)", nullptr, int(m_snapshot.tensors.size()))
-                                 .arg(QFileInfo(path).fileName()), 5000);
-    Q_EMIT modelOpened(m_snapshot.path);
+    // Parsing and indexing 100,000 tensors takes longer than a frame: the window keeps
+    // painting and answering meanwhile, and shows the current model until the new one is in.
+    // A newer open replaces the watched future, so an older result never arrives.
+    m_loadingPath = path;
+    m_loadQuiet = quiet;
+    setBusy(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    m_loadWatcher->setFuture(QtConcurrent::run(loadModel, path));
     return true;
 }
 
-void MainWindow::showSnapshot()
+void MainWindow::onLoaded()
 {
-    m_tensorModel->setSnapshot(m_snapshot);
+    // Taken, not copied: the future keeps no reference that could free the model here later.
+    const LoadedModel loaded = m_loadWatcher->future().takeResult();
+    const bool quiet = m_loadQuiet;
+    m_loadingPath.clear();
+    setBusy({});
+    if (!loaded.model) {
+        m_lastError = loaded.error;
+        statusBar()->showMessage(tr("Cannot open %1").arg(loaded.path), 8000);
+        if (!quiet)
+            QMessageBox::warning(this, tr("Cannot open model"), m_lastError);
+        Q_EMIT openFailed(loaded.path, loaded.error);
+        return;
+    }
+    m_lastError.clear();
+    // The old model and rows are freed off this thread once nothing here refers to them.
+    std::shared_ptr<repack::Model> oldModel = std::exchange(m_model, loaded.model);
+    ModelSnapshot oldSnapshot = std::exchange(m_snapshot, loaded.snapshot);
+    showSnapshot();
+    releaseInBackground(std::make_pair(std::move(oldModel), std::move(oldSnapshot)));
+    m_recent->add(m_snapshot.path);
+    watchFiles();
+    statusBar()->showMessage(tr("Opened %1: %n tensor(s)", nullptr, int(m_snapshot.tensors.size()))
+                                 .arg(QFileInfo(m_snapshot.path).fileName()), 5000);
+    Q_EMIT modelOpened(m_snapshot.path);
+}
+
+void MainWindow::showSnapshot(bool sameTensors)
+{
+    if (sameTensors)
+        m_tensorModel->updateStorage(m_snapshot);
+    else
+        m_tensorModel->setSnapshot(m_snapshot);
     m_problemsModel->setSnapshot(m_snapshot);
     m_summary->setSnapshot(m_snapshot);
     m_map->setSnapshot(m_snapshot);
@@ -314,7 +335,7 @@ void MainWindow::showSnapshot()
     m_panel->setDefaultDataFile(QFileInfo(m_snapshot.path).fileName() + QStringLiteral(".data"));
     updateTitle();
     updatePreview();
-    setSaving(false);
+    updateActions();
 }
 
 void MainWindow::updateTitle()
@@ -327,7 +348,7 @@ void MainWindow::updateTitle()
 void MainWindow::updatePreview()
 {
     // The worker owns the model while it saves.
-    if (!m_model || isSaving())
+    if (!m_model || isSaving() || isLoading())
         return;
     const QString invalid = m_panel->validationError();
     if (!invalid.isEmpty()) {
@@ -375,36 +396,27 @@ void MainWindow::saveAs()
 
 bool MainWindow::saveTo(const QString& path)
 {
-    if (!m_model || isSaving())
+    // While a model loads, the one shown is about to be replaced.
+    if (!m_model || isSaving() || isLoading())
         return false;
     const QString invalid = m_panel->validationError();
     if (!invalid.isEmpty()) {
         QMessageBox::warning(this, tr("Cannot save"), invalid);
         return false;
     }
-    repack::SaveOptions options = m_panel->options();
-    const auto foreign = repack::unreferencedTargets(*m_model, path.toStdString(), options);
-    if (!foreign.empty()) {
-        QStringList names;
-        for (const auto& file : foreign)
-            names << local(file);
-        const auto answer = QMessageBox::question(
-            this, tr("Overwrite data file?"),
-            tr("Saving will overwrite files that this model does not use (they may belong to "
-               "another model):\n\n%1\n\nOverwrite them?").arg(names.join(u'\n')),
-            QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
-        if (answer != QMessageBox::Yes)
-            return false;
-        options.force = true;
-    }
-    QSettings settings;
-    m_panel->saveSettings(settings);
+    writeSettings(m_panel->settingValues());
+    return startSave(path, m_panel->options());
+}
+
+bool MainWindow::startSave(const QString& path, repack::SaveOptions options)
+{
     // Our own writes are not "changed on disk" by someone else.
     if (!m_watcher->files().isEmpty())
         m_watcher->removePaths(m_watcher->files());
-    setSaving(true);
-    m_progressLabel->setText(tr("Saving %1…").arg(QFileInfo(path).fileName()));
-    return m_saveJob->start(*m_model, path, std::move(options));
+    if (!m_saveJob->start(*m_model, path, std::move(options), m_snapshot.tensors))
+        return false;
+    setBusy(tr("Saving %1…").arg(QFileInfo(path).fileName()));
+    return true;
 }
 
 bool MainWindow::isSaving() const
@@ -418,15 +430,22 @@ void MainWindow::cancelSave()
     m_progressLabel->setText(tr("Cancelling…"));
 }
 
-void MainWindow::setSaving(bool saving)
+void MainWindow::setBusy(const QString& what)
 {
-    m_progress->setVisible(saving);
-    m_cancel->setVisible(saving);
-    m_progressLabel->setVisible(saving);
-    if (saving)
-        m_progress->setRange(0, 0);
+    // An indefinite bar until a save reports its first bytes; Cancel only for saves.
+    m_progressLabel->setText(what);
+    m_progressLabel->setVisible(!what.isEmpty());
+    m_progress->setVisible(!what.isEmpty());
+    m_progress->setRange(0, 0);
+    m_cancel->setVisible(isSaving());
+    updateActions();
+}
+
+void MainWindow::updateActions()
+{
+    const bool saving = isSaving();
     m_panel->setEnabled(!saving);
-    const bool canSave = !saving && m_model;
+    const bool canSave = !saving && !isLoading() && m_model;
     m_saveAction->setEnabled(canSave);
     m_saveAsAction->setEnabled(canSave);
     m_openAction->setEnabled(!saving);
@@ -448,7 +467,26 @@ void MainWindow::onSaveProgress(quint64 done, quint64 total, const QString& tens
 
 void MainWindow::onSaveFinished(const SaveOutcome& outcome)
 {
-    setSaving(false);
+    setBusy({});
+    if (!outcome.foreignFiles.empty()) {
+        // Nothing was written: the worker found files the model does not use in the way.
+        QStringList names;
+        for (const auto& file : outcome.foreignFiles)
+            names << local(file);
+        const auto answer = QMessageBox::question(
+            this, tr("Overwrite data file?"),
+            tr("Saving will overwrite files that this model does not use (they may belong to "
+               "another model):\n\n%1\n\nOverwrite them?").arg(names.join(u'\n')),
+            QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+        repack::SaveOptions options = outcome.options;
+        options.force = true;
+        if (answer == QMessageBox::Yes && startSave(outcome.path, std::move(options)))
+            return;
+        watchFiles();
+        statusBar()->showMessage(tr("Not saved; the files on disk are unchanged."), 8000);
+        Q_EMIT saveFinished(false);
+        return;
+    }
     if (!outcome.ok) {
         watchFiles();
         updatePreview();
@@ -460,10 +498,12 @@ void MainWindow::onSaveFinished(const SaveOutcome& outcome)
         Q_EMIT saveFinished(false);
         return;
     }
-    // The save rewrote the model's tensor index: rebuild every view from it.
-    m_snapshot = outcome.snapshot;
+    // The save rewrote the model's tensor index: rebuild every view from the snapshot the
+    // worker took of it, and free the old rows off this thread.
+    ModelSnapshot oldSnapshot = std::exchange(m_snapshot, outcome.snapshot);
     m_snapshot.path = QFileInfo(local(outcome.report.modelPath)).absoluteFilePath();
-    showSnapshot();
+    showSnapshot(outcome.sameTensors);
+    releaseInBackground(std::move(oldSnapshot));
     m_recent->add(m_snapshot.path);
     watchFiles();
     QStringList written{QFileInfo(local(outcome.report.modelPath)).fileName()};
@@ -489,7 +529,7 @@ void MainWindow::watchFiles()
 
 void MainWindow::onFileChanged()
 {
-    if (isSaving() || m_askingReload || m_snapshot.path.isEmpty())
+    if (isSaving() || isLoading() || m_askingReload || m_snapshot.path.isEmpty())
         return;
     m_askingReload = true;
     const auto answer = QMessageBox::question(
@@ -582,11 +622,11 @@ void MainWindow::closeEvent(QCloseEvent* event)
         m_saveJob->cancel();
         m_saveJob->waitForFinished();
     }
-    QSettings settings;
-    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("window/state"), saveState());
-    settings.setValue(QStringLiteral("window/splitter"), m_splitter->saveState());
-    m_panel->saveSettings(settings);
+    QVariantMap values = m_panel->settingValues();
+    values.insert(QStringLiteral("window/geometry"), saveGeometry());
+    values.insert(QStringLiteral("window/state"), saveState());
+    values.insert(QStringLiteral("window/splitter"), m_splitter->saveState());
+    writeSettings(values);
     event->accept();
 }
 

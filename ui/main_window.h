@@ -4,6 +4,9 @@
 
 #include "model_snapshot.h"
 
+#include "core/save_options.h"
+
+#include <QFutureWatcher>
 #include <QMainWindow>
 
 #include <memory>
@@ -40,15 +43,20 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Opens `path` in this window; on failure shows why (a dialog unless `quiet`) and keeps
-    // the current model.
+    // Starts opening `path` in this window: the model is loaded and its snapshot built on a
+    // worker thread while the window stays responsive, then swapped in (modelOpened). On
+    // failure the current model stays and openFailed says why (also in a dialog unless
+    // `quiet`). A newer open supersedes one still loading. False when nothing was started
+    // (a save is running).
     bool openFile(const QString& path, bool quiet = false);
+    bool isLoading() const { return !m_loadingPath.isEmpty(); }
     QString currentPath() const { return m_snapshot.path; }
     const ModelSnapshot& snapshot() const { return m_snapshot; }
     QString lastError() const { return m_lastError; }
 
-    // Saves to `path` in the background with the repack panel's options (asking first before
-    // overwriting a data file the model does not reference). False when nothing was started.
+    // Saves to `path` in the background with the repack panel's options; when the save would
+    // overwrite a data file the model does not reference, the worker stops before writing and
+    // the window asks first. saveFinished reports the end. False when nothing was started.
     bool saveTo(const QString& path);
     bool isSaving() const;
     void cancelSave();
@@ -77,6 +85,7 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void modelOpened(const QString& path);
+    void openFailed(const QString& path, const QString& error);
     void saveFinished(bool ok);
 
 protected:
@@ -87,10 +96,14 @@ protected:
 private:
     void createActions();
     void createWidgets();
-    void showSnapshot();
+    void onLoaded();
+    // Shows m_snapshot in every view; `sameTensors`: only where tensors are stored changed.
+    void showSnapshot(bool sameTensors = false);
     void updatePreview();
     void updateTitle();
-    void setSaving(bool saving);
+    bool startSave(const QString& path, repack::SaveOptions options);
+    void setBusy(const QString& what);
+    void updateActions();
     void onSaveProgress(quint64 done, quint64 total, const QString& tensor);
     void onSaveFinished(const SaveOutcome& outcome);
     void watchFiles();
@@ -98,9 +111,11 @@ private:
     void clearFilters();
     void selectTensor(int tensor);
 
-    std::unique_ptr<repack::Model> m_model;
+    std::shared_ptr<repack::Model> m_model;
     ModelSnapshot m_snapshot;
     QString m_lastError;
+    QString m_loadingPath; // the model being opened on a worker, empty when none
+    bool m_loadQuiet = false;
 
     TensorTableModel* m_tensorModel;
     TensorFilterProxy* m_proxy;
@@ -117,6 +132,7 @@ private:
     QTimer* m_previewTimer;
     QTimer* m_changeTimer;
     QFileSystemWatcher* m_watcher;
+    QFutureWatcher<LoadedModel>* m_loadWatcher;
     RecentFiles* m_recent = nullptr;
     SaveJob* m_saveJob;
     QProgressBar* m_progress = nullptr;

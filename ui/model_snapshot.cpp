@@ -4,6 +4,7 @@
 #include "core/format.h"
 #include "core/model.h"
 
+#include <QFileInfo>
 #include <QHash>
 
 #include <algorithm>
@@ -16,7 +17,29 @@ QString qs(std::string_view text)
     return QString::fromUtf8(text.data(), qsizetype(text.size()));
 }
 
-QString storageText(const repack::TensorInfo& t)
+// Neighbouring rows mostly share their scope, kind, type and data file: converting each text
+// once and sharing the QString (implicitly) saves 100,000s of allocations on big models.
+class Reused {
+public:
+    const QString& operator()(std::string_view text)
+    {
+        if (m_text.isNull() || text != m_source) {
+            m_source = text;
+            m_text = qs(text);
+        }
+        return m_text;
+    }
+
+private:
+    std::string m_source;
+    QString m_text;
+};
+
+struct RowTexts {
+    Reused scope, kind, dtype, location;
+};
+
+QString storageText(const repack::TensorInfo& t, Reused& location)
 {
     switch (t.storage) {
     case repack::Storage::Raw:
@@ -26,21 +49,21 @@ QString storageText(const repack::TensorInfo& t)
     case repack::Storage::External:
         break;
     }
-    return qs(t.external.location);
+    return location(t.external.location);
 }
 
-TensorRow rowFor(const repack::TensorInfo& t)
+TensorRow rowFor(const repack::TensorInfo& t, RowTexts& texts)
 {
     TensorRow row;
     row.name = qs(t.name);
-    row.scope = qs(t.scope);
-    row.kind = qs(repack::kindName(t.kind));
+    row.scope = texts.scope(t.scope);
+    row.kind = texts.kind(repack::kindName(t.kind));
     const auto dtype = repack::dtype::name(t.dataType);
-    row.dtype = dtype ? qs(*dtype) : QStringLiteral("type %1").arg(t.dataType);
+    row.dtype = dtype ? texts.dtype(*dtype) : QStringLiteral("type %1").arg(t.dataType);
     row.shape = qs(repack::formatShape(t.shape));
     row.bytes = t.byteSize();
     row.external = t.isExternal();
-    row.storage = storageText(t);
+    row.storage = storageText(t, texts.location);
     if (row.external) {
         row.offset = t.external.offset;
         row.length = t.external.length.value_or(t.byteSize());
@@ -59,14 +82,20 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
 
     const auto& tensors = model.tensors();
     snap.tensors.reserve(qsizetype(tensors.size()));
-    QHash<QString, int> byQualifiedName;
-    byQualifiedName.reserve(qsizetype(tensors.size()));
+    RowTexts texts;
     for (const repack::TensorInfo& t : tensors) {
-        byQualifiedName.insert(qs(t.qualifiedName()), int(snap.tensors.size()));
-        snap.tensors.append(rowFor(t));
+        snap.tensors.append(rowFor(t, texts));
         const TensorRow& row = snap.tensors.constLast();
         (row.external ? snap.externalBytes : snap.inlineBytes) += row.bytes;
         snap.largestTensor = std::max(snap.largestTensor, row.bytes);
+    }
+
+    // Problems name their tensor as "scope/name"; most models have none to look up.
+    QHash<QString, int> byQualifiedName;
+    if (!model.problems().empty()) {
+        byQualifiedName.reserve(qsizetype(tensors.size()));
+        for (size_t i = 0; i < tensors.size(); ++i)
+            byQualifiedName.insert(qs(tensors[i].qualifiedName()), int(i));
     }
 
     std::vector<bool> statusIsError(tensors.size(), false);
@@ -97,6 +126,29 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
     for (const repack::FileLayout& file : snap.layouts)
         snap.orphanedBytes += file.orphanedBytes;
     return snap;
+}
+
+bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b)
+{
+    return std::equal(a.cbegin(), a.cend(), b.cbegin(), b.cend(), [](const TensorRow& x, const TensorRow& y) {
+        return x.bytes == y.bytes && x.name == y.name && x.scope == y.scope && x.kind == y.kind
+            && x.dtype == y.dtype && x.shape == y.shape;
+    });
+}
+
+LoadedModel loadModel(const QString& path)
+{
+    LoadedModel loaded;
+    loaded.path = path;
+    auto model = repack::Model::load(path.toStdString());
+    if (!model) {
+        loaded.error = QString::fromStdString(model.error().message);
+        return loaded;
+    }
+    loaded.model = std::move(model.value());
+    loaded.snapshot = takeSnapshot(*loaded.model);
+    loaded.snapshot.path = QFileInfo(path).absoluteFilePath();
+    return loaded;
 }
 
 } // namespace ui

@@ -10,6 +10,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace repack {
@@ -61,5 +62,20 @@ struct ModelSnapshot {
 
 // Copies what the views need out of `model`; computes the file layout once.
 ModelSnapshot takeSnapshot(const repack::Model& model);
+
+// True when `a` and `b` list the same tensors in the same order (name, scope, kind, type,
+// shape, size), wherever each is stored: what a save leaves unchanged.
+bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b);
+
+// A model opened off the GUI thread, with its snapshot.
+struct LoadedModel {
+    QString path;                         // as asked for
+    std::shared_ptr<repack::Model> model; // null when it cannot be opened
+    ModelSnapshot snapshot;               // snapshot.path is absolute
+    QString error;                        // why not, when `model` is null
+};
+
+// Model::load and takeSnapshot; no GUI, safe on any thread.
+LoadedModel loadModel(const QString& path);
 
 } // namespace ui

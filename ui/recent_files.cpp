@@ -1,5 +1,7 @@
 #include "recent_files.h"
 
+#include "settings_store.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QMenu>
@@ -11,26 +13,43 @@ namespace {
 constexpr int kMaxFiles = 10;
 const QString kKey = QStringLiteral("recentFiles");
 
+void addTo(QStringList& files, const QString& path)
+{
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxFiles)
+        files.removeLast();
+}
+
 } // namespace
 
 RecentFiles::RecentFiles(QMenu* menu, QObject* parent)
     : QObject(parent)
     , m_menu(menu)
-    , m_files(QSettings().value(kKey).toStringList())
+    , m_files(setting(kKey).toStringList())
 {
     rebuildMenu();
+    // Other windows may have added files since.
+    connect(m_menu, &QMenu::aboutToShow, this, [this] {
+        const QStringList files = setting(kKey).toStringList();
+        if (files != m_files) {
+            m_files = files;
+            rebuildMenu();
+        }
+    });
 }
 
 void RecentFiles::add(const QString& path)
 {
     const QString absolute = QFileInfo(path).absoluteFilePath();
-    // Other windows may have added files since we read the list.
-    m_files = QSettings().value(kKey).toStringList();
-    m_files.removeAll(absolute);
-    m_files.prepend(absolute);
-    while (m_files.size() > kMaxFiles)
-        m_files.removeLast();
-    QSettings().setValue(kKey, m_files);
+    m_files = setting(kKey).toStringList();
+    addTo(m_files, absolute);
+    // Stored merged with the list on disk, which other processes may have changed.
+    writeSetting(kKey, m_files, [absolute](QSettings& settings) {
+        QStringList files = settings.value(kKey).toStringList();
+        addTo(files, absolute);
+        settings.setValue(kKey, files);
+    });
     rebuildMenu();
 }
 
@@ -46,7 +65,7 @@ void RecentFiles::rebuildMenu()
         m_menu->addSeparator();
         m_menu->addAction(tr("Clear List"), this, [this] {
             m_files.clear();
-            QSettings().setValue(kKey, m_files);
+            writeSettings({{kKey, QStringList()}});
             rebuildMenu();
         });
     }

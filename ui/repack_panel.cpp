@@ -9,7 +9,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QSettings>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -155,23 +154,23 @@ void RepackPanel::setPreview(const QString& text, bool problem)
     m_preview->setStyleSheet(problem ? QStringLiteral("color: #c01c28;") : QString());
 }
 
-void RepackPanel::saveSettings(QSettings& settings) const
+QVariantMap RepackPanel::settingValues() const
 {
-    settings.beginGroup(QStringLiteral("repack"));
-    settings.setValue(QStringLiteral("threshold"), QVariant::fromValue<qulonglong>(m_threshold->value()));
-    settings.setValue(QStringLiteral("dataFile"), m_dataFile->text());
-    settings.setValue(QStringLiteral("alignment"), m_alignment->currentIndex());
-    settings.setValue(QStringLiteral("order"), m_order->currentIndex());
-    settings.setValue(QStringLiteral("attributes"), m_attributes->isChecked());
-    settings.setValue(QStringLiteral("shardSize"), QVariant::fromValue<qulonglong>(m_shardSize->value()));
-    settings.setValue(QStringLiteral("checksum"), m_checksum->isChecked());
-    settings.endGroup();
+    return {
+        {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(m_threshold->value())},
+        {QStringLiteral("repack/dataFile"), m_dataFile->text()},
+        {QStringLiteral("repack/alignment"), m_alignment->currentIndex()},
+        {QStringLiteral("repack/order"), m_order->currentIndex()},
+        {QStringLiteral("repack/attributes"), m_attributes->isChecked()},
+        {QStringLiteral("repack/shardSize"), QVariant::fromValue<qulonglong>(m_shardSize->value())},
+        {QStringLiteral("repack/checksum"), m_checksum->isChecked()},
+    };
 }
 
-void RepackPanel::restoreSettings(const QSettings& settings)
+void RepackPanel::restoreSettings(const QVariantMap& values)
 {
     auto value = [&](const char* key, const QVariant& fallback) {
-        return settings.value(QStringLiteral("repack/") + QLatin1StringView(key), fallback);
+        return values.value(QStringLiteral("repack/") + QLatin1StringView(key), fallback);
     };
     m_threshold->setValue(value("threshold", 1024).toULongLong());
     m_dataFile->setText(value("dataFile", QString()).toString());

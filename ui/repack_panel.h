@@ -4,6 +4,7 @@
 
 #include "core/save_options.h"
 
+#include <QVariantMap>
 #include <QWidget>
 
 class QAction;
@@ -11,7 +12,6 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QSettings;
 
 namespace ui {
 
@@ -32,8 +32,10 @@ public:
     void setPreview(const QString& text, bool problem = false);
     void addButtons(const QList<QAction*>& actions);
 
-    void saveSettings(QSettings& settings) const;
-    void restoreSettings(const QSettings& settings);
+    // The options as "repack/<name>" keys and values, for QSettings; restoreSettings takes
+    // them back (missing keys keep their defaults).
+    QVariantMap settingValues() const;
+    void restoreSettings(const QVariantMap& values);
 
     SizeEdit* thresholdEdit() const { return m_threshold; }
     QLineEdit* dataFileEdit() const { return m_dataFile; }

@@ -21,7 +21,9 @@ SaveJob::SaveJob(QObject* parent)
         m_pollTimer.stop();
         poll();
         m_running = false;
-        SaveOutcome outcome = m_watcher.result();
+        // Taken, not copied: a result left in the watcher would keep the snapshot's rows alive
+        // until the next save, which would then free them on this thread.
+        SaveOutcome outcome = m_watcher.future().takeResult();
         outcome.seconds = m_clock.elapsed() / 1000.0;
         Q_EMIT finished(outcome);
     });
@@ -35,12 +37,16 @@ SaveJob::~SaveJob()
     }
 }
 
-bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptions options)
+bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptions options,
+                    const QList<TensorRow>& shown)
 {
     if (m_running)
         return false;
     m_running = true;
     m_shared = std::make_shared<Shared>();
+    SaveOutcome request;
+    request.path = path;
+    request.options = options;
     options.cancel = &m_shared->cancel;
     options.progress = [shared = m_shared](const repack::Progress& p) {
         shared->done.store(p.bytesDone, std::memory_order_relaxed);
@@ -54,13 +60,25 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
     const std::filesystem::path target = path.toStdString();
     m_clock.start();
     m_pollTimer.start();
-    m_watcher.setFuture(QtConcurrent::run([&model, target, options, shared = m_shared] {
-        SaveOutcome outcome;
+    m_watcher.setFuture(QtConcurrent::run([&model, target, options, shared = m_shared, request, shown] {
+        SaveOutcome outcome = request;
+        if (!options.force) {
+            outcome.foreignFiles = repack::unreferencedTargets(model, target, options);
+            if (shared->cancel.isCancelled()) {
+                outcome.foreignFiles.clear();
+                outcome.cancelled = true;
+                outcome.error = QStringLiteral("save cancelled");
+                return outcome;
+            }
+            if (!outcome.foreignFiles.empty())
+                return outcome;
+        }
         auto result = repack::save(model, target, options);
         if (result) {
             outcome.ok = true;
             outcome.report = std::move(result.value());
             outcome.snapshot = takeSnapshot(model);
+            outcome.sameTensors = sameTensors(shown, outcome.snapshot.tensors);
         } else {
             outcome.cancelled = shared->cancel.isCancelled();
             outcome.error = QString::fromStdString(result.error().message);

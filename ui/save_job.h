@@ -1,6 +1,9 @@
 // Runs repack::save on a worker thread. The core reports progress from that thread; this
 // object keeps only the latest numbers (atomics) and a timer on the GUI thread polls them a few
 // times a second, so a fast save cannot flood the event loop. Cancel sets the core's token.
+// Unless options.force, the worker first looks for files the save would overwrite that the
+// model does not use (a stat per tensor: too slow for the GUI thread with 100,000 tensors) and
+// writes nothing if there are any. After a save it also takes the snapshot of the saved model.
 // While running, the worker owns the Model: the window must not touch it until finished().
 #pragma once
 
@@ -24,11 +27,15 @@ class Model;
 namespace ui {
 
 struct SaveOutcome {
+    QString path;                  // as asked for
+    repack::SaveOptions options;   // as asked for, without progress and cancel
     bool ok = false;
     bool cancelled = false;
+    std::vector<std::filesystem::path> foreignFiles; // nothing written: may these be overwritten?
     QString error;
     repack::SaveReport report;
     ModelSnapshot snapshot; // of the saved model, built on the worker so the GUI never stalls
+    bool sameTensors = false; // snapshot.tensors are those of `shown`, only stored elsewhere
     double seconds = 0; // wall clock, including waiting for the disk
 };
 
@@ -38,8 +45,10 @@ public:
     explicit SaveJob(QObject* parent = nullptr);
     ~SaveJob() override;
 
-    // Starts saving `model` to `path`; false when a save is already running.
-    bool start(repack::Model& model, const QString& path, repack::SaveOptions options);
+    // Starts saving `model` to `path`; false when a save is already running. `shown` are the
+    // rows the window shows now (read on the worker, never changed while it runs).
+    bool start(repack::Model& model, const QString& path, repack::SaveOptions options,
+               const QList<TensorRow>& shown);
     bool isRunning() const { return m_running; }
     // Blocks until the running save (if any) has finished; for closing the window.
     void waitForFinished();

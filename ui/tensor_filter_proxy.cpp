@@ -56,10 +56,24 @@ bool TensorFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& rig
     const TensorRow& a = m_tensors->row(left.row());
     const TensorRow& b = m_tensors->row(right.row());
     auto byNumber = [&](uint64_t x, uint64_t y) { return x != y ? x < y : left.row() < right.row(); };
+    // What QSortFilterProxyModel does with the display strings, without the QVariants.
+    auto byText = [&](const QString& x, const QString& y) { return x.compare(y, sortCaseSensitivity()) < 0; };
     switch (left.column()) {
     case TensorTableModel::Size: return byNumber(a.bytes, b.bytes);
     case TensorTableModel::Offset: return byNumber(a.external ? a.offset : 0, b.external ? b.offset : 0);
     case TensorTableModel::Length: return byNumber(a.external ? a.length : 0, b.external ? b.length : 0);
+    default: break;
+    }
+    if (isSortLocaleAware())
+        return QSortFilterProxyModel::lessThan(left, right);
+    switch (left.column()) {
+    case TensorTableModel::Name: return byText(a.name, b.name);
+    case TensorTableModel::Scope: return byText(a.scope, b.scope);
+    case TensorTableModel::Kind: return byText(a.kind, b.kind);
+    case TensorTableModel::Dtype: return byText(a.dtype, b.dtype);
+    case TensorTableModel::Shape: return byText(a.shape, b.shape);
+    case TensorTableModel::Storage: return byText(a.storage, b.storage);
+    case TensorTableModel::Status: return byText(a.status, b.status);
     default: break;
     }
     return QSortFilterProxyModel::lessThan(left, right);

@@ -21,6 +21,16 @@ void TensorTableModel::setSnapshot(const ModelSnapshot& snapshot)
     endResetModel();
 }
 
+void TensorTableModel::updateStorage(const ModelSnapshot& snapshot)
+{
+    static_assert(Storage < Offset && Offset < Length && Length < Status && Status == ColumnCount - 1,
+                  "the columns a save changes are the last ones");
+    Q_ASSERT(snapshot.tensors.size() == m_rows.size());
+    m_rows = snapshot.tensors;
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, Storage), index(rowCount() - 1, Status));
+}
+
 int TensorTableModel::rowCount(const QModelIndex& parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());

@@ -25,6 +25,11 @@ public:
 
     // Replaces every row (a model reset: selections and sort are re-applied by the proxy).
     void setSnapshot(const ModelSnapshot& snapshot);
+    // For a snapshot of the same tensors (sameTensors(), e.g. after a save, which changes only
+    // where they are stored): the Storage to Status cells change in place (dataChanged; the row
+    // roles ExternalRole and ProblemCountRole change with them), so selection, scroll position
+    // and a sort by another column stay, without re-sorting 100,000 rows.
+    void updateStorage(const ModelSnapshot& snapshot);
     const TensorRow& row(int index) const { return m_rows[index]; }
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -89,9 +89,18 @@ private Q_SLOTS:
         ui::RepackPanel panel;
         panel.thresholdEdit()->setValue(3 * 1024 * 1024);
         panel.dataFileEdit()->setText(QStringLiteral("x.data"));
-        panel.saveSettings(settings);
+        // Through an ini file, as QSettings stores them.
+        const QVariantMap values = panel.settingValues();
+        for (auto it = values.cbegin(); it != values.cend(); ++it)
+            settings.setValue(it.key(), it.value());
+        settings.sync();
+        QVariantMap stored;
+        const QSettings reread(dir.filePath(QStringLiteral("s.ini")), QSettings::IniFormat);
+        for (const QString& key : reread.allKeys())
+            stored.insert(key, reread.value(key));
+        QCOMPARE(stored.keys(), values.keys());
         ui::RepackPanel restored;
-        restored.restoreSettings(settings);
+        restored.restoreSettings(stored);
         QCOMPARE(restored.options().threshold, uint64_t(3 * 1024 * 1024));
         QCOMPARE(restored.options().dataFile, std::string("x.data"));
     }

@@ -97,6 +97,69 @@ private Q_SLOTS:
         QVERIFY(!tensors.index(0, 0, tensors.index(0, 0)).isValid());
     }
 
+    void sameTensorsIgnoresOnlyStorage()
+    {
+        ui::ModelSnapshot moved = m_snapshot;
+        moved.tensors[0].external = !moved.tensors[0].external;
+        moved.tensors[0].storage = QStringLiteral("elsewhere.bin");
+        moved.tensors[0].offset = 4096;
+        moved.tensors[0].status = QStringLiteral("missing-file");
+        QVERIFY(ui::sameTensors(m_snapshot.tensors, m_snapshot.tensors));
+        QVERIFY(ui::sameTensors(m_snapshot.tensors, moved.tensors));
+        ui::ModelSnapshot renamed = m_snapshot;
+        renamed.tensors[1].name += u'x';
+        QVERIFY(!ui::sameTensors(m_snapshot.tensors, renamed.tensors));
+        ui::ModelSnapshot resized = m_snapshot;
+        resized.tensors[1].bytes += 1;
+        QVERIFY(!ui::sameTensors(m_snapshot.tensors, resized.tensors));
+        ui::ModelSnapshot fewer = m_snapshot;
+        fewer.tensors.removeLast();
+        QVERIFY(!ui::sameTensors(m_snapshot.tensors, fewer.tensors));
+    }
+
+    void storageUpdatesInPlaceKeepSortAndSelection()
+    {
+        TensorTableModel tensors;
+        QAbstractItemModelTester tensorTester(&tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TensorFilterProxy proxy;
+        proxy.setSourceModel(&tensors);
+        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tensors.setSnapshot(m_snapshot);
+        proxy.sort(TensorTableModel::Size, Qt::DescendingOrder);
+        QItemSelectionModel selection(&proxy);
+        selection.select(proxy.index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        const QPersistentModelIndex selected = selection.selectedRows().first();
+        QList<int> order;
+        for (int r = 0; r < proxy.rowCount(); ++r)
+            order << proxy.index(r, 0).data(TensorTableModel::TensorIndexRole).toInt();
+
+        // What a save of every tensor into one file would change.
+        ui::ModelSnapshot saved = m_snapshot;
+        for (qsizetype i = 0; i < saved.tensors.size(); ++i) {
+            saved.tensors[i].external = true;
+            saved.tensors[i].storage = QStringLiteral("model.onnx.data");
+            saved.tensors[i].offset = 4096 * quint64(i);
+        }
+        QSignalSpy reset(&tensors, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&tensors, &QAbstractItemModel::dataChanged);
+        tensors.updateStorage(saved);
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>(), tensors.index(0, TensorTableModel::Storage));
+        QCOMPARE(changed.first().at(1).value<QModelIndex>(),
+                 tensors.index(tensors.rowCount() - 1, TensorTableModel::Status));
+        for (int r = 0; r < proxy.rowCount(); ++r) {
+            QCOMPARE(proxy.index(r, 0).data(TensorTableModel::TensorIndexRole).toInt(), order[r]);
+            QCOMPARE(proxy.index(r, TensorTableModel::Storage).data().toString(), QStringLiteral("model.onnx.data"));
+            QCOMPARE(proxy.index(r, 0).data(TensorTableModel::ExternalRole).toBool(), true);
+        }
+        QVERIFY(selected.isValid());
+        QCOMPARE(selection.selectedRows(), QModelIndexList{QModelIndex(selected)});
+        // The storage filter sees the new storage.
+        proxy.setStorageFilter(TensorFilterProxy::StorageFilter::Inline);
+        QCOMPARE(proxy.rowCount(), 0);
+    }
+
     void storageFilter_data()
     {
         QTest::addColumn<int>("filter");
@@ -144,6 +207,28 @@ private Q_SLOTS:
         QCOMPARE(shown, expected);
         // As text "16 B" would sort after "1.00 KiB": the display strings are not what is sorted.
         QVERIFY(expected.front() < 1024 && expected.back() >= 1024);
+    }
+
+    void textColumnsSortLikeQSortFilterProxyModel()
+    {
+        TensorTableModel tensors;
+        tensors.setSnapshot(m_snapshot);
+        TensorFilterProxy proxy;
+        proxy.setSourceModel(&tensors);
+        QSortFilterProxyModel reference;
+        reference.setSourceModel(&tensors);
+        reference.setSortRole(TensorTableModel::SortRole);
+        const int columns[] = {TensorTableModel::Name, TensorTableModel::Scope, TensorTableModel::Kind,
+                               TensorTableModel::Dtype, TensorTableModel::Shape, TensorTableModel::Storage,
+                               TensorTableModel::Status};
+        for (const int column : columns) {
+            for (const Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+                proxy.sort(column, order);
+                reference.sort(column, order);
+                for (int r = 0; r < proxy.rowCount(); ++r)
+                    QCOMPARE(proxy.mapToSource(proxy.index(r, 0)).row(), reference.mapToSource(reference.index(r, 0)).row());
+            }
+        }
     }
 
     void problemsNameTheirTensor()
