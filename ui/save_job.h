@@ -28,7 +28,7 @@ namespace ui {
 
 struct SaveOutcome {
     QString path;                  // as asked for
-    repack::SaveOptions options;   // as asked for, without progress and cancel
+    repack::SaveOptions options;   // as asked for (the job sets its own progress and cancel)
     bool ok = false;
     bool cancelled = false;
     std::vector<std::filesystem::path> foreignFiles; // nothing written: may these be overwritten?
