@@ -64,17 +64,20 @@ std::vector<fs::path> unreferencedTargets(const Model& model, const fs::path& pa
     // A model left by an interrupted save names temporaries; the files they stand for are its
     // own too, so saving it again finishes that save instead of asking for consent.
     std::set<FileId> own;
-    if (!model.path().empty() && samePath(out, model.path()))
-        for (const auto& t : model.tensors()) {
-            if (!t.isExternal() || t.external.resolvedPath.empty())
-                continue;
-            if (auto id = fileId(t.external.resolvedPath))
+    if (!model.path().empty() && samePath(out, model.path())) {
+        std::set<fs::path> referenced; // one stat per data file, not per tensor
+        for (const auto& t : model.tensors())
+            if (t.isExternal() && !t.external.resolvedPath.empty())
+                referenced.insert(t.external.resolvedPath);
+        for (const auto& path : referenced) {
+            if (auto id = fileId(path))
                 own.insert(*id);
-            const std::string final = finalNameOfTemp(t.external.resolvedPath.filename().string());
+            const std::string final = finalNameOfTemp(path.filename().string());
             if (!final.empty())
-                if (auto id = fileId(t.external.resolvedPath.parent_path() / final))
+                if (auto id = fileId(path.parent_path() / final))
                     own.insert(*id);
         }
+    }
     std::vector<fs::path> conflicts;
     for (const auto& name : plan->files) {
         const fs::path target = out.parent_path() / name;
@@ -136,6 +139,10 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     crashPoint("models-written");
     const std::vector<fs::path> stale = readsReplacedBy(model, targets);
     const std::string reason = "replaced by a save to " + path.string();
+
+    // The last moment a cancel can take effect: after this the new model is on disk.
+    if (options.cancel && options.cancel->isCancelled())
+        return Error{"save cancelled"};
 
     // 3. Commit: the model now names the complete new data under its temporary names.
     if (modelViaTemps) {

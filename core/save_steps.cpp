@@ -103,11 +103,14 @@ std::vector<fs::path> readsReplacedBy(const Model& model, const std::vector<Data
     for (const auto& t : targets)
         if (auto id = fileId(t.realPath))
             replaced.insert(*id);
-    std::vector<fs::path> out;
+    std::set<fs::path> read; // one stat per data file, not per tensor
     for (const auto& info : model.tensors())
         if (info.isExternal() && !info.external.resolvedPath.empty())
-            if (auto id = fileId(info.external.resolvedPath); id && replaced.count(*id))
-                out.push_back(info.external.resolvedPath);
+            read.insert(info.external.resolvedPath);
+    std::vector<fs::path> out;
+    for (const auto& path : read)
+        if (auto id = fileId(path); id && replaced.count(*id))
+            out.push_back(path);
     return out;
 }
 
