@@ -20,7 +20,8 @@ namespace {
 
 bool hasDisplay()
 {
-    return !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") || !qEnvironmentVariableIsEmpty("DISPLAY")
+    return !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")
+        || !qEnvironmentVariableIsEmpty("DISPLAY")
         || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
 }
 
@@ -32,7 +33,8 @@ QString sampleModel()
     const QStringList candidates{
         QStringLiteral(REPACK_SAMPLE_SOURCE),
         QString::fromStdString((exe.parent_path().parent_path() / REPACK_INSTALL_DATADIR
-                                / "onnx-repack/sample/sample.onnx").string()),
+            / "onnx-repack/sample/sample.onnx")
+                                   .string()),
         QStringLiteral(REPACK_SAMPLE_INSTALLED),
     };
     for (const QString& candidate : candidates) {
@@ -66,7 +68,8 @@ int takeScreenshot(ui::MainWindow& window, const QString& model, const QString& 
         }
         if (largest >= 0) {
             const QModelIndex row = window.tensorView()->model()->index(largest, 0);
-            window.tensorView()->selectionModel()->select(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            window.tensorView()->selectionModel()->select(
+                row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         }
         QTimer::singleShot(300, &window, [&window, out] {
             if (!window.grab().save(out)) {
@@ -81,10 +84,11 @@ int takeScreenshot(ui::MainWindow& window, const QString& model, const QString& 
         grab();
     } else {
         QObject::connect(&window, &ui::MainWindow::modelOpened, &window, grab);
-        QObject::connect(&window, &ui::MainWindow::openFailed, &window, [](const QString&, const QString& error) {
-            std::fprintf(stderr, "onnx-repack-gui: %s\n", qPrintable(error));
-            QApplication::exit(1);
-        });
+        QObject::connect(&window, &ui::MainWindow::openFailed, &window,
+            [](const QString&, const QString& error) {
+                std::fprintf(stderr, "onnx-repack-gui: %s\n", qPrintable(error));
+                QApplication::exit(1);
+            });
         window.openFile(model, true);
     }
     return QApplication::exec();
@@ -95,15 +99,15 @@ int takeScreenshot(ui::MainWindow& window, const QString& model, const QString& 
 int main(int argc, char** argv)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("See and repack where the tensors of ONNX models are stored."));
+    parser.setApplicationDescription(
+        QStringLiteral("See and repack where the tensors of ONNX models are stored."));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Render the window to a PNG file and exit."),
-                                        QStringLiteral("OUT.png"));
+        QStringLiteral("Render the window to a PNG file and exit."), QStringLiteral("OUT.png"));
     parser.addOption(screenshot);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("ONNX models to open."),
-                                 QStringLiteral("[MODEL...]"));
+        QStringLiteral("[MODEL...]"));
     // Parsed before any QApplication exists: without a display, creating one would abort.
     if (!parser.parse(arguments(argc, argv))) {
         std::fprintf(stderr, "onnx-repack-gui: %s\n", qPrintable(parser.errorText()));
@@ -131,8 +135,10 @@ int main(int argc, char** argv)
             return 2;
         }
         const QByteArray model = QFile::encodeName(models.constFirst());
-        std::printf("onnx-repack-gui: no display available (neither DISPLAY nor WAYLAND_DISPLAY is set); "
-                    "printing `onnx-repack inspect %s` instead\n", model.constData());
+        std::printf(
+            "onnx-repack-gui: no display available (neither DISPLAY nor WAYLAND_DISPLAY is set); "
+            "printing `onnx-repack inspect %s` instead\n",
+            model.constData());
         std::fflush(stdout);
         return repack::cli::inspect(model.constData(), false, std::cout, std::cerr);
     }
@@ -147,7 +153,8 @@ int main(int argc, char** argv)
 
     if (parser.isSet(screenshot)) {
         ui::MainWindow window;
-        return takeScreenshot(window, models.isEmpty() ? QString() : models.constFirst(), parser.value(screenshot));
+        return takeScreenshot(
+            window, models.isEmpty() ? QString() : models.constFirst(), parser.value(screenshot));
     }
 
     auto* first = new ui::MainWindow;

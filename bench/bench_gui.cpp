@@ -42,7 +42,8 @@ constexpr int kTimeoutMs = 600000;
 // after that paint event, so the paint and the backing store flush are included.
 class PaintProbe : public QObject {
 public:
-    PaintProbe(QWidget* target, bool wholeWindow, std::function<bool()> ready = [] { return true; })
+    PaintProbe(
+        QWidget* target, bool wholeWindow, std::function<bool()> ready = [] { return true; })
         : m_target(target)
         , m_wholeWindow(wholeWindow)
         , m_ready(std::move(ready))
@@ -113,7 +114,8 @@ double stealMs()
     if (!stat.open(QIODevice::ReadOnly))
         return 0;
     const QList<QByteArray> fields = stat.readLine().simplified().split(' ');
-    return fields.size() > 8 ? fields[8].toDouble() * 10 : 0; // "cpu user nice system idle iowait irq softirq steal"
+    return fields.size() > 8 ? fields[8].toDouble() * 10
+                             : 0; // "cpu user nice system idle iowait irq softirq steal"
 }
 
 double median(std::vector<double> values)
@@ -148,13 +150,13 @@ bool measure(const QString& model, bool save, int sortColumn, Run& run)
     windowPaint.start(clock);
     tablePaint.start(clock);
     QObject::connect(window.get(), &ui::MainWindow::modelOpened, window.get(),
-                     [&] { expectedRows = window->tensorModel()->rowCount(); });
+        [&] { expectedRows = window->tensorModel()->rowCount(); });
     window->show();
     window->openFile(model, true);
     if (!spinUntil([&] { return tablePaint.at() >= 0 || !window->lastError().isEmpty(); })
         || !window->lastError().isEmpty()) {
         std::fprintf(stderr, "repack-bench-gui: cannot open %s: %s\n", qPrintable(model),
-                     qPrintable(window->lastError()));
+            qPrintable(window->lastError()));
         return false;
     }
     run.windowPainted = double(windowPaint.at());
@@ -177,7 +179,8 @@ bool measure(const QString& model, bool save, int sortColumn, Run& run)
     // A 10 ms timer on the GUI thread: a gap between its ticks much longer than that is time
     // the event loop did not run.
     QElapsedTimer tick;
-    double longest = 0, longestAt = 0, longestCpu = 0, longestSteal = 0, lastCpu = threadCpuMs(), lastSteal = stealMs();
+    double longest = 0, longestAt = 0, longestCpu = 0, longestSteal = 0, lastCpu = threadCpuMs(),
+           lastSteal = stealMs();
     QTimer ticker;
     ticker.setTimerType(Qt::PreciseTimer);
     ticker.setInterval(10);
@@ -205,9 +208,8 @@ bool measure(const QString& model, bool save, int sortColumn, Run& run)
     QTimer repaint;
     QObject::connect(&repaint, &QTimer::timeout, window.get(), [&] { window->update(); });
     bool finished = false;
-    QObject::connect(window->saveJob(), &ui::SaveJob::finished, window.get(), [&](const ui::SaveOutcome& outcome) {
-        run.bytesWritten = outcome.report.bytesWritten;
-    });
+    QObject::connect(window->saveJob(), &ui::SaveJob::finished, window.get(),
+        [&](const ui::SaveOutcome& outcome) { run.bytesWritten = outcome.report.bytesWritten; });
     PaintProbe refreshed(table->viewport(), false, [&] { return finished; });
     QObject::connect(window.get(), &ui::MainWindow::saveFinished, window.get(), [&](bool ok) {
         finished = true;
@@ -244,15 +246,16 @@ int main(int argc, char** argv)
     QApplication::setOrganizationName(QStringLiteral("onnx-repack-bench"));
     QStandardPaths::setTestModeEnabled(true); // leave the user's settings alone
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Time opening, sorting and saving in the window."));
+    parser.setApplicationDescription(
+        QStringLiteral("Time opening, sorting and saving in the window."));
     parser.addHelpOption();
-    const QCommandLineOption runsOption(QStringLiteral("runs"), QStringLiteral("Runs (median reported)."),
-                                        QStringLiteral("N"), QStringLiteral("3"));
+    const QCommandLineOption runsOption(QStringLiteral("runs"),
+        QStringLiteral("Runs (median reported)."), QStringLiteral("N"), QStringLiteral("3"));
     const QCommandLineOption saveOption(QStringLiteral("save"),
-                                        QStringLiteral("Also save MODEL in place and time the GUI thread's longest stall."));
+        QStringLiteral("Also save MODEL in place and time the GUI thread's longest stall."));
     const QCommandLineOption sortOption(QStringLiteral("sort-column"),
-                                        QStringLiteral("Column to time sorting by (default 5, Size)."),
-                                        QStringLiteral("N"), QString::number(ui::TensorTableModel::Size));
+        QStringLiteral("Column to time sorting by (default 5, Size)."), QStringLiteral("N"),
+        QString::number(ui::TensorTableModel::Size));
     parser.addOptions({runsOption, saveOption, sortOption});
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("The .onnx file."));
     parser.process(app);
@@ -269,14 +272,18 @@ int main(int argc, char** argv)
         Run run;
         if (!measure(model, save, sortColumn, run))
             return 1;
-        std::printf("run %d: window painted %.0f ms, table painted %.0f ms, sort desc %.0f ms, asc %.0f ms",
-                    i + 1, run.windowPainted, run.tablePainted, run.sortDesc, run.sortAsc);
+        std::printf(
+            "run %d: window painted %.0f ms, table painted %.0f ms, sort desc %.0f ms, asc %.0f ms",
+            i + 1, run.windowPainted, run.tablePainted, run.sortDesc, run.sortAsc);
         if (save)
-            std::printf(", save + refresh %.0f ms (%s written), longest GUI gap %.1f ms ending at %.0f ms "
-                        "(GUI thread CPU in it %.0f ms, VM steal %.0f ms; save finished at %.0f ms); gaps > 50 ms: %s",
-                        run.saveMs, qPrintable(ui::formatBytes(run.bytesWritten)), run.saveGap, run.gapAt,
-                        run.gapCpu, run.gapSteal, run.finishedAt,
-                        run.longGaps.isEmpty() ? "none" : qPrintable(run.longGaps.join(QStringLiteral(", "))));
+            std::printf(
+                ", save + refresh %.0f ms (%s written), longest GUI gap %.1f ms ending at %.0f ms "
+                "(GUI thread CPU in it %.0f ms, VM steal %.0f ms; save finished at %.0f ms); gaps "
+                "> 50 ms: %s",
+                run.saveMs, qPrintable(ui::formatBytes(run.bytesWritten)), run.saveGap, run.gapAt,
+                run.gapCpu, run.gapSteal, run.finishedAt,
+                run.longGaps.isEmpty() ? "none"
+                                       : qPrintable(run.longGaps.join(QStringLiteral(", "))));
         std::printf("\n");
         std::fflush(stdout);
         all.push_back(run);
@@ -287,13 +294,15 @@ int main(int argc, char** argv)
             values.push_back(run.*field);
         return median(values);
     };
-    std::printf("median of %d: window painted %.0f ms, table painted %.0f ms, sort desc %.0f ms, asc %.0f ms",
-                runs, med(&Run::windowPainted), med(&Run::tablePainted), med(&Run::sortDesc), med(&Run::sortAsc));
+    std::printf("median of %d: window painted %.0f ms, table painted %.0f ms, sort desc %.0f ms, "
+                "asc %.0f ms",
+        runs, med(&Run::windowPainted), med(&Run::tablePainted), med(&Run::sortDesc),
+        med(&Run::sortAsc));
     if (save)
         std::printf(", longest GUI gap during save %.1f ms (max %.1f)", med(&Run::saveGap),
-                    std::max_element(all.begin(), all.end(), [](const Run& a, const Run& b) {
-                        return a.saveGap < b.saveGap;
-                    })->saveGap);
+            std::max_element(all.begin(), all.end(), [](const Run& a, const Run& b) {
+                return a.saveGap < b.saveGap;
+            })->saveGap);
     std::printf("\n");
     return 0;
 }

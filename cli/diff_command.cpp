@@ -17,17 +17,14 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr DiffStatus kStatuses[] = {DiffStatus::Added, DiffStatus::Removed, DiffStatus::Moved,
-                                    DiffStatus::StorageChanged, DiffStatus::ContentChanged,
-                                    DiffStatus::Unchanged};
+    DiffStatus::StorageChanged, DiffStatus::ContentChanged, DiffStatus::Unchanged};
 
 Json placeJson(const TensorInfo& t)
 {
     if (!t.isExternal())
         return Json{{"storage", "inline"}};
-    return Json{{"storage", "external"},
-                {"location", t.external.location},
-                {"offset", t.external.offset},
-                {"length", t.external.length.value_or(t.byteSize())}};
+    return Json{{"storage", "external"}, {"location", t.external.location},
+        {"offset", t.external.offset}, {"length", t.external.length.value_or(t.byteSize())}};
 }
 
 std::string placeText(const TensorInfo& t)

@@ -36,8 +36,8 @@ void printText(const Model& model, std::ostream& out)
         out << ", " << proto.producer_name() << ' ' << proto.producer_version();
     out << ")\n\n";
 
-    TextTable table({"NAME", "SCOPE", "KIND", "DTYPE", "SHAPE", "SIZE", "STORAGE", "OFFSET",
-                     "LENGTH"});
+    TextTable table(
+        {"NAME", "SCOPE", "KIND", "DTYPE", "SHAPE", "SIZE", "STORAGE", "OFFSET", "LENGTH"});
     uint64_t inlineBytes = 0, externalBytes = 0;
     size_t inlineCount = 0, externalCount = 0;
     for (const auto& t : model.tensors()) {
@@ -47,20 +47,20 @@ void printText(const Model& model, std::ostream& out)
             ++externalCount;
             externalBytes += t.byteSize();
             table.addRow({t.name, t.scope, std::string(kindName(t.kind)),
-                          type ? std::string(*type) : "?", formatShape(t.shape), size,
-                          t.external.location, std::to_string(t.external.offset),
-                          std::to_string(t.external.length.value_or(t.byteSize()))});
+                type ? std::string(*type) : "?", formatShape(t.shape), size, t.external.location,
+                std::to_string(t.external.offset),
+                std::to_string(t.external.length.value_or(t.byteSize()))});
         } else {
             ++inlineCount;
             inlineBytes += t.byteSize();
             table.addRow({t.name, t.scope, std::string(kindName(t.kind)),
-                          type ? std::string(*type) : "?", formatShape(t.shape), size,
-                          "inline", "", ""});
+                type ? std::string(*type) : "?", formatShape(t.shape), size, "inline", "", ""});
         }
     }
     table.print(out, {5, 7, 8});
 
-    out << "\n" << model.tensors().size() << " tensors: " << inlineCount << " inline ("
+    out << "\n"
+        << model.tensors().size() << " tensors: " << inlineCount << " inline ("
         << formatBytes(inlineBytes) << "), " << externalCount << " external ("
         << formatBytes(externalBytes) << ")\n";
     out << "protobuf " << formatBytes(model.fileBytes()) << " of the 2 GiB limit ("

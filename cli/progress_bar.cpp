@@ -14,8 +14,8 @@ void ProgressBar::update(const Progress& progress)
         return;
     m_lastDraw = now;
     m_drawn = true;
-    const double fraction =
-        progress.bytesTotal ? static_cast<double>(progress.bytesDone) / progress.bytesTotal : 1.0;
+    const double fraction
+        = progress.bytesTotal ? static_cast<double>(progress.bytesDone) / progress.bytesTotal : 1.0;
     const double seconds = std::chrono::duration<double>(now - m_start).count();
     const double rate = seconds > 0 ? progress.bytesDone / seconds : 0;
     const double eta = rate > 0 ? (progress.bytesTotal - progress.bytesDone) / rate : 0;
@@ -25,9 +25,9 @@ void ProgressBar::update(const Progress& progress)
     bar.append(static_cast<size_t>(kWidth - filled), '.');
     std::string tensor(progress.tensor.substr(0, 32));
     std::fprintf(stderr, "\r[%s] %3.0f%%  %s / %s  %s/s  ETA %.0fs  %-32s", bar.c_str(),
-                 fraction * 100, formatBytes(progress.bytesDone).c_str(),
-                 formatBytes(progress.bytesTotal).c_str(),
-                 formatBytes(static_cast<uint64_t>(rate)).c_str(), eta, tensor.c_str());
+        fraction * 100, formatBytes(progress.bytesDone).c_str(),
+        formatBytes(progress.bytesTotal).c_str(), formatBytes(static_cast<uint64_t>(rate)).c_str(),
+        eta, tensor.c_str());
     std::fflush(stderr);
 }
 

@@ -88,24 +88,25 @@ Command addRepack(CLI::App& app)
     auto* sub = app.add_subcommand("repack", "Rewrite where tensors live, safely");
     auto args = std::make_shared<RepackArgs>();
     sub->add_option("IN", args->input, "The model to read")->required();
-    sub->add_option("-o,--output", args->output, "The model to write (may equal IN)")
-        ->required();
-    sub->add_option("--data", args->data, "Data file name, relative to OUT's folder "
-                                          "(default: OUT's name + .data)");
-    sub->add_option("--threshold", args->threshold,
-                    "Tensors of at least SIZE go external (default 1024)");
-    sub->add_option("--align", args->align, "Offset alignment of large tensors, 0 = dense "
-                                            "(default 4096)");
+    sub->add_option("-o,--output", args->output, "The model to write (may equal IN)")->required();
+    sub->add_option("--data", args->data,
+        "Data file name, relative to OUT's folder "
+        "(default: OUT's name + .data)");
+    sub->add_option(
+        "--threshold", args->threshold, "Tensors of at least SIZE go external (default 1024)");
+    sub->add_option("--align", args->align,
+        "Offset alignment of large tensors, 0 = dense "
+        "(default 4096)");
     sub->add_option("--align-threshold", args->alignThreshold,
-                    "Tensors of at least SIZE are aligned (default 1MiB)");
+        "Tensors of at least SIZE are aligned (default 1MiB)");
     sub->add_option("--order", args->order, "Data file order: declaration or size")
         ->check(CLI::IsMember({"declaration", "size"}));
     sub->add_flag("--no-attributes", args->noAttributes, "Keep attribute tensors inline");
     sub->add_flag("--inline", args->allInline, "Bring every tensor inline");
     sub->add_option("--shard-size", args->shardSize, "Maximum bytes per data file (0 = one file)");
     sub->add_flag("--checksum", args->checksum, "Write a SHA-1 checksum per external tensor");
-    sub->add_flag("--force", args->force,
-                  "Overwrite an existing data file that the model does not use");
+    sub->add_flag(
+        "--force", args->force, "Overwrite an existing data file that the model does not use");
     sub->add_flag("--progress", args->progress, "Draw a progress bar on stderr");
     return {sub, [args] { return repack(*args); }};
 }

@@ -17,8 +17,8 @@ void TextTable::print(std::ostream& out, const std::vector<size_t>& rightAligned
         std::string line;
         for (size_t c = 0; c < row.size(); ++c) {
             const size_t pad = widths[c] - row[c].size();
-            const bool right = std::find(rightAligned.begin(), rightAligned.end(), c) !=
-                               rightAligned.end();
+            const bool right
+                = std::find(rightAligned.begin(), rightAligned.end(), c) != rightAligned.end();
             if (c)
                 line += "  ";
             if (right)

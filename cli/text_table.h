@@ -9,7 +9,10 @@ namespace repack::cli {
 
 class TextTable {
 public:
-    explicit TextTable(std::vector<std::string> header) : m_rows{std::move(header)} {}
+    explicit TextTable(std::vector<std::string> header)
+        : m_rows{std::move(header)}
+    {
+    }
     void addRow(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
     // Columns listed in `rightAligned` (numbers) are padded on the left.
     void print(std::ostream& out, const std::vector<size_t>& rightAligned = {}) const;

@@ -23,9 +23,8 @@ int verifyModel(const std::string& path, bool json)
         return Failed;
     }
     const std::vector<Problem> problems = verify(**model);
-    const bool failed = std::any_of(problems.begin(), problems.end(), [](const Problem& p) {
-        return p.severity == Severity::Error;
-    });
+    const bool failed = std::any_of(problems.begin(), problems.end(),
+        [](const Problem& p) { return p.severity == Severity::Error; });
     if (json) {
         std::cout << verifyJson(**model, problems).dump(2) << '\n';
     } else {

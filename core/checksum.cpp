@@ -9,7 +9,8 @@ struct Sha1::Context {
     ~Context() { EVP_MD_CTX_free(ctx); }
 };
 
-Sha1::Sha1() : m_context(std::make_unique<Context>())
+Sha1::Sha1()
+    : m_context(std::make_unique<Context>())
 {
     EVP_DigestInit_ex(m_context->ctx, EVP_sha1(), nullptr);
 }

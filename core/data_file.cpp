@@ -14,22 +14,23 @@ namespace {
 FileIdentity identityOf(const struct stat& st)
 {
     return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
-            static_cast<uint64_t>(st.st_size),
-            static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+        static_cast<uint64_t>(st.st_size),
+        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
 }
 
 } // namespace
 
 Result<FileIdentity> identityOf(int fd)
 {
-    struct stat st {};
+    struct stat st { };
     if (::fstat(fd, &st) != 0)
         return Error{std::string("cannot stat file descriptor: ") + std::strerror(errno)};
     return identityOf(st);
 }
 
 DataFile::DataFile(std::filesystem::path path, FileIdentity expected)
-    : m_path(std::move(path)), m_identity(expected)
+    : m_path(std::move(path))
+    , m_identity(expected)
 {
 }
 
@@ -48,8 +49,9 @@ Status DataFile::mapLocked()
     if (!identity)
         return identity.error();
     if (!(*identity == m_identity))
-        return Error{m_path.string() + ": invalidated: the file was replaced or changed since "
-                                       "the model was opened"};
+        return Error{m_path.string()
+            + ": invalidated: the file was replaced or changed since "
+              "the model was opened"};
     m_size = identity->size;
     if (m_size > 0) {
         void* base = ::mmap(nullptr, m_size, PROT_READ, MAP_SHARED, fd->get(), 0);
@@ -74,9 +76,9 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
         return s.error();
     }
     if (offset > m_size || length > m_size - offset)
-        return Error{m_path.string() + ": range " + std::to_string(offset) + "+" +
-                     std::to_string(length) + " lies past the end of the file (" +
-                     std::to_string(m_size) + " bytes)"};
+        return Error{m_path.string() + ": range " + std::to_string(offset) + "+"
+            + std::to_string(length) + " lies past the end of the file (" + std::to_string(m_size)
+            + " bytes)"};
     const auto* base = static_cast<const std::byte*>(m_base);
     return std::span<const std::byte>(base ? base + offset : nullptr, length);
 }
@@ -85,12 +87,12 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
 // Model, or another program): one stat per read keeps those bytes from being served as current.
 Status DataFile::checkStillCurrent() const
 {
-    struct stat st {};
-    if (::stat(m_path.c_str(), &st) != 0 ||
-        static_cast<uint64_t>(st.st_ino) != m_identity.inode ||
-        static_cast<uint64_t>(st.st_dev) != m_identity.device)
-        return Error{m_path.string() + ": invalidated: the file was replaced since the model "
-                                       "was opened"};
+    struct stat st { };
+    if (::stat(m_path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_ino) != m_identity.inode
+        || static_cast<uint64_t>(st.st_dev) != m_identity.device)
+        return Error{m_path.string()
+            + ": invalidated: the file was replaced since the model "
+              "was opened"};
     return {};
 }
 

@@ -21,7 +21,9 @@ constexpr uint64_t kWritebackLag = 128u << 20;
 } // namespace
 
 DataWriter::DataWriter(const Model& model, const SavePlan& plan, const SaveOptions& options)
-    : m_model(model), m_plan(plan), m_options(options)
+    : m_model(model)
+    , m_plan(plan)
+    , m_options(options)
 {
     m_progress.bytesTotal = plan.externalBytes;
     const auto& tensors = model.tensors();
@@ -49,14 +51,13 @@ void DataWriter::startWriteback(int targetFd, uint64_t end)
     if (end < m_writebackStart + kWritebackChunk)
         return;
     ::sync_file_range(targetFd, static_cast<off_t>(m_writebackStart),
-                      static_cast<off_t>(end - m_writebackStart), SYNC_FILE_RANGE_WRITE);
+        static_cast<off_t>(end - m_writebackStart), SYNC_FILE_RANGE_WRITE);
     m_writebackStart = end;
     if (end > m_writebackDone + kWritebackLag) {
         const uint64_t upTo = end - kWritebackLag;
         ::sync_file_range(targetFd, static_cast<off_t>(m_writebackDone),
-                          static_cast<off_t>(upTo - m_writebackDone),
-                          SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-                              SYNC_FILE_RANGE_WAIT_AFTER);
+            static_cast<off_t>(upTo - m_writebackDone),
+            SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
         m_writebackDone = upTo;
     }
 }
@@ -76,14 +77,14 @@ Result<int> DataWriter::sourceFd(size_t tensor)
     auto size = it->second.size();
     const uint64_t end = t.external.offset + t.byteSize();
     if (!size || *size < end)
-        return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string() +
-                     " now ends before byte " + std::to_string(end) +
-                     " (it changed since the model was opened)"};
+        return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string()
+            + " now ends before byte " + std::to_string(end)
+            + " (it changed since the model was opened)"};
     return it->second.get();
 }
 
-Status DataWriter::copyExternal(size_t tensor, int targetFd, uint64_t targetOffset,
-                                const std::filesystem::path& targetPath)
+Status DataWriter::copyExternal(
+    size_t tensor, int targetFd, uint64_t targetOffset, const std::filesystem::path& targetPath)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
     auto src = sourceFd(tensor);
@@ -100,19 +101,19 @@ Status DataWriter::copyExternal(size_t tensor, int targetFd, uint64_t targetOffs
             loff_t in = static_cast<loff_t>(t.external.offset + done);
             loff_t out = static_cast<loff_t>(targetOffset + done);
             ssize_t n = ::copy_file_range(*src, &in, targetFd, &out, chunk, 0);
-            if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL ||
-                          errno == EOPNOTSUPP)) {
+            if (n < 0
+                && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
                 kernelCopy = false; // fall back to reading and writing through the buffer
                 continue;
             }
             if (n < 0 && errno == EINTR)
                 continue;
             if (n < 0)
-                return Error{systemMessage("cannot copy " + t.qualifiedName() + " into",
-                                           targetPath)};
+                return Error{
+                    systemMessage("cannot copy " + t.qualifiedName() + " into", targetPath)};
             if (n == 0)
-                return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string() +
-                             " ended while copying (truncated underneath?)"};
+                return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string()
+                    + " ended while copying (truncated underneath?)"};
             done += static_cast<uint64_t>(n);
             startWriteback(targetFd, targetOffset + done);
             if (Status s = advance(tensor, static_cast<uint64_t>(n)); !s)
@@ -140,17 +141,17 @@ Status DataWriter::copyExternal(size_t tensor, int targetFd, uint64_t targetOffs
     return {};
 }
 
-Status DataWriter::writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
-                               const std::filesystem::path& targetPath)
+Status DataWriter::writeInline(
+    size_t tensor, int targetFd, uint64_t targetOffset, const std::filesystem::path& targetPath)
 {
     auto bytes = m_model.read(tensor);
     if (!bytes)
         return bytes.error();
     const auto view = bytes->bytes();
     if (view.size() != m_plan.tensors[tensor].length)
-        return Error{m_model.tensors()[tensor].qualifiedName() + ": holds " +
-                     std::to_string(view.size()) + " bytes, dtype x shape needs " +
-                     std::to_string(m_plan.tensors[tensor].length)};
+        return Error{m_model.tensors()[tensor].qualifiedName() + ": holds "
+            + std::to_string(view.size()) + " bytes, dtype x shape needs "
+            + std::to_string(m_plan.tensors[tensor].length)};
     if (Status s = pwriteAll(targetFd, view, targetOffset, targetPath); !s)
         return s;
     startWriteback(targetFd, targetOffset + view.size());
@@ -166,8 +167,8 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
     for (size_t tensor : m_plan.fileOrder[file]) {
         const uint64_t offset = m_plan.tensors[tensor].offset;
         Status s = m_model.tensors()[tensor].isExternal()
-                       ? copyExternal(tensor, targetFd, offset, targetPath)
-                       : writeInline(tensor, targetFd, offset, targetPath);
+            ? copyExternal(tensor, targetFd, offset, targetPath)
+            : writeInline(tensor, targetFd, offset, targetPath);
         if (!s)
             return s;
     }

@@ -36,9 +36,9 @@ public:
 private:
     Result<int> sourceFd(size_t tensor);
     Status copyExternal(size_t tensor, int targetFd, uint64_t targetOffset,
-                        const std::filesystem::path& targetPath);
+        const std::filesystem::path& targetPath);
     Status writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
-                       const std::filesystem::path& targetPath);
+        const std::filesystem::path& targetPath);
     Status advance(size_t tensor, uint64_t bytes);
     void startWriteback(int targetFd, uint64_t end);
 
@@ -50,7 +50,7 @@ private:
     std::optional<AlignedBuffer> m_buffer; // allocated on first buffered copy
     Progress m_progress;
     uint64_t m_writebackStart = 0; // of the file being written: bytes before it are on their way
-    uint64_t m_writebackDone = 0;  // bytes before it are on disk
+    uint64_t m_writebackDone = 0; // bytes before it are on disk
 };
 
 } // namespace repack

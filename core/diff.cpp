@@ -23,8 +23,8 @@ Result<bool> sameContent(const Model& a, size_t ia, const Model& b, size_t ib)
         return bb.error();
     const auto va = ba->bytes();
     const auto vb = bb->bytes();
-    return va.size() == vb.size() &&
-           (va.empty() || std::memcmp(va.data(), vb.data(), va.size()) == 0);
+    return va.size() == vb.size()
+        && (va.empty() || std::memcmp(va.data(), vb.data(), va.size()) == 0);
 }
 
 bool sameExternalPlace(const TensorInfo& a, const TensorInfo& b)
@@ -67,19 +67,25 @@ Result<std::vector<DiffEntry>> diffModels(const Model& a, const Model& b)
     for (size_t j = 0; j < b.tensors().size(); ++j)
         if (!matched[j])
             out.push_back({DiffStatus::Added, b.tensors()[j].scope, b.tensors()[j].name, -1,
-                           static_cast<int>(j)});
+                static_cast<int>(j)});
     return out;
 }
 
 std::string_view diffStatusName(DiffStatus status)
 {
     switch (status) {
-    case DiffStatus::Added: return "added";
-    case DiffStatus::Removed: return "removed";
-    case DiffStatus::Moved: return "moved";
-    case DiffStatus::StorageChanged: return "storage_changed";
-    case DiffStatus::ContentChanged: return "content_changed";
-    case DiffStatus::Unchanged: return "unchanged";
+    case DiffStatus::Added:
+        return "added";
+    case DiffStatus::Removed:
+        return "removed";
+    case DiffStatus::Moved:
+        return "moved";
+    case DiffStatus::StorageChanged:
+        return "storage_changed";
+    case DiffStatus::ContentChanged:
+        return "content_changed";
+    case DiffStatus::Unchanged:
+        return "unchanged";
     }
     return "unchanged";
 }

@@ -14,8 +14,8 @@ namespace repack {
 namespace {
 
 // Writes the plan's data files under `baseDir`, points the model at them and swaps them in.
-Status rewriteData(Model& model, const SavePlan& plan, const fs::path& baseDir,
-                   const SaveOptions& options)
+Status rewriteData(
+    Model& model, const SavePlan& plan, const fs::path& baseDir, const SaveOptions& options)
 {
     TempCleanup cleanup;
     DataWriter writer(model, plan, options);
@@ -87,7 +87,7 @@ Status loadToModel(Model& model, const SaveOptions& options)
 }
 
 Status unloadFromModel(Model& model, const fs::path& baseDir, const std::string& relativePath,
-                       uint64_t thresholdBytes, const SaveOptions& options)
+    uint64_t thresholdBytes, const SaveOptions& options)
 {
     SaveOptions unload = options;
     unload.dataFile = relativePath;

@@ -29,8 +29,7 @@ Status loadToModel(Model& model, const SaveOptions& options = {});
 // model at it (base directory `baseDir`); smaller external tensors come back inline. The .onnx
 // file itself is not written: that is save()'s job.
 Status unloadFromModel(Model& model, const std::filesystem::path& baseDir,
-                       const std::string& relativePath, uint64_t thresholdBytes,
-                       const SaveOptions& options = {});
+    const std::string& relativePath, uint64_t thresholdBytes, const SaveOptions& options = {});
 
 // Writes `tensors` (inline, or external relative to `baseDir`) into one data file
 // `baseDir/relativePath`, returning tensors that refer to it, in input order.

@@ -14,10 +14,10 @@ namespace repack {
 namespace {
 
 void report(std::vector<Problem>& problems, const TensorInfo& info, std::string_view code,
-            std::string message, Severity severity = Severity::Error)
+    std::string message, Severity severity = Severity::Error)
 {
     problems.push_back({severity, info.qualifiedName(), std::string(code),
-                        info.qualifiedName() + ": " + std::move(message)});
+        info.qualifiedName() + ": " + std::move(message)});
 }
 
 // Strict non-negative decimal: no sign, no spaces, no trailing characters.
@@ -60,7 +60,7 @@ void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems)
             auto parsed = parseUnsigned(value);
             if (!parsed) {
                 report(problems, info, key == "offset" ? code::BadOffset : code::BadLength,
-                       key + " '" + value + "' is not a non-negative integer");
+                    key + " '" + value + "' is not a non-negative integer");
                 continue;
             }
             if (key == "offset")
@@ -71,25 +71,25 @@ void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems)
             ref.checksum = value;
         } else if (key != "basepath") {
             report(problems, info, code::UnknownKey,
-                   "unknown external_data key '" + key + "' is ignored", Severity::Warning);
+                "unknown external_data key '" + key + "' is ignored", Severity::Warning);
         }
     }
     if (!hasLocation)
         report(problems, info, code::MissingLocation,
-               "data_location is EXTERNAL but no 'location' key is given");
+            "data_location is EXTERNAL but no 'location' key is given");
     if (info.dataType == 8)
         report(problems, info, code::ExternalString,
-               "STRING tensors cannot be stored as external data");
-    const bool hasData = t.has_raw_data() || t.float_data_size() || t.int32_data_size() ||
-                         t.int64_data_size() || t.double_data_size() || t.uint64_data_size() ||
-                         t.string_data_size();
+            "STRING tensors cannot be stored as external data");
+    const bool hasData = t.has_raw_data() || t.float_data_size() || t.int32_data_size()
+        || t.int64_data_size() || t.double_data_size() || t.uint64_data_size()
+        || t.string_data_size();
     if (hasData)
         report(problems, info, code::ExternalWithData,
-               "data_location is EXTERNAL but the tensor also holds inline data");
+            "data_location is EXTERNAL but the tensor also holds inline data");
     if (ref.length && info.bytes && *ref.length != *info.bytes)
         report(problems, info, code::LengthMismatch,
-               "length " + std::to_string(*ref.length) + " disagrees with dtype x shape (" +
-                   std::to_string(*info.bytes) + " bytes)");
+            "length " + std::to_string(*ref.length) + " disagrees with dtype x shape ("
+                + std::to_string(*info.bytes) + " bytes)");
 }
 
 LocationResolver::LocationResolver(const fs::path& baseDir)
@@ -101,8 +101,8 @@ LocationResolver::LocationResolver(const fs::path& baseDir)
         m_realBase.clear();
 }
 
-Result<ResolvedLocation> LocationResolver::resolve(const std::string& location,
-                                                   std::string_view* problemCode)
+Result<ResolvedLocation> LocationResolver::resolve(
+    const std::string& location, std::string_view* problemCode)
 {
     auto it = m_cache.find(location);
     if (it == m_cache.end())
@@ -120,23 +120,22 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
     if (location.empty())
         return fail(code::EmptyLocation, "location is empty");
     if (location == kOrtMemoryMarker)
-        return fail(code::MemoryAddress,
-                    "location is ONNX Runtime's in-memory marker, not a file");
+        return fail(code::MemoryAddress, "location is ONNX Runtime's in-memory marker, not a file");
     const fs::path rel(location);
-    if (rel.is_absolute() || location.front() == '\\' ||
-        (location.size() > 1 && location[1] == ':'))
+    if (rel.is_absolute() || location.front() == '\\'
+        || (location.size() > 1 && location[1] == ':'))
         return fail(code::AbsoluteLocation, "location '" + location + "' is an absolute path");
     const fs::path normal = rel.lexically_normal();
     if (!normal.empty() && *normal.begin() == "..")
-        return fail(code::LocationEscapes,
-                    "location '" + location + "' escapes the model directory");
+        return fail(
+            code::LocationEscapes, "location '" + location + "' escapes the model directory");
     for (const auto& part : normal)
         if (part == "..")
-            return fail(code::LocationEscapes,
-                        "location '" + location + "' escapes the model directory");
+            return fail(
+                code::LocationEscapes, "location '" + location + "' escapes the model directory");
 
     const fs::path full = (m_logicalBase / normal).lexically_normal();
-    struct stat lst {};
+    struct stat lst { };
     if (::lstat(full.c_str(), &lst) != 0)
         return fail(code::MissingFile, "data file " + full.string() + " does not exist");
 
@@ -144,27 +143,25 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
     const fs::path real = fs::canonical(full, ec);
     if (ec)
         return fail(code::MissingFile,
-                    "data file " + full.string() + " cannot be resolved: " + ec.message());
+            "data file " + full.string() + " cannot be resolved: " + ec.message());
     if (!isUnder(real, m_logicalBase) && (m_realBase.empty() || !isUnder(real, m_realBase)))
-        return fail(code::SymlinkEscapes, "data file " + full.string() + " resolves to " +
-                                              real.string() + ", outside the model directory");
-    struct stat st {};
+        return fail(code::SymlinkEscapes,
+            "data file " + full.string() + " resolves to " + real.string()
+                + ", outside the model directory");
+    struct stat st { };
     if (::stat(real.c_str(), &st) != 0)
         return fail(code::MissingFile, "data file " + full.string() + " does not exist");
     if (!S_ISREG(st.st_mode))
         return fail(code::NotRegularFile, "data file " + full.string() + " is not a regular file");
-    const FileIdentity identity{static_cast<uint64_t>(st.st_dev),
-                                static_cast<uint64_t>(st.st_ino),
-                                static_cast<uint64_t>(st.st_size),
-                                static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 +
-                                    st.st_mtim.tv_nsec};
+    const FileIdentity identity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+        static_cast<uint64_t>(st.st_size),
+        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
     return Outcome{ResolvedLocation{full, identity.size, identity}, {}};
 }
 
 void resolveExternal(TensorInfo& info, LocationResolver& resolver,
-                     const std::function<std::shared_ptr<DataFile>(
-                         const fs::path&, const FileIdentity&)>& openFile,
-                     std::vector<Problem>& problems)
+    const std::function<std::shared_ptr<DataFile>(const fs::path&, const FileIdentity&)>& openFile,
+    std::vector<Problem>& problems)
 {
     ExternalRef& ref = info.external;
     ref.file.reset();
@@ -193,14 +190,14 @@ void resolveExternal(TensorInfo& info, LocationResolver& resolver,
         });
         if (!reported)
             report(problems, info, code::BadLength,
-                   "no 'length' key and the tensor's byte size is unknown");
+                "no 'length' key and the tensor's byte size is unknown");
         return;
     }
     if (ref.offset > fileSize || (span && *span > fileSize - ref.offset)) {
         report(problems, info, code::OutOfRange,
-               "bytes " + std::to_string(ref.offset) + "+" + std::to_string(span.value_or(0)) +
-                   " lie past the end of " + ref.resolvedPath.string() + " (" +
-                   std::to_string(fileSize) + " bytes)");
+            "bytes " + std::to_string(ref.offset) + "+" + std::to_string(span.value_or(0))
+                + " lie past the end of " + ref.resolvedPath.string() + " ("
+                + std::to_string(fileSize) + " bytes)");
         return;
     }
     ref.file = openFile(ref.resolvedPath, resolved->identity);

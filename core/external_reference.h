@@ -55,8 +55,8 @@ private:
 // Resolves info.external with `resolver`, checks the byte range against the file and the
 // tensor's size, and attaches the shared DataFile from `openFile` when all is well.
 void resolveExternal(TensorInfo& info, LocationResolver& resolver,
-                     const std::function<std::shared_ptr<DataFile>(
-                         const std::filesystem::path&, const FileIdentity&)>& openFile,
-                     std::vector<Problem>& problems);
+    const std::function<std::shared_ptr<DataFile>(
+        const std::filesystem::path&, const FileIdentity&)>& openFile,
+    std::vector<Problem>& problems);
 
 } // namespace repack

@@ -62,7 +62,7 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors)
     }
     addGap(layout, covered, layout.bytes, false);
     std::sort(layout.regions.begin(), layout.regions.end(),
-              [](const Region& a, const Region& b) { return a.offset < b.offset; });
+        [](const Region& a, const Region& b) { return a.offset < b.offset; });
     layout.regions.insert(layout.regions.end(), overlaps.begin(), overlaps.end());
 }
 
@@ -79,9 +79,9 @@ std::vector<FileLayout> computeLayout(const Model& model)
         auto& [layout, regions] = files[t.external.resolvedPath];
         if (layout.path.empty()) {
             layout.path = t.external.resolvedPath;
-            layout.location =
-                t.external.resolvedPath.lexically_relative(model.baseDir()).generic_string();
-            struct stat st {};
+            layout.location
+                = t.external.resolvedPath.lexically_relative(model.baseDir()).generic_string();
+            struct stat st { };
             if (::stat(layout.path.c_str(), &st) == 0)
                 layout.bytes = static_cast<uint64_t>(st.st_size);
         }
@@ -89,8 +89,8 @@ std::vector<FileLayout> computeLayout(const Model& model)
         const uint64_t offset = t.external.offset;
         if (offset >= layout.bytes)
             continue;
-        const uint64_t length =
-            std::min(t.external.length.value_or(t.byteSize()), layout.bytes - offset);
+        const uint64_t length
+            = std::min(t.external.length.value_or(t.byteSize()), layout.bytes - offset);
         regions.push_back({RegionType::Tensor, offset, length, static_cast<int>(i)});
     }
     std::vector<FileLayout> out;
@@ -100,7 +100,7 @@ std::vector<FileLayout> computeLayout(const Model& model)
         out.push_back(std::move(entry.first));
     }
     std::sort(out.begin(), out.end(),
-              [](const FileLayout& a, const FileLayout& b) { return a.location < b.location; });
+        [](const FileLayout& a, const FileLayout& b) { return a.location < b.location; });
     return out;
 }
 

@@ -22,9 +22,9 @@ struct Region {
 };
 
 struct FileLayout {
-    std::string location;        // relative to the base directory, as models spell it
-    std::filesystem::path path;  // resolved
-    uint64_t bytes = 0;          // file size
+    std::string location; // relative to the base directory, as models spell it
+    std::filesystem::path path; // resolved
+    uint64_t bytes = 0; // file size
     uint64_t referencedBytes = 0;
     uint64_t paddingBytes = 0;
     uint64_t orphanedBytes = 0;

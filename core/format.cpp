@@ -18,8 +18,11 @@ std::string formatBytes(uint64_t bytes)
         ++unit;
     }
     char text[32];
-    std::snprintf(text, sizeof text, value < 10 ? "%.2f %s" : value < 100 ? "%.1f %s" : "%.0f %s",
-                  value, kUnits[unit]);
+    std::snprintf(text, sizeof text,
+        value < 10        ? "%.2f %s"
+            : value < 100 ? "%.1f %s"
+                          : "%.0f %s",
+        value, kUnits[unit]);
     return text;
 }
 
@@ -37,7 +40,8 @@ std::string formatShape(const std::vector<int64_t>& shape)
 std::optional<uint64_t> parseSize(const std::string& text)
 {
     size_t pos = 0;
-    while (pos < text.size() && (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '.'))
+    while (pos < text.size()
+        && (std::isdigit(static_cast<unsigned char>(text[pos])) || text[pos] == '.'))
         ++pos;
     if (pos == 0)
         return std::nullopt;

@@ -39,8 +39,8 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
         google::protobuf::io::CodedInputStream coded(&stream);
         coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
         if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-            return Error{path.string() +
-                         ": not a valid ONNX model (malformed or truncated protobuf)"};
+            return Error{
+                path.string() + ": not a valid ONNX model (malformed or truncated protobuf)"};
         if (stream.GetErrno() != 0)
             return Error{systemMessage("cannot read", path, stream.GetErrno())};
     }
@@ -82,7 +82,7 @@ void Model::setLocation(fs::path path, uint64_t fileBytes)
 bool Model::hasErrors() const
 {
     return std::any_of(m_problems.begin(), m_problems.end(),
-                       [](const Problem& p) { return p.severity == Severity::Error; });
+        [](const Problem& p) { return p.severity == Severity::Error; });
 }
 
 void Model::reindex()
@@ -102,9 +102,10 @@ void Model::reindex()
     }
     if (interrupted)
         m_problems.push_back({Severity::Warning, {}, std::string(code::InterruptedSave),
-                              m_path.string() + ": a save was interrupted after the model was "
-                                                "committed; its data still has temporary names. "
-                                                "Saving the model again gives it final names."});
+            m_path.string()
+                + ": a save was interrupted after the model was "
+                  "committed; its data still has temporary names. "
+                  "Saving the model again gives it final names."});
 
     std::unordered_set<std::string> broken;
     for (const auto& p : m_problems)
@@ -142,13 +143,13 @@ Result<TensorBytes> Model::read(size_t index) const
         return Error{"tensor index " + std::to_string(index) + " out of range"};
     const TensorInfo& info = m_tensors[index];
     if (info.hasError)
-        return Error{info.qualifiedName() + ": cannot be read until its problems are fixed " +
-                     "(see the model's problems)"};
+        return Error{info.qualifiedName() + ": cannot be read until its problems are fixed "
+            + "(see the model's problems)"};
     switch (info.storage) {
     case Storage::External: {
         if (!info.external.file)
-            return Error{info.qualifiedName() + ": external data of '" + info.external.location +
-                         "' is not readable (see the model's problems)"};
+            return Error{info.qualifiedName() + ": external data of '" + info.external.location
+                + "' is not readable (see the model's problems)"};
         const uint64_t length = info.external.length.value_or(info.byteSize());
         auto view = info.external.file->view(info.external.offset, length);
         if (!view)

@@ -22,9 +22,22 @@ namespace repack {
 // model's own raw_data; typed-field tensors are converted into `owned`.
 class TensorBytes {
 public:
-    static TensorBytes view(std::span<const std::byte> bytes) { TensorBytes t; t.m_view = bytes; return t; }
-    static TensorBytes own(std::vector<std::byte> bytes) { TensorBytes t; t.m_owned = std::move(bytes); return t; }
-    std::span<const std::byte> bytes() const { return m_owned.empty() ? m_view : std::span<const std::byte>(m_owned); }
+    static TensorBytes view(std::span<const std::byte> bytes)
+    {
+        TensorBytes t;
+        t.m_view = bytes;
+        return t;
+    }
+    static TensorBytes own(std::vector<std::byte> bytes)
+    {
+        TensorBytes t;
+        t.m_owned = std::move(bytes);
+        return t;
+    }
+    std::span<const std::byte> bytes() const
+    {
+        return m_owned.empty() ? m_view : std::span<const std::byte>(m_owned);
+    }
 
 private:
     std::span<const std::byte> m_view;
@@ -38,8 +51,8 @@ public:
     // are reported as problems and the model still opens.
     static Result<std::unique_ptr<Model>> load(const std::filesystem::path& path);
     // Wraps an in-memory model whose external data resolves against `baseDir`.
-    static std::unique_ptr<Model> fromProto(std::unique_ptr<onnx::ModelProto> proto,
-                                            std::filesystem::path baseDir);
+    static std::unique_ptr<Model> fromProto(
+        std::unique_ptr<onnx::ModelProto> proto, std::filesystem::path baseDir);
     ~Model();
 
     const onnx::ModelProto& proto() const { return *m_proto; }
@@ -68,11 +81,11 @@ public:
 
     // The shared data file for a resolved path (one mapping per file, however many tensors).
     // A file seen with another identity than the cached one gets a new DataFile.
-    std::shared_ptr<DataFile> dataFile(const std::filesystem::path& resolved,
-                                       const FileIdentity& identity);
+    std::shared_ptr<DataFile> dataFile(
+        const std::filesystem::path& resolved, const FileIdentity& identity);
     // Invalidates and forgets every cached data file whose path is in `replaced`.
-    void invalidateDataFiles(const std::vector<std::filesystem::path>& replaced,
-                             const std::string& reason);
+    void invalidateDataFiles(
+        const std::vector<std::filesystem::path>& replaced, const std::string& reason);
 
 private:
     Model() = default;

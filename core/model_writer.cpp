@@ -11,13 +11,13 @@
 
 namespace repack {
 
-Result<uint64_t> writeModel(const onnx::ModelProto& model, int fd,
-                            const std::filesystem::path& path)
+Result<uint64_t> writeModel(
+    const onnx::ModelProto& model, int fd, const std::filesystem::path& path)
 {
     const size_t size = model.ByteSizeLong();
     if (size > static_cast<size_t>(INT_MAX))
-        return Error{path.string() + ": the model would be " + std::to_string(size) +
-                     " bytes, past protobuf's 2 GiB limit; move tensors to external data"};
+        return Error{path.string() + ": the model would be " + std::to_string(size)
+            + " bytes, past protobuf's 2 GiB limit; move tensors to external data"};
     {
         google::protobuf::io::FileOutputStream stream(fd, 1 << 20);
         {

@@ -14,7 +14,7 @@ namespace repack {
 
 // Serializes `model` into `fd` (an empty file at `path`) and syncs it. Returns the byte count.
 // Fails before writing when the model would pass protobuf's 2 GiB limit.
-Result<uint64_t> writeModel(const onnx::ModelProto& model, int fd,
-                            const std::filesystem::path& path);
+Result<uint64_t> writeModel(
+    const onnx::ModelProto& model, int fd, const std::filesystem::path& path);
 
 } // namespace repack

@@ -3,8 +3,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <fcntl.h>
+#include <new>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,7 +60,7 @@ Result<UniqueFd> UniqueFd::openDirectory(const std::filesystem::path& path)
 
 Result<uint64_t> UniqueFd::size() const
 {
-    struct stat st {};
+    struct stat st { };
     if (::fstat(m_fd, &st) != 0)
         return Error{std::string("cannot stat file descriptor: ") + std::strerror(errno)};
     return static_cast<uint64_t>(st.st_size);
@@ -80,21 +80,21 @@ void AlignedBuffer::Free::operator()(std::byte* p) const
     std::free(p);
 }
 
-Status preadExact(int fd, std::span<std::byte> buffer, uint64_t offset,
-                  const std::filesystem::path& path)
+Status preadExact(
+    int fd, std::span<std::byte> buffer, uint64_t offset, const std::filesystem::path& path)
 {
     size_t done = 0;
     while (done < buffer.size()) {
-        ssize_t n = ::pread(fd, buffer.data() + done, buffer.size() - done,
-                            static_cast<off_t>(offset + done));
+        ssize_t n = ::pread(
+            fd, buffer.data() + done, buffer.size() - done, static_cast<off_t>(offset + done));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             return Error{systemMessage("cannot read", path)};
         }
         if (n == 0)
-            return Error{path.string() + ": file ended at byte " + std::to_string(offset + done) +
-                         ", expected data up to byte " + std::to_string(offset + buffer.size())};
+            return Error{path.string() + ": file ended at byte " + std::to_string(offset + done)
+                + ", expected data up to byte " + std::to_string(offset + buffer.size())};
         done += static_cast<size_t>(n);
     }
     return {};
@@ -115,13 +115,13 @@ Status writeAll(int fd, std::span<const std::byte> data, const std::filesystem::
     return {};
 }
 
-Status pwriteAll(int fd, std::span<const std::byte> data, uint64_t offset,
-                 const std::filesystem::path& path)
+Status pwriteAll(
+    int fd, std::span<const std::byte> data, uint64_t offset, const std::filesystem::path& path)
 {
     size_t done = 0;
     while (done < data.size()) {
-        ssize_t n = ::pwrite(fd, data.data() + done, data.size() - done,
-                             static_cast<off_t>(offset + done));
+        ssize_t n = ::pwrite(
+            fd, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
         if (n < 0) {
             if (errno == EINTR)
                 continue;

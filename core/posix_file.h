@@ -18,8 +18,14 @@ std::string systemMessage(std::string_view what, const std::filesystem::path& pa
 class UniqueFd {
 public:
     UniqueFd() = default;
-    explicit UniqueFd(int fd) : m_fd(fd) {}
-    UniqueFd(UniqueFd&& other) noexcept : m_fd(other.release()) {}
+    explicit UniqueFd(int fd)
+        : m_fd(fd)
+    {
+    }
+    UniqueFd(UniqueFd&& other) noexcept
+        : m_fd(other.release())
+    {
+    }
     UniqueFd& operator=(UniqueFd&& other) noexcept;
     ~UniqueFd();
 
@@ -30,7 +36,12 @@ public:
 
     int get() const { return m_fd; }
     bool valid() const { return m_fd >= 0; }
-    int release() { int fd = m_fd; m_fd = -1; return fd; }
+    int release()
+    {
+        int fd = m_fd;
+        m_fd = -1;
+        return fd;
+    }
 
     Result<uint64_t> size() const;
 
@@ -56,12 +67,12 @@ private:
 };
 
 // Reads exactly buffer.size() bytes at offset; a short file is an error naming `path`.
-Status preadExact(int fd, std::span<std::byte> buffer, uint64_t offset,
-                  const std::filesystem::path& path);
+Status preadExact(
+    int fd, std::span<std::byte> buffer, uint64_t offset, const std::filesystem::path& path);
 Status writeAll(int fd, std::span<const std::byte> data, const std::filesystem::path& path);
 // Writes all of `data` at `offset`, leaving the file position alone.
-Status pwriteAll(int fd, std::span<const std::byte> data, uint64_t offset,
-                 const std::filesystem::path& path);
+Status pwriteAll(
+    int fd, std::span<const std::byte> data, uint64_t offset, const std::filesystem::path& path);
 Status fsyncFile(int fd, const std::filesystem::path& path);
 Status fsyncDirectory(const std::filesystem::path& dir);
 

@@ -39,7 +39,7 @@ inline constexpr std::string_view InterruptedSave = "interrupted-save";
 struct Problem {
     Severity severity = Severity::Error;
     std::string tensor; // "scope/name" of the tensor, empty for model-wide problems
-    std::string code;   // one of repack::code
+    std::string code; // one of repack::code
     std::string message;
 };
 

@@ -54,21 +54,16 @@ Json modelJson(const Model& model)
     std::string producer = proto.producer_name();
     if (!proto.producer_version().empty())
         producer += (producer.empty() ? "" : " ") + proto.producer_version();
-    return Json{{"path", model.path().string()},
-                {"bytes", model.fileBytes()},
-                {"ir_version", proto.ir_version()},
-                {"producer", producer},
-                {"opsets", opsets}};
+    return Json{{"path", model.path().string()}, {"bytes", model.fileBytes()},
+        {"ir_version", proto.ir_version()}, {"producer", producer}, {"opsets", opsets}};
 }
 
 Json problemsJson(const std::vector<Problem>& problems)
 {
     Json out = Json::array();
     for (const auto& p : problems)
-        out.push_back({{"severity", severityName(p.severity)},
-                       {"tensor", p.tensor},
-                       {"code", p.code},
-                       {"message", p.message}});
+        out.push_back({{"severity", severityName(p.severity)}, {"tensor", p.tensor},
+            {"code", p.code}, {"message", p.message}});
     return out;
 }
 
@@ -83,21 +78,15 @@ Json inspectJson(const Model& model)
     }
     Json files = Json::array();
     for (const auto& f : computeLayout(model))
-        files.push_back({{"location", f.location},
-                         {"bytes", f.bytes},
-                         {"referenced_bytes", f.referencedBytes},
-                         {"padding_bytes", f.paddingBytes},
-                         {"orphaned_bytes", f.orphanedBytes},
-                         {"overlapping_bytes", f.overlappingBytes}});
-    return Json{{"schema", kInspectSchema},
-                {"model", modelJson(model)},
-                {"tensors", std::move(tensors)},
-                {"files", std::move(files)},
-                {"totals",
-                 {{"tensors", model.tensors().size()},
-                  {"inline_bytes", inlineBytes},
-                  {"external_bytes", externalBytes}}},
-                {"problems", problemsJson(model.problems())}};
+        files.push_back({{"location", f.location}, {"bytes", f.bytes},
+            {"referenced_bytes", f.referencedBytes}, {"padding_bytes", f.paddingBytes},
+            {"orphaned_bytes", f.orphanedBytes}, {"overlapping_bytes", f.overlappingBytes}});
+    return Json{{"schema", kInspectSchema}, {"model", modelJson(model)},
+        {"tensors", std::move(tensors)}, {"files", std::move(files)},
+        {"totals",
+            {{"tensors", model.tensors().size()}, {"inline_bytes", inlineBytes},
+                {"external_bytes", externalBytes}}},
+        {"problems", problemsJson(model.problems())}};
 }
 
 Json verifyJson(const Model& model, const std::vector<Problem>& problems)
@@ -109,15 +98,11 @@ Json verifyJson(const Model& model, const std::vector<Problem>& problems)
             ++external;
             externalBytes += t.byteSize();
         }
-    const bool ok = std::none_of(problems.begin(), problems.end(), [](const Problem& p) {
-        return p.severity == Severity::Error;
-    });
-    return Json{{"schema", kVerifySchema},
-                {"model", modelJson(model)},
-                {"ok", ok},
-                {"external_tensors", external},
-                {"external_bytes", externalBytes},
-                {"problems", problemsJson(problems)}};
+    const bool ok = std::none_of(problems.begin(), problems.end(),
+        [](const Problem& p) { return p.severity == Severity::Error; });
+    return Json{{"schema", kVerifySchema}, {"model", modelJson(model)}, {"ok", ok},
+        {"external_tensors", external}, {"external_bytes", externalBytes},
+        {"problems", problemsJson(problems)}};
 }
 
 } // namespace repack

@@ -13,24 +13,45 @@ struct Error {
 };
 
 // Either a value or an Error. Small stand-in for std::expected (C++23), which GCC 12 lacks.
-template <typename T>
-class [[nodiscard]] Result {
+template <typename T> class [[nodiscard]] Result {
 public:
-    Result(T value) : m_data(std::in_place_index<0>, std::move(value)) {}
-    Result(Error error) : m_data(std::in_place_index<1>, std::move(error)) {}
+    Result(T value)
+        : m_data(std::in_place_index<0>, std::move(value))
+    {
+    }
+    Result(Error error)
+        : m_data(std::in_place_index<1>, std::move(error))
+    {
+    }
 
     bool ok() const { return m_data.index() == 0; }
     explicit operator bool() const { return ok(); }
 
-    T& value() & { assert(ok()); return std::get<0>(m_data); }
-    const T& value() const& { assert(ok()); return std::get<0>(m_data); }
-    T&& value() && { assert(ok()); return std::get<0>(std::move(m_data)); }
+    T& value() &
+    {
+        assert(ok());
+        return std::get<0>(m_data);
+    }
+    const T& value() const&
+    {
+        assert(ok());
+        return std::get<0>(m_data);
+    }
+    T&& value() &&
+    {
+        assert(ok());
+        return std::get<0>(std::move(m_data));
+    }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
 
-    const Error& error() const { assert(!ok()); return std::get<1>(m_data); }
+    const Error& error() const
+    {
+        assert(!ok());
+        return std::get<1>(m_data);
+    }
 
 private:
     std::variant<T, Error> m_data;
@@ -40,12 +61,20 @@ private:
 class [[nodiscard]] Status {
 public:
     Status() = default;
-    Status(Error error) : m_error(std::move(error)), m_failed(true) {}
+    Status(Error error)
+        : m_error(std::move(error))
+        , m_failed(true)
+    {
+    }
     static Status success() { return {}; }
 
     bool ok() const { return !m_failed; }
     explicit operator bool() const { return ok(); }
-    const Error& error() const { assert(m_failed); return m_error; }
+    const Error& error() const
+    {
+        assert(m_failed);
+        return m_error;
+    }
 
 private:
     Error m_error;

@@ -35,8 +35,8 @@ bool samePath(const fs::path& a, const fs::path& b)
 }
 
 // Writes `proto` to a new temporary for `modelPath`.
-Result<TempFile> writeModelTemp(const onnx::ModelProto& proto, const fs::path& modelPath,
-                                uint64_t& bytes)
+Result<TempFile> writeModelTemp(
+    const onnx::ModelProto& proto, const fs::path& modelPath, uint64_t& bytes)
 {
     auto temp = createTempFor(modelPath);
     if (!temp)
@@ -52,8 +52,8 @@ Result<TempFile> writeModelTemp(const onnx::ModelProto& proto, const fs::path& m
 
 } // namespace
 
-std::vector<fs::path> unreferencedTargets(const Model& model, const fs::path& path,
-                                          const SaveOptions& options)
+std::vector<fs::path> unreferencedTargets(
+    const Model& model, const fs::path& path, const SaveOptions& options)
 {
     const fs::path out = fs::absolute(path).lexically_normal();
     auto plan = planSave(model, out, options);
@@ -98,9 +98,9 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     if (!options.force) {
         const auto conflicts = unreferencedTargets(model, path, options);
         if (!conflicts.empty())
-            return Error{conflicts.front().string() +
-                         " already exists and is not this model's data file; "
-                         "overwriting it needs explicit consent (--force)"};
+            return Error{conflicts.front().string()
+                + " already exists and is not this model's data file; "
+                  "overwriting it needs explicit consent (--force)"};
     }
 
     // 1. New data into temporaries beside the final files.
@@ -115,8 +115,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     // 2. The model, once naming the temporaries and once naming the final files.
     std::vector<std::string> tempNames, finalNames;
     for (const auto& t : targets) {
-        tempNames.push_back(
-            t.temp.path.lexically_relative(fs::canonical(dir)).generic_string());
+        tempNames.push_back(t.temp.path.lexically_relative(fs::canonical(dir)).generic_string());
         finalNames.push_back(t.finalPath.lexically_relative(dir).generic_string());
     }
     TensorRewrite rewrite(model);
@@ -160,8 +159,8 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
             rewrite.commit();
             model.invalidateDataFiles(stale, reason);
             model.setLocation(path, modelBytes);
-            return Error{path.string() + " was saved, but its data keeps the temporary name " +
-                         t.temp.path.filename().string() + ": " + s.error().message};
+            return Error{path.string() + " was saved, but its data keeps the temporary name "
+                + t.temp.path.filename().string() + ": " + s.error().message};
         }
         finals.push_back(t.finalPath);
         crashPoint("data-swapped");
@@ -190,8 +189,8 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         report.bytesWritten += bytes;
     for (const auto& p : plan->tensors)
         (p.external ? report.externalTensors : report.inlineTensors)++;
-    report.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    report.seconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
 }
 

@@ -17,7 +17,7 @@ class Model;
 struct SaveReport {
     std::filesystem::path modelPath;
     std::vector<std::filesystem::path> dataFiles; // written, in shard order
-    uint64_t bytesWritten = 0;                    // model file plus data files
+    uint64_t bytesWritten = 0; // model file plus data files
     size_t externalTensors = 0;
     size_t inlineTensors = 0;
     double seconds = 0;
@@ -26,13 +26,12 @@ struct SaveReport {
 // Saves `model` to `path` (which may be its own path) and updates it to the saved layout:
 // external tensors point at the new files and offsets, handles into replaced files are
 // invalidated. On failure or cancellation nothing on disk changed and `model` is as before.
-Result<SaveReport> save(Model& model, const std::filesystem::path& path,
-                        const SaveOptions& options);
+Result<SaveReport> save(
+    Model& model, const std::filesystem::path& path, const SaveOptions& options);
 
 // Existing files a save would overwrite that `model` does not reference itself: the caller
 // must ask before saving with options.force.
-std::vector<std::filesystem::path> unreferencedTargets(const Model& model,
-                                                       const std::filesystem::path& path,
-                                                       const SaveOptions& options);
+std::vector<std::filesystem::path> unreferencedTargets(
+    const Model& model, const std::filesystem::path& path, const SaveOptions& options);
 
 } // namespace repack

@@ -18,16 +18,16 @@ enum class Placement { Auto, Inline, External };
 struct SaveOptions {
     // Data file path relative to the output model's folder; empty: "<model file name>.data".
     std::string dataFile;
-    uint64_t threshold = 1024;          // external iff byte size >= threshold
-    uint64_t alignment = 4096;          // offset alignment for large tensors; 0 = dense
-    uint64_t alignThreshold = 1 << 20;  // tensors of at least this many bytes are aligned
+    uint64_t threshold = 1024; // external iff byte size >= threshold
+    uint64_t alignment = 4096; // offset alignment for large tensors; 0 = dense
+    uint64_t alignThreshold = 1 << 20; // tensors of at least this many bytes are aligned
     TensorOrder order = TensorOrder::Declaration;
-    bool includeAttributes = true;      // attribute tensors may go external too
-    bool allInline = false;             // bring every tensor inline (fails past 2 GiB)
-    uint64_t shardSize = 0;             // maximum bytes per data file; 0 = a single file
-    bool checksum = false;              // write a SHA-1 "checksum" key per external tensor
-    bool force = false;                 // may overwrite a data file the model does not use
-    std::vector<Placement> plan;        // per index of Model::tensors(); empty = all Auto
+    bool includeAttributes = true; // attribute tensors may go external too
+    bool allInline = false; // bring every tensor inline (fails past 2 GiB)
+    uint64_t shardSize = 0; // maximum bytes per data file; 0 = a single file
+    bool checksum = false; // write a SHA-1 "checksum" key per external tensor
+    bool force = false; // may overwrite a data file the model does not use
+    std::vector<Placement> plan; // per index of Model::tensors(); empty = all Auto
 
     ProgressCallback progress;
     const CancelToken* cancel = nullptr;

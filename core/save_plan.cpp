@@ -73,48 +73,47 @@ std::string shardName(const std::string& dataFile, size_t index, size_t count)
 
 Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
 {
-    const std::string dataFile =
-        options.dataFile.empty() ? defaultDataFile(modelPath) : options.dataFile;
+    const std::string dataFile
+        = options.dataFile.empty() ? defaultDataFile(modelPath) : options.dataFile;
     if (Status s = checkDataFileName(dataFile); !s)
         return s.error();
     const auto& tensors = model.tensors();
     if (!options.plan.empty() && options.plan.size() != tensors.size())
-        return Error{"the placement plan lists " + std::to_string(options.plan.size()) +
-                     " tensors, the model has " + std::to_string(tensors.size())};
+        return Error{"the placement plan lists " + std::to_string(options.plan.size())
+            + " tensors, the model has " + std::to_string(tensors.size())};
 
     SavePlan plan;
     plan.tensors.resize(tensors.size());
     std::vector<size_t> external;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorInfo& t = tensors[i];
-        auto goesExternal =
-            decide(t, options.plan.empty() ? Placement::Auto : options.plan[i], options);
+        auto goesExternal
+            = decide(t, options.plan.empty() ? Placement::Auto : options.plan[i], options);
         if (!goesExternal)
             return goesExternal.error();
         if (*goesExternal) {
             if (t.hasError)
-                return Error{t.qualifiedName() +
-                             ": cannot be saved until its problems are fixed (see verify)"};
+                return Error{t.qualifiedName()
+                    + ": cannot be saved until its problems are fixed (see verify)"};
             external.push_back(i);
             plan.externalBytes += t.byteSize();
             plan.movedToExternal += t.isExternal() ? 0 : 1;
         } else {
             if (t.isExternal() && t.hasError)
-                return Error{t.qualifiedName() +
-                             ": its external data is unreadable, so it cannot be brought inline"};
+                return Error{t.qualifiedName()
+                    + ": its external data is unreadable, so it cannot be brought inline"};
             plan.inlineBytes += t.byteSize();
             plan.movedToInline += t.isExternal() ? 1 : 0;
         }
         plan.tensors[i].length = t.byteSize();
     }
     if (plan.inlineBytes >= kProtobufLimit)
-        return Error{"keeping " + std::to_string(plan.inlineBytes) +
-                     " bytes of tensors inline would pass the 2 GiB protobuf limit"};
+        return Error{"keeping " + std::to_string(plan.inlineBytes)
+            + " bytes of tensors inline would pass the 2 GiB protobuf limit"};
 
     if (options.order == TensorOrder::SizeAscending)
-        std::stable_sort(external.begin(), external.end(), [&](size_t a, size_t b) {
-            return tensors[a].byteSize() < tensors[b].byteSize();
-        });
+        std::stable_sort(external.begin(), external.end(),
+            [&](size_t a, size_t b) { return tensors[a].byteSize() < tensors[b].byteSize(); });
 
     // Lay tensors out file by file; a tensor that does not fit the current shard starts a new
     // one, so a tensor larger than the shard size gets a shard of its own.

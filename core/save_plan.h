@@ -16,20 +16,20 @@ class Model;
 
 struct PlannedTensor {
     bool external = false;
-    int file = -1;        // index into SavePlan::files when external
-    uint64_t offset = 0;  // in that file
+    int file = -1; // index into SavePlan::files when external
+    uint64_t offset = 0; // in that file
     uint64_t length = 0;
 };
 
 struct SavePlan {
-    std::vector<PlannedTensor> tensors;  // parallel to Model::tensors()
-    std::vector<std::string> files;      // data file names relative to the model folder
-    std::vector<uint64_t> fileBytes;     // size of each data file, padding included
+    std::vector<PlannedTensor> tensors; // parallel to Model::tensors()
+    std::vector<std::string> files; // data file names relative to the model folder
+    std::vector<uint64_t> fileBytes; // size of each data file, padding included
     std::vector<std::vector<size_t>> fileOrder; // tensor indices in write order, per file
     uint64_t externalBytes = 0;
     uint64_t inlineBytes = 0;
-    size_t movedToExternal = 0;          // inline now, external after the save
-    size_t movedToInline = 0;            // external now, inline after the save
+    size_t movedToExternal = 0; // inline now, external after the save
+    size_t movedToInline = 0; // external now, inline after the save
 };
 
 // Default data file name for a model saved at `modelPath`: "<file name>.data".
@@ -40,7 +40,7 @@ std::string shardName(const std::string& dataFile, size_t index, size_t count);
 
 // Fails on an unusable data file name (absolute, escaping with ..) or an inline result past
 // the 2 GiB protobuf limit.
-Result<SavePlan> planSave(const Model& model, const std::filesystem::path& modelPath,
-                          const SaveOptions& options);
+Result<SavePlan> planSave(
+    const Model& model, const std::filesystem::path& modelPath, const SaveOptions& options);
 
 } // namespace repack

@@ -23,7 +23,7 @@ bool isUnder(const fs::path& path, const fs::path& dir)
 // A data path that is a symlink is written through: its target is replaced, the link kept.
 Result<fs::path> realTarget(const fs::path& finalPath, const fs::path& realDir)
 {
-    struct stat st {};
+    struct stat st { };
     if (::lstat(finalPath.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
         return finalPath;
     std::error_code ec;
@@ -37,14 +37,14 @@ Result<fs::path> realTarget(const fs::path& finalPath, const fs::path& realDir)
 
 std::optional<FileId> fileId(const fs::path& path)
 {
-    struct stat st {};
+    struct stat st { };
     if (::stat(path.c_str(), &st) != 0)
         return std::nullopt;
     return FileId{st.st_dev, st.st_ino};
 }
 
-Result<std::vector<DataTarget>> writeDataTemps(const SavePlan& plan, const fs::path& dir,
-                                               DataWriter& writer, TempCleanup& cleanup)
+Result<std::vector<DataTarget>> writeDataTemps(
+    const SavePlan& plan, const fs::path& dir, DataWriter& writer, TempCleanup& cleanup)
 {
     std::error_code ec;
     const fs::path realDir = fs::canonical(dir, ec);

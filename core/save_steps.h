@@ -23,14 +23,14 @@ std::optional<FileId> fileId(const std::filesystem::path& path);
 
 struct DataTarget {
     std::filesystem::path finalPath; // what the model names: folder / data file name
-    std::filesystem::path realPath;  // where the bytes go: a symlink's target, else finalPath
-    TempFile temp;                   // the new bytes, synced and closed
+    std::filesystem::path realPath; // where the bytes go: a symlink's target, else finalPath
+    TempFile temp; // the new bytes, synced and closed
 };
 
 // Writes every data file of `plan` (names relative to `dir`) into a temporary beside it;
 // each temporary is registered with `cleanup`.
-Result<std::vector<DataTarget>> writeDataTemps(const SavePlan& plan, const std::filesystem::path& dir,
-                                               DataWriter& writer, TempCleanup& cleanup);
+Result<std::vector<DataTarget>> writeDataTemps(const SavePlan& plan,
+    const std::filesystem::path& dir, DataWriter& writer, TempCleanup& cleanup);
 
 // Makes `target.finalPath` hold the new bytes with one atomic rename. With `keepTemp` the
 // temporary stays valid under its own name too (a hard link is renamed, not the temporary).
@@ -39,7 +39,7 @@ Status swapIn(const DataTarget& target, bool keepTemp);
 Status renameSynced(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // The paths through which `model` reads files that the targets are about to replace.
-std::vector<std::filesystem::path> readsReplacedBy(const Model& model,
-                                                   const std::vector<DataTarget>& targets);
+std::vector<std::filesystem::path> readsReplacedBy(
+    const Model& model, const std::vector<DataTarget>& targets);
 
 } // namespace repack

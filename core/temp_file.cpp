@@ -43,16 +43,16 @@ Result<TempFile> createTempFor(const fs::path& finalPath)
         if (fd >= 0)
             return TempFile{std::move(path), UniqueFd(fd)};
         if (errno != EEXIST)
-            return Error{systemMessage("cannot create a temporary file in",
-                                       finalPath.parent_path())};
+            return Error{
+                systemMessage("cannot create a temporary file in", finalPath.parent_path())};
     }
     return Error{"cannot find a free temporary name in " + finalPath.parent_path().string()};
 }
 
 bool isTempName(const std::string& fileName)
 {
-    return !fileName.empty() && fileName.front() == '.' &&
-           fileName.find(kTempMarker) != std::string::npos;
+    return !fileName.empty() && fileName.front() == '.'
+        && fileName.find(kTempMarker) != std::string::npos;
 }
 
 std::string finalNameOfTemp(const std::string& fileName)
@@ -75,8 +75,8 @@ size_t removeStaleTemps(const std::vector<fs::path>& finalPaths)
         const std::string prefix = tempPrefix(finalPath);
         std::error_code ec;
         for (const auto& entry : fs::directory_iterator(finalPath.parent_path(), ec)) {
-            if (entry.path().filename().string().rfind(prefix, 0) == 0 &&
-                ::unlink(entry.path().c_str()) == 0)
+            if (entry.path().filename().string().rfind(prefix, 0) == 0
+                && ::unlink(entry.path().c_str()) == 0)
                 ++removed;
         }
     }

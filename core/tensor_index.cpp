@@ -32,15 +32,15 @@ std::optional<uint64_t> elementCount(const onnx::TensorProto& t)
 // sub-byte types: one packed byte per int32).
 uint64_t typedFieldCount(const onnx::TensorProto& t)
 {
-    return static_cast<uint64_t>(t.float_data_size() + t.int32_data_size() + t.int64_data_size() +
-                                 t.double_data_size() + t.uint64_data_size() +
-                                 t.string_data_size());
+    return static_cast<uint64_t>(t.float_data_size() + t.int32_data_size() + t.int64_data_size()
+        + t.double_data_size() + t.uint64_data_size() + t.string_data_size());
 }
 
 class Indexer {
 public:
     Indexer(std::vector<TensorInfo>& out, std::vector<Problem>& problems)
-        : m_out(out), m_problems(problems)
+        : m_out(out)
+        , m_problems(problems)
     {
     }
 
@@ -53,13 +53,13 @@ public:
         nodes(*g.mutable_node(), scope);
     }
 
-    void nodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodeList,
-               const std::string& scope)
+    void nodes(
+        google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodeList, const std::string& scope)
     {
         int index = 0;
         for (auto& node : nodeList) {
-            const std::string label =
-                node.name().empty() ? "#" + std::to_string(index) : node.name();
+            const std::string label
+                = node.name().empty() ? "#" + std::to_string(index) : node.name();
             for (auto& attr : *node.mutable_attribute())
                 attribute(attr, scope, label);
             ++index;
@@ -91,8 +91,8 @@ private:
         return own.empty() ? fallback : own;
     }
 
-    void addSparse(onnx::SparseTensorProto& sparse, const std::string& scope,
-                   const std::string& fallback)
+    void addSparse(
+        onnx::SparseTensorProto& sparse, const std::string& scope, const std::string& fallback)
     {
         const std::string name = orName(sparse.values().name(), fallback);
         add(*sparse.mutable_values(), scope, TensorKind::Sparse, name);
@@ -101,10 +101,10 @@ private:
     }
 
     void problem(const TensorInfo& info, std::string_view code, std::string message,
-                 Severity severity = Severity::Error)
+        Severity severity = Severity::Error)
     {
         m_problems.push_back({severity, info.qualifiedName(), std::string(code),
-                              info.qualifiedName() + ": " + std::move(message)});
+            info.qualifiedName() + ": " + std::move(message)});
     }
 
     void add(onnx::TensorProto& t, const std::string& scope, TensorKind kind, std::string name)
@@ -120,15 +120,15 @@ private:
 
         const bool known = dtype::name(info.dataType).has_value() && info.dataType != 0;
         if (!known)
-            problem(info, code::UnknownDtype,
-                    "unknown data type " + std::to_string(info.dataType), Severity::Warning);
+            problem(info, code::UnknownDtype, "unknown data type " + std::to_string(info.dataType),
+                Severity::Warning);
 
         if (!info.elements) {
-            const bool negative = std::any_of(t.dims().begin(), t.dims().end(),
-                                              [](int64_t d) { return d < 0; });
+            const bool negative
+                = std::any_of(t.dims().begin(), t.dims().end(), [](int64_t d) { return d < 0; });
             problem(info, negative ? code::BadDims : code::SizeOverflow,
-                    negative ? "negative dimension in shape"
-                             : "element count of the shape overflows 64 bits");
+                negative ? "negative dimension in shape"
+                         : "element count of the shape overflows 64 bits");
         } else if (info.dataType == dtype::String) {
             uint64_t sum = 0;
             for (const auto& s : t.string_data())
@@ -147,9 +147,9 @@ private:
             info.storage = t.has_raw_data() ? Storage::Raw : Storage::Typed;
             if (t.external_data_size() > 0)
                 problem(info, code::ExternalDataIgnored,
-                        "has external_data entries but data_location is not EXTERNAL; "
-                        "they are ignored",
-                        Severity::Warning);
+                    "has external_data entries but data_location is not EXTERNAL; "
+                    "they are ignored",
+                    Severity::Warning);
             checkInlineSize(info);
         }
         info.hasError = false;
@@ -164,8 +164,8 @@ private:
         if (info.storage == Storage::Raw) {
             if (t.raw_data().size() != *info.bytes)
                 problem(info, code::InlineSizeMismatch,
-                        "raw_data holds " + std::to_string(t.raw_data().size()) +
-                            " bytes, dtype x shape needs " + std::to_string(*info.bytes));
+                    "raw_data holds " + std::to_string(t.raw_data().size())
+                        + " bytes, dtype x shape needs " + std::to_string(*info.bytes));
             return;
         }
         const uint64_t count = typedFieldCount(t);
@@ -179,8 +179,8 @@ private:
             expected = *info.bytes;
         if (count != expected)
             problem(info, code::InlineSizeMismatch,
-                    "typed data holds " + std::to_string(count) + " values, dtype x shape needs " +
-                        std::to_string(expected));
+                "typed data holds " + std::to_string(count) + " values, dtype x shape needs "
+                    + std::to_string(expected));
     }
 
     std::vector<TensorInfo>& m_out;
@@ -196,17 +196,20 @@ std::vector<TensorInfo> indexTensors(onnx::ModelProto& model, std::vector<Proble
     if (model.has_graph())
         indexer.graph(*model.mutable_graph(), "graph");
     for (auto& function : *model.mutable_functions())
-        indexer.nodes(*function.mutable_node(),
-                      "function:" + function.domain() + ":" + function.name());
+        indexer.nodes(
+            *function.mutable_node(), "function:" + function.domain() + ":" + function.name());
     return out;
 }
 
 std::string_view kindName(TensorKind kind)
 {
     switch (kind) {
-    case TensorKind::Initializer: return "initializer";
-    case TensorKind::Attribute: return "attribute";
-    case TensorKind::Sparse: return "sparse";
+    case TensorKind::Initializer:
+        return "initializer";
+    case TensorKind::Attribute:
+        return "attribute";
+    case TensorKind::Sparse:
+        return "sparse";
     }
     return "initializer";
 }
@@ -214,9 +217,12 @@ std::string_view kindName(TensorKind kind)
 std::string_view storageName(Storage storage)
 {
     switch (storage) {
-    case Storage::Raw: return "raw";
-    case Storage::Typed: return "typed";
-    case Storage::External: return "external";
+    case Storage::Raw:
+        return "raw";
+    case Storage::Typed:
+        return "typed";
+    case Storage::External:
+        return "external";
     }
     return "raw";
 }

@@ -22,12 +22,12 @@ enum class TensorKind { Initializer, Attribute, Sparse };
 enum class Storage { Raw, Typed, External };
 
 struct ExternalRef {
-    std::string location;                // as written in the model
+    std::string location; // as written in the model
     uint64_t offset = 0;
-    std::optional<uint64_t> length;      // absent: the tensor's byte size is read from offset
-    std::string checksum;                // hex SHA-1, when present
-    std::filesystem::path resolvedPath;  // base dir / location, lexically normal
-    std::shared_ptr<DataFile> file;      // null when the reference failed validation
+    std::optional<uint64_t> length; // absent: the tensor's byte size is read from offset
+    std::string checksum; // hex SHA-1, when present
+    std::filesystem::path resolvedPath; // base dir / location, lexically normal
+    std::shared_ptr<DataFile> file; // null when the reference failed validation
 };
 
 struct TensorInfo {
@@ -37,10 +37,10 @@ struct TensorInfo {
     int32_t dataType = 0;
     std::vector<int64_t> shape;
     std::optional<uint64_t> elements; // nullopt when dims are negative or overflow
-    std::optional<uint64_t> bytes;    // packed byte size; strings: sum of lengths
+    std::optional<uint64_t> bytes; // packed byte size; strings: sum of lengths
     Storage storage = Storage::Raw;
-    ExternalRef external;             // meaningful when storage == External
-    bool hasError = false;            // some error-severity problem names this tensor
+    ExternalRef external; // meaningful when storage == External
+    bool hasError = false; // some error-severity problem names this tensor
     onnx::TensorProto* proto = nullptr; // owned by the Model
 
     bool isExternal() const { return storage == Storage::External; }

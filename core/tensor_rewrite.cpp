@@ -32,7 +32,10 @@ void addEntry(onnx::TensorProto& t, const char* key, const std::string& value)
 
 } // namespace
 
-TensorRewrite::TensorRewrite(Model& model) : m_model(model) {}
+TensorRewrite::TensorRewrite(Model& model)
+    : m_model(model)
+{
+}
 
 TensorRewrite::~TensorRewrite()
 {
@@ -41,7 +44,7 @@ TensorRewrite::~TensorRewrite()
 }
 
 Status TensorRewrite::apply(const SavePlan& plan, const std::vector<std::string>& locations,
-                            DataWriter& writer, const std::map<size_t, std::string>& checksums)
+    DataWriter& writer, const std::map<size_t, std::string>& checksums)
 {
     const auto& tensors = m_model.tensors();
     for (size_t i = 0; i < tensors.size(); ++i) {

@@ -32,7 +32,7 @@ public:
     // entries naming `locations[file]`, offset, length (and checksum); external tensors that
     // come back inline are read now, while their old file still exists.
     Status apply(const SavePlan& plan, const std::vector<std::string>& locations,
-                 DataWriter& writer, const std::map<size_t, std::string>& checksums);
+        DataWriter& writer, const std::map<size_t, std::string>& checksums);
     // Renames the data file locations of the rewritten external tensors.
     void relocate(const std::vector<std::string>& locations);
 

@@ -29,17 +29,31 @@ Result<std::vector<std::byte>> typedDataToBytes(const onnx::TensorProto& t)
     std::vector<std::byte> out;
     switch (t.data_type()) {
     case dtype::Float:
-    case dtype::Complex64: appendAs<float>(out, t.float_data()); break;
+    case dtype::Complex64:
+        appendAs<float>(out, t.float_data());
+        break;
     case dtype::Double:
-    case dtype::Complex128: appendAs<double>(out, t.double_data()); break;
-    case dtype::Int64: appendAs<int64_t>(out, t.int64_data()); break;
-    case dtype::Int32: appendAs<int32_t>(out, t.int32_data()); break;
-    case dtype::Uint32: appendAs<uint32_t>(out, t.uint64_data()); break;
-    case dtype::Uint64: appendAs<uint64_t>(out, t.uint64_data()); break;
+    case dtype::Complex128:
+        appendAs<double>(out, t.double_data());
+        break;
+    case dtype::Int64:
+        appendAs<int64_t>(out, t.int64_data());
+        break;
+    case dtype::Int32:
+        appendAs<int32_t>(out, t.int32_data());
+        break;
+    case dtype::Uint32:
+        appendAs<uint32_t>(out, t.uint64_data());
+        break;
+    case dtype::Uint64:
+        appendAs<uint64_t>(out, t.uint64_data());
+        break;
     case dtype::Int16:
     case dtype::Uint16:
     case dtype::Float16:
-    case dtype::Bfloat16: appendAs<uint16_t>(out, t.int32_data()); break;
+    case dtype::Bfloat16:
+        appendAs<uint16_t>(out, t.int32_data());
+        break;
     case dtype::Int8:
     case dtype::Uint8:
     case dtype::Bool:
@@ -50,10 +64,11 @@ Result<std::vector<std::byte>> typedDataToBytes(const onnx::TensorProto& t)
     case dtype::Float8E8M0:
     case dtype::Int4:
     case dtype::Uint4:
-    case dtype::Float4E2M1: appendAs<uint8_t>(out, t.int32_data()); break;
+    case dtype::Float4E2M1:
+        appendAs<uint8_t>(out, t.int32_data());
+        break;
     default:
-        return Error{"data type " + std::to_string(t.data_type()) +
-                     " has no byte representation"};
+        return Error{"data type " + std::to_string(t.data_type()) + " has no byte representation"};
     }
     return out;
 }

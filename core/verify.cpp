@@ -17,11 +17,11 @@ struct Range {
     const TensorInfo* tensor;
 };
 
-void problem(std::vector<Problem>& out, const TensorInfo& t, std::string_view code,
-             std::string message)
+void problem(
+    std::vector<Problem>& out, const TensorInfo& t, std::string_view code, std::string message)
 {
     out.push_back({Severity::Error, t.qualifiedName(), std::string(code),
-                   t.qualifiedName() + ": " + std::move(message)});
+        t.qualifiedName() + ": " + std::move(message)});
 }
 
 } // namespace
@@ -45,7 +45,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
     Progress progress{0, total, {}};
     for (auto& [path, ranges] : files) {
         std::sort(ranges.begin(), ranges.end(),
-                  [](const Range& a, const Range& b) { return a.offset < b.offset; });
+            [](const Range& a, const Range& b) { return a.offset < b.offset; });
         auto fd = UniqueFd::openRead(path);
         if (!fd) {
             for (const auto& r : ranges)
@@ -61,8 +61,8 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
             uint64_t done = 0;
             Status status;
             while (done < r.length && status) {
-                const size_t chunk = static_cast<size_t>(
-                    std::min<uint64_t>(buffer.size(), r.length - done));
+                const size_t chunk
+                    = static_cast<size_t>(std::min<uint64_t>(buffer.size(), r.length - done));
                 std::span<std::byte> view(buffer.data(), chunk);
                 status = preadExact(fd->get(), view, r.offset + done, path);
                 if (status && hashing)
@@ -81,8 +81,8 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
                 const std::string actual = sha.hexDigest();
                 if (actual != r.tensor->external.checksum)
                     problem(out, *r.tensor, code::ChecksumMismatch,
-                            "SHA-1 of the bytes is " + actual + ", the checksum key says " +
-                                r.tensor->external.checksum);
+                        "SHA-1 of the bytes is " + actual + ", the checksum key says "
+                            + r.tensor->external.checksum);
             }
         }
     }

@@ -10,8 +10,7 @@ namespace ui {
 
 // Destroys `value` on a thread of the global pool. Only what `value` alone holds is freed there:
 // data it shares (an implicitly shared QList, a shared_ptr) is freed by whoever lets go last.
-template <class T>
-void releaseInBackground(T value)
+template <class T> void releaseInBackground(T value)
 {
     // A plain pointer: however often the pool copies the function, exactly one delete runs there.
     T* owned = new T(std::move(value));

@@ -35,10 +35,14 @@ const QColor kOverlap(0xd0, 0x21, 0x2a);
 QColor colorFor(repack::RegionType type, int tensor)
 {
     switch (type) {
-    case repack::RegionType::Tensor: return tensor % 2 ? kTensorB : kTensorA;
-    case repack::RegionType::Padding: return kPadding;
-    case repack::RegionType::Orphaned: return kOrphaned;
-    case repack::RegionType::Overlap: return kOverlap;
+    case repack::RegionType::Tensor:
+        return tensor % 2 ? kTensorB : kTensorA;
+    case repack::RegionType::Padding:
+        return kPadding;
+    case repack::RegionType::Orphaned:
+        return kOrphaned;
+    case repack::RegionType::Overlap:
+        return kOverlap;
     }
     return kPadding;
 }
@@ -137,8 +141,8 @@ double LayoutMapView::pixelsPerByte() const
 
 int LayoutMapView::bandTop(int file) const
 {
-    return kMargin + kLegendHeight + file * (kTitleHeight + kBandHeight + kFileSpacing) + kTitleHeight
-        - verticalScrollBar()->value();
+    return kMargin + kLegendHeight + file * (kTitleHeight + kBandHeight + kFileSpacing)
+        + kTitleHeight - verticalScrollBar()->value();
 }
 
 void LayoutMapView::updateScrollBars()
@@ -162,9 +166,9 @@ void LayoutMapView::setZoom(double zoom, int anchorX)
     // Keep the byte under `anchorX` in place while zooming.
     const double ppb = pixelsPerByte();
     const double anchorByte = (anchorX + horizontalScrollBar()->value() - kMargin) / ppb;
-    const double maxZoom = m_largestFile ? std::max(1.0, kMaxPixelsPerByte * m_largestFile
-                                                            / std::max(1, viewport()->width()))
-                                         : 1.0;
+    const double maxZoom = m_largestFile
+        ? std::max(1.0, kMaxPixelsPerByte * m_largestFile / std::max(1, viewport()->width()))
+        : 1.0;
     m_zoom = std::clamp(zoom, 1.0, maxZoom);
     updateScrollBars();
     horizontalScrollBar()->setValue(int(anchorByte * pixelsPerByte() + kMargin - anchorX));
@@ -201,15 +205,15 @@ LayoutMapView::Hit LayoutMapView::hitTest(QPoint pos) const
         const uint64_t at = uint64_t(byte);
         const auto& regions = m_files[f].regions;
         // Overlaps are listed after the offset-sorted regions and win, being drawn on top.
-        for (int r = int(regions.size()) - 1; r >= 0 && regions[r].type == repack::RegionType::Overlap; --r) {
+        for (int r = int(regions.size()) - 1;
+             r >= 0 && regions[r].type == repack::RegionType::Overlap; --r) {
             if (at >= regions[r].offset && at < regions[r].offset + regions[r].length)
                 return {f, r};
         }
-        const auto end = std::find_if(regions.begin(), regions.end(), [](const repack::Region& r) {
-            return r.type == repack::RegionType::Overlap;
-        });
+        const auto end = std::find_if(regions.begin(), regions.end(),
+            [](const repack::Region& r) { return r.type == repack::RegionType::Overlap; });
         auto it = std::upper_bound(regions.begin(), end, at,
-                                   [](uint64_t value, const repack::Region& r) { return value < r.offset; });
+            [](uint64_t value, const repack::Region& r) { return value < r.offset; });
         // Regions tile the file, so the last one starting at or before the byte holds it.
         if (it != regions.begin())
             return {f, int(it - regions.begin()) - 1};
@@ -234,7 +238,8 @@ QPoint LayoutMapView::blockCenter(int tensor) const
     const Place place = m_places[tensor];
     const repack::Region& region = m_files[place.file].regions[place.region];
     const double ppb = pixelsPerByte();
-    const double x = kMargin + (region.offset + region.length / 2.0) * ppb - horizontalScrollBar()->value();
+    const double x
+        = kMargin + (region.offset + region.length / 2.0) * ppb - horizontalScrollBar()->value();
     return {int(x), bandTop(place.file) + kBandHeight / 2};
 }
 
@@ -249,10 +254,14 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
     case repack::RegionType::Tensor:
         if (region.tensor < 0 || region.tensor >= m_tensors.size())
             return range;
-        return m_tensors[region.tensor].scope + u'/' + m_tensors[region.tensor].name + u'\n' + range;
-    case repack::RegionType::Padding: return tr("Alignment padding") + u'\n' + range;
-    case repack::RegionType::Orphaned: return tr("Orphaned: no tensor references these bytes") + u'\n' + range;
-    case repack::RegionType::Overlap: return tr("Overlap: several tensors share these bytes") + u'\n' + range;
+        return m_tensors[region.tensor].scope + u'/' + m_tensors[region.tensor].name + u'\n'
+            + range;
+    case repack::RegionType::Padding:
+        return tr("Alignment padding") + u'\n' + range;
+    case repack::RegionType::Orphaned:
+        return tr("Orphaned: no tensor references these bytes") + u'\n' + range;
+    case repack::RegionType::Overlap:
+        return tr("Overlap: several tensors share these bytes") + u'\n' + range;
     }
     return {};
 }
@@ -286,17 +295,20 @@ void LayoutMapView::mousePressEvent(QMouseEvent* event)
         Q_EMIT hiddenTensorClicked(tensor);
         return;
     }
-    const auto flags = (event->modifiers() & Qt::ControlModifier) ? QItemSelectionModel::Toggle
-                                                                  : QItemSelectionModel::ClearAndSelect;
+    const auto flags = (event->modifiers() & Qt::ControlModifier)
+        ? QItemSelectionModel::Toggle
+        : QItemSelectionModel::ClearAndSelect;
     m_selection->setCurrentIndex(row, flags | QItemSelectionModel::Rows);
 }
 
 void LayoutMapView::paintLegend(QPainter& painter) const
 {
-    struct Entry { QColor color; QString text; };
+    struct Entry {
+        QColor color;
+        QString text;
+    };
     const Entry entries[] = {{kTensorA, tr("tensor")}, {kSelected, tr("selected")},
-                             {kPadding, tr("padding")}, {kOrphaned, tr("orphaned")},
-                             {kOverlap, tr("overlap")}};
+        {kPadding, tr("padding")}, {kOrphaned, tr("orphaned")}, {kOverlap, tr("overlap")}};
     int x = kMargin;
     const int y = kMargin - verticalScrollBar()->value();
     const QFontMetrics metrics = painter.fontMetrics();
@@ -323,14 +335,15 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
     if (layout.orphanedBytes)
         title += QStringLiteral("  ·  ") + tr("orphaned %1").arg(formatBytes(layout.orphanedBytes));
     if (layout.overlappingBytes)
-        title += QStringLiteral("  ·  ") + tr("overlapping %1").arg(formatBytes(layout.overlappingBytes));
+        title += QStringLiteral("  ·  ")
+            + tr("overlapping %1").arg(formatBytes(layout.overlappingBytes));
     painter.setPen(palette().color(QPalette::Text));
     painter.drawText(QRect(kMargin, top - kTitleHeight, width - 2 * kMargin, kTitleHeight - 3),
-                     Qt::AlignLeft | Qt::AlignBottom, title);
+        Qt::AlignLeft | Qt::AlignBottom, title);
 
     const double fileEnd = kMargin + layout.bytes * ppb - scroll;
     painter.fillRect(QRectF(kMargin - scroll, top, fileEnd - (kMargin - scroll), kBandHeight),
-                     kPadding.lighter(115));
+        kPadding.lighter(115));
 
     // Many blocks fall into the same pixel column when zoomed out: draw each column once.
     int lastPixel = -1;
@@ -376,7 +389,7 @@ void LayoutMapView::paintEvent(QPaintEvent*)
     if (m_files.empty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(viewport()->rect(), Qt::AlignCenter,
-                         tr("No external data: every tensor is stored inside the .onnx file."));
+            tr("No external data: every tensor is stored inside the .onnx file."));
         return;
     }
     paintLegend(painter);

@@ -71,8 +71,8 @@ private:
     void paintLegend(QPainter& painter) const;
 
     std::vector<repack::FileLayout> m_files;
-    QList<TensorRow> m_tensors;     // shared with the snapshot, for tooltips
-    std::vector<Place> m_places;    // where each tensor's block is, by tensor index
+    QList<TensorRow> m_tensors; // shared with the snapshot, for tooltips
+    std::vector<Place> m_places; // where each tensor's block is, by tensor index
     uint64_t m_largestFile = 0;
     double m_zoom = 1.0;
 

@@ -60,7 +60,8 @@ QStringList droppedModels(const QMimeData* mime)
     if (!mime || !mime->hasUrls())
         return paths;
     for (const QUrl& url : mime->urls()) {
-        if (url.isLocalFile() && url.toLocalFile().endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive))
+        if (url.isLocalFile()
+            && url.toLocalFile().endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive))
             paths << url.toLocalFile();
     }
     return paths;
@@ -91,9 +92,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_filterTimer->setInterval(200);
     connect(m_filter, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
     connect(m_filterTimer, &QTimer::timeout, this, [this] { m_proxy->setText(m_filter->text()); });
-    connect(m_storageFilter, &QComboBox::currentIndexChanged, this, [this](int index) {
-        m_proxy->setStorageFilter(TensorFilterProxy::StorageFilter(index));
-    });
+    connect(m_storageFilter, &QComboBox::currentIndexChanged, this,
+        [this](int index) { m_proxy->setStorageFilter(TensorFilterProxy::StorageFilter(index)); });
 
     m_previewTimer->setSingleShot(true);
     m_previewTimer->setInterval(150);
@@ -102,7 +102,8 @@ MainWindow::MainWindow(QWidget* parent)
 
     m_changeTimer->setSingleShot(true);
     m_changeTimer->setInterval(400);
-    connect(m_watcher, &QFileSystemWatcher::fileChanged, m_changeTimer, qOverload<>(&QTimer::start));
+    connect(
+        m_watcher, &QFileSystemWatcher::fileChanged, m_changeTimer, qOverload<>(&QTimer::start));
     connect(m_changeTimer, &QTimer::timeout, this, &MainWindow::onFileChanged);
 
     connect(m_loadWatcher, &QFutureWatcher<LoadedModel>::finished, this, &MainWindow::onLoaded);
@@ -139,7 +140,8 @@ void MainWindow::createWidgets()
     m_filter->setPlaceholderText(tr("Filter by name or scope (Ctrl+F)"));
     m_filter->setClearButtonEnabled(true);
     m_storageFilter = new QComboBox(central);
-    m_storageFilter->addItems({tr("All tensors"), tr("Inline"), tr("External"), tr("With problems")});
+    m_storageFilter->addItems(
+        {tr("All tensors"), tr("Inline"), tr("External"), tr("With problems")});
     filterRow->addWidget(m_filter, 1);
     filterRow->addWidget(m_storageFilter);
     layout->addLayout(filterRow);
@@ -166,7 +168,7 @@ void MainWindow::createWidgets()
     for (int c = 0; c < TensorTableModel::ColumnCount; ++c)
         header->resizeSection(c, widths[c]);
     m_table->setItemDelegateForColumn(TensorTableModel::Size,
-                                      new SizeBarDelegate(TensorTableModel::SortRole, TensorTableModel::MaxRole, m_table));
+        new SizeBarDelegate(TensorTableModel::SortRole, TensorTableModel::MaxRole, m_table));
 
     m_map = new LayoutMapView(central);
     m_map->setSelectionModel(m_table->selectionModel(), m_proxy);
@@ -195,7 +197,8 @@ void MainWindow::createWidgets()
     m_problemsView->setShowGrid(false);
     m_problemsView->verticalHeader()->hide();
     m_problemsView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_problemsView->verticalHeader()->setDefaultSectionSize(m_problemsView->fontMetrics().height() + 6);
+    m_problemsView->verticalHeader()->setDefaultSectionSize(
+        m_problemsView->fontMetrics().height() + 6);
     m_problemsView->horizontalHeader()->setStretchLastSection(true);
     m_problemsView->horizontalHeader()->resizeSection(ProblemsModel::Severity, 90);
     m_problemsView->horizontalHeader()->resizeSection(ProblemsModel::Tensor, 220);
@@ -228,17 +231,22 @@ void MainWindow::createWidgets()
 void MainWindow::createActions()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    m_openAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this, &MainWindow::open);
+    m_openAction = file->addAction(
+        QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this, &MainWindow::open);
     m_openAction->setShortcut(QKeySequence::Open);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recent = new RecentFiles(m_recentMenu, this);
-    connect(m_recent, &RecentFiles::openRequested, this, [this](const QString& path) { openFile(path); });
-    m_reloadAction = file->addAction(QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), this, &MainWindow::reload);
+    connect(m_recent, &RecentFiles::openRequested, this,
+        [this](const QString& path) { openFile(path); });
+    m_reloadAction = file->addAction(
+        QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcut(QKeySequence::Refresh);
     file->addSeparator();
-    m_saveAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save"), this, &MainWindow::save);
+    m_saveAction = file->addAction(
+        QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save"), this, &MainWindow::save);
     m_saveAction->setShortcut(QKeySequence::Save);
-    m_saveAsAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-save-as")), tr("Save &As…"), this, &MainWindow::saveAs);
+    m_saveAsAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-save-as")),
+        tr("Save &As…"), this, &MainWindow::saveAs);
     m_saveAsAction->setShortcut(QKeySequence::SaveAs);
     file->addSeparator();
     QAction* close = file->addAction(tr("&Close Window"), this, &QWidget::close);
@@ -260,9 +268,11 @@ void MainWindow::createActions()
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* fit = view->addAction(tr("Zoom Map to &Fit"), m_map, &LayoutMapView::zoomToFit);
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    QAction* zoomIn = view->addAction(tr("Zoom Map &In"), this, [this] { m_map->setZoom(m_map->zoom() * 2, m_map->viewport()->width() / 2); });
+    QAction* zoomIn = view->addAction(tr("Zoom Map &In"), this,
+        [this] { m_map->setZoom(m_map->zoom() * 2, m_map->viewport()->width() / 2); });
     zoomIn->setShortcut(QKeySequence::ZoomIn);
-    QAction* zoomOut = view->addAction(tr("Zoom Map &Out"), this, [this] { m_map->setZoom(m_map->zoom() / 2, m_map->viewport()->width() / 2); });
+    QAction* zoomOut = view->addAction(tr("Zoom Map &Out"), this,
+        [this] { m_map->setZoom(m_map->zoom() / 2, m_map->viewport()->width() / 2); });
     zoomOut->setShortcut(QKeySequence::ZoomOut);
     view->addSeparator();
     for (QDockWidget* dock : findChildren<QDockWidget*>())
@@ -313,7 +323,8 @@ void MainWindow::onLoaded()
     m_recent->add(m_snapshot.path);
     watchFiles();
     statusBar()->showMessage(tr("Opened %1: %n tensor(s)", nullptr, int(m_snapshot.tensors.size()))
-                                 .arg(QFileInfo(m_snapshot.path).fileName()), 5000);
+                                 .arg(QFileInfo(m_snapshot.path).fileName()),
+        5000);
     Q_EMIT modelOpened(m_snapshot.path);
 }
 
@@ -329,8 +340,9 @@ void MainWindow::showSnapshot(bool sameTensors)
     if (auto* dock = qobject_cast<QDockWidget*>(m_problemsView->parentWidget())) {
         const int errors = m_problemsModel->errorCount();
         const int count = m_problemsModel->rowCount();
-        dock->setWindowTitle(count ? tr("Problems (%1 errors, %2 warnings)").arg(errors).arg(count - errors)
-                                   : tr("Problems (none)"));
+        dock->setWindowTitle(count
+                ? tr("Problems (%1 errors, %2 warnings)").arg(errors).arg(count - errors)
+                : tr("Problems (none)"));
     }
     m_panel->setDefaultDataFile(QFileInfo(m_snapshot.path).fileName() + QStringLiteral(".data"));
     updateTitle();
@@ -340,8 +352,9 @@ void MainWindow::showSnapshot(bool sameTensors)
 
 void MainWindow::updateTitle()
 {
-    setWindowTitle(m_snapshot.path.isEmpty() ? tr("Onnx Repack")
-                                             : QFileInfo(m_snapshot.path).fileName() + QStringLiteral(" — Onnx Repack"));
+    setWindowTitle(m_snapshot.path.isEmpty()
+            ? tr("Onnx Repack")
+            : QFileInfo(m_snapshot.path).fileName() + QStringLiteral(" — Onnx Repack"));
     setWindowFilePath(m_snapshot.path);
 }
 
@@ -357,7 +370,8 @@ void MainWindow::updatePreview()
     }
     auto plan = repack::planSave(*m_model, m_snapshot.path.toStdString(), m_panel->options());
     if (!plan) {
-        m_panel->setPreview(tr("Cannot save: %1").arg(QString::fromStdString(plan.error().message)), true);
+        m_panel->setPreview(
+            tr("Cannot save: %1").arg(QString::fromStdString(plan.error().message)), true);
         return;
     }
     m_panel->setPreview(describePlan(plan.value(), m_snapshot));
@@ -365,9 +379,10 @@ void MainWindow::updatePreview()
 
 void MainWindow::open()
 {
-    const QString start = m_snapshot.path.isEmpty() ? QString() : QFileInfo(m_snapshot.path).absolutePath();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open ONNX Model"), start,
-                                                      tr("ONNX models (*.onnx);;All files (*)"));
+    const QString start
+        = m_snapshot.path.isEmpty() ? QString() : QFileInfo(m_snapshot.path).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open ONNX Model"), start, tr("ONNX models (*.onnx);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);
 }
@@ -388,8 +403,8 @@ void MainWindow::saveAs()
 {
     if (!m_model)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save Model As"), m_snapshot.path,
-                                                      tr("ONNX models (*.onnx)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Model As"), m_snapshot.path, tr("ONNX models (*.onnx)"));
     if (!path.isEmpty())
         saveTo(path);
 }
@@ -473,10 +488,10 @@ void MainWindow::onSaveFinished(const SaveOutcome& outcome)
         QStringList names;
         for (const auto& file : outcome.foreignFiles)
             names << local(file);
-        const auto answer = QMessageBox::question(
-            this, tr("Overwrite data file?"),
+        const auto answer = QMessageBox::question(this, tr("Overwrite data file?"),
             tr("Saving will overwrite files that this model does not use (they may belong to "
-               "another model):\n\n%1\n\nOverwrite them?").arg(names.join(u'\n')),
+               "another model):\n\n%1\n\nOverwrite them?")
+                .arg(names.join(u'\n')),
             QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
         repack::SaveOptions options = outcome.options;
         options.force = true;
@@ -494,7 +509,8 @@ void MainWindow::onSaveFinished(const SaveOutcome& outcome)
             statusBar()->showMessage(tr("Save cancelled; the files on disk are unchanged."), 8000);
         else
             QMessageBox::critical(this, tr("Save failed"),
-                                  tr("The model was not saved; the files on disk are unchanged.\n\n%1").arg(outcome.error));
+                tr("The model was not saved; the files on disk are unchanged.\n\n%1")
+                    .arg(outcome.error));
         Q_EMIT saveFinished(false);
         return;
     }
@@ -509,11 +525,12 @@ void MainWindow::onSaveFinished(const SaveOutcome& outcome)
     QStringList written{QFileInfo(local(outcome.report.modelPath)).fileName()};
     for (const auto& file : outcome.report.dataFiles)
         written << QFileInfo(local(file)).fileName();
-    statusBar()->showMessage(tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
-                                 .arg(written.join(QStringLiteral(", ")), formatBytes(outcome.report.bytesWritten))
-                                 .arg(outcome.seconds, 0, 'f', 2)
-                                 .arg(outcome.report.externalTensors)
-                                 .arg(outcome.report.inlineTensors));
+    statusBar()->showMessage(
+        tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
+            .arg(written.join(QStringLiteral(", ")), formatBytes(outcome.report.bytesWritten))
+            .arg(outcome.seconds, 0, 'f', 2)
+            .arg(outcome.report.externalTensors)
+            .arg(outcome.report.inlineTensors));
     Q_EMIT saveFinished(true);
 }
 
@@ -532,8 +549,7 @@ void MainWindow::onFileChanged()
     if (isSaving() || isLoading() || m_askingReload || m_snapshot.path.isEmpty())
         return;
     m_askingReload = true;
-    const auto answer = QMessageBox::question(
-        this, tr("Model changed on disk"),
+    const auto answer = QMessageBox::question(this, tr("Model changed on disk"),
         tr("%1 or its data changed on disk. Reload it?").arg(QFileInfo(m_snapshot.path).fileName()),
         QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
     m_askingReload = false;
@@ -558,14 +574,16 @@ void MainWindow::selectTensor(int tensor)
     const QModelIndex row = m_proxy->mapFromSource(m_tensorModel->index(tensor, 0));
     if (!row.isValid())
         return;
-    m_table->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_table->selectionModel()->setCurrentIndex(
+        row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_table->scrollTo(row);
 }
 
 QString MainWindow::selectedNames() const
 {
     QModelIndexList rows = m_table->selectionModel()->selectedRows(TensorTableModel::Name);
-    std::sort(rows.begin(), rows.end(), [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+    std::sort(rows.begin(), rows.end(),
+        [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
     QStringList names;
     names.reserve(rows.size());
     for (const QModelIndex& row : rows)
@@ -583,9 +601,9 @@ void MainWindow::copyNames()
 void MainWindow::about()
 {
     QMessageBox::about(this, tr("About Onnx Repack"),
-                       tr("<h3>Onnx Repack %1</h3><p>See where every tensor of an ONNX model lives, "
-                          "and rewrite inline and external storage safely.</p>")
-                           .arg(QStringLiteral(REPACK_VERSION)));
+        tr("<h3>Onnx Repack %1</h3><p>See where every tensor of an ONNX model lives, "
+           "and rewrite inline and external storage safely.</p>")
+            .arg(QStringLiteral(REPACK_VERSION)));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)
@@ -613,8 +631,8 @@ void MainWindow::dropEvent(QDropEvent* event)
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     if (isSaving()) {
-        const auto answer = QMessageBox::question(this, tr("Save in progress"),
-                                                  tr("Cancel the save and close the window?"));
+        const auto answer = QMessageBox::question(
+            this, tr("Save in progress"), tr("Cancel the save and close the window?"));
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;

@@ -72,7 +72,8 @@ public:
     QComboBox* storageFilterBox() const { return m_storageFilter; }
     SaveJob* saveJob() const { return m_saveJob; }
 
-    // The names of the selected tensors in view order, one a line (what Copy puts on the clipboard).
+    // The names of the selected tensors in view order, one a line (what Copy puts on the
+    // clipboard).
     QString selectedNames() const;
 
 public Q_SLOTS:

@@ -130,10 +130,11 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
 
 bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b)
 {
-    return std::equal(a.cbegin(), a.cend(), b.cbegin(), b.cend(), [](const TensorRow& x, const TensorRow& y) {
-        return x.bytes == y.bytes && x.name == y.name && x.scope == y.scope && x.kind == y.kind
-            && x.dtype == y.dtype && x.shape == y.shape;
-    });
+    return std::equal(
+        a.cbegin(), a.cend(), b.cbegin(), b.cend(), [](const TensorRow& x, const TensorRow& y) {
+            return x.bytes == y.bytes && x.name == y.name && x.scope == y.scope && x.kind == y.kind
+                && x.dtype == y.dtype && x.shape == y.shape;
+        });
 }
 
 LoadedModel loadModel(const QString& path)

@@ -32,12 +32,12 @@ struct TensorRow {
     uint64_t length = 0;
     int problemCount = 0;
     bool hasError = false;
-    QString status;  // "ok", or the first problem's code
+    QString status; // "ok", or the first problem's code
 };
 
 struct ProblemRow {
     bool error = true;
-    QString tensor;   // "scope/name", empty for model-wide problems
+    QString tensor; // "scope/name", empty for model-wide problems
     int tensorIndex = -1; // row in ModelSnapshot::tensors, -1 when none
     QString code;
     QString message;
@@ -69,10 +69,10 @@ bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b);
 
 // A model opened off the GUI thread, with its snapshot.
 struct LoadedModel {
-    QString path;                         // as asked for
+    QString path; // as asked for
     std::shared_ptr<repack::Model> model; // null when it cannot be opened
-    ModelSnapshot snapshot;               // snapshot.path is absolute
-    QString error;                        // why not, when `model` is null
+    ModelSnapshot snapshot; // snapshot.path is absolute
+    QString error; // why not, when `model` is null
 };
 
 // Model::load and takeSnapshot; no GUI, safe on any thread.

@@ -22,7 +22,8 @@ void ProblemsModel::setSnapshot(const ModelSnapshot& snapshot)
 
 int ProblemsModel::errorCount() const
 {
-    return int(std::count_if(m_rows.cbegin(), m_rows.cend(), [](const ProblemRow& p) { return p.error; }));
+    return int(
+        std::count_if(m_rows.cbegin(), m_rows.cend(), [](const ProblemRow& p) { return p.error; }));
 }
 
 int ProblemsModel::rowCount(const QModelIndex& parent) const
@@ -44,21 +45,28 @@ QVariant ProblemsModel::data(const QModelIndex& index, int role) const
     case Qt::DisplayRole:
     case SortRole:
         switch (index.column()) {
-        case Severity: return row.error ? tr("error") : tr("warning");
-        case Tensor: return row.tensor.isEmpty() ? tr("(model)") : row.tensor;
-        case Code: return row.code;
-        case Message: return row.message;
+        case Severity:
+            return row.error ? tr("error") : tr("warning");
+        case Tensor:
+            return row.tensor.isEmpty() ? tr("(model)") : row.tensor;
+        case Code:
+            return row.code;
+        case Message:
+            return row.message;
         }
         return {};
     case Qt::ToolTipRole:
         return index.column() == Message ? QVariant(row.message) : QVariant();
     case Qt::DecorationRole:
-        if (index.column() != Severity || !qobject_cast<QApplication*>(QCoreApplication::instance()))
+        if (index.column() != Severity
+            || !qobject_cast<QApplication*>(QCoreApplication::instance()))
             return {};
-        return QApplication::style()->standardIcon(row.error ? QStyle::SP_MessageBoxCritical
-                                                             : QStyle::SP_MessageBoxWarning);
-    case TensorIndexRole: return row.tensorIndex;
-    case IsErrorRole: return row.error;
+        return QApplication::style()->standardIcon(
+            row.error ? QStyle::SP_MessageBoxCritical : QStyle::SP_MessageBoxWarning);
+    case TensorIndexRole:
+        return row.tensorIndex;
+    case IsErrorRole:
+        return row.error;
     }
     return {};
 }
@@ -68,10 +76,14 @@ QVariant ProblemsModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case Severity: return tr("Severity");
-    case Tensor: return tr("Tensor");
-    case Code: return tr("Code");
-    case Message: return tr("Message");
+    case Severity:
+        return tr("Severity");
+    case Tensor:
+        return tr("Tensor");
+    case Code:
+        return tr("Code");
+    case Message:
+        return tr("Message");
     }
     return {};
 }

@@ -122,7 +122,8 @@ void RepackPanel::validate()
     const QString error = dataFileNameError(m_dataFile->text());
     m_dataFileError->setText(error);
     m_dataFileError->setVisible(!error.isEmpty());
-    m_dataFile->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c01c28;"));
+    m_dataFile->setStyleSheet(
+        error.isEmpty() ? QString() : QStringLiteral("border: 1px solid #c01c28;"));
 }
 
 QString RepackPanel::validationError() const
@@ -174,7 +175,8 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     };
     m_threshold->setValue(value("threshold", 1024).toULongLong());
     m_dataFile->setText(value("dataFile", QString()).toString());
-    m_alignment->setCurrentIndex(std::clamp(value("alignment", 1).toInt(), 0, m_alignment->count() - 1));
+    m_alignment->setCurrentIndex(
+        std::clamp(value("alignment", 1).toInt(), 0, m_alignment->count() - 1));
     m_order->setCurrentIndex(std::clamp(value("order", 0).toInt(), 0, m_order->count() - 1));
     m_attributes->setChecked(value("attributes", true).toBool());
     m_shardSize->setValue(value("shardSize", 0).toULongLong());

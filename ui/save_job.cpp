@@ -38,7 +38,7 @@ SaveJob::~SaveJob()
 }
 
 bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptions options,
-                    const QList<TensorRow>& shown)
+    const QList<TensorRow>& shown)
 {
     if (m_running)
         return false;
@@ -60,31 +60,32 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
     const std::filesystem::path target = path.toStdString();
     m_clock.start();
     m_pollTimer.start();
-    m_watcher.setFuture(QtConcurrent::run([&model, target, options, shared = m_shared, request, shown] {
-        SaveOutcome outcome = request;
-        if (!options.force) {
-            outcome.foreignFiles = repack::unreferencedTargets(model, target, options);
-            if (shared->cancel.isCancelled()) {
-                outcome.foreignFiles.clear();
-                outcome.cancelled = true;
-                outcome.error = QStringLiteral("save cancelled");
-                return outcome;
+    m_watcher.setFuture(
+        QtConcurrent::run([&model, target, options, shared = m_shared, request, shown] {
+            SaveOutcome outcome = request;
+            if (!options.force) {
+                outcome.foreignFiles = repack::unreferencedTargets(model, target, options);
+                if (shared->cancel.isCancelled()) {
+                    outcome.foreignFiles.clear();
+                    outcome.cancelled = true;
+                    outcome.error = QStringLiteral("save cancelled");
+                    return outcome;
+                }
+                if (!outcome.foreignFiles.empty())
+                    return outcome;
             }
-            if (!outcome.foreignFiles.empty())
-                return outcome;
-        }
-        auto result = repack::save(model, target, options);
-        if (result) {
-            outcome.ok = true;
-            outcome.report = std::move(result.value());
-            outcome.snapshot = takeSnapshot(model);
-            outcome.sameTensors = sameTensors(shown, outcome.snapshot.tensors);
-        } else {
-            outcome.cancelled = shared->cancel.isCancelled();
-            outcome.error = QString::fromStdString(result.error().message);
-        }
-        return outcome;
-    }));
+            auto result = repack::save(model, target, options);
+            if (result) {
+                outcome.ok = true;
+                outcome.report = std::move(result.value());
+                outcome.snapshot = takeSnapshot(model);
+                outcome.sameTensors = sameTensors(shown, outcome.snapshot.tensors);
+            } else {
+                outcome.cancelled = shared->cancel.isCancelled();
+                outcome.error = QString::fromStdString(result.error().message);
+            }
+            return outcome;
+        }));
     return true;
 }
 

@@ -27,8 +27,8 @@ class Model;
 namespace ui {
 
 struct SaveOutcome {
-    QString path;                  // as asked for
-    repack::SaveOptions options;   // as asked for (the job sets its own progress and cancel)
+    QString path; // as asked for
+    repack::SaveOptions options; // as asked for (the job sets its own progress and cancel)
     bool ok = false;
     bool cancelled = false;
     std::vector<std::filesystem::path> foreignFiles; // nothing written: may these be overwritten?
@@ -48,7 +48,7 @@ public:
     // Starts saving `model` to `path`; false when a save is already running. `shown` are the
     // rows the window shows now (read on the worker, never changed while it runs).
     bool start(repack::Model& model, const QString& path, repack::SaveOptions options,
-               const QList<TensorRow>& shown);
+        const QList<TensorRow>& shown);
     bool isRunning() const { return m_running; }
     // Blocks until the running save (if any) has finished; for closing the window.
     void waitForFinished();

@@ -12,7 +12,9 @@ namespace ui {
 
 QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
 {
-    auto tr = [](const char* text, int n = -1) { return QCoreApplication::translate("SavePreview", text, nullptr, n); };
+    auto tr = [](const char* text, int n = -1) {
+        return QCoreApplication::translate("SavePreview", text, nullptr, n);
+    };
     uint64_t toExternalBytes = 0;
     uint64_t toInlineBytes = 0;
     size_t externalCount = 0;
@@ -30,10 +32,10 @@ QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
         lines << tr("No tensor changes storage.");
     if (plan.movedToExternal)
         lines << tr("%n tensor(s) move to external data", int(plan.movedToExternal))
-                 + QStringLiteral(" (") + formatBytes(toExternalBytes) + u')';
+                + QStringLiteral(" (") + formatBytes(toExternalBytes) + u')';
     if (plan.movedToInline)
-        lines << tr("%n tensor(s) come back inline", int(plan.movedToInline))
-                 + QStringLiteral(" (") + formatBytes(toInlineBytes) + u')';
+        lines << tr("%n tensor(s) come back inline", int(plan.movedToInline)) + QStringLiteral(" (")
+                + formatBytes(toInlineBytes) + u')';
     QStringList files;
     for (size_t f = 0; f < plan.files.size(); ++f)
         files << QString::fromStdString(plan.files[f]) + QStringLiteral(": ")

@@ -40,11 +40,12 @@ QThreadPool* settingsThread()
 void storeInBackground(std::function<void(QSettings&)> write)
 {
     // The names are read here: the application object may be gone when the write runs.
-    settingsThread()->start([write = std::move(write), organization = QCoreApplication::organizationName(),
-                             application = QCoreApplication::applicationName()] {
-        QSettings settings(organization, application);
-        write(settings);
-    });
+    settingsThread()->start(
+        [write = std::move(write), organization = QCoreApplication::organizationName(),
+            application = QCoreApplication::applicationName()] {
+            QSettings settings(organization, application);
+            write(settings);
+        });
 }
 
 } // namespace
@@ -62,7 +63,8 @@ QVariantMap settingsIn(const QString& group)
     QMutexLocker lock(&s.mutex);
     QVariantMap values;
     const QString prefix = group + u'/';
-    for (auto it = s.values.lowerBound(prefix); it != s.values.cend() && it.key().startsWith(prefix); ++it)
+    for (auto it = s.values.lowerBound(prefix);
+         it != s.values.cend() && it.key().startsWith(prefix); ++it)
         values.insert(it.key(), it.value());
     return values;
 }

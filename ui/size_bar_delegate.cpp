@@ -13,8 +13,8 @@ SizeBarDelegate::SizeBarDelegate(int valueRole, int maxRole, QObject* parent)
 {
 }
 
-void SizeBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
-                            const QModelIndex& index) const
+void SizeBarDelegate::paint(
+    QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const
 {
     // Background and text first, so the translucent bar also shows on selected rows.
     QStyledItemDelegate::paint(painter, option, index);
@@ -27,7 +27,8 @@ void SizeBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& optio
         painter->save();
         painter->setPen(Qt::NoPen);
         const bool selected = option.state & QStyle::State_Selected;
-        QColor color = selected ? option.palette.highlightedText().color() : option.palette.highlight().color();
+        QColor color = selected ? option.palette.highlightedText().color()
+                                : option.palette.highlight().color();
         color.setAlpha(selected ? 70 : 60);
         painter->setBrush(color);
         painter->drawRect(bar);

@@ -12,7 +12,8 @@ public:
     // `valueRole` holds the numeric size, `maxRole` the size that fills the whole cell.
     SizeBarDelegate(int valueRole, int maxRole, QObject* parent = nullptr);
 
-    void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+        const QModelIndex& index) const override;
 
 private:
     int m_valueRole;

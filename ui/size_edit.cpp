@@ -39,7 +39,7 @@ void SizeEdit::setValue(uint64_t bytes)
 {
     int unit = 0;
     while (unit + 1 < m_unit->count() && bytes >= (1ull << (10 * (unit + 1)))
-           && bytes % (1ull << (10 * (unit + 1))) == 0)
+        && bytes % (1ull << (10 * (unit + 1))) == 0)
         ++unit;
     const QSignalBlocker blockUnit(m_unit);
     const QSignalBlocker blockNumber(m_number);

@@ -63,7 +63,8 @@ void SummaryStrip::setSnapshot(const ModelSnapshot& snapshot)
     QStringList shown;
     QStringList details;
     for (const repack::FileLayout& file : snapshot.layouts) {
-        const QString entry = QString::fromStdString(file.location) + QStringLiteral(" ") + formatBytes(file.bytes);
+        const QString entry
+            = QString::fromStdString(file.location) + QStringLiteral(" ") + formatBytes(file.bytes);
         if (shown.size() < kShownFiles)
             shown << entry;
         details << entry + tr(" (%1 referenced)").arg(formatBytes(file.referencedBytes));
@@ -75,9 +76,11 @@ void SummaryStrip::setSnapshot(const ModelSnapshot& snapshot)
     m_files->setToolTip(details.join(u'\n'));
 
     const double share = 100.0 * double(snapshot.protobufBytes) / double(kProtobufLimit);
-    const QString percent = share > 0 && share < 0.01 ? QStringLiteral("< 0.01")
-                                                      : QString::number(share, 'f', share < 1 ? 2 : 1);
-    m_protobuf->setText(tr("%1 (%2% of the 2 GiB limit)").arg(formatBytes(snapshot.protobufBytes), percent));
+    const QString percent = share > 0 && share < 0.01
+        ? QStringLiteral("< 0.01")
+        : QString::number(share, 'f', share < 1 ? 2 : 1);
+    m_protobuf->setText(
+        tr("%1 (%2% of the 2 GiB limit)").arg(formatBytes(snapshot.protobufBytes), percent));
     QPalette protobufPalette = palette();
     if (share >= 80)
         protobufPalette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
@@ -92,8 +95,8 @@ void SummaryStrip::setSnapshot(const ModelSnapshot& snapshot)
 
 QString SummaryStrip::text() const
 {
-    return QStringList{m_tensors->text(), m_inline->text(), m_external->text(), m_files->text(), m_protobuf->text(),
-                       m_orphaned->text()}
+    return QStringList{m_tensors->text(), m_inline->text(), m_external->text(), m_files->text(),
+        m_protobuf->text(), m_orphaned->text()}
         .join(QStringLiteral(" | "));
 }
 

@@ -38,10 +38,20 @@ bool TensorFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
         return true;
     const TensorRow& row = m_tensors->row(sourceRow);
     switch (m_storage) {
-    case StorageFilter::All: break;
-    case StorageFilter::Inline: if (row.external) return false; break;
-    case StorageFilter::External: if (!row.external) return false; break;
-    case StorageFilter::WithProblems: if (row.problemCount == 0) return false; break;
+    case StorageFilter::All:
+        break;
+    case StorageFilter::Inline:
+        if (row.external)
+            return false;
+        break;
+    case StorageFilter::External:
+        if (!row.external)
+            return false;
+        break;
+    case StorageFilter::WithProblems:
+        if (row.problemCount == 0)
+            return false;
+        break;
     }
     return m_text.isEmpty() || row.name.contains(m_text, Qt::CaseInsensitive)
         || row.scope.contains(m_text, Qt::CaseInsensitive);
@@ -55,26 +65,41 @@ bool TensorFilterProxy::lessThan(const QModelIndex& left, const QModelIndex& rig
     // rows visibly slow.
     const TensorRow& a = m_tensors->row(left.row());
     const TensorRow& b = m_tensors->row(right.row());
-    auto byNumber = [&](uint64_t x, uint64_t y) { return x != y ? x < y : left.row() < right.row(); };
+    auto byNumber
+        = [&](uint64_t x, uint64_t y) { return x != y ? x < y : left.row() < right.row(); };
     // What QSortFilterProxyModel does with the display strings, without the QVariants.
-    auto byText = [&](const QString& x, const QString& y) { return x.compare(y, sortCaseSensitivity()) < 0; };
+    auto byText = [&](const QString& x, const QString& y) {
+        return x.compare(y, sortCaseSensitivity()) < 0;
+    };
     switch (left.column()) {
-    case TensorTableModel::Size: return byNumber(a.bytes, b.bytes);
-    case TensorTableModel::Offset: return byNumber(a.external ? a.offset : 0, b.external ? b.offset : 0);
-    case TensorTableModel::Length: return byNumber(a.external ? a.length : 0, b.external ? b.length : 0);
-    default: break;
+    case TensorTableModel::Size:
+        return byNumber(a.bytes, b.bytes);
+    case TensorTableModel::Offset:
+        return byNumber(a.external ? a.offset : 0, b.external ? b.offset : 0);
+    case TensorTableModel::Length:
+        return byNumber(a.external ? a.length : 0, b.external ? b.length : 0);
+    default:
+        break;
     }
     if (isSortLocaleAware())
         return QSortFilterProxyModel::lessThan(left, right);
     switch (left.column()) {
-    case TensorTableModel::Name: return byText(a.name, b.name);
-    case TensorTableModel::Scope: return byText(a.scope, b.scope);
-    case TensorTableModel::Kind: return byText(a.kind, b.kind);
-    case TensorTableModel::Dtype: return byText(a.dtype, b.dtype);
-    case TensorTableModel::Shape: return byText(a.shape, b.shape);
-    case TensorTableModel::Storage: return byText(a.storage, b.storage);
-    case TensorTableModel::Status: return byText(a.status, b.status);
-    default: break;
+    case TensorTableModel::Name:
+        return byText(a.name, b.name);
+    case TensorTableModel::Scope:
+        return byText(a.scope, b.scope);
+    case TensorTableModel::Kind:
+        return byText(a.kind, b.kind);
+    case TensorTableModel::Dtype:
+        return byText(a.dtype, b.dtype);
+    case TensorTableModel::Shape:
+        return byText(a.shape, b.shape);
+    case TensorTableModel::Storage:
+        return byText(a.storage, b.storage);
+    case TensorTableModel::Status:
+        return byText(a.status, b.status);
+    default:
+        break;
     }
     return QSortFilterProxyModel::lessThan(left, right);
 }

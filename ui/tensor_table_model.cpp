@@ -23,8 +23,9 @@ void TensorTableModel::setSnapshot(const ModelSnapshot& snapshot)
 
 void TensorTableModel::updateStorage(const ModelSnapshot& snapshot)
 {
-    static_assert(Storage < Offset && Offset < Length && Length < Status && Status == ColumnCount - 1,
-                  "the columns a save changes are the last ones");
+    static_assert(
+        Storage < Offset && Offset < Length && Length < Status && Status == ColumnCount - 1,
+        "the columns a save changes are the last ones");
     Q_ASSERT(snapshot.tensors.size() == m_rows.size());
     m_rows = snapshot.tensors;
     if (!m_rows.isEmpty())
@@ -44,16 +45,26 @@ int TensorTableModel::columnCount(const QModelIndex& parent) const
 QVariant TensorTableModel::display(const TensorRow& row, int column) const
 {
     switch (column) {
-    case Name: return row.name;
-    case Scope: return row.scope;
-    case Kind: return row.kind;
-    case Dtype: return row.dtype;
-    case Shape: return row.shape;
-    case Size: return formatBytes(row.bytes);
-    case Storage: return row.storage;
-    case Offset: return row.external ? QVariant(QString::number(row.offset)) : QVariant();
-    case Length: return row.external ? QVariant(QString::number(row.length)) : QVariant();
-    case Status: return row.status;
+    case Name:
+        return row.name;
+    case Scope:
+        return row.scope;
+    case Kind:
+        return row.kind;
+    case Dtype:
+        return row.dtype;
+    case Shape:
+        return row.shape;
+    case Size:
+        return formatBytes(row.bytes);
+    case Storage:
+        return row.storage;
+    case Offset:
+        return row.external ? QVariant(QString::number(row.offset)) : QVariant();
+    case Length:
+        return row.external ? QVariant(QString::number(row.length)) : QVariant();
+    case Status:
+        return row.status;
     }
     return {};
 }
@@ -83,28 +94,45 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         return {};
     case SortRole:
         switch (column) {
-        case Size: return QVariant::fromValue<qulonglong>(row.bytes);
-        case Offset: return QVariant::fromValue<qulonglong>(row.external ? row.offset : 0);
-        case Length: return QVariant::fromValue<qulonglong>(row.external ? row.length : 0);
-        default: return display(row, column);
+        case Size:
+            return QVariant::fromValue<qulonglong>(row.bytes);
+        case Offset:
+            return QVariant::fromValue<qulonglong>(row.external ? row.offset : 0);
+        case Length:
+            return QVariant::fromValue<qulonglong>(row.external ? row.length : 0);
+        default:
+            return display(row, column);
         }
-    case TotalRole: return QVariant::fromValue<qulonglong>(m_totalBytes);
-    case MaxRole: return QVariant::fromValue<qulonglong>(m_largest);
-    case TensorIndexRole: return index.row();
-    case ExternalRole: return row.external;
-    case ProblemCountRole: return row.problemCount;
+    case TotalRole:
+        return QVariant::fromValue<qulonglong>(m_totalBytes);
+    case MaxRole:
+        return QVariant::fromValue<qulonglong>(m_largest);
+    case TensorIndexRole:
+        return index.row();
+    case ExternalRole:
+        return row.external;
+    case ProblemCountRole:
+        return row.problemCount;
     }
     return {};
 }
 
 QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount)
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0
+        || section >= ColumnCount)
         return {};
     static const char* const kTitles[ColumnCount] = {
-        QT_TR_NOOP("Name"), QT_TR_NOOP("Scope"), QT_TR_NOOP("Kind"), QT_TR_NOOP("Type"),
-        QT_TR_NOOP("Shape"), QT_TR_NOOP("Size"), QT_TR_NOOP("Storage"), QT_TR_NOOP("Offset"),
-        QT_TR_NOOP("Length"), QT_TR_NOOP("Status"),
+        QT_TR_NOOP("Name"),
+        QT_TR_NOOP("Scope"),
+        QT_TR_NOOP("Kind"),
+        QT_TR_NOOP("Type"),
+        QT_TR_NOOP("Shape"),
+        QT_TR_NOOP("Size"),
+        QT_TR_NOOP("Storage"),
+        QT_TR_NOOP("Offset"),
+        QT_TR_NOOP("Length"),
+        QT_TR_NOOP("Status"),
     };
     return tr(kTitles[section]);
 }

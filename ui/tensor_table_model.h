@@ -11,14 +11,26 @@ namespace ui {
 class TensorTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { Name, Scope, Kind, Dtype, Shape, Size, Storage, Offset, Length, Status, ColumnCount };
+    enum Columns {
+        Name,
+        Scope,
+        Kind,
+        Dtype,
+        Shape,
+        Size,
+        Storage,
+        Offset,
+        Length,
+        Status,
+        ColumnCount
+    };
     enum Roles {
         SortRole = Qt::UserRole, // numbers for sizes and offsets, text otherwise
-        TotalRole,               // bytes of all tensors, for the size share
-        MaxRole,                 // bytes of the largest tensor, the full width of a size bar
-        TensorIndexRole,         // index into Model::tensors() and the snapshot
-        ExternalRole,            // bool: stored in a data file
-        ProblemCountRole,        // int: problems naming this tensor
+        TotalRole, // bytes of all tensors, for the size share
+        MaxRole, // bytes of the largest tensor, the full width of a size bar
+        TensorIndexRole, // index into Model::tensors() and the snapshot
+        ExternalRole, // bool: stored in a data file
+        ProblemCountRole, // int: problems naming this tensor
     };
 
     explicit TensorTableModel(QObject* parent = nullptr);
@@ -35,7 +47,8 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    QVariant headerData(
+        int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
     QVariant display(const TensorRow& row, int column) const;

@@ -21,10 +21,7 @@ struct Run {
     int exitCode = -1;
     QByteArray out;
     QByteArray err;
-    QStringList errLines() const
-    {
-        return QString::fromUtf8(err).split('\n', Qt::SkipEmptyParts);
-    }
+    QStringList errLines() const { return QString::fromUtf8(err).split('\n', Qt::SkipEmptyParts); }
 };
 
 Run runCli(const QStringList& args)
@@ -56,14 +53,14 @@ private slots:
 
 private:
     QTemporaryDir m_dir;
-    QString m_model;   // healthy: inline, two aligned externals, one unknown-key warning
-    QString m_broken;  // two errors: missing data file, checksum mismatch
+    QString m_model; // healthy: inline, two aligned externals, one unknown-key warning
+    QString m_broken; // two errors: missing data file, checksum mismatch
 };
 
 void TestCli::initTestCase()
 {
     QVERIFY2(QFileInfo(qEnvironmentVariable("REPACK_CLI")).isExecutable(),
-             "REPACK_CLI must name the onnx-repack binary");
+        "REPACK_CLI must name the onnx-repack binary");
     QVERIFY(m_dir.isValid());
 
     onnx::ModelProto model = emptyModel();
@@ -123,11 +120,16 @@ void TestCli::unusableFile_data()
     QTest::addColumn<QByteArray>("contents"); // empty: the file is not created
 
     const QByteArray text = "this is a README, not an ONNX model\n";
-    QTest::newRow("inspect missing file") << "inspect" << "missing.onnx" << QByteArray();
-    QTest::newRow("verify missing file") << "verify" << "missing.onnx" << QByteArray();
-    QTest::newRow("inspect text file") << "inspect" << "README.onnx" << text;
-    QTest::newRow("verify text file") << "verify" << "README.onnx" << text;
-    QTest::newRow("inspect binary junk") << "inspect" << "junk.onnx" << QByteArray(64, '\xff');
+    QTest::newRow("inspect missing file") << "inspect"
+                                          << "missing.onnx" << QByteArray();
+    QTest::newRow("verify missing file") << "verify"
+                                         << "missing.onnx" << QByteArray();
+    QTest::newRow("inspect text file") << "inspect"
+                                       << "README.onnx" << text;
+    QTest::newRow("verify text file") << "verify"
+                                      << "README.onnx" << text;
+    QTest::newRow("inspect binary junk") << "inspect"
+                                         << "junk.onnx" << QByteArray(64, '\xff');
 }
 
 void TestCli::unusableFile()
@@ -177,7 +179,7 @@ void TestCli::inspectJsonSchema()
     for (int i = 0; i < 3; ++i) {
         const QJsonObject t = tensors[i].toObject();
         for (const char* key : {"name", "scope", "kind", "dtype", "shape", "elements", "bytes",
-                                "storage", "location", "offset", "length"})
+                 "storage", "location", "offset", "length"})
             QVERIFY2(t.contains(key), key);
         QCOMPARE(t["name"].toString(), names[i]);
         QCOMPARE(t["scope"].toString(), QString("graph"));
@@ -229,9 +231,9 @@ void TestCli::verifyReportsEveryProblem()
     const QStringList lines = run.errLines();
     QCOMPARE(lines.size(), 2);
     QVERIFY2(lines.filter("missing-file").size() == 1 && lines.filter("graph/gone").size() == 1,
-             run.err.constData());
+        run.err.constData());
     QVERIFY2(lines.filter("checksum-mismatch").size() == 1 && lines.filter("graph/bad").size() == 1,
-             run.err.constData());
+        run.err.constData());
     for (const QString& line : lines)
         QVERIFY2(line.contains(m_broken), qPrintable(line));
 }

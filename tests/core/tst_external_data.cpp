@@ -24,10 +24,32 @@ namespace {
 
 // How the tensor under test ("victim") is broken.
 enum class Case {
-    DotDot, DotDotInside, Absolute, SymlinkFile, SymlinkDir, Missing, Directory, Fifo,
-    OffsetPastEof, RangePastEof, NegativeOffset, NonNumericOffset, TrailingJunkOffset,
-    NegativeLength, LengthMismatch, OrtMarker, ExternalString, ExternalWithRaw,
-    ExternalWithTyped, EmptyLocation, MissingLocation, DimsOverflow, NegativeDims, UnknownKey, InlineDimsOverflow, UnknownDtypeNoLength,
+    DotDot,
+    DotDotInside,
+    Absolute,
+    SymlinkFile,
+    SymlinkDir,
+    Missing,
+    Directory,
+    Fifo,
+    OffsetPastEof,
+    RangePastEof,
+    NegativeOffset,
+    NonNumericOffset,
+    TrailingJunkOffset,
+    NegativeLength,
+    LengthMismatch,
+    OrtMarker,
+    ExternalString,
+    ExternalWithRaw,
+    ExternalWithTyped,
+    EmptyLocation,
+    MissingLocation,
+    DimsOverflow,
+    NegativeDims,
+    UnknownKey,
+    InlineDimsOverflow,
+    UnknownDtypeNoLength,
 };
 
 constexpr uint64_t kVictimBytes = 16; // float [4]
@@ -50,8 +72,12 @@ void breakVictim(Case c, onnx::TensorProto& victim, const QDir& root)
     const QString model = root.filePath("model");
     const std::string len = std::to_string(kVictimBytes);
     switch (c) {
-    case Case::DotDot: setExternal(victim, "../outside.bin", "0", len); break;
-    case Case::DotDotInside: setExternal(victim, "sub/../../outside.bin", "0", len); break;
+    case Case::DotDot:
+        setExternal(victim, "../outside.bin", "0", len);
+        break;
+    case Case::DotDotInside:
+        setExternal(victim, "sub/../../outside.bin", "0", len);
+        break;
     case Case::Absolute:
         setExternal(victim, root.filePath("outside.bin").toStdString(), "0", len);
         break;
@@ -63,7 +89,9 @@ void breakVictim(Case c, onnx::TensorProto& victim, const QDir& root)
         QFile::link(root.path(), model + "/linkdir");
         setExternal(victim, "linkdir/outside.bin", "0", len);
         break;
-    case Case::Missing: setExternal(victim, "nope.bin", "0", len); break;
+    case Case::Missing:
+        setExternal(victim, "nope.bin", "0", len);
+        break;
     case Case::Directory:
         QDir(model).mkdir("adir");
         setExternal(victim, "adir", "0", len);
@@ -72,14 +100,30 @@ void breakVictim(Case c, onnx::TensorProto& victim, const QDir& root)
         ::mkfifo((model + "/pipe").toLocal8Bit().constData(), 0600);
         setExternal(victim, "pipe", "0", len);
         break;
-    case Case::OffsetPastEof: setExternal(victim, "data.bin", "100000", len); break;
-    case Case::RangePastEof: setExternal(victim, "data.bin", "60", len); break; // file: 64 bytes
-    case Case::NegativeOffset: setExternal(victim, "data.bin", "-1", len); break;
-    case Case::NonNumericOffset: setExternal(victim, "data.bin", "abc", len); break;
-    case Case::TrailingJunkOffset: setExternal(victim, "data.bin", "16x", len); break;
-    case Case::NegativeLength: setExternal(victim, "data.bin", "16", "-16"); break;
-    case Case::LengthMismatch: setExternal(victim, "data.bin", "16", "12"); break;
-    case Case::OrtMarker: setExternal(victim, "*/_ORT_MEM_ADDR_/*", "0", len); break;
+    case Case::OffsetPastEof:
+        setExternal(victim, "data.bin", "100000", len);
+        break;
+    case Case::RangePastEof:
+        setExternal(victim, "data.bin", "60", len);
+        break; // file: 64 bytes
+    case Case::NegativeOffset:
+        setExternal(victim, "data.bin", "-1", len);
+        break;
+    case Case::NonNumericOffset:
+        setExternal(victim, "data.bin", "abc", len);
+        break;
+    case Case::TrailingJunkOffset:
+        setExternal(victim, "data.bin", "16x", len);
+        break;
+    case Case::NegativeLength:
+        setExternal(victim, "data.bin", "16", "-16");
+        break;
+    case Case::LengthMismatch:
+        setExternal(victim, "data.bin", "16", "12");
+        break;
+    case Case::OrtMarker:
+        setExternal(victim, "*/_ORT_MEM_ADDR_/*", "0", len);
+        break;
     case Case::ExternalString:
         victim = typedTensor("victim", 8, {4});
         victim.clear_string_data();
@@ -94,7 +138,9 @@ void breakVictim(Case c, onnx::TensorProto& victim, const QDir& root)
         for (int i = 0; i < 4; ++i)
             victim.add_float_data(1.0f);
         break;
-    case Case::EmptyLocation: setExternal(victim, "", "16", len); break;
+    case Case::EmptyLocation:
+        setExternal(victim, "", "16", len);
+        break;
     case Case::MissingLocation:
         setExternal(victim, "data.bin", "16", len);
         victim.mutable_external_data()->DeleteSubrange(0, 1);
@@ -236,7 +282,7 @@ void TestExternalData::brokenReference()
     for (const auto& t : model.tensors())
         if (t.external.file)
             QVERIFY2(isUnder(t.external.file->path(), root.filePath("model").toStdString()),
-                     t.external.file->path().c_str());
+                t.external.file->path().c_str());
 }
 
 void TestExternalData::unknownKeyIsOnlyAWarning()
@@ -272,7 +318,7 @@ void TestExternalData::truncatedProtobufFailsNamingTheFile()
     auto loaded = Model::load(path.toStdString());
     QVERIFY(!loaded.ok());
     QVERIFY2(loaded.error().message.find(path.toStdString()) != std::string::npos,
-             loaded.error().message.c_str());
+        loaded.error().message.c_str());
 }
 
 void TestExternalData::modelDirectoryReachedThroughSymlink()

@@ -37,28 +37,28 @@ void TestFileLayout::accounting_data()
     QTest::addColumn<quint64>("orphaned");
     QTest::addColumn<quint64>("overlapping");
 
-    QTest::newRow("dense") << Placements{{0, 100}, {100, 50}} << 150ull
-                           << 150ull << 0ull << 0ull << 0ull;
+    QTest::newRow("dense") << Placements{{0, 100}, {100, 50}} << 150ull << 150ull << 0ull << 0ull
+                           << 0ull;
     // Zeros from 1000 to 4096 and from 6096 to 8192: alignment padding.
     QTest::newRow("aligned to 4096 with zero padding")
-        << Placements{{0, 1000}, {4096, 2000}, {8192, 10}} << 8202ull
-        << 3010ull << (3096ull + 2096ull) << 0ull << 0ull;
+        << Placements{{0, 1000}, {4096, 2000}, {8192, 10}} << 8202ull << 3010ull
+        << (3096ull + 2096ull) << 0ull << 0ull;
     // 5001 junk bytes where a removed tensor lived; the next offset (odd) is not aligned.
-    QTest::newRow("orphaned gap") << Placements{{0, 100}, {5101, 100}} << 5201ull
-                                  << 200ull << 0ull << 5001ull << 0ull;
-    QTest::newRow("trailing bytes") << Placements{{0, 64}} << 364ull
-                                    << 64ull << 0ull << 300ull << 0ull;
-    QTest::newRow("two overlapping tensors") << Placements{{0, 1000}, {600, 1000}} << 1600ull
-                                             << 1600ull << 0ull << 0ull << 400ull;
-    QTest::newRow("tensor inside another") << Placements{{0, 1000}, {200, 100}} << 1000ull
-                                           << 1000ull << 0ull << 0ull << 100ull;
-    QTest::newRow("same range twice") << Placements{{0, 256}, {0, 256}} << 256ull
-                                      << 256ull << 0ull << 0ull << 256ull;
+    QTest::newRow("orphaned gap") << Placements{{0, 100}, {5101, 100}} << 5201ull << 200ull << 0ull
+                                  << 5001ull << 0ull;
+    QTest::newRow("trailing bytes")
+        << Placements{{0, 64}} << 364ull << 64ull << 0ull << 300ull << 0ull;
+    QTest::newRow("two overlapping tensors")
+        << Placements{{0, 1000}, {600, 1000}} << 1600ull << 1600ull << 0ull << 0ull << 400ull;
+    QTest::newRow("tensor inside another")
+        << Placements{{0, 1000}, {200, 100}} << 1000ull << 1000ull << 0ull << 0ull << 100ull;
+    QTest::newRow("same range twice")
+        << Placements{{0, 256}, {0, 256}} << 256ull << 256ull << 0ull << 0ull << 256ull;
     // Padding to 4096, a 4096-byte tensor, 777 junk bytes, a tensor at odd 8969 (31 bytes)
     // overlapped by 10 bytes of another, then 5 trailing junk bytes.
-    QTest::newRow("all at once")
-        << Placements{{0, 1000}, {4096, 4096}, {8969, 31}, {8979, 10}} << 9005ull
-        << (1000ull + 4096ull + 31ull) << 3096ull << (777ull + 5ull) << 10ull;
+    QTest::newRow("all at once") << Placements{{0, 1000}, {4096, 4096}, {8969, 31}, {8979, 10}}
+                                 << 9005ull << (1000ull + 4096ull + 31ull) << 3096ull
+                                 << (777ull + 5ull) << 10ull;
 }
 
 void TestFileLayout::accounting()
@@ -78,16 +78,16 @@ void TestFileLayout::accounting()
     // next 4096 boundary when a tensor starts there.
     for (const auto& t : tensors)
         for (const auto& next : tensors)
-            if (next.offset % 4096 == 0 && next.offset > t.offset + t.length &&
-                next.offset - (t.offset + t.length) < 4096)
-                data.place(t.offset + t.length,
-                           std::string(next.offset - (t.offset + t.length), '\0'));
+            if (next.offset % 4096 == 0 && next.offset > t.offset + t.length
+                && next.offset - (t.offset + t.length) < 4096)
+                data.place(
+                    t.offset + t.length, std::string(next.offset - (t.offset + t.length), '\0'));
 
     onnx::ModelProto model = emptyModel();
     for (size_t i = 0; i < tensors.size(); ++i) {
         const Placement& p = tensors[i];
-        auto t = rawTensor("t" + std::to_string(i), 2, {qint64(p.length)},
-                           patternBytes(p.length, uint8_t(i + 1)));
+        auto t = rawTensor(
+            "t" + std::to_string(i), 2, {qint64(p.length)}, patternBytes(p.length, uint8_t(i + 1)));
         data.externalize(t, p.offset);
         *model.mutable_graph()->add_initializer() = t;
     }
@@ -113,10 +113,18 @@ void TestFileLayout::accounting()
     int tensorRegions = 0;
     for (const Region& r : f.regions) {
         switch (r.type) {
-        case RegionType::Tensor: ++tensorRegions; break;
-        case RegionType::Padding: pad += r.length; break;
-        case RegionType::Orphaned: orphan += r.length; break;
-        case RegionType::Overlap: overlap += r.length; break;
+        case RegionType::Tensor:
+            ++tensorRegions;
+            break;
+        case RegionType::Padding:
+            pad += r.length;
+            break;
+        case RegionType::Orphaned:
+            orphan += r.length;
+            break;
+        case RegionType::Overlap:
+            overlap += r.length;
+            break;
         }
     }
     QCOMPARE(tensorRegions, int(tensors.size()));

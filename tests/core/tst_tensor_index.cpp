@@ -80,8 +80,8 @@ void TestTensorIndex::initTestCase()
     // node #0: Constant with an unnamed value tensor
     addConstant(g, "const_a", rawTensor("", 17, {4}));
     // node #1: an unnamed custom op with a TENSORS attribute
-    addTensorsAttribute(addNode(g, "Custom", ""), "weights",
-                        {rawTensor("", 2, {5}), typedTensor("tw1", 21, {3})});
+    addTensorsAttribute(
+        addNode(g, "Custom", ""), "weights", {rawTensor("", 2, {5}), typedTensor("tw1", 21, {3})});
     // node #2: If whose then-branch holds a Loop whose body holds more tensors
     onnx::NodeProto& ifNode = addNode(g, "If", "if0");
     onnx::GraphProto& thenBranch = addSubgraph(ifNode, "then_branch");
@@ -146,29 +146,60 @@ void TestTensorIndex::everyPlace_data()
     const QString g = "graph";
     auto row = [](const char* label) -> QTestData& { return QTest::newRow(label); };
     // bytes = elements x width from the ONNX spec (float 4, float16 2, int4 packed, ...)
-    row("raw initializer") << 0 << g << "w_raw" << "initializer" << 1 << S{2, 3} << 6ull << 24ull << "raw" << 0ull;
-    row("typed int64") << 1 << g << "w_typed" << "initializer" << 7 << S{4} << 4ull << 32ull << "typed" << 0ull;
-    row("external float16") << 2 << g << "w_ext" << "initializer" << 10 << S{3, 5} << 15ull << 30ull << "external" << 0ull;
-    row("external bfloat16 aligned") << 3 << g << "w_ext2" << "initializer" << 16 << S{7} << 7ull << 14ull << "external" << 64ull;
-    row("int4 odd count") << 4 << g << "w_int4" << "initializer" << 22 << S{3, 3} << 9ull << 5ull << "raw" << 0ull;
-    row("string: sum of lengths") << 5 << g << "w_str" << "initializer" << 8 << S{3} << 3ull << 6ull << "typed" << 0ull;
-    row("typed complex128") << 6 << g << "w_c128" << "initializer" << 15 << S{2} << 2ull << 32ull << "typed" << 0ull;
-    row("sparse values") << 7 << g << "sp_vals" << "sparse" << 1 << S{3} << 3ull << 12ull << "raw" << 0ull;
-    row("sparse indices") << 8 << g << "sp_idx" << "sparse" << 7 << S{3} << 3ull << 24ull << "raw" << 0ull;
-    row("sparse values 2") << 9 << g << "sp2_vals" << "sparse" << 1 << S{2} << 2ull << 8ull << "raw" << 0ull;
-    row("sparse unnamed indices") << 10 << g << "sp2_vals.indices" << "sparse" << 7 << S{2} << 2ull << 16ull << "raw" << 0ull;
-    row("Constant value") << 11 << g << "const_a.value" << "attribute" << 17 << S{4} << 4ull << 4ull << "raw" << 0ull;
-    row("TENSORS unnamed node") << 12 << g << "#1.weights[0]" << "attribute" << 2 << S{5} << 5ull << 5ull << "raw" << 0ull;
-    row("TENSORS named") << 13 << g << "tw1" << "attribute" << 21 << S{3} << 3ull << 2ull << "typed" << 0ull;
-    row("If branch external") << 14 << "graph/if0/then_branch" << "then_w" << "initializer" << 1 << S{2} << 2ull << 8ull << "external" << 128ull;
-    row("Loop body two deep") << 15 << "graph/if0/then_branch/#0/body" << "deep_w" << "initializer" << 11 << S{3} << 3ull << 24ull << "typed" << 0ull;
-    row("Constant two deep") << 16 << "graph/if0/then_branch/#0/body" << "deep_c" << "attribute" << 6 << S{2} << 2ull << 8ull << "raw" << 0ull;
-    row("else branch Constant") << 17 << "graph/if0/else_branch" << "else_c.value" << "attribute" << 3 << S{1, 1} << 1ull << 1ull << "raw" << 0ull;
-    row("GRAPHS attribute") << 18 << "graph/multi/branches[1]" << "g1_w" << "initializer" << 4 << S{2} << 2ull << 4ull << "raw" << 0ull;
-    row("sparse attribute values") << 19 << g << "sp_const.sparse_value" << "sparse" << 1 << S{2} << 2ull << 8ull << "raw" << 0ull;
-    row("sparse attribute indices") << 20 << g << "sp_const.sparse_value.indices" << "sparse" << 7 << S{2} << 2ull << 16ull << "raw" << 0ull;
-    row("external attribute") << 21 << g << "cext" << "attribute" << 1 << S{8} << 8ull << 32ull << "external" << 192ull;
-    row("function Constant") << 22 << "function:custom.fn:MyFn" << "#0.value" << "attribute" << 9 << S{3} << 3ull << 3ull << "typed" << 0ull;
+    row("raw initializer") << 0 << g << "w_raw"
+                           << "initializer" << 1 << S{2, 3} << 6ull << 24ull << "raw" << 0ull;
+    row("typed int64") << 1 << g << "w_typed"
+                       << "initializer" << 7 << S{4} << 4ull << 32ull << "typed" << 0ull;
+    row("external float16") << 2 << g << "w_ext"
+                            << "initializer" << 10 << S{3, 5} << 15ull << 30ull << "external"
+                            << 0ull;
+    row("external bfloat16 aligned")
+        << 3 << g << "w_ext2"
+        << "initializer" << 16 << S{7} << 7ull << 14ull << "external" << 64ull;
+    row("int4 odd count") << 4 << g << "w_int4"
+                          << "initializer" << 22 << S{3, 3} << 9ull << 5ull << "raw" << 0ull;
+    row("string: sum of lengths") << 5 << g << "w_str"
+                                  << "initializer" << 8 << S{3} << 3ull << 6ull << "typed" << 0ull;
+    row("typed complex128") << 6 << g << "w_c128"
+                            << "initializer" << 15 << S{2} << 2ull << 32ull << "typed" << 0ull;
+    row("sparse values") << 7 << g << "sp_vals"
+                         << "sparse" << 1 << S{3} << 3ull << 12ull << "raw" << 0ull;
+    row("sparse indices") << 8 << g << "sp_idx"
+                          << "sparse" << 7 << S{3} << 3ull << 24ull << "raw" << 0ull;
+    row("sparse values 2") << 9 << g << "sp2_vals"
+                           << "sparse" << 1 << S{2} << 2ull << 8ull << "raw" << 0ull;
+    row("sparse unnamed indices") << 10 << g << "sp2_vals.indices"
+                                  << "sparse" << 7 << S{2} << 2ull << 16ull << "raw" << 0ull;
+    row("Constant value") << 11 << g << "const_a.value"
+                          << "attribute" << 17 << S{4} << 4ull << 4ull << "raw" << 0ull;
+    row("TENSORS unnamed node") << 12 << g << "#1.weights[0]"
+                                << "attribute" << 2 << S{5} << 5ull << 5ull << "raw" << 0ull;
+    row("TENSORS named") << 13 << g << "tw1"
+                         << "attribute" << 21 << S{3} << 3ull << 2ull << "typed" << 0ull;
+    row("If branch external") << 14 << "graph/if0/then_branch"
+                              << "then_w"
+                              << "initializer" << 1 << S{2} << 2ull << 8ull << "external" << 128ull;
+    row("Loop body two deep") << 15 << "graph/if0/then_branch/#0/body"
+                              << "deep_w"
+                              << "initializer" << 11 << S{3} << 3ull << 24ull << "typed" << 0ull;
+    row("Constant two deep") << 16 << "graph/if0/then_branch/#0/body"
+                             << "deep_c"
+                             << "attribute" << 6 << S{2} << 2ull << 8ull << "raw" << 0ull;
+    row("else branch Constant") << 17 << "graph/if0/else_branch"
+                                << "else_c.value"
+                                << "attribute" << 3 << S{1, 1} << 1ull << 1ull << "raw" << 0ull;
+    row("GRAPHS attribute") << 18 << "graph/multi/branches[1]"
+                            << "g1_w"
+                            << "initializer" << 4 << S{2} << 2ull << 4ull << "raw" << 0ull;
+    row("sparse attribute values") << 19 << g << "sp_const.sparse_value"
+                                   << "sparse" << 1 << S{2} << 2ull << 8ull << "raw" << 0ull;
+    row("sparse attribute indices") << 20 << g << "sp_const.sparse_value.indices"
+                                    << "sparse" << 7 << S{2} << 2ull << 16ull << "raw" << 0ull;
+    row("external attribute") << 21 << g << "cext"
+                              << "attribute" << 1 << S{8} << 8ull << 32ull << "external" << 192ull;
+    row("function Constant") << 22 << "function:custom.fn:MyFn"
+                             << "#0.value"
+                             << "attribute" << 9 << S{3} << 3ull << 3ull << "typed" << 0ull;
 }
 
 void TestTensorIndex::everyPlace()
@@ -248,7 +279,7 @@ void TestTensorIndex::oneMappingPerFile()
     std::vector<std::string> expected;
     for (int i = 0; i < kCount; ++i) {
         auto t = rawTensor("t" + std::to_string(i), 1, {1 + i % 5},
-                           patternBytes(4 * uint64_t(1 + i % 5), uint8_t(i)));
+            patternBytes(4 * uint64_t(1 + i % 5), uint8_t(i)));
         expected.push_back(t.raw_data());
         data.append(t, 1 + uint64_t(i % 3)); // mixed alignment, still one file
         *model.mutable_graph()->add_initializer() = t;
@@ -277,17 +308,21 @@ void TestTensorIndex::hugeShapes_data()
 {
     QTest::addColumn<QList<qint64>>("shape");
     QTest::addColumn<bool>("counted"); // element count known
-    QTest::addColumn<bool>("known");   // byte size known
+    QTest::addColumn<bool>("known"); // byte size known
     QTest::addColumn<quint64>("bytes");
     QTest::addColumn<QString>("code"); // expected error, "" for none
 
     const qint64 big = qint64(1) << 40;
-    QTest::newRow("product overflows") << QList<qint64>{big, big} << false << false << 0ull << "size-overflow";
-    QTest::newRow("bytes overflow") << QList<qint64>{qint64(1) << 62} << true << false << 0ull << "size-overflow";
+    QTest::newRow("product overflows")
+        << QList<qint64>{big, big} << false << false << 0ull << "size-overflow";
+    QTest::newRow("bytes overflow")
+        << QList<qint64>{qint64(1) << 62} << true << false << 0ull << "size-overflow";
     QTest::newRow("negative dim") << QList<qint64>{4, -1} << false << false << 0ull << "bad-dims";
     // 0 x anything is empty: nothing overflows, whatever the order of the dims.
-    QTest::newRow("zero after huge dims") << QList<qint64>{big, big, 0} << true << true << 0ull << "";
-    QTest::newRow("zero before huge dims") << QList<qint64>{0, big, big} << true << true << 0ull << "";
+    QTest::newRow("zero after huge dims")
+        << QList<qint64>{big, big, 0} << true << true << 0ull << "";
+    QTest::newRow("zero before huge dims")
+        << QList<qint64>{0, big, big} << true << true << 0ull << "";
 }
 
 void TestTensorIndex::hugeShapes()

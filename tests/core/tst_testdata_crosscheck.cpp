@@ -31,7 +31,7 @@ void TestTestdataCrosscheck::initTestCase()
         QSKIP("libonnx-testdata is not installed");
     QProcess python;
     python.start(qEnvironmentVariable("REPACK_PYTHON", "/usr/bin/python3"),
-                 {QStringLiteral(REPACK_CROSSCHECK_SCRIPT), kDataDir});
+        {QStringLiteral(REPACK_CROSSCHECK_SCRIPT), kDataDir});
     QVERIFY(python.waitForFinished(120000));
     QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
     QJsonParseError error;
@@ -57,7 +57,8 @@ void TestTestdataCrosscheck::everyModelAgrees()
     qint64 tensors = 0;
     for (const QString& rel : found) {
         const QJsonObject want = m_expected[rel].toObject();
-        QVERIFY2(!want.contains("error"), qPrintable(rel + ": python: " + want["error"].toString()));
+        QVERIFY2(
+            !want.contains("error"), qPrintable(rel + ": python: " + want["error"].toString()));
         auto model = Model::load(QDir(kDataDir).filePath(rel).toStdString());
         QVERIFY2(model.ok(), model ? "" : model.error().message.c_str());
         uint64_t inlineBytes = 0, externalBytes = 0;
@@ -65,14 +66,14 @@ void TestTestdataCrosscheck::everyModelAgrees()
             (t.isExternal() ? externalBytes : inlineBytes) += t.byteSize();
         const qint64 count = qint64((*model)->tensors().size());
         tensors += count;
-        if (count != want["tensors"].toInteger() ||
-            qint64(inlineBytes) != want["inline_bytes"].toInteger() ||
-            qint64(externalBytes) != want["external_bytes"].toInteger()) {
+        if (count != want["tensors"].toInteger()
+            || qint64(inlineBytes) != want["inline_bytes"].toInteger()
+            || qint64(externalBytes) != want["external_bytes"].toInteger()) {
             ++mismatches;
             qWarning("%s: ours %lld tensors, %llu inline, %llu external; python %lld, %lld, %lld",
-                     qPrintable(rel), count, (unsigned long long)inlineBytes,
-                     (unsigned long long)externalBytes, want["tensors"].toInteger(),
-                     want["inline_bytes"].toInteger(), want["external_bytes"].toInteger());
+                qPrintable(rel), count, (unsigned long long)inlineBytes,
+                (unsigned long long)externalBytes, want["tensors"].toInteger(),
+                want["inline_bytes"].toInteger(), want["external_bytes"].toInteger());
         }
     }
     qInfo("%lld models, %lld tensors compared", qint64(found.size()), tensors);

@@ -19,8 +19,8 @@ namespace {
 
 std::string sha1Hex(const std::string& bytes)
 {
-    return QCryptographicHash::hash(QByteArrayView(bytes.data(), qsizetype(bytes.size())),
-                                    QCryptographicHash::Sha1)
+    return QCryptographicHash::hash(
+        QByteArrayView(bytes.data(), qsizetype(bytes.size())), QCryptographicHash::Sha1)
         .toHex()
         .toStdString();
 }
@@ -46,14 +46,18 @@ private slots:
 
 void TestVerify::checksum_data()
 {
-    QTest::addColumn<quint64>("elements");   // uint8 tensor "big" with a checksum
-    QTest::addColumn<QString>("tamper");     // "", "digest" (wrong key) or "flip" (file byte)
-    QTest::addColumn<QString>("code");       // expected problem, "" for none
+    QTest::addColumn<quint64>("elements"); // uint8 tensor "big" with a checksum
+    QTest::addColumn<QString>("tamper"); // "", "digest" (wrong key) or "flip" (file byte)
+    QTest::addColumn<QString>("code"); // expected problem, "" for none
 
-    QTest::newRow("correct checksum") << 100ull << "" << "";
-    QTest::newRow("correct checksum over many buffers") << 50000ull << "" << "";
-    QTest::newRow("wrong digest in the key") << 100ull << "digest" << "checksum-mismatch";
-    QTest::newRow("byte flipped on disk") << 50000ull << "flip" << "checksum-mismatch";
+    QTest::newRow("correct checksum") << 100ull << ""
+                                      << "";
+    QTest::newRow("correct checksum over many buffers") << 50000ull << ""
+                                                        << "";
+    QTest::newRow("wrong digest in the key") << 100ull << "digest"
+                                             << "checksum-mismatch";
+    QTest::newRow("byte flipped on disk") << 50000ull << "flip"
+                                          << "checksum-mismatch";
 }
 
 void TestVerify::checksum()

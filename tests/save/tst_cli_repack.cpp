@@ -64,8 +64,8 @@ QString writeFixture(const QString& dir, const QString& kind)
 
 QString sha1Hex(const std::string& bytes)
 {
-    return QCryptographicHash::hash(QByteArrayView(bytes.data(), qsizetype(bytes.size())),
-                                    QCryptographicHash::Sha1)
+    return QCryptographicHash::hash(
+        QByteArrayView(bytes.data(), qsizetype(bytes.size())), QCryptographicHash::Sha1)
         .toHex();
 }
 
@@ -90,44 +90,53 @@ void TestCliRepack::option_data()
 {
     QTest::addColumn<QString>("fixture");
     QTest::addColumn<QStringList>("args");
-    QTest::addColumn<QStringList>("dataFiles");  // expected in the output folder
-    QTest::addColumn<QString>("external");       // names of external tensors, in order
-    QTest::addColumn<QString>("offsets");        // "name@offset ..." in tensor order, "": skip
+    QTest::addColumn<QStringList>("dataFiles"); // expected in the output folder
+    QTest::addColumn<QString>("external"); // names of external tensors, in order
+    QTest::addColumn<QString>("offsets"); // "name@offset ..." in tensor order, "": skip
 
     const QStringList data{"out.onnx.data"};
     // Offsets by hand: >= 1 MiB aligned to 4096, declaration order unless --order size.
     QTest::newRow("defaults") << "plain" << QStringList{} << data << "t1 t2 t3 t4"
                               << "t1@0 t2@2048 t3@8192 t4@1056768";
     QTest::newRow("--data") << "plain" << QStringList{"--data", "custom.bin"}
-                            << QStringList{"custom.bin"} << "t1 t2 t3 t4" << "";
-    QTest::newRow("--threshold bytes") << "plain" << QStringList{"--threshold", "2500"} << data
-                                       << "t2 t3 t4" << "";
-    QTest::newRow("--threshold K") << "plain" << QStringList{"--threshold", "3K"} << data
-                                   << "t3 t4" << "";
-    QTest::newRow("--threshold KiB") << "plain" << QStringList{"--threshold", "2KiB"} << data
-                                     << "t1 t2 t3 t4" << "";
-    QTest::newRow("--threshold M") << "plain" << QStringList{"--threshold", "1M"} << data
-                                   << "t3" << "t3@0";
-    QTest::newRow("--threshold MiB") << "plain" << QStringList{"--threshold", "1MiB"} << data
-                                     << "t3" << "";
-    QTest::newRow("--align 0") << "plain" << QStringList{"--align", "0"} << data
-                               << "t1 t2 t3 t4" << "t1@0 t2@2048 t3@4548 t4@1053124";
+                            << QStringList{"custom.bin"} << "t1 t2 t3 t4"
+                            << "";
+    QTest::newRow("--threshold bytes")
+        << "plain" << QStringList{"--threshold", "2500"} << data << "t2 t3 t4"
+        << "";
+    QTest::newRow("--threshold K") << "plain" << QStringList{"--threshold", "3K"} << data << "t3 t4"
+                                   << "";
+    QTest::newRow("--threshold KiB")
+        << "plain" << QStringList{"--threshold", "2KiB"} << data << "t1 t2 t3 t4"
+        << "";
+    QTest::newRow("--threshold M") << "plain" << QStringList{"--threshold", "1M"} << data << "t3"
+                                   << "t3@0";
+    QTest::newRow("--threshold MiB")
+        << "plain" << QStringList{"--threshold", "1MiB"} << data << "t3"
+        << "";
+    QTest::newRow("--align 0") << "plain" << QStringList{"--align", "0"} << data << "t1 t2 t3 t4"
+                               << "t1@0 t2@2048 t3@4548 t4@1053124";
     QTest::newRow("--align 512 --align-threshold 2K")
         << "plain" << QStringList{"--align", "512", "--align-threshold", "2K"} << data
-        << "t1 t2 t3 t4" << "t1@0 t2@2048 t3@4608 t4@1053184";
+        << "t1 t2 t3 t4"
+        << "t1@0 t2@2048 t3@4608 t4@1053184";
     QTest::newRow("--order size") << "plain" << QStringList{"--order", "size"} << data
-                                  << "t1 t2 t3 t4" << "t1@0 t2@2048 t3@1056768 t4@4548";
-    QTest::newRow("attributes by default") << "attribute" << QStringList{} << data
-                                           << "t1 t2 t3 t4 c" << "";
-    QTest::newRow("--no-attributes") << "attribute" << QStringList{"--no-attributes"} << data
-                                     << "t1 t2 t3 t4" << "";
+                                  << "t1 t2 t3 t4"
+                                  << "t1@0 t2@2048 t3@1056768 t4@4548";
+    QTest::newRow("attributes by default")
+        << "attribute" << QStringList{} << data << "t1 t2 t3 t4 c"
+        << "";
+    QTest::newRow("--no-attributes")
+        << "attribute" << QStringList{"--no-attributes"} << data << "t1 t2 t3 t4"
+        << "";
     QTest::newRow("--inline") << "external" << QStringList{"--inline"} << QStringList{} << ""
                               << "";
     // 1100 KiB: t1..t3 end at 1056768, t4 would pass 1126400 and starts shard two.
-    QTest::newRow("--shard-size")
-        << "plain" << QStringList{"--shard-size", "1100KiB"}
-        << QStringList{"out.onnx-00001-of-00002.data", "out.onnx-00002-of-00002.data"}
-        << "t1 t2 t3 t4" << "t1@0 t2@2048 t3@8192 t4@0";
+    QTest::newRow("--shard-size") << "plain" << QStringList{"--shard-size", "1100KiB"}
+                                  << QStringList{"out.onnx-00001-of-00002.data",
+                                         "out.onnx-00002-of-00002.data"}
+                                  << "t1 t2 t3 t4"
+                                  << "t1@0 t2@2048 t3@8192 t4@0";
 }
 
 void TestCliRepack::option()
@@ -182,8 +191,7 @@ void TestCliRepack::checksumOption()
         const TensorInfo& t = model->tensors()[i];
         if (!t.isExternal())
             continue;
-        QCOMPARE(QString::fromStdString(t.external.checksum),
-                 sha1Hex(tensorContent(i, kSizes[i])));
+        QCOMPARE(QString::fromStdString(t.external.checksum), sha1Hex(tensorContent(i, kSizes[i])));
         ++checked;
     }
     QCOMPARE(checked, 4);
@@ -232,9 +240,11 @@ void TestCliRepack::usageErrorExits2_data()
     QTest::addColumn<QStringList>("args"); // "@in" is the fixture, "@out" an output path
     QTest::newRow("no -o") << QStringList{"repack", "@in"};
     QTest::newRow("no input") << QStringList{"repack", "-o", "@out"};
-    QTest::newRow("bad size unit") << QStringList{"repack", "@in", "-o", "@out", "--threshold", "12Q"};
+    QTest::newRow("bad size unit")
+        << QStringList{"repack", "@in", "-o", "@out", "--threshold", "12Q"};
     QTest::newRow("negative size") << QStringList{"repack", "@in", "-o", "@out", "--align", "-1"};
-    QTest::newRow("unknown order") << QStringList{"repack", "@in", "-o", "@out", "--order", "random"};
+    QTest::newRow("unknown order")
+        << QStringList{"repack", "@in", "-o", "@out", "--order", "random"};
     QTest::newRow("unknown option") << QStringList{"repack", "@in", "-o", "@out", "--bogus"};
     QTest::newRow("diff with one model") << QStringList{"diff", "@in"};
 }
@@ -255,8 +265,8 @@ void TestCliRepack::failureExits1NamingFile_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("named"); // what stderr must mention
-    QTest::newRow("missing input") << QStringList{"repack", "@dir/nope.onnx", "-o", "@out"}
-                                   << "@dir/nope.onnx";
+    QTest::newRow("missing input")
+        << QStringList{"repack", "@dir/nope.onnx", "-o", "@out"} << "@dir/nope.onnx";
     QTest::newRow("data outside the folder")
         << QStringList{"repack", "@in", "-o", "@out", "--data", "../x.data"} << "../x.data";
     QTest::newRow("output folder missing")
@@ -295,8 +305,9 @@ void TestCliRepack::diffJsonSchema()
 
     QStringList keys = json.keys();
     keys.sort();
-    QCOMPARE(keys, (QStringList{"added", "content_changed", "moved", "removed", "schema",
-                                "storage_changed", "unchanged"}));
+    QCOMPARE(keys,
+        (QStringList{"added", "content_changed", "moved", "removed", "schema", "storage_changed",
+            "unchanged"}));
     QCOMPARE(json["schema"].toString(), QString("onnx-repack/diff/1"));
     auto namesOf = [&](const char* key) {
         QStringList names;

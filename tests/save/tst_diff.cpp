@@ -95,8 +95,7 @@ void TestDiff::changeDetected_data()
     QTest::newRow("one byte flipped") << Change::Bytes << QStringList{"content_changed graph/x"};
     QTest::newRow("other dtype") << Change::Dtype << QStringList{"content_changed graph/x"};
     QTest::newRow("other shape") << Change::Shape << QStringList{"content_changed graph/x"};
-    QTest::newRow("renamed") << Change::Rename
-                             << QStringList{"removed graph/x", "added graph/x2"};
+    QTest::newRow("renamed") << Change::Rename << QStringList{"removed graph/x", "added graph/x2"};
     // Same name, but in an If branch instead of the main graph: another tensor.
     QTest::newRow("other scope") << Change::OtherScope
                                  << QStringList{"removed graph/x", "added <branch>/x"};
@@ -135,7 +134,8 @@ void TestDiff::changeDetected()
         }
         QStringList want = expected;
         if (reversed)
-            want.replaceInStrings("removed ", "@").replaceInStrings("added ", "removed ")
+            want.replaceInStrings("removed ", "@")
+                .replaceInStrings("added ", "removed ")
                 .replaceInStrings("@", "added ");
         want.sort();
         seen.sort();

@@ -24,10 +24,10 @@ namespace {
 
 constexpr uint64_t MiB = 1 << 20;
 
-#define QVERIFY_OK(expr)                                                                       \
-    do {                                                                                       \
-        const auto& result_ = (expr);                                                          \
-        QVERIFY2(result_.ok(), result_.ok() ? "" : result_.error().message.c_str());           \
+#define QVERIFY_OK(expr)                                                                           \
+    do {                                                                                           \
+        const auto& result_ = (expr);                                                              \
+        QVERIFY2(result_.ok(), result_.ok() ? "" : result_.error().message.c_str());               \
     } while (false)
 
 // `length` bytes at `offset` of `path`, read with Qt.
@@ -79,8 +79,8 @@ void TestExternalOps::setBaseDirReresolves()
     QTemporaryDir dir;
     QVERIFY(QDir(dir.path()).mkdir("here") && QDir(dir.path()).mkdir("there"));
     // The same model in two folders; only "there" holds its data file.
-    const QString path =
-        writeUint8Model(dir.filePath("there"), "m.onnx", {2000, 3000}, 1024, "w.bin");
+    const QString path
+        = writeUint8Model(dir.filePath("there"), "m.onnx", {2000, 3000}, 1024, "w.bin");
     QVERIFY(QFile::copy(path, dir.filePath("here/m.onnx")));
     auto model = loadModel(dir.filePath("here/m.onnx"));
     QVERIFY(model);
@@ -89,8 +89,8 @@ void TestExternalOps::setBaseDirReresolves()
     setBaseDir(*model, dir.filePath("there").toStdString());
     QVERIFY(!model->hasErrors());
     for (const auto& t : model->tensors())
-        QCOMPARE(QString::fromStdString(t.external.resolvedPath.string()),
-                 dir.filePath("there/w.bin"));
+        QCOMPARE(
+            QString::fromStdString(t.external.resolvedPath.string()), dir.filePath("there/w.bin"));
     QCOMPARE(readAllTensors(*model).at("graph/t1"), tensorContent(1, 3000));
 }
 
@@ -121,8 +121,8 @@ void TestExternalOps::unloadFromModelSplitsByThreshold()
     onnx::ModelProto proto = emptyModel();
     const std::vector<uint64_t> sizes{4000, 100, 200, 5000};
     for (size_t i = 0; i < sizes.size(); ++i)
-        *proto.mutable_graph()->add_initializer() =
-            rawTensor(tensorName(i), 2, {int64_t(sizes[i])}, tensorContent(i, sizes[i]));
+        *proto.mutable_graph()->add_initializer()
+            = rawTensor(tensorName(i), 2, {int64_t(sizes[i])}, tensorContent(i, sizes[i]));
     DataFileBuilder old("w.bin");
     old.append(*proto.mutable_graph()->mutable_initializer(2));
     old.append(*proto.mutable_graph()->mutable_initializer(3));
@@ -139,7 +139,7 @@ void TestExternalOps::unloadFromModelSplitsByThreshold()
         if (t.isExternal()) {
             QCOMPARE(t.external.location, std::string("u.bin"));
             QCOMPARE(bytesAt(dir.filePath("u.bin"), t.external.offset, sizes[i]),
-                     tensorContent(i, sizes[i]));
+                tensorContent(i, sizes[i]));
         } else {
             QCOMPARE(t.proto->raw_data(), tensorContent(i, sizes[i]));
         }
@@ -153,10 +153,10 @@ void TestExternalOps::convertToExternalKeepsInputOrder()
     QTemporaryDir dir;
     std::vector<onnx::TensorProto> tensors;
     tensors.push_back(rawTensor("z", 2, {3000}, tensorContent(0, 3000)));
-    tensors.push_back(typedTensor("a", 1, {17}));   // typed float_data, not raw
+    tensors.push_back(typedTensor("a", 1, {17})); // typed float_data, not raw
     tensors.push_back(rawTensor("m", 2, {5}, tensorContent(2, 5)));
-    const std::vector<std::string> expected{tensorContent(0, 3000), typedFloatBytes(17),
-                                            tensorContent(2, 5)};
+    const std::vector<std::string> expected{
+        tensorContent(0, 3000), typedFloatBytes(17), tensorContent(2, 5)};
 
     auto result = convertTensorsToExternal(tensors, dir.path().toStdString(), "c.bin");
     QVERIFY_OK(result);
@@ -183,8 +183,8 @@ void TestExternalOps::convertFromExternalCopiesRawData()
     std::vector<onnx::TensorProto> tensors;
     std::vector<std::string> expected;
     for (size_t i = 0; i < 3; ++i) {
-        auto t = rawTensor(tensorName(i), 2, {int64_t(100 * (i + 1))},
-                           tensorContent(i, 100 * (i + 1)));
+        auto t = rawTensor(
+            tensorName(i), 2, {int64_t(100 * (i + 1))}, tensorContent(i, 100 * (i + 1)));
         expected.push_back(t.raw_data());
         data.appendFill(3);
         data.append(t);
@@ -217,8 +217,8 @@ void TestExternalOps::loadToModelPast2GiBFailsUnchanged()
 
     Status status = loadToModel(*model);
     QVERIFY(!status.ok());
-    QVERIFY2(status.error().message.find("2 GiB") != std::string::npos,
-             status.error().message.c_str());
+    QVERIFY2(
+        status.error().message.find("2 GiB") != std::string::npos, status.error().message.c_str());
     QCOMPARE(model->proto().SerializeAsString(), before);
     QVERIFY(model->tensors()[0].isExternal());
     QVERIFY(model->read(0).ok());

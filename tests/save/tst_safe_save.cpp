@@ -30,10 +30,10 @@ constexpr uint64_t MiB = 1 << 20;
 const std::vector<uint64_t> kSizes{100, 2000, 1500000, 3000, 64, MiB, 1500, 4096};
 
 // Evaluates `expr` (a save, say) exactly once and fails with its error message.
-#define QVERIFY_OK(expr)                                                                       \
-    do {                                                                                       \
-        const auto& result_ = (expr);                                                          \
-        QVERIFY2(result_.ok(), result_.ok() ? "" : result_.error().message.c_str());           \
+#define QVERIFY_OK(expr)                                                                           \
+    do {                                                                                           \
+        const auto& result_ = (expr);                                                              \
+        QVERIFY2(result_.ok(), result_.ok() ? "" : result_.error().message.c_str());               \
     } while (false)
 
 uint64_t alignUp(uint64_t v, uint64_t a)
@@ -64,8 +64,8 @@ std::map<std::string, std::string> expectedTensors(const std::vector<uint64_t>& 
 
 QString sha1Hex(const std::string& bytes)
 {
-    return QCryptographicHash::hash(QByteArrayView(bytes.data(), qsizetype(bytes.size())),
-                                    QCryptographicHash::Sha1)
+    return QCryptographicHash::hash(
+        QByteArrayView(bytes.data(), qsizetype(bytes.size())), QCryptographicHash::Sha1)
         .toHex();
 }
 
@@ -155,15 +155,14 @@ void TestSafeSave::fiveInPlaceResavesDoNotGrow()
     }
     // Only the model and its data remain: the old layout's file was replaced, not kept.
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden),
-             (QStringList{"m.onnx", "m.onnx.data"}));
+        (QStringList{"m.onnx", "m.onnx.data"}));
 }
 
 void TestSafeSave::symlinkedDataPathWritesTarget()
 {
     QTemporaryDir dir;
     QVERIFY(QDir(dir.path()).mkdir("store"));
-    const QString path =
-        writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "store/weights.bin");
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "store/weights.bin");
     QVERIFY(QFile::link("store/weights.bin", dir.filePath("m.onnx.data")));
     auto model = loadModel(path);
     QVERIFY(model);
@@ -173,8 +172,8 @@ void TestSafeSave::symlinkedDataPathWritesTarget()
     const QFileInfo link(dir.filePath("m.onnx.data"));
     QVERIFY(link.isSymLink());
     QCOMPARE(link.symLinkTarget(), QFileInfo(dir.filePath("store/weights.bin")).absoluteFilePath());
-    QCOMPARE(uint64_t(QFileInfo(dir.filePath("store/weights.bin")).size()),
-             expectedDataBytes(kSizes));
+    QCOMPARE(
+        uint64_t(QFileInfo(dir.filePath("store/weights.bin")).size()), expectedDataBytes(kSizes));
     auto reloaded = loadModel(path);
     QVERIFY(reloaded);
     QCOMPARE(readAllTensors(*reloaded), expectedTensors(kSizes));
@@ -190,8 +189,8 @@ void TestSafeSave::thousandFilesConsolidateIntoOne()
     std::vector<uint64_t> sizes;
     for (size_t i = 0; i < kCount; ++i) {
         sizes.push_back(1024 + i % 50);
-        auto t = rawTensor(tensorName(i), 2, {int64_t(sizes.back())},
-                           tensorContent(i, sizes.back()));
+        auto t
+            = rawTensor(tensorName(i), 2, {int64_t(sizes.back())}, tensorContent(i, sizes.back()));
         DataFileBuilder file("w/" + tensorName(i) + ".bin");
         file.externalize(t, 0);
         QVERIFY(file.save(dir.path()));
@@ -233,8 +232,8 @@ void TestSafeSave::replacedFileInvalidatesHandles()
 
     auto old = stale.external.file->view(stale.external.offset, stale.byteSize());
     QVERIFY(!old.ok());
-    QVERIFY2(old.error().message.find("invalidated") != std::string::npos,
-             old.error().message.c_str());
+    QVERIFY2(
+        old.error().message.find("invalidated") != std::string::npos, old.error().message.c_str());
 
     // The saved model reads the new bytes and names the files and offsets now on disk.
     QCOMPARE(readAllTensors(*model), expectedTensors(kSizes));
@@ -257,8 +256,8 @@ void TestSafeSave::saveAsLeavesOldFilesAndHandles()
 {
     QTemporaryDir dir;
     QVERIFY(QDir(dir.path()).mkdir("src") && QDir(dir.path()).mkdir("out"));
-    const QString path =
-        writeUint8Model(dir.filePath("src"), "m.onnx", kSizes, 1024, "m.onnx.data");
+    const QString path
+        = writeUint8Model(dir.filePath("src"), "m.onnx", kSizes, 1024, "m.onnx.data");
     const auto hashes = hashFolder(dir.filePath("src"));
     auto model = loadModel(path);
     QVERIFY(model);
@@ -273,14 +272,14 @@ void TestSafeSave::saveAsLeavesOldFilesAndHandles()
     auto view = oldHandle.external.file->view(oldHandle.external.offset, oldHandle.byteSize());
     QVERIFY_OK(view);
     QCOMPARE(std::string(reinterpret_cast<const char*>(view->data()), view->size()),
-             tensorContent(size_t(index), kSizes[size_t(index)]));
+        tensorContent(size_t(index), kSizes[size_t(index)]));
     auto original = loadModel(path);
     QVERIFY(original);
     QCOMPARE(readAllTensors(*original), expectedTensors(kSizes));
 
     QCOMPARE(QString::fromStdString(model->path().string()), out);
     QCOMPARE(model->tensors()[size_t(index)].external.resolvedPath.string(),
-             (out + ".data").toStdString());
+        (out + ".data").toStdString());
     QCOMPARE(readAllTensors(*model), expectedTensors(kSizes));
     QCOMPARE(saveTempsIn(dir.filePath("out")), QStringList());
 }
@@ -303,12 +302,12 @@ void TestSafeSave::otherModelOfReplacedFileNeverReadsWrongBytes()
         auto bytes = other->read(i);
         if (!bytes.ok()) {
             QVERIFY2(bytes.error().message.find("invalidated") != std::string::npos,
-                     bytes.error().message.c_str());
+                bytes.error().message.c_str());
             continue;
         }
         const auto view = bytes->bytes();
         QCOMPARE(std::string(reinterpret_cast<const char*>(view.data()), view.size()),
-                 tensorContent(i, kSizes[i]));
+            tensorContent(i, kSizes[i]));
     }
 }
 
@@ -332,10 +331,10 @@ void TestSafeSave::progressIsMonotonicUpToTotal()
         QVERIFY(seen[i].bytesDone <= total);
         if (i > 0)
             QVERIFY2(seen[i].bytesDone > seen[i - 1].bytesDone,
-                     qPrintable(QString("step %1: %2 after %3")
-                                    .arg(i)
-                                    .arg(seen[i].bytesDone)
-                                    .arg(seen[i - 1].bytesDone)));
+                qPrintable(QString("step %1: %2 after %3")
+                               .arg(i)
+                               .arg(seen[i].bytesDone)
+                               .arg(seen[i - 1].bytesDone)));
     }
     QCOMPARE(seen.back().bytesDone, total);
 }
@@ -383,8 +382,7 @@ void TestSafeSave::checksumIsSha1AndVerifies()
     for (size_t i = 0; i < kSizes.size(); ++i) {
         const TensorInfo& t = reloaded->tensors()[i];
         QVERIFY(t.isExternal());
-        QCOMPARE(QString::fromStdString(t.external.checksum),
-                 sha1Hex(tensorContent(i, kSizes[i])));
+        QCOMPARE(QString::fromStdString(t.external.checksum), sha1Hex(tensorContent(i, kSizes[i])));
     }
     for (const auto& p : verify(*reloaded))
         QVERIFY2(p.severity != Severity::Error, p.message.c_str());

@@ -40,7 +40,7 @@ struct Before {
 Before capture(const QString& dir, const Model& model)
 {
     return {hashFolder(dir), model.proto().SerializeAsString(), model.path().string(),
-            readAllTensors(model)};
+        readAllTensors(model)};
 }
 
 // Makes `dir` refuse new entries: 0555 for ordinary users; for root, which ignores permissions,
@@ -48,8 +48,8 @@ Before capture(const QString& dir, const Model& model)
 bool lockFolder(const QString& dir, bool locked)
 {
     if (::geteuid() != 0) {
-        const auto rx = QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup |
-                        QFile::ReadOther | QFile::ExeOther;
+        const auto rx = QFile::ReadOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup
+            | QFile::ReadOther | QFile::ExeOther;
         return QFile::setPermissions(dir, locked ? rx : rx | QFile::WriteOwner);
     }
     const int fd = ::open(QFile::encodeName(dir).constData(), O_RDONLY | O_DIRECTORY);
@@ -71,14 +71,14 @@ bool contains(const std::string& text, const QString& part)
 } // namespace
 
 // Checks everything `before` promised; `readable` is false when the test broke the data itself.
-#define QVERIFY_UNTOUCHED(dir, model, before, readable)                                        \
-    do {                                                                                       \
-        QCOMPARE(hashFolder(dir), (before).files);                                             \
-        QCOMPARE(saveTempsIn(dir), QStringList());                                             \
-        QCOMPARE((model).proto().SerializeAsString(), (before).proto);                         \
-        QCOMPARE((model).path().string(), (before).path);                                      \
-        if (readable)                                                                          \
-            QCOMPARE(readAllTensors(model), (before).tensors);                                 \
+#define QVERIFY_UNTOUCHED(dir, model, before, readable)                                            \
+    do {                                                                                           \
+        QCOMPARE(hashFolder(dir), (before).files);                                                 \
+        QCOMPARE(saveTempsIn(dir), QStringList());                                                 \
+        QCOMPARE((model).proto().SerializeAsString(), (before).proto);                             \
+        QCOMPARE((model).path().string(), (before).path);                                          \
+        if (readable)                                                                              \
+            QCOMPARE(readAllTensors(model), (before).tensors);                                     \
     } while (false)
 
 class TestSaveFailures : public QObject {
@@ -197,8 +197,8 @@ void TestSaveFailures::unwritableTarget()
         QVERIFY(lockFolder(lockedDir, false));
 
     QVERIFY(!result.ok());
-    QVERIFY2(contains(result.error().message, QFileInfo(out).path()),
-             result.error().message.c_str());
+    QVERIFY2(
+        contains(result.error().message, QFileInfo(out).path()), result.error().message.c_str());
     QVERIFY_UNTOUCHED(src, *model, before, true);
     QCOMPARE(QDir(dir.filePath("out")).entryList(QDir::Files | QDir::Hidden), QStringList());
 }
@@ -207,8 +207,8 @@ void TestSaveFailures::cancelHalfway()
 {
     QTemporaryDir dir;
     // 200 MiB is copied in several chunks, so there is a "halfway" to cancel at.
-    const QString path =
-        writeUint8Model(dir.path(), "m.onnx", {2000, 200 * MiB, 3000}, 1024, "m.onnx.data");
+    const QString path
+        = writeUint8Model(dir.path(), "m.onnx", {2000, 200 * MiB, 3000}, 1024, "m.onnx.data");
     auto model = loadModel(path);
     QVERIFY(model);
     const Before before = capture(dir.path(), *model);
@@ -274,11 +274,11 @@ void TestSaveFailures::unreferencedDataFileNeedsForce()
     SaveOptions options;
     options.dataFile = "other.data";
     QCOMPARE(unreferencedTargets(*model, path.toStdString(), options),
-             std::vector<std::filesystem::path>{dir.filePath("other.data").toStdString()});
+        std::vector<std::filesystem::path>{dir.filePath("other.data").toStdString()});
     auto refused = save(*model, path.toStdString(), options);
     QVERIFY(!refused.ok());
     QVERIFY2(contains(refused.error().message, dir.filePath("other.data")),
-             refused.error().message.c_str());
+        refused.error().message.c_str());
     QVERIFY2(contains(refused.error().message, "--force"), refused.error().message.c_str());
     QVERIFY_UNTOUCHED(dir.path(), *model, before, true);
 
@@ -320,8 +320,7 @@ void TestSaveFailures::dataPathOutsideFolder()
     QVERIFY2(contains(result.error().message, dataFile), result.error().message.c_str());
     QVERIFY_UNTOUCHED(modelDir, *model, before, true);
     QVERIFY(!QFile::exists(dir.filePath("x.data")));
-    QCOMPARE(QDir(dir.filePath("elsewhere")).entryList(QDir::Files | QDir::Hidden),
-             QStringList());
+    QCOMPARE(QDir(dir.filePath("elsewhere")).entryList(QDir::Files | QDir::Hidden), QStringList());
 }
 
 QTEST_GUILESS_MAIN(TestSaveFailures)

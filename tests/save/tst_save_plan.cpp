@@ -26,8 +26,8 @@ std::unique_ptr<Model> uint8Model(const std::vector<uint64_t>& sizes)
 {
     auto proto = std::make_unique<onnx::ModelProto>(emptyModel());
     for (size_t i = 0; i < sizes.size(); ++i)
-        *proto->mutable_graph()->add_initializer() =
-            rawTensor(tensorName(i), 2, {int64_t(sizes[i])}, tensorContent(i, sizes[i]));
+        *proto->mutable_graph()->add_initializer()
+            = rawTensor(tensorName(i), 2, {int64_t(sizes[i])}, tensorContent(i, sizes[i]));
     return Model::fromProto(std::move(proto), "/nonexistent");
 }
 
@@ -106,8 +106,8 @@ void TestSavePlan::thresholdIsInclusive()
     QFETCH(bool, external);
 
     auto proto = std::make_unique<onnx::ModelProto>(emptyModel());
-    *proto->mutable_graph()->add_initializer() =
-        dtype == 8 ? typedTensor("x", dtype, {elements}) : rawTensor("x", dtype, {elements});
+    *proto->mutable_graph()->add_initializer()
+        = dtype == 8 ? typedTensor("x", dtype, {elements}) : rawTensor("x", dtype, {elements});
     auto model = Model::fromProto(std::move(proto), "/nonexistent");
     SaveOptions options;
     options.threshold = threshold;
@@ -158,8 +158,8 @@ void TestSavePlan::largeTensorsAligned_data()
         << std::vector<uint64_t>{100, MiB, 10, MiB + 1} << 4096ull << MiB
         << std::vector<uint64_t>{0, 4096, 1052672, 1056768} << 1056768ull + MiB + 1;
     QTest::newRow("just below 1 MiB stays dense")
-        << std::vector<uint64_t>{100, MiB - 1} << 4096ull << MiB
-        << std::vector<uint64_t>{0, 100} << 100ull + MiB - 1;
+        << std::vector<uint64_t>{100, MiB - 1} << 4096ull << MiB << std::vector<uint64_t>{0, 100}
+        << 100ull + MiB - 1;
     QTest::newRow("alignment 0 is dense")
         << std::vector<uint64_t>{100, MiB, 10, MiB + 1} << 0ull << MiB
         << std::vector<uint64_t>{0, 100, 100 + MiB, 110 + MiB} << 110 + 2 * MiB + 1;
@@ -214,8 +214,8 @@ void TestSavePlan::shardNames()
 {
     QCOMPARE(shardName("w.bin", 0, 3), std::string("w-00001-of-00003.bin"));
     QCOMPARE(shardName("w.bin", 2, 3), std::string("w-00003-of-00003.bin"));
-    QCOMPARE(shardName("sub/model.onnx.data", 9, 12),
-             std::string("sub/model.onnx-00010-of-00012.data"));
+    QCOMPARE(
+        shardName("sub/model.onnx.data", 9, 12), std::string("sub/model.onnx-00010-of-00012.data"));
     QCOMPARE(shardName("w.bin", 0, 1), std::string("w.bin"));
 }
 
@@ -223,7 +223,7 @@ void TestSavePlan::shardsSplitAtLimit_data()
 {
     QTest::addColumn<std::vector<uint64_t>>("sizes");
     QTest::addColumn<quint64>("shardSize");
-    QTest::addColumn<std::vector<uint64_t>>("shardOf");  // per tensor
+    QTest::addColumn<std::vector<uint64_t>>("shardOf"); // per tensor
     QTest::addColumn<QStringList>("files");
 
     QTest::newRow("third tensor starts shard two")
@@ -276,10 +276,10 @@ void TestSavePlan::explicitPlanOverridesThreshold()
     options.plan = {Placement::External, Placement::Inline, Placement::Auto, Placement::Auto};
     auto plan = planSave(*model, "/x/m.onnx", options);
     QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
-    QCOMPARE(plan->tensors[0].external, true);   // forced out, though below the threshold
-    QCOMPARE(plan->tensors[1].external, false);  // forced in, though above
-    QCOMPARE(plan->tensors[2].external, true);   // rule
-    QCOMPARE(plan->tensors[3].external, false);  // rule
+    QCOMPARE(plan->tensors[0].external, true); // forced out, though below the threshold
+    QCOMPARE(plan->tensors[1].external, false); // forced in, though above
+    QCOMPARE(plan->tensors[2].external, true); // rule
+    QCOMPARE(plan->tensors[3].external, false); // rule
     QCOMPARE(plan->externalBytes, 5010u);
     QCOMPARE(plan->inlineBytes, 5010u);
 }
@@ -303,8 +303,7 @@ void TestSavePlan::allInlinePast2GiBFails()
     allInline.allInline = true;
     auto plan = planSave(*model, path.toStdString(), allInline);
     QVERIFY(!plan.ok());
-    QVERIFY2(plan.error().message.find("2 GiB") != std::string::npos,
-             plan.error().message.c_str());
+    QVERIFY2(plan.error().message.find("2 GiB") != std::string::npos, plan.error().message.c_str());
 
     // The same through the threshold rule: nothing reaches 4 GiB, so all would stay inline.
     SaveOptions highThreshold;
@@ -330,7 +329,7 @@ void TestSavePlan::dataFileOutsideFolderFails()
     auto plan = planSave(*model, "/x/m.onnx", options);
     QVERIFY(!plan.ok());
     QVERIFY2(plan.error().message.find(dataFile.toStdString()) != std::string::npos,
-             plan.error().message.c_str());
+        plan.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestSavePlan)

@@ -14,7 +14,10 @@ namespace fixtures {
 class DataFileBuilder {
 public:
     // `location` is what the tensors' external_data says, relative to the model's folder.
-    explicit DataFileBuilder(std::string location) : m_location(std::move(location)) {}
+    explicit DataFileBuilder(std::string location)
+        : m_location(std::move(location))
+    {
+    }
 
     const std::string& location() const { return m_location; }
     uint64_t size() const { return m_bytes.size(); }

@@ -18,7 +18,7 @@ onnx::ModelProto emptyModel()
 }
 
 onnx::NodeProto& addNode(google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
-                         const std::string& opType, const std::string& name)
+    const std::string& opType, const std::string& name)
 {
     onnx::NodeProto* node = nodes.Add();
     node->set_op_type(opType);
@@ -26,14 +26,14 @@ onnx::NodeProto& addNode(google::protobuf::RepeatedPtrField<onnx::NodeProto>& no
     return *node;
 }
 
-onnx::NodeProto& addNode(onnx::GraphProto& graph, const std::string& opType,
-                         const std::string& name)
+onnx::NodeProto& addNode(
+    onnx::GraphProto& graph, const std::string& opType, const std::string& name)
 {
     return addNode(*graph.mutable_node(), opType, name);
 }
 
-onnx::NodeProto& addConstant(onnx::GraphProto& graph, const std::string& name,
-                             onnx::TensorProto value)
+onnx::NodeProto& addConstant(
+    onnx::GraphProto& graph, const std::string& name, onnx::TensorProto value)
 {
     onnx::NodeProto& node = addNode(graph, "Constant", name);
     node.add_output(name + "_out");
@@ -44,8 +44,8 @@ onnx::NodeProto& addConstant(onnx::GraphProto& graph, const std::string& name,
     return node;
 }
 
-void addTensorsAttribute(onnx::NodeProto& node, const std::string& attr,
-                         std::vector<onnx::TensorProto> tensors)
+void addTensorsAttribute(
+    onnx::NodeProto& node, const std::string& attr, std::vector<onnx::TensorProto> tensors)
 {
     auto* a = node.add_attribute();
     a->set_name(attr);
@@ -63,8 +63,7 @@ onnx::GraphProto& addSubgraph(onnx::NodeProto& node, const std::string& attr)
     return *a->mutable_g();
 }
 
-onnx::AttributeProto& addGraphsAttribute(onnx::NodeProto& node, const std::string& attr,
-                                         int count)
+onnx::AttributeProto& addGraphsAttribute(onnx::NodeProto& node, const std::string& attr, int count)
 {
     auto* a = node.add_attribute();
     a->set_name(attr);
@@ -74,8 +73,8 @@ onnx::AttributeProto& addGraphsAttribute(onnx::NodeProto& node, const std::strin
     return *a;
 }
 
-onnx::FunctionProto& addFunction(onnx::ModelProto& model, const std::string& domain,
-                                 const std::string& name)
+onnx::FunctionProto& addFunction(
+    onnx::ModelProto& model, const std::string& domain, const std::string& name)
 {
     auto* f = model.add_functions();
     f->set_domain(domain);
@@ -92,8 +91,8 @@ bool saveModel(const onnx::ModelProto& model, const QString& path)
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return false;
     const std::string bytes = model.SerializeAsString();
-    return file.write(bytes.data(), static_cast<qint64>(bytes.size())) ==
-           static_cast<qint64>(bytes.size());
+    return file.write(bytes.data(), static_cast<qint64>(bytes.size()))
+        == static_cast<qint64>(bytes.size());
 }
 
 } // namespace fixtures

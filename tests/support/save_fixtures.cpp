@@ -26,14 +26,13 @@ std::string tensorContent(size_t i, uint64_t bytes)
 }
 
 QString writeUint8Model(const QString& dir, const QString& modelName,
-                        const std::vector<uint64_t>& sizes, uint64_t externalFrom,
-                        const std::string& dataName)
+    const std::vector<uint64_t>& sizes, uint64_t externalFrom, const std::string& dataName)
 {
     onnx::ModelProto model = emptyModel();
     auto* graph = model.mutable_graph();
     for (size_t i = 0; i < sizes.size(); ++i)
-        *graph->add_initializer() = rawTensor(tensorName(i), 2, {int64_t(sizes[i])},
-                                              tensorContent(i, sizes[i]));
+        *graph->add_initializer()
+            = rawTensor(tensorName(i), 2, {int64_t(sizes[i])}, tensorContent(i, sizes[i]));
     DataFileBuilder data(dataName);
     bool anyExternal = false;
     for (size_t k = sizes.size(); k-- > 0;) {
@@ -50,7 +49,7 @@ QString writeUint8Model(const QString& dir, const QString& modelName,
 }
 
 QString writeSparseModel(const QString& dir, const QString& modelName, size_t count,
-                         uint64_t bytesEach, const std::string& dataName)
+    uint64_t bytesEach, const std::string& dataName)
 {
     onnx::ModelProto model = emptyModel();
     for (size_t i = 0; i < count; ++i) {
@@ -62,8 +61,8 @@ QString writeSparseModel(const QString& dir, const QString& modelName, size_t co
         *model.mutable_graph()->add_initializer() = std::move(t);
     }
     const QString dataPath = QDir(dir).filePath(QString::fromStdString(dataName));
-    const int fd = ::open(QFile::encodeName(dataPath).constData(), O_CREAT | O_TRUNC | O_WRONLY,
-                          0644);
+    const int fd
+        = ::open(QFile::encodeName(dataPath).constData(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
     if (fd < 0)
         return {};
     const bool sized = ::ftruncate(fd, off_t(count * bytesEach)) == 0;

@@ -27,13 +27,12 @@ std::string tensorContent(size_t i, uint64_t bytes);
 // (0xEE) before each, so any save must really move them; the others are raw_data.
 // Returns the model path.
 QString writeUint8Model(const QString& dir, const QString& modelName,
-                        const std::vector<uint64_t>& sizes, uint64_t externalFrom,
-                        const std::string& dataName);
+    const std::vector<uint64_t>& sizes, uint64_t externalFrom, const std::string& dataName);
 
 // Writes `dir`/`modelName` with `count` uint8 tensors of `bytesEach` bytes, all external in
 // one sparse `dir`/`dataName` (ftruncate: reads as zeros, takes no disk space).
 QString writeSparseModel(const QString& dir, const QString& modelName, size_t count,
-                         uint64_t bytesEach, const std::string& dataName);
+    uint64_t bytesEach, const std::string& dataName);
 
 // Loads `path`; null (with a warning naming the error) when it fails.
 std::unique_ptr<repack::Model> loadModel(const QString& path);

@@ -7,15 +7,39 @@ namespace {
 int bitsOf(int32_t dtype)
 {
     switch (dtype) {
-    case 1: return 32;                       // float
-    case 2: case 3: case 9: return 8;        // uint8, int8, bool
-    case 4: case 5: case 10: case 16: return 16; // uint16, int16, float16, bfloat16
-    case 6: case 12: return 32;              // int32, uint32
-    case 7: case 11: case 13: case 14: return 64; // int64, double, uint64, complex64
-    case 15: return 128;                     // complex128
-    case 17: case 18: case 19: case 20: case 24: return 8; // float8 variants, float8e8m0
-    case 21: case 22: case 23: return 4;     // uint4, int4, float4e2m1
-    default: return 0;                       // undefined, string, unknown
+    case 1:
+        return 32; // float
+    case 2:
+    case 3:
+    case 9:
+        return 8; // uint8, int8, bool
+    case 4:
+    case 5:
+    case 10:
+    case 16:
+        return 16; // uint16, int16, float16, bfloat16
+    case 6:
+    case 12:
+        return 32; // int32, uint32
+    case 7:
+    case 11:
+    case 13:
+    case 14:
+        return 64; // int64, double, uint64, complex64
+    case 15:
+        return 128; // complex128
+    case 17:
+    case 18:
+    case 19:
+    case 20:
+    case 24:
+        return 8; // float8 variants, float8e8m0
+    case 21:
+    case 22:
+    case 23:
+        return 4; // uint4, int4, float4e2m1
+    default:
+        return 0; // undefined, string, unknown
     }
 }
 
@@ -54,7 +78,7 @@ std::string patternBytes(uint64_t n, uint8_t seed)
 }
 
 onnx::TensorProto rawTensor(const std::string& name, int32_t dtype, std::vector<int64_t> dims,
-                            std::optional<std::string> bytes)
+    std::optional<std::string> bytes)
 {
     onnx::TensorProto t = header(name, dtype, dims);
     const auto seed = static_cast<uint8_t>(name.size());
@@ -67,17 +91,45 @@ onnx::TensorProto typedTensor(const std::string& name, int32_t dtype, std::vecto
     onnx::TensorProto t = header(name, dtype, dims);
     const uint64_t n = elementCount(dims);
     switch (dtype) {
-    case 1: for (uint64_t i = 0; i < n; ++i) t.add_float_data(float(i) + 0.5f); break;
-    case 14: for (uint64_t i = 0; i < 2 * n; ++i) t.add_float_data(float(i)); break;
-    case 11: for (uint64_t i = 0; i < n; ++i) t.add_double_data(double(i) + 0.25); break;
-    case 15: for (uint64_t i = 0; i < 2 * n; ++i) t.add_double_data(double(i)); break;
-    case 7: for (uint64_t i = 0; i < n; ++i) t.add_int64_data(int64_t(i) - 3); break;
-    case 12: case 13: for (uint64_t i = 0; i < n; ++i) t.add_uint64_data(i + 7); break;
-    case 8: for (uint64_t i = 0; i < n; ++i) t.add_string_data("s" + std::to_string(i)); break;
-    case 21: case 22: case 23:
-        for (uint64_t i = 0; i < packedBytes(dtype, n); ++i) t.add_int32_data(int32_t(i % 16));
+    case 1:
+        for (uint64_t i = 0; i < n; ++i)
+            t.add_float_data(float(i) + 0.5f);
         break;
-    default: for (uint64_t i = 0; i < n; ++i) t.add_int32_data(int32_t(i % 100)); break;
+    case 14:
+        for (uint64_t i = 0; i < 2 * n; ++i)
+            t.add_float_data(float(i));
+        break;
+    case 11:
+        for (uint64_t i = 0; i < n; ++i)
+            t.add_double_data(double(i) + 0.25);
+        break;
+    case 15:
+        for (uint64_t i = 0; i < 2 * n; ++i)
+            t.add_double_data(double(i));
+        break;
+    case 7:
+        for (uint64_t i = 0; i < n; ++i)
+            t.add_int64_data(int64_t(i) - 3);
+        break;
+    case 12:
+    case 13:
+        for (uint64_t i = 0; i < n; ++i)
+            t.add_uint64_data(i + 7);
+        break;
+    case 8:
+        for (uint64_t i = 0; i < n; ++i)
+            t.add_string_data("s" + std::to_string(i));
+        break;
+    case 21:
+    case 22:
+    case 23:
+        for (uint64_t i = 0; i < packedBytes(dtype, n); ++i)
+            t.add_int32_data(int32_t(i % 16));
+        break;
+    default:
+        for (uint64_t i = 0; i < n; ++i)
+            t.add_int32_data(int32_t(i % 100));
+        break;
     }
     return t;
 }
@@ -90,7 +142,7 @@ void addExternalKey(onnx::TensorProto& tensor, const std::string& key, const std
 }
 
 void setExternal(onnx::TensorProto& tensor, const std::string& location,
-                 std::optional<std::string> offset, std::optional<std::string> length)
+    std::optional<std::string> offset, std::optional<std::string> length)
 {
     tensor.set_data_location(onnx::TensorProto::EXTERNAL);
     tensor.clear_external_data();
@@ -101,9 +153,8 @@ void setExternal(onnx::TensorProto& tensor, const std::string& location,
         addExternalKey(tensor, "length", *length);
 }
 
-onnx::SparseTensorProto sparseTensor(const std::string& valuesName,
-                                     const std::string& indicesName, std::vector<int64_t> dims,
-                                     int64_t nnz)
+onnx::SparseTensorProto sparseTensor(const std::string& valuesName, const std::string& indicesName,
+    std::vector<int64_t> dims, int64_t nnz)
 {
     onnx::SparseTensorProto s;
     *s.mutable_values() = rawTensor(valuesName, 1, {nnz});

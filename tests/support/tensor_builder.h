@@ -21,7 +21,7 @@ std::string patternBytes(uint64_t n, uint8_t seed = 0);
 
 // A tensor whose raw_data holds dtype x shape pattern bytes (or `bytes` when given).
 onnx::TensorProto rawTensor(const std::string& name, int32_t dtype, std::vector<int64_t> dims,
-                            std::optional<std::string> bytes = std::nullopt);
+    std::optional<std::string> bytes = std::nullopt);
 
 // A tensor holding its values in the typed field ONNX prescribes for `dtype` (complex: two
 // values per element; sub-byte types: one packed byte per int32; strings: "s<i>").
@@ -30,12 +30,11 @@ onnx::TensorProto typedTensor(const std::string& name, int32_t dtype, std::vecto
 // Marks `tensor` EXTERNAL with the given keys; offset/length are written as given (strings,
 // so tests can write malformed values). Does not touch raw_data.
 void setExternal(onnx::TensorProto& tensor, const std::string& location,
-                 std::optional<std::string> offset, std::optional<std::string> length);
+    std::optional<std::string> offset, std::optional<std::string> length);
 void addExternalKey(onnx::TensorProto& tensor, const std::string& key, const std::string& value);
 
 // A sparse tensor with `nnz` float values (raw) and int64 indices (raw) over dense `dims`.
-onnx::SparseTensorProto sparseTensor(const std::string& valuesName,
-                                     const std::string& indicesName, std::vector<int64_t> dims,
-                                     int64_t nnz);
+onnx::SparseTensorProto sparseTensor(const std::string& valuesName, const std::string& indicesName,
+    std::vector<int64_t> dims, int64_t nnz);
 
 } // namespace fixtures

@@ -60,9 +60,11 @@ private:
     {
         QMimeData mime;
         mime.setUrls(urls);
-        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QDragEnterEvent enter(
+            QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(&window, &enter);
-        QDropEvent dropEvent(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QDropEvent dropEvent(
+            QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(&window, &dropEvent);
     }
 
@@ -115,11 +117,14 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const auto first = uifixtures::writeMixedModel(dir.path(), QStringLiteral("first.onnx"));
-        const auto second = uifixtures::writeInlineModel(dir.path(), {10, 20}, QStringLiteral("second.onnx"));
-        const auto third = uifixtures::writeInlineModel(dir.path(), {10, 20, 30}, QStringLiteral("third.onnx"));
+        const auto second
+            = uifixtures::writeInlineModel(dir.path(), {10, 20}, QStringLiteral("second.onnx"));
+        const auto third
+            = uifixtures::writeInlineModel(dir.path(), {10, 20, 30}, QStringLiteral("third.onnx"));
         QVERIFY(!first.empty() && !second.empty() && !third.empty());
         ui::MainWindow window;
-        QAbstractItemModelTester tester(window.tensorProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(
+            window.tensorProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(open(window, dir.filePath(QStringLiteral("first.onnx"))));
 
         QSignalSpy opened(&window, &ui::MainWindow::modelOpened);
@@ -196,9 +201,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("location");
         QTest::addColumn<QString>("code");
-        QTest::addRow("escaping with ..") << QStringLiteral("../escape.bin") << QStringLiteral("location-escapes");
-        QTest::addRow("absolute path") << QStringLiteral("/etc/passwd") << QStringLiteral("absolute-location");
-        QTest::addRow("missing file") << QStringLiteral("gone.bin") << QStringLiteral("missing-file");
+        QTest::addRow("escaping with ..")
+            << QStringLiteral("../escape.bin") << QStringLiteral("location-escapes");
+        QTest::addRow("absolute path")
+            << QStringLiteral("/etc/passwd") << QStringLiteral("absolute-location");
+        QTest::addRow("missing file")
+            << QStringLiteral("gone.bin") << QStringLiteral("missing-file");
     }
 
     void brokenModelShowsProblems()
@@ -221,11 +229,15 @@ private Q_SLOTS:
         QStringList codes;
         for (int r = 0; r < problems->rowCount(); ++r) {
             codes << problems->index(r, ui::ProblemsModel::Code).data().toString();
-            QVERIFY(problems->index(r, ui::ProblemsModel::Tensor).data().toString().endsWith(QStringLiteral("/w")));
+            QVERIFY(problems->index(r, ui::ProblemsModel::Tensor)
+                        .data()
+                        .toString()
+                        .endsWith(QStringLiteral("/w")));
         }
         QVERIFY2(codes.contains(code), qPrintable(codes.join(u',')));
         const int row = sourceRowOf(window, QStringLiteral("w"));
-        QVERIFY(window.tensorModel()->index(row, TensorTableModel::Status).data().toString() != QStringLiteral("ok"));
+        QVERIFY(window.tensorModel()->index(row, TensorTableModel::Status).data().toString()
+            != QStringLiteral("ok"));
         // The broken reference is not drawn as a block of some file.
         QCOMPARE(window.layoutMap()->blockCenter(row), QPoint(-1, -1));
         QVERIFY(m_dialogs.isEmpty());
@@ -254,8 +266,10 @@ private Q_SLOTS:
 
         // Selecting in the table highlights the block, through the same selection model.
         const int other = sourceRowOf(window, QStringLiteral("ext_c"));
-        const QModelIndex row = window.tensorProxy()->mapFromSource(window.tensorModel()->index(other, 0));
-        window.tensorView()->selectionModel()->select(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        const QModelIndex row
+            = window.tensorProxy()->mapFromSource(window.tensorModel()->index(other, 0));
+        window.tensorView()->selectionModel()->select(
+            row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QVERIFY(map->isHighlighted(other));
         QVERIFY(!map->isHighlighted(ext));
         QCOMPARE(window.selectedNames(), QStringLiteral("ext_c"));
@@ -275,8 +289,10 @@ private Q_SLOTS:
         QVERIFY(!built.empty());
         const QString path = dir.filePath(QStringLiteral("model.onnx"));
         ui::MainWindow window;
-        QAbstractItemModelTester tensorTester(window.tensorModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester proxyTester(window.tensorProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tensorTester(
+            window.tensorModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(
+            window.tensorProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         window.tensorView()->sortByColumn(TensorTableModel::Size, Qt::DescendingOrder);
         QVERIFY(open(window, path));
         QCOMPARE(window.snapshot().layouts.size(), size_t(0));
@@ -300,7 +316,8 @@ private Q_SLOTS:
         const QString dataFile = QStringLiteral("model.onnx.data");
         for (const auto& tensor : built) {
             const int row = sourceRowOf(window, QString::fromStdString(tensor.name));
-            const QString storage = window.tensorModel()->index(row, TensorTableModel::Storage).data().toString();
+            const QString storage
+                = window.tensorModel()->index(row, TensorTableModel::Storage).data().toString();
             QCOMPARE(storage == dataFile, tensor.bytes >= 4096);
             // ... and the map draws exactly the external ones.
             QCOMPARE(window.layoutMap()->blockCenter(row).x() >= 0, tensor.bytes >= 4096);
@@ -318,13 +335,17 @@ private Q_SLOTS:
             const int row = sourceRowOf(window, QString::fromStdString(built[i].name));
             if (tensors[i].isExternal()) {
                 QCOMPARE(tensors[i].external.location, dataFile.toStdString());
-                QCOMPARE(window.tensorModel()->index(row, TensorTableModel::Offset, {})
-                             .data(TensorTableModel::SortRole).toULongLong(), tensors[i].external.offset);
+                QCOMPARE(window.tensorModel()
+                             ->index(row, TensorTableModel::Offset, {})
+                             .data(TensorTableModel::SortRole)
+                             .toULongLong(),
+                    tensors[i].external.offset);
             }
             auto bytes = reloaded.value()->read(i);
             QVERIFY(bytes.ok());
             const auto span = bytes.value().bytes();
-            QCOMPARE(std::string(reinterpret_cast<const char*>(span.data()), span.size()), built[i].content);
+            QCOMPARE(std::string(reinterpret_cast<const char*>(span.data()), span.size()),
+                built[i].content);
         }
         QVERIFY(reloaded.value()->problems().empty());
     }
@@ -369,13 +390,14 @@ private Q_SLOTS:
         QCOMPARE(window.currentPath(), dir.filePath(QStringLiteral("other.onnx")));
         const int big = sourceRowOf(window, QStringLiteral("w1"));
         QCOMPARE(window.tensorModel()->index(big, TensorTableModel::Storage).data().toString(),
-                 QStringLiteral("other.onnx.data"));
+            QStringLiteral("other.onnx.data"));
         auto saved = repack::Model::load(dir.filePath(QStringLiteral("other.onnx")).toStdString());
         QVERIFY(saved.ok());
         auto bytes = saved.value()->read(1);
         QVERIFY(bytes.ok());
         const auto span = bytes.value().bytes();
-        QCOMPARE(std::string(reinterpret_cast<const char*>(span.data()), span.size()), built[1].content);
+        QCOMPARE(
+            std::string(reinterpret_cast<const char*>(span.data()), span.size()), built[1].content);
         QCOMPARE(QFileInfo(dir.filePath(QStringLiteral("other.onnx.data"))).size(), qint64(8192));
     }
 
@@ -395,7 +417,8 @@ private Q_SLOTS:
         window.cancelSave();
         QVERIFY(finished.wait(120000));
         QCOMPARE(finished.first().first().toBool(), false);
-        QVERIFY2(m_dialogs.isEmpty(), qPrintable(m_dialogs.join(u','))); // cancelling is not an error
+        QVERIFY2(
+            m_dialogs.isEmpty(), qPrintable(m_dialogs.join(u','))); // cancelling is not an error
         const auto after = uifixtures::folderContents(dir.path());
         QCOMPARE(after.keys(), before.keys()); // no temporary files left behind
         QVERIFY(after == before);

@@ -26,7 +26,8 @@ private:
     int rowOf(const QAbstractItemModel& model, const std::string& name)
     {
         for (int r = 0; r < model.rowCount(); ++r) {
-            if (model.index(r, TensorTableModel::Name).data().toString() == QString::fromStdString(name))
+            if (model.index(r, TensorTableModel::Name).data().toString()
+                == QString::fromStdString(name))
                 return r;
         }
         return -1;
@@ -38,7 +39,8 @@ private Q_SLOTS:
         QVERIFY(m_dir.isValid());
         m_built = uifixtures::writeMixedModel(m_dir.path());
         QVERIFY(!m_built.empty());
-        auto model = repack::Model::load(m_dir.filePath(QStringLiteral("model.onnx")).toStdString());
+        auto model
+            = repack::Model::load(m_dir.filePath(QStringLiteral("model.onnx")).toStdString());
         QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
         m_snapshot = ui::takeSnapshot(*model.value());
     }
@@ -46,12 +48,15 @@ private Q_SLOTS:
     void modelsPassTheTester()
     {
         TensorTableModel tensors;
-        QAbstractItemModelTester tensorTester(&tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tensorTester(
+            &tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
         TensorFilterProxy proxy;
         proxy.setSourceModel(&tensors);
-        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         ui::ProblemsModel problems;
-        QAbstractItemModelTester problemsTester(&problems, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester problemsTester(
+            &problems, QAbstractItemModelTester::FailureReportingMode::QtTest);
 
         tensors.setSnapshot(m_snapshot);
         problems.setSnapshot(m_snapshot);
@@ -60,7 +65,7 @@ private Q_SLOTS:
         proxy.setStorageFilter(TensorFilterProxy::StorageFilter::Inline);
         proxy.setText({});
         tensors.setSnapshot(m_snapshot); // reload
-        tensors.setSnapshot({});         // close
+        tensors.setSnapshot({}); // close
         QCOMPARE(proxy.rowCount(), 0);
     }
 
@@ -73,15 +78,22 @@ private Q_SLOTS:
         for (const auto& built : m_built) {
             const int row = rowOf(tensors, built.name);
             QVERIFY2(row >= 0, built.name.c_str());
-            auto cell = [&](int column, int role = Qt::DisplayRole) { return tensors.index(row, column).data(role); };
-            QCOMPARE(cell(TensorTableModel::Size, TensorTableModel::SortRole).toULongLong(), built.bytes);
-            QCOMPARE(cell(TensorTableModel::Name, TensorTableModel::ExternalRole).toBool(), built.external);
+            auto cell = [&](int column, int role = Qt::DisplayRole) {
+                return tensors.index(row, column).data(role);
+            };
+            QCOMPARE(cell(TensorTableModel::Size, TensorTableModel::SortRole).toULongLong(),
+                built.bytes);
+            QCOMPARE(cell(TensorTableModel::Name, TensorTableModel::ExternalRole).toBool(),
+                built.external);
             if (built.external) {
                 QCOMPARE(cell(TensorTableModel::Storage).toString(), QStringLiteral("weights.bin"));
-                QCOMPARE(cell(TensorTableModel::Offset, TensorTableModel::SortRole).toULongLong(), built.offset);
+                QCOMPARE(cell(TensorTableModel::Offset, TensorTableModel::SortRole).toULongLong(),
+                    built.offset);
                 QCOMPARE(cell(TensorTableModel::Length).toString(), QString::number(built.bytes));
             } else {
-                QVERIFY(cell(TensorTableModel::Storage).toString().startsWith(QStringLiteral("inline")));
+                QVERIFY(cell(TensorTableModel::Storage)
+                            .toString()
+                            .startsWith(QStringLiteral("inline")));
                 QVERIFY(!cell(TensorTableModel::Offset).isValid());
             }
             QCOMPARE(cell(TensorTableModel::Status).toString(), QStringLiteral("ok"));
@@ -120,14 +132,17 @@ private Q_SLOTS:
     void storageUpdatesInPlaceKeepSortAndSelection()
     {
         TensorTableModel tensors;
-        QAbstractItemModelTester tensorTester(&tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tensorTester(
+            &tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
         TensorFilterProxy proxy;
         proxy.setSourceModel(&tensors);
-        QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester proxyTester(
+            &proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
         tensors.setSnapshot(m_snapshot);
         proxy.sort(TensorTableModel::Size, Qt::DescendingOrder);
         QItemSelectionModel selection(&proxy);
-        selection.select(proxy.index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        selection.select(
+            proxy.index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
         const QPersistentModelIndex selected = selection.selectedRows().first();
         QList<int> order;
         for (int r = 0; r < proxy.rowCount(); ++r)
@@ -145,12 +160,14 @@ private Q_SLOTS:
         tensors.updateStorage(saved);
         QCOMPARE(reset.count(), 0);
         QCOMPARE(changed.count(), 1);
-        QCOMPARE(changed.first().at(0).value<QModelIndex>(), tensors.index(0, TensorTableModel::Storage));
+        QCOMPARE(changed.first().at(0).value<QModelIndex>(),
+            tensors.index(0, TensorTableModel::Storage));
         QCOMPARE(changed.first().at(1).value<QModelIndex>(),
-                 tensors.index(tensors.rowCount() - 1, TensorTableModel::Status));
+            tensors.index(tensors.rowCount() - 1, TensorTableModel::Status));
         for (int r = 0; r < proxy.rowCount(); ++r) {
             QCOMPARE(proxy.index(r, 0).data(TensorTableModel::TensorIndexRole).toInt(), order[r]);
-            QCOMPARE(proxy.index(r, TensorTableModel::Storage).data().toString(), QStringLiteral("model.onnx.data"));
+            QCOMPARE(proxy.index(r, TensorTableModel::Storage).data().toString(),
+                QStringLiteral("model.onnx.data"));
             QCOMPARE(proxy.index(r, 0).data(TensorTableModel::ExternalRole).toBool(), true);
         }
         QVERIFY(selected.isValid());
@@ -166,14 +183,21 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<int>("expected");
         const int all = int(m_built.size());
-        const int external = int(std::count_if(m_built.begin(), m_built.end(), [](const auto& t) { return t.external; }));
+        const int external = int(std::count_if(
+            m_built.begin(), m_built.end(), [](const auto& t) { return t.external; }));
         QTest::addRow("all") << int(TensorFilterProxy::StorageFilter::All) << QString() << all;
-        QTest::addRow("inline") << int(TensorFilterProxy::StorageFilter::Inline) << QString() << all - external;
-        QTest::addRow("external") << int(TensorFilterProxy::StorageFilter::External) << QString() << external;
-        QTest::addRow("with problems") << int(TensorFilterProxy::StorageFilter::WithProblems) << QString() << 0;
-        QTest::addRow("text, any case") << int(TensorFilterProxy::StorageFilter::All) << QStringLiteral("EXT_") << external;
-        QTest::addRow("text and storage") << int(TensorFilterProxy::StorageFilter::Inline) << QStringLiteral("ext") << 0;
-        QTest::addRow("scope text") << int(TensorFilterProxy::StorageFilter::All) << QStringLiteral("GRAPH") << all;
+        QTest::addRow("inline") << int(TensorFilterProxy::StorageFilter::Inline) << QString()
+                                << all - external;
+        QTest::addRow("external") << int(TensorFilterProxy::StorageFilter::External) << QString()
+                                  << external;
+        QTest::addRow("with problems")
+            << int(TensorFilterProxy::StorageFilter::WithProblems) << QString() << 0;
+        QTest::addRow("text, any case")
+            << int(TensorFilterProxy::StorageFilter::All) << QStringLiteral("EXT_") << external;
+        QTest::addRow("text and storage")
+            << int(TensorFilterProxy::StorageFilter::Inline) << QStringLiteral("ext") << 0;
+        QTest::addRow("scope text")
+            << int(TensorFilterProxy::StorageFilter::All) << QStringLiteral("GRAPH") << all;
     }
 
     void storageFilter()
@@ -203,7 +227,9 @@ private Q_SLOTS:
         std::sort(expected.begin(), expected.end());
         std::vector<uint64_t> shown;
         for (int r = 0; r < proxy.rowCount(); ++r)
-            shown.push_back(proxy.index(r, TensorTableModel::Size).data(TensorTableModel::SortRole).toULongLong());
+            shown.push_back(proxy.index(r, TensorTableModel::Size)
+                                .data(TensorTableModel::SortRole)
+                                .toULongLong());
         QCOMPARE(shown, expected);
         // As text "16 B" would sort after "1.00 KiB": the display strings are not what is sorted.
         QVERIFY(expected.front() < 1024 && expected.back() >= 1024);
@@ -218,15 +244,16 @@ private Q_SLOTS:
         QSortFilterProxyModel reference;
         reference.setSourceModel(&tensors);
         reference.setSortRole(TensorTableModel::SortRole);
-        const int columns[] = {TensorTableModel::Name, TensorTableModel::Scope, TensorTableModel::Kind,
-                               TensorTableModel::Dtype, TensorTableModel::Shape, TensorTableModel::Storage,
-                               TensorTableModel::Status};
+        const int columns[] = {TensorTableModel::Name, TensorTableModel::Scope,
+            TensorTableModel::Kind, TensorTableModel::Dtype, TensorTableModel::Shape,
+            TensorTableModel::Storage, TensorTableModel::Status};
         for (const int column : columns) {
             for (const Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
                 proxy.sort(column, order);
                 reference.sort(column, order);
                 for (int r = 0; r < proxy.rowCount(); ++r)
-                    QCOMPARE(proxy.mapToSource(proxy.index(r, 0)).row(), reference.mapToSource(reference.index(r, 0)).row());
+                    QCOMPARE(proxy.mapToSource(proxy.index(r, 0)).row(),
+                        reference.mapToSource(reference.index(r, 0)).row());
             }
         }
     }
@@ -239,7 +266,8 @@ private Q_SLOTS:
         QVERIFY(model.ok());
         const ui::ModelSnapshot snapshot = ui::takeSnapshot(*model.value());
         ui::ProblemsModel problems;
-        QAbstractItemModelTester tester(&problems, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(
+            &problems, QAbstractItemModelTester::FailureReportingMode::QtTest);
         problems.setSnapshot(snapshot);
         QVERIFY(problems.rowCount() >= 1);
         QVERIFY(problems.errorCount() >= 1);

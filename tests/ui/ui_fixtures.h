@@ -28,7 +28,8 @@ struct BuiltTensor {
 
 // Inline raw, inline typed, a Constant attribute, and three tensors in "weights.bin"
 // (one aligned to 4096, leaving padding before it).
-inline std::vector<BuiltTensor> writeMixedModel(const QString& dir, const QString& fileName = QStringLiteral("model.onnx"))
+inline std::vector<BuiltTensor> writeMixedModel(
+    const QString& dir, const QString& fileName = QStringLiteral("model.onnx"))
 {
     onnx::ModelProto model = fixtures::emptyModel();
     onnx::GraphProto& graph = *model.mutable_graph();
@@ -36,7 +37,8 @@ inline std::vector<BuiltTensor> writeMixedModel(const QString& dir, const QStrin
     std::vector<BuiltTensor> built;
     auto add = [&](onnx::TensorProto tensor, bool external, uint64_t alignment = 1) {
         BuiltTensor t{tensor.name(), 0, external, 0, tensor.raw_data()};
-        t.bytes = fixtures::packedBytes(tensor.data_type(), fixtures::elementCount({tensor.dims().begin(), tensor.dims().end()}));
+        t.bytes = fixtures::packedBytes(tensor.data_type(),
+            fixtures::elementCount({tensor.dims().begin(), tensor.dims().end()}));
         if (external)
             t.offset = data.append(tensor, alignment);
         *graph.add_initializer() = tensor;
@@ -44,9 +46,15 @@ inline std::vector<BuiltTensor> writeMixedModel(const QString& dir, const QStrin
     };
     add(fixtures::rawTensor("small_a", onnx::TensorProto::FLOAT, {4}), false);
     add(fixtures::typedTensor("typed_b", onnx::TensorProto::INT64, {3}), false);
-    add(fixtures::rawTensor("ext_c", onnx::TensorProto::FLOAT, {256}, fixtures::patternBytes(1024, 3)), true);
-    add(fixtures::rawTensor("ext_d", onnx::TensorProto::FLOAT, {64, 64}, fixtures::patternBytes(16384, 5)), true, 4096);
-    add(fixtures::rawTensor("ext_e", onnx::TensorProto::FLOAT16, {8}, fixtures::patternBytes(16, 7)), true);
+    add(fixtures::rawTensor(
+            "ext_c", onnx::TensorProto::FLOAT, {256}, fixtures::patternBytes(1024, 3)),
+        true);
+    add(fixtures::rawTensor(
+            "ext_d", onnx::TensorProto::FLOAT, {64, 64}, fixtures::patternBytes(16384, 5)),
+        true, 4096);
+    add(fixtures::rawTensor(
+            "ext_e", onnx::TensorProto::FLOAT16, {8}, fixtures::patternBytes(16, 7)),
+        true);
     onnx::TensorProto constant = fixtures::rawTensor("const_f", onnx::TensorProto::FLOAT, {2});
     built.push_back({"const_f", 8, false, 0, constant.raw_data()});
     fixtures::addConstant(graph, "const_node", constant);
@@ -56,8 +64,8 @@ inline std::vector<BuiltTensor> writeMixedModel(const QString& dir, const QStrin
 }
 
 // Every tensor inline (raw), with sizes straddling the thresholds the tests pick.
-inline std::vector<BuiltTensor> writeInlineModel(const QString& dir, const std::vector<uint64_t>& sizes,
-                                                 const QString& fileName = QStringLiteral("model.onnx"))
+inline std::vector<BuiltTensor> writeInlineModel(const QString& dir,
+    const std::vector<uint64_t>& sizes, const QString& fileName = QStringLiteral("model.onnx"))
 {
     onnx::ModelProto model = fixtures::emptyModel();
     std::vector<BuiltTensor> built;
@@ -81,7 +89,8 @@ inline bool writeBrokenModel(const QString& dir, const std::string& location)
     tensor.clear_raw_data();
     fixtures::setExternal(tensor, location, std::string("0"), std::string("64"));
     *model.mutable_graph()->add_initializer() = tensor;
-    *model.mutable_graph()->add_initializer() = fixtures::rawTensor("fine", onnx::TensorProto::FLOAT, {4});
+    *model.mutable_graph()->add_initializer()
+        = fixtures::rawTensor("fine", onnx::TensorProto::FLOAT, {4});
     return fixtures::saveModel(model, QDir(dir).filePath(QStringLiteral("broken.onnx")));
 }
 
