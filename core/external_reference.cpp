@@ -156,7 +156,7 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
     const FileIdentity identity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
         static_cast<uint64_t>(st.st_size),
         static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-    return Outcome{ResolvedLocation{full, identity.size, identity}, {}};
+    return Outcome{ResolvedLocation{full, identity}, {}};
 }
 
 void resolveExternal(TensorInfo& info, LocationResolver& resolver,
@@ -180,7 +180,7 @@ void resolveExternal(TensorInfo& info, LocationResolver& resolver,
         return;
     }
     ref.resolvedPath = resolved->path;
-    const uint64_t fileSize = resolved->fileSize;
+    const uint64_t fileSize = resolved->identity.size;
     const std::optional<uint64_t> span = ref.length ? ref.length : info.bytes;
     if (!span) {
         // Without a length and a known dtype x shape size (unknown dtype), no byte range can be

@@ -14,8 +14,6 @@
 
 namespace repack {
 
-class DataFile;
-
 // The in-memory marker ONNX Runtime writes for tensors that live at a process address.
 inline constexpr std::string_view kOrtMemoryMarker = "*/_ORT_MEM_ADDR_/*";
 
@@ -26,8 +24,7 @@ void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems);
 // Where a validated location points, or an error problem explaining why it may not be read.
 struct ResolvedLocation {
     std::filesystem::path path; // base dir / location, lexically normal
-    uint64_t fileSize = 0;
-    FileIdentity identity; // of the file the path named when it was checked
+    FileIdentity identity;      // of the file the path named when it was checked (with its size)
 };
 
 // Resolves locations against one base directory: empty, absolute, `..` escaping, symlinks
