@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include "aligned_input_stream.h"
 #include "external_reference.h"
 #include "posix_file.h"
 #include "temp_file.h"
@@ -9,7 +10,6 @@
 #include <onnx/onnx_pb.h>
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <algorithm>
 #include <unordered_set>
@@ -35,14 +35,14 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
     auto proto = std::make_unique<onnx::ModelProto>();
     {
         // Streamed from the descriptor: peak memory is the parsed model, not twice the file.
-        google::protobuf::io::FileInputStream stream(fd->get(), 1 << 20);
+        AlignedInputStream stream(fd->get(), path);
         google::protobuf::io::CodedInputStream coded(&stream);
         coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
         if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
             return Error{
                 path.string() + ": not a valid ONNX model (malformed or truncated protobuf)"};
-        if (stream.GetErrno() != 0)
-            return Error{systemMessage("cannot read", path, stream.GetErrno())};
+        if (!stream.error().empty())
+            return Error{stream.error()};
     }
     if (!proto->has_graph() && proto->functions_size() == 0)
         return Error{path.string() + ": not an ONNX model (no graph and no functions)"};
