@@ -1,25 +1,24 @@
 #include "main_window.h"
 
 #include "background.h"
-#include "byte_format.h"
+#include "busy_indicator.h"
 #include "layout_map_view.h"
+#include "model_opener.h"
 #include "problems_model.h"
 #include "recent_files.h"
 #include "repack_panel.h"
+#include "save_flow.h"
 #include "save_job.h"
 #include "save_preview.h"
 #include "settings_store.h"
-#include "size_bar_delegate.h"
 #include "summary_strip.h"
 #include "tensor_filter_proxy.h"
 #include "tensor_table_model.h"
 
 #include "core/model.h"
-#include "core/save.h"
 #include "core/save_plan.h"
 
 #include <QAction>
-#include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -29,22 +28,15 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
-#include <QHBoxLayout>
-#include <QHeaderView>
-#include <QLabel>
+#include <QGuiApplication>
 #include <QLineEdit>
-#include <QMenuBar>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
-#include <QToolBar>
-#include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace ui {
 namespace {
@@ -78,13 +70,15 @@ MainWindow::MainWindow(QWidget* parent)
     , m_previewTimer(new QTimer(this))
     , m_changeTimer(new QTimer(this))
     , m_watcher(new QFileSystemWatcher(this))
-    , m_loadWatcher(new QFutureWatcher<LoadedModel>(this))
-    , m_saveJob(new SaveJob(this))
+    , m_opener(new ModelOpener(this))
 {
     setAcceptDrops(true);
     setWindowIcon(QIcon(QStringLiteral(":/icons/onnx-repack-gui.svg")));
     m_proxy->setSourceModel(m_tensorModel);
     createWidgets();
+    m_saveFlow = new SaveFlow(this, m_busy, [this] {
+        return SaveFlow::Source{m_model.get(), m_snapshot.tensors};
+    });
     createActions();
 
     // Typing in the filter box re-filters once the user pauses, not on every key.
@@ -106,9 +100,17 @@ MainWindow::MainWindow(QWidget* parent)
         m_watcher, &QFileSystemWatcher::fileChanged, m_changeTimer, qOverload<>(&QTimer::start));
     connect(m_changeTimer, &QTimer::timeout, this, &MainWindow::onFileChanged);
 
-    connect(m_loadWatcher, &QFutureWatcher<LoadedModel>::finished, this, &MainWindow::onLoaded);
-    connect(m_saveJob, &SaveJob::progressChanged, this, &MainWindow::onSaveProgress);
-    connect(m_saveJob, &SaveJob::finished, this, &MainWindow::onSaveFinished);
+    connect(m_opener, &ModelOpener::opened, this, &MainWindow::onOpened);
+    connect(m_opener, &ModelOpener::failed, this, &MainWindow::onOpenFailed);
+    connect(m_saveFlow, &SaveFlow::aboutToWrite, this, &MainWindow::unwatchFiles);
+    connect(m_saveFlow, &SaveFlow::busyChanged, this, &MainWindow::setBusy);
+    connect(m_saveFlow, &SaveFlow::saved, this, &MainWindow::onSaved);
+    connect(m_saveFlow, &SaveFlow::declined, this, &MainWindow::watchFiles);
+    connect(m_saveFlow, &SaveFlow::failed, this, [this] {
+        watchFiles();
+        updatePreview();
+    });
+    connect(m_saveFlow, &SaveFlow::finished, this, &MainWindow::saveFinished);
     connect(m_map, &LayoutMapView::hiddenTensorClicked, this, [this](int tensor) {
         clearFilters();
         selectTensor(tensor);
@@ -125,195 +127,34 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::createWidgets()
-{
-    auto* central = new QWidget(this);
-    auto* layout = new QVBoxLayout(central);
-    layout->setContentsMargins(6, 4, 6, 0);
-    layout->setSpacing(4);
-
-    m_summary = new SummaryStrip(central);
-    layout->addWidget(m_summary);
-
-    auto* filterRow = new QHBoxLayout;
-    m_filter = new QLineEdit(central);
-    m_filter->setPlaceholderText(tr("Filter by name or scope (Ctrl+F)"));
-    m_filter->setClearButtonEnabled(true);
-    m_storageFilter = new QComboBox(central);
-    m_storageFilter->addItems(
-        {tr("All tensors"), tr("Inline"), tr("External"), tr("With problems")});
-    filterRow->addWidget(m_filter, 1);
-    filterRow->addWidget(m_storageFilter);
-    layout->addLayout(filterRow);
-
-    m_table = new QTableView(central);
-    m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder); // declaration order until the user sorts
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setShowGrid(false);
-    m_table->setTextElideMode(Qt::ElideMiddle);
-    // Fixed row heights and column widths: nothing is measured per row, so 100,000 rows stay fast.
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->verticalHeader()->hide();
-    QHeaderView* header = m_table->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setStretchLastSection(true);
-    header->setHighlightSections(false);
-    const int widths[TensorTableModel::ColumnCount] = {180, 170, 72, 62, 84, 96, 124, 66, 66, 80};
-    for (int c = 0; c < TensorTableModel::ColumnCount; ++c)
-        header->resizeSection(c, widths[c]);
-    m_table->setItemDelegateForColumn(TensorTableModel::Size,
-        new SizeBarDelegate(TensorTableModel::SortRole, TensorTableModel::MaxRole, m_table));
-
-    m_map = new LayoutMapView(central);
-    m_map->setSelectionModel(m_table->selectionModel(), m_proxy);
-
-    m_splitter = new QSplitter(Qt::Vertical, central);
-    m_splitter->addWidget(m_table);
-    m_splitter->addWidget(m_map);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 1);
-    m_splitter->setChildrenCollapsible(false);
-    m_splitter->setSizes({480, 170});
-    layout->addWidget(m_splitter, 1);
-    setCentralWidget(central);
-
-    m_panel = new RepackPanel(this);
-    auto* repackDock = new QDockWidget(tr("Repack"), this);
-    repackDock->setObjectName(QStringLiteral("repackDock"));
-    repackDock->setWidget(m_panel);
-    repackDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-    addDockWidget(Qt::RightDockWidgetArea, repackDock);
-
-    m_problemsView = new QTableView(this);
-    m_problemsView->setModel(m_problemsModel);
-    m_problemsView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_problemsView->setWordWrap(false);
-    m_problemsView->setShowGrid(false);
-    m_problemsView->verticalHeader()->hide();
-    m_problemsView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_problemsView->verticalHeader()->setDefaultSectionSize(
-        m_problemsView->fontMetrics().height() + 6);
-    m_problemsView->horizontalHeader()->setStretchLastSection(true);
-    m_problemsView->horizontalHeader()->resizeSection(ProblemsModel::Severity, 90);
-    m_problemsView->horizontalHeader()->resizeSection(ProblemsModel::Tensor, 220);
-    m_problemsView->horizontalHeader()->resizeSection(ProblemsModel::Code, 140);
-    connect(m_problemsView, &QTableView::activated, this, [this](const QModelIndex& index) {
-        const int tensor = index.data(ProblemsModel::TensorIndexRole).toInt();
-        if (tensor >= 0) {
-            clearFilters();
-            selectTensor(tensor);
-        }
-    });
-    auto* problemsDock = new QDockWidget(tr("Problems"), this);
-    problemsDock->setObjectName(QStringLiteral("problemsDock"));
-    problemsDock->setWidget(m_problemsView);
-    addDockWidget(Qt::BottomDockWidgetArea, problemsDock);
-    resizeDocks({problemsDock}, {110}, Qt::Vertical);
-    resizeDocks({repackDock}, {330}, Qt::Horizontal);
-
-    m_progressLabel = new QLabel(this);
-    m_progress = new QProgressBar(this);
-    m_progress->setMaximumWidth(220);
-    m_progress->setTextVisible(true);
-    m_cancel = new QPushButton(tr("Cancel"), this);
-    connect(m_cancel, &QPushButton::clicked, this, &MainWindow::cancelSave);
-    statusBar()->addPermanentWidget(m_progressLabel);
-    statusBar()->addPermanentWidget(m_progress);
-    statusBar()->addPermanentWidget(m_cancel);
-}
-
-void MainWindow::createActions()
-{
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    m_openAction = file->addAction(
-        QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this, &MainWindow::open);
-    m_openAction->setShortcut(QKeySequence::Open);
-    m_recentMenu = file->addMenu(tr("Open &Recent"));
-    m_recent = new RecentFiles(m_recentMenu, this);
-    connect(m_recent, &RecentFiles::openRequested, this,
-        [this](const QString& path) { openFile(path); });
-    m_reloadAction = file->addAction(
-        QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), this, &MainWindow::reload);
-    m_reloadAction->setShortcut(QKeySequence::Refresh);
-    file->addSeparator();
-    m_saveAction = file->addAction(
-        QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save"), this, &MainWindow::save);
-    m_saveAction->setShortcut(QKeySequence::Save);
-    m_saveAsAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-save-as")),
-        tr("Save &As…"), this, &MainWindow::saveAs);
-    m_saveAsAction->setShortcut(QKeySequence::SaveAs);
-    file->addSeparator();
-    QAction* close = file->addAction(tr("&Close Window"), this, &QWidget::close);
-    close->setShortcut(QKeySequence::Close);
-    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
-    quit->setShortcut(QKeySequence::Quit);
-
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* copy = edit->addAction(tr("&Copy Tensor Names"), this, &MainWindow::copyNames);
-    copy->setShortcut(QKeySequence::Copy);
-    QAction* selectAll = edit->addAction(tr("Select &All"), m_table, &QTableView::selectAll);
-    selectAll->setShortcut(QKeySequence::SelectAll);
-    QAction* find = edit->addAction(tr("&Find…"), this, [this] {
-        m_filter->setFocus();
-        m_filter->selectAll();
-    });
-    find->setShortcut(QKeySequence::Find);
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    QAction* fit = view->addAction(tr("Zoom Map to &Fit"), m_map, &LayoutMapView::zoomToFit);
-    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    QAction* zoomIn = view->addAction(tr("Zoom Map &In"), this,
-        [this] { m_map->setZoom(m_map->zoom() * 2, m_map->viewport()->width() / 2); });
-    zoomIn->setShortcut(QKeySequence::ZoomIn);
-    QAction* zoomOut = view->addAction(tr("Zoom Map &Out"), this,
-        [this] { m_map->setZoom(m_map->zoom() / 2, m_map->viewport()->width() / 2); });
-    zoomOut->setShortcut(QKeySequence::ZoomOut);
-    view->addSeparator();
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
-        view->addAction(dock->toggleViewAction());
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About Onnx Repack"), this, &MainWindow::about);
-    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
-
-    m_panel->addButtons({m_saveAction, m_saveAsAction});
-}
-
 bool MainWindow::openFile(const QString& path, bool quiet)
 {
     if (isSaving())
         return false;
-    // Parsing and indexing 100,000 tensors takes longer than a frame: the window keeps
-    // painting and answering meanwhile, and shows the current model until the new one is in.
-    // A newer open replaces the watched future, so an older result never arrives.
-    m_loadingPath = path;
-    m_loadQuiet = quiet;
+    // Parsing and indexing 100,000 tensors takes longer than a frame: a worker does it.
+    m_opener->open(path, quiet);
     setBusy(tr("Opening %1…").arg(QFileInfo(path).fileName()));
-    m_loadWatcher->setFuture(QtConcurrent::run(loadModel, path));
     return true;
 }
 
-void MainWindow::onLoaded()
+bool MainWindow::isLoading() const
 {
-    // Taken, not copied: the future keeps no reference that could free the model here later.
-    const LoadedModel loaded = m_loadWatcher->future().takeResult();
-    const bool quiet = m_loadQuiet;
-    m_loadingPath.clear();
+    return m_opener->isLoading();
+}
+
+void MainWindow::onOpenFailed(const QString& path, const QString& error, bool quiet)
+{
     setBusy({});
-    if (!loaded.model) {
-        m_lastError = loaded.error;
-        statusBar()->showMessage(tr("Cannot open %1").arg(loaded.path), 8000);
-        if (!quiet)
-            QMessageBox::warning(this, tr("Cannot open model"), m_lastError);
-        Q_EMIT openFailed(loaded.path, loaded.error);
-        return;
-    }
+    m_lastError = error;
+    statusBar()->showMessage(tr("Cannot open %1").arg(path), 8000);
+    if (!quiet)
+        QMessageBox::warning(this, tr("Cannot open model"), m_lastError);
+    Q_EMIT openFailed(path, error);
+}
+
+void MainWindow::onOpened(const LoadedModel& loaded)
+{
+    setBusy({});
     m_lastError.clear();
     // The old model and rows are freed off this thread once nothing here refers to them.
     std::shared_ptr<repack::Model> oldModel = std::exchange(m_model, loaded.model);
@@ -420,39 +261,27 @@ bool MainWindow::saveTo(const QString& path)
         return false;
     }
     writeSettings(m_panel->settingValues());
-    return startSave(path, m_panel->options());
-}
-
-bool MainWindow::startSave(const QString& path, repack::SaveOptions options)
-{
-    // Our own writes are not "changed on disk" by someone else.
-    if (!m_watcher->files().isEmpty())
-        m_watcher->removePaths(m_watcher->files());
-    if (!m_saveJob->start(*m_model, path, std::move(options), m_snapshot.tensors))
-        return false;
-    setBusy(tr("Saving %1…").arg(QFileInfo(path).fileName()));
-    return true;
+    return m_saveFlow->start(path, m_panel->options());
 }
 
 bool MainWindow::isSaving() const
 {
-    return m_saveJob->isRunning();
+    return m_saveFlow->isRunning();
 }
 
 void MainWindow::cancelSave()
 {
-    m_saveJob->cancel();
-    m_progressLabel->setText(tr("Cancelling…"));
+    m_saveFlow->cancel();
+}
+
+SaveJob* MainWindow::saveJob() const
+{
+    return m_saveFlow->job();
 }
 
 void MainWindow::setBusy(const QString& what)
 {
-    // An indefinite bar until a save reports its first bytes; Cancel only for saves.
-    m_progressLabel->setText(what);
-    m_progressLabel->setVisible(!what.isEmpty());
-    m_progress->setVisible(!what.isEmpty());
-    m_progress->setRange(0, 0);
-    m_cancel->setVisible(isSaving());
+    m_busy->show(what, isSaving());
     updateActions();
 }
 
@@ -468,52 +297,8 @@ void MainWindow::updateActions()
     m_recentMenu->setEnabled(!saving);
 }
 
-void MainWindow::onSaveProgress(quint64 done, quint64 total, const QString& tensor)
+void MainWindow::onSaved(const SaveOutcome& outcome)
 {
-    if (total == 0)
-        return;
-    // Per mille: QProgressBar takes ints, files may pass 2 GiB.
-    m_progress->setRange(0, 1000);
-    m_progress->setValue(int(1000.0 * double(done) / double(total)));
-    m_progress->setFormat(formatBytes(done) + QStringLiteral(" / ") + formatBytes(total));
-    if (!tensor.isEmpty())
-        m_progressLabel->setText(tr("Writing %1").arg(tensor));
-}
-
-void MainWindow::onSaveFinished(const SaveOutcome& outcome)
-{
-    setBusy({});
-    if (!outcome.foreignFiles.empty()) {
-        // Nothing was written: the worker found files the model does not use in the way.
-        QStringList names;
-        for (const auto& file : outcome.foreignFiles)
-            names << local(file);
-        const auto answer = QMessageBox::question(this, tr("Overwrite data file?"),
-            tr("Saving will overwrite files that this model does not use (they may belong to "
-               "another model):\n\n%1\n\nOverwrite them?")
-                .arg(names.join(u'\n')),
-            QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
-        repack::SaveOptions options = outcome.options;
-        options.force = true;
-        if (answer == QMessageBox::Yes && startSave(outcome.path, std::move(options)))
-            return;
-        watchFiles();
-        statusBar()->showMessage(tr("Not saved; the files on disk are unchanged."), 8000);
-        Q_EMIT saveFinished(false);
-        return;
-    }
-    if (!outcome.ok) {
-        watchFiles();
-        updatePreview();
-        if (outcome.cancelled)
-            statusBar()->showMessage(tr("Save cancelled; the files on disk are unchanged."), 8000);
-        else
-            QMessageBox::critical(this, tr("Save failed"),
-                tr("The model was not saved; the files on disk are unchanged.\n\n%1")
-                    .arg(outcome.error));
-        Q_EMIT saveFinished(false);
-        return;
-    }
     // The save rewrote the model's tensor index: rebuild every view from the snapshot the
     // worker took of it, and free the old rows off this thread.
     ModelSnapshot oldSnapshot = std::exchange(m_snapshot, outcome.snapshot);
@@ -522,22 +307,17 @@ void MainWindow::onSaveFinished(const SaveOutcome& outcome)
     releaseInBackground(std::move(oldSnapshot));
     m_recent->add(m_snapshot.path);
     watchFiles();
-    QStringList written{QFileInfo(local(outcome.report.modelPath)).fileName()};
-    for (const auto& file : outcome.report.dataFiles)
-        written << QFileInfo(local(file)).fileName();
-    statusBar()->showMessage(
-        tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
-            .arg(written.join(QStringLiteral(", ")), formatBytes(outcome.report.bytesWritten))
-            .arg(outcome.seconds, 0, 'f', 2)
-            .arg(outcome.report.externalTensors)
-            .arg(outcome.report.inlineTensors));
-    Q_EMIT saveFinished(true);
+}
+
+void MainWindow::unwatchFiles()
+{
+    if (!m_watcher->files().isEmpty())
+        m_watcher->removePaths(m_watcher->files());
 }
 
 void MainWindow::watchFiles()
 {
-    if (!m_watcher->files().isEmpty())
-        m_watcher->removePaths(m_watcher->files());
+    unwatchFiles();
     QStringList paths{m_snapshot.path};
     for (const repack::FileLayout& file : m_snapshot.layouts)
         paths << local(file.path);
@@ -637,8 +417,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
             event->ignore();
             return;
         }
-        m_saveJob->cancel();
-        m_saveJob->waitForFinished();
+        saveJob()->cancel();
+        saveJob()->waitForFinished();
     }
     QVariantMap values = m_panel->settingValues();
     values.insert(QStringLiteral("window/geometry"), saveGeometry());

@@ -1,22 +1,21 @@
 // The application window: summary strip, tensor table and layout map over one selection, the
 // problems panel, the repack panel, and the open/save/reload machinery around one Model.
+// Opening runs through a ModelOpener and saving through a SaveFlow; the window owns the Model
+// and its snapshot and rebuilds every view when either hands it a new one. The widgets are
+// built in main_window_widgets.cpp, the menus in main_window_menus.cpp.
 #pragma once
 
 #include "model_snapshot.h"
 
 #include "core/save_options.h"
 
-#include <QFutureWatcher>
 #include <QMainWindow>
 
 #include <memory>
 
 class QComboBox;
 class QFileSystemWatcher;
-class QLabel;
 class QLineEdit;
-class QProgressBar;
-class QPushButton;
 class QSplitter;
 class QTableView;
 class QTimer;
@@ -27,10 +26,13 @@ class Model;
 
 namespace ui {
 
+class BusyIndicator;
 class LayoutMapView;
+class ModelOpener;
 class ProblemsModel;
 class RecentFiles;
 class RepackPanel;
+class SaveFlow;
 class SaveJob;
 class SummaryStrip;
 class TensorFilterProxy;
@@ -49,7 +51,7 @@ public:
     // `quiet`). A newer open supersedes one still loading. False when nothing was started
     // (a save is running).
     bool openFile(const QString& path, bool quiet = false);
-    bool isLoading() const { return !m_loadingPath.isEmpty(); }
+    bool isLoading() const;
     QString currentPath() const { return m_snapshot.path; }
     const ModelSnapshot& snapshot() const { return m_snapshot; }
     QString lastError() const { return m_lastError; }
@@ -70,7 +72,7 @@ public:
     RepackPanel* repackPanel() const { return m_panel; }
     QLineEdit* filterEdit() const { return m_filter; }
     QComboBox* storageFilterBox() const { return m_storageFilter; }
-    SaveJob* saveJob() const { return m_saveJob; }
+    SaveJob* saveJob() const;
 
     // The names of the selected tensors in view order, one a line (what Copy puts on the
     // clipboard).
@@ -97,16 +99,16 @@ protected:
 private:
     void createActions();
     void createWidgets();
-    void onLoaded();
+    void onOpened(const LoadedModel& loaded);
+    void onOpenFailed(const QString& path, const QString& error, bool quiet);
     // Shows m_snapshot in every view; `sameTensors`: only where tensors are stored changed.
     void showSnapshot(bool sameTensors = false);
     void updatePreview();
     void updateTitle();
-    bool startSave(const QString& path, repack::SaveOptions options);
     void setBusy(const QString& what);
     void updateActions();
-    void onSaveProgress(quint64 done, quint64 total, const QString& tensor);
-    void onSaveFinished(const SaveOutcome& outcome);
+    void onSaved(const SaveOutcome& outcome);
+    void unwatchFiles();
     void watchFiles();
     void onFileChanged();
     void clearFilters();
@@ -115,8 +117,6 @@ private:
     std::shared_ptr<repack::Model> m_model;
     ModelSnapshot m_snapshot;
     QString m_lastError;
-    QString m_loadingPath; // the model being opened on a worker, empty when none
-    bool m_loadQuiet = false;
 
     TensorTableModel* m_tensorModel;
     TensorFilterProxy* m_proxy;
@@ -133,12 +133,10 @@ private:
     QTimer* m_previewTimer;
     QTimer* m_changeTimer;
     QFileSystemWatcher* m_watcher;
-    QFutureWatcher<LoadedModel>* m_loadWatcher;
+    ModelOpener* m_opener;
     RecentFiles* m_recent = nullptr;
-    SaveJob* m_saveJob;
-    QProgressBar* m_progress = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QLabel* m_progressLabel = nullptr;
+    BusyIndicator* m_busy = nullptr;
+    SaveFlow* m_saveFlow = nullptr;
     bool m_askingReload = false;
 
     QAction* m_openAction = nullptr;

@@ -1,0 +1,34 @@
+// The status bar's activity corner: what the window is busy with, a bar that stays indefinite
+// until a save reports its first bytes, and a Cancel button for saves. Hidden when idle.
+#pragma once
+
+#include <QObject>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QStatusBar;
+
+namespace ui {
+
+class BusyIndicator : public QObject {
+    Q_OBJECT
+public:
+    // Adds its widgets to `bar`, which owns it.
+    explicit BusyIndicator(QStatusBar* bar);
+
+    // Shows `what` (nothing: idle) with an indefinite bar; Cancel only when `cancellable`.
+    void show(const QString& what, bool cancellable);
+    void setText(const QString& text);
+    void setProgress(quint64 done, quint64 total);
+
+Q_SIGNALS:
+    void cancelClicked();
+
+private:
+    QLabel* m_label;
+    QProgressBar* m_bar;
+    QPushButton* m_cancel;
+};
+
+} // namespace ui

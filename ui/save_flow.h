@@ -1,0 +1,63 @@
+// The window's side of a save: starts the SaveJob on what the window shows, turns its progress
+// into the status bar's bar, asks before overwriting data files the model does not use (the
+// job stops before writing any), and reports the end in the status bar or a dialog. The
+// window stays the owner of the model: it hands the model over when a save starts and takes
+// the saved model's snapshot back from saved().
+#pragma once
+
+#include "core/save_options.h"
+#include "model_snapshot.h"
+
+#include <QObject>
+
+#include <functional>
+
+class QMainWindow;
+
+namespace repack {
+class Model;
+}
+
+namespace ui {
+
+class BusyIndicator;
+class SaveJob;
+struct SaveOutcome;
+
+class SaveFlow : public QObject {
+    Q_OBJECT
+public:
+    // What a save writes, read each time one starts: the model and the rows shown now.
+    struct Source {
+        repack::Model* model;
+        QList<TensorRow> shown;
+    };
+
+    // Dialogs and messages go to `window`, which owns this; progress goes to `busy`.
+    SaveFlow(QMainWindow* window, BusyIndicator* busy, std::function<Source()> source);
+
+    SaveJob* job() const { return m_job; }
+    bool isRunning() const;
+    // Starts saving to `path`; false when nothing was started.
+    bool start(const QString& path, repack::SaveOptions options);
+    void cancel();
+
+Q_SIGNALS:
+    void aboutToWrite(); // our own writes are not "changed on disk" by someone else
+    void busyChanged(const QString& what); // "Saving…" when started, empty when over
+    void saved(const ui::SaveOutcome& outcome); // rebuild the views from outcome.snapshot
+    void declined(); // nothing written: the user kept the files in the way
+    void failed(); // nothing changed on disk: cancelled or failed
+    void finished(bool ok); // after saved, declined or failed and their messages
+
+private:
+    void onProgress(quint64 done, quint64 total, const QString& tensor);
+    void onFinished(const SaveOutcome& outcome);
+
+    QMainWindow* m_window;
+    BusyIndicator* m_busy;
+    std::function<Source()> m_source;
+    SaveJob* m_job;
+};
+
+} // namespace ui
