@@ -34,6 +34,10 @@ inline constexpr std::string_view InlineSizeMismatch = "inline-size-mismatch";
 inline constexpr std::string_view ChecksumMismatch = "checksum-mismatch";
 inline constexpr std::string_view ReadFailed = "read-failed";
 inline constexpr std::string_view InterruptedSave = "interrupted-save";
+// Housekeeping of the model's folder (SPEC 5a), warnings naming the file and its size.
+inline constexpr std::string_view LeftoverTemporary = "leftover-temporary";
+inline constexpr std::string_view UnusedDataFile = "unused-data-file";
+inline constexpr std::string_view HardLinkedData = "hard-linked-data";
 } // namespace code
 
 struct Problem {

@@ -178,7 +178,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     rewrite.commit();
     model.invalidateDataFiles(stale, reason);
     model.setLocation(path, modelBytes);
-    removeStaleTemps(finals);
+    // leftovers: see folder_scan (removeLeftovers)
 
     SaveReport report;
     report.modelPath = path;

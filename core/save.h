@@ -16,22 +16,41 @@ class Model;
 
 struct SaveReport {
     std::filesystem::path modelPath;
-    std::vector<std::filesystem::path> dataFiles; // written, in shard order
+    std::vector<std::filesystem::path> dataFiles; // as the saved model names them, shard order
     uint64_t bytesWritten = 0; // model file plus data files
     size_t externalTensors = 0;
     size_t inlineTensors = 0;
     double seconds = 0;
+    // Non-empty: the new model was committed and loads, but a step after the commit point
+    // failed (a directory sync, a final rename, removing a temporary): "saved with a warning",
+    // never "nothing changed". Each names the file and what to do.
+    std::vector<std::string> warnings;
+    // Data files the model used before an in-place save and no longer does, and of those the
+    // ones removed (options.removeUnused; never one another model in the folder references).
+    std::vector<std::filesystem::path> noLongerUsed;
+    std::vector<std::filesystem::path> removed;
 };
 
 // Saves `model` to `path` (which may be its own path) and updates it to the saved layout:
 // external tensors point at the new files and offsets, handles into replaced files are
-// invalidated. On failure or cancellation nothing on disk changed and `model` is as before.
+// invalidated. An error means nothing on disk changed and `model` is as before; a report with
+// warnings means the new model is on disk and `model` describes it.
 Result<SaveReport> save(
     Model& model, const std::filesystem::path& path, const SaveOptions& options);
 
-// Existing files a save would overwrite that `model` does not reference itself: the caller
-// must ask before saving with options.force.
-std::vector<std::filesystem::path> unreferencedTargets(
+// An existing file that a save would replace and that is not only this model's own: another
+// model in the folder reads it (a sibling, or the source model when saving elsewhere), or no
+// model uses it. Replacing it needs consent (options.force) that names `users`.
+struct SaveConflict {
+    std::filesystem::path file;
+    std::vector<std::filesystem::path> users; // models that would read wrong bytes; may be empty
+    std::string message; // one line naming the file and its users
+};
+
+// The conflicts of saving `model` to `path`; empty when the save may go ahead without consent.
+// Fails on names that alias (a data file equal to the input or output model, a folder, another
+// output of the same save): those are refused whatever the consent.
+Result<std::vector<SaveConflict>> saveConflicts(
     const Model& model, const std::filesystem::path& path, const SaveOptions& options);
 
 } // namespace repack

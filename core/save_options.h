@@ -26,7 +26,16 @@ struct SaveOptions {
     bool allInline = false; // bring every tensor inline (fails past 2 GiB)
     uint64_t shardSize = 0; // maximum bytes per data file; 0 = a single file
     bool checksum = false; // write a SHA-1 "checksum" key per external tensor
-    bool force = false; // may overwrite a data file the model does not use
+    bool force = false; // may replace files other models use, or that no model uses
+    // Carry forward bytes that fail validation (a checksum mismatch, inline data whose size
+    // disagrees with dtype x shape) as they are, keeping their old checksum as evidence.
+    bool allowCorrupt = false;
+    // After an in-place save, delete data files the model no longer uses (only those no other
+    // model in the folder references).
+    bool removeUnused = false;
+    // How long to wait for another save of the same folder to finish (SPEC 5a: one save at a
+    // time) before failing with a clear message.
+    int lockWaitMs = 30000;
     std::vector<Placement> plan; // per index of Model::tensors(); empty = all Auto
 
     ProgressCallback progress;

@@ -2,6 +2,7 @@
 // which file at which offset. save() writes exactly this; a GUI previews it.
 #pragma once
 
+#include "data_file_names.h"
 #include "result.h"
 #include "save_options.h"
 
@@ -31,12 +32,6 @@ struct SavePlan {
     size_t movedToExternal = 0; // inline now, external after the save
     size_t movedToInline = 0; // external now, inline after the save
 };
-
-// Default data file name for a model saved at `modelPath`: "<file name>.data".
-std::string defaultDataFile(const std::filesystem::path& modelPath);
-
-// "stem-00001-of-00003.ext" for shard 1 of 3 of "stem.ext"; the plain name for a single file.
-std::string shardName(const std::string& dataFile, size_t index, size_t count);
 
 // Fails on an unusable data file name (absolute, escaping with ..) or an inline result past
 // the 2 GiB protobuf limit.

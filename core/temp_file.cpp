@@ -25,7 +25,13 @@ std::string randomSuffix()
 
 std::string tempPrefix(const fs::path& finalPath)
 {
-    return "." + finalPath.filename().string() + std::string(kTempMarker);
+    return finalPath.filename().string() + std::string(kTempMarker);
+}
+
+bool isHexSuffix(std::string_view text)
+{
+    return text.size() == 12
+        && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
 } // namespace
@@ -51,36 +57,25 @@ Result<TempFile> createTempFor(const fs::path& finalPath)
 
 bool isTempName(const std::string& fileName)
 {
-    return !fileName.empty() && fileName.front() == '.'
-        && fileName.find(kTempMarker) != std::string::npos;
+    const size_t marker = fileName.rfind(kTempMarker);
+    return marker != std::string::npos && marker > 0
+        && isHexSuffix(std::string_view(fileName).substr(marker + kTempMarker.size()));
 }
 
 std::string finalNameOfTemp(const std::string& fileName)
 {
     if (!isTempName(fileName))
         return {};
-    return fileName.substr(1, fileName.rfind(kTempMarker) - 1);
+    std::string final = fileName.substr(0, fileName.rfind(kTempMarker));
+    if (final.size() > 1 && final.front() == '.')
+        final.erase(0, 1); // the hidden names of earlier versions
+    return final;
 }
 
 TempCleanup::~TempCleanup()
 {
     for (const auto& path : m_paths)
         ::unlink(path.c_str());
-}
-
-size_t removeStaleTemps(const std::vector<fs::path>& finalPaths)
-{
-    size_t removed = 0;
-    for (const auto& finalPath : finalPaths) {
-        const std::string prefix = tempPrefix(finalPath);
-        std::error_code ec;
-        for (const auto& entry : fs::directory_iterator(finalPath.parent_path(), ec)) {
-            if (entry.path().filename().string().rfind(prefix, 0) == 0
-                && ::unlink(entry.path().c_str()) == 0)
-                ++removed;
-        }
-    }
-    return removed;
 }
 
 } // namespace repack

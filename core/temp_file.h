@@ -1,5 +1,7 @@
 // Temporary files beside their final destination (same folder, so rename and link are atomic),
-// named ".<final name>.repack-tmp-<random>" and removed unless kept.
+// named "<final name>.repack-tmp-<12 hex digits>" and removed unless kept. The name never starts
+// with '.': onnx's Python loader strips leading dots from locations, so a model that names a
+// temporary during a save would not load there.
 #pragma once
 
 #include "posix_file.h"
@@ -24,7 +26,8 @@ Result<TempFile> createTempFor(const std::filesystem::path& finalPath);
 // A fresh, unused name for a temporary hard link or rename in `finalPath`'s folder.
 std::filesystem::path tempNameFor(const std::filesystem::path& finalPath);
 
-// True for names made by createTempFor/tempNameFor.
+// True for names made by createTempFor/tempNameFor (and the ".<name>.repack-tmp-<hex>" names of
+// earlier versions, so their leftovers are recognised too).
 bool isTempName(const std::string& fileName);
 // The final file name a temporary name stands for ("" when `fileName` is not one).
 std::string finalNameOfTemp(const std::string& fileName);
@@ -40,8 +43,5 @@ private:
     std::vector<std::filesystem::path> m_paths;
 };
 
-// Removes the leftovers of interrupted saves of `finalPaths` (their temporaries, which a
-// completed save no longer references); returns how many were removed.
-size_t removeStaleTemps(const std::vector<std::filesystem::path>& finalPaths);
 
 } // namespace repack
