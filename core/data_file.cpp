@@ -84,14 +84,14 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
 }
 
 // A mapping keeps the old file's bytes alive after the path is replaced (by a save of another
-// Model, or another program): one stat per read keeps those bytes from being served as current.
+// Model, or another program), and shows new bytes at old offsets when the file is rewritten in
+// place: one stat per read keeps either from being served as current.
 Status DataFile::checkStillCurrent() const
 {
     struct stat st { };
-    if (::stat(m_path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_ino) != m_identity.inode
-        || static_cast<uint64_t>(st.st_dev) != m_identity.device)
+    if (::stat(m_path.c_str(), &st) != 0 || !(identityOf(st) == m_identity))
         return Error{m_path.string()
-            + ": invalidated: the file was replaced since the model "
+            + ": invalidated: the file was replaced or changed since the model "
               "was opened"};
     return {};
 }

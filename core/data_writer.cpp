@@ -6,6 +6,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -18,6 +19,9 @@ constexpr size_t kBufferBytes = 8u << 20;
 constexpr uint64_t kCopyChunk = 64u << 20; // progress and cancellation granularity
 constexpr uint64_t kWritebackChunk = 32u << 20;
 constexpr uint64_t kWritebackLag = 128u << 20;
+// Source files kept open at once: a model stored one file per tensor must not run into the
+// open-file limit (1024 by default, often less in containers).
+constexpr size_t kMaxOpenSources = 32;
 
 } // namespace
 
@@ -66,22 +70,51 @@ void DataWriter::startWriteback(int targetFd, uint64_t end)
 Result<int> DataWriter::sourceFd(size_t tensor)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
-    auto it = m_sources.find(t.external.resolvedPath);
-    if (it == m_sources.end()) {
-        auto fd = UniqueFd::openRead(t.external.resolvedPath);
-        if (!fd)
-            return Error{t.qualifiedName() + ": " + fd.error().message};
-        ::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-        it = m_sources.emplace(t.external.resolvedPath, std::move(*fd)).first;
+    const auto& path = t.external.resolvedPath;
+    auto it = std::find_if(
+        m_sources.begin(), m_sources.end(), [&](const Source& s) { return s.path == path; });
+    if (it != m_sources.end()) {
+        std::rotate(it, it + 1, m_sources.end());
+        return m_sources.back().fd.get();
     }
-    // The file may have changed since the model was opened: never copy past its end.
-    auto size = it->second.size();
-    const uint64_t end = t.external.offset + t.byteSize();
-    if (!size || *size < end)
-        return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string()
-            + " now ends before byte " + std::to_string(end)
-            + " (it changed since the model was opened)"};
-    return it->second.get();
+    if (!t.external.file)
+        return Error{t.qualifiedName() + ": its external data failed validation"};
+    auto fd = UniqueFd::openRead(path);
+    if (!fd)
+        return Error{t.qualifiedName() + ": " + fd.error().message};
+    // Never read a file other than the one validated: a replaced or rewritten file would give
+    // other bytes at the old offsets.
+    auto identity = identityOf(fd->get());
+    if (!identity || !(*identity == t.external.file->identity()))
+        return Error{t.qualifiedName() + ": " + path.string()
+            + " changed since the model was opened (replaced or modified); reopen the model"};
+    ::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (m_sources.size() >= kMaxOpenSources)
+        m_sources.erase(m_sources.begin());
+    m_sources.push_back({path, std::move(*fd)});
+    return m_sources.back().fd.get();
+}
+
+Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
+{
+    const TensorInfo& t = m_model.tensors()[tensor];
+    const std::string& expected = t.external.checksum;
+    if (expected.empty()) {
+        if (m_options.checksum)
+            m_checksums[tensor] = actual;
+        return {};
+    }
+    if (actual == expected) {
+        m_checksums[tensor] = actual;
+        return {};
+    }
+    if (!m_options.allowCorrupt)
+        return Error{t.qualifiedName() + ": the bytes in " + t.external.resolvedPath.string()
+            + " do not match its checksum (SHA-1 " + actual + ", the checksum key says " + expected
+            + "); refusing to carry corrupt bytes forward (--allow-corrupt keeps them "
+              "and their old checksum)"};
+    m_checksums[tensor] = expected; // the evidence stays
+    return {};
 }
 
 Status DataWriter::copyExternal(
@@ -92,7 +125,7 @@ Status DataWriter::copyExternal(
     if (!src)
         return src.error();
     const uint64_t length = t.byteSize();
-    const bool hashing = m_options.checksum;
+    const bool hashing = m_options.checksum || !t.external.checksum.empty();
     Sha1 sha;
     uint64_t done = 0;
     bool kernelCopy = !hashing;
@@ -137,9 +170,7 @@ Status DataWriter::copyExternal(
         if (Status s = advance(tensor, piece); !s)
             return s;
     }
-    if (hashing)
-        m_checksums[tensor] = sha.hexDigest();
-    return {};
+    return hashing ? checkDigest(tensor, sha.hexDigest()) : Status{};
 }
 
 Status DataWriter::writeInline(
@@ -162,8 +193,8 @@ Status DataWriter::writeInline(
     for (size_t done = 0; done < view.size();) {
         const size_t piece = std::min(m_buffer->size(), view.size() - done);
         std::memcpy(m_buffer->data(), view.data() + done, piece);
-        if (Status s = pwriteAll(
-                targetFd, {m_buffer->data(), piece}, targetOffset + done, targetPath);
+        if (Status s
+            = pwriteAll(targetFd, {m_buffer->data(), piece}, targetOffset + done, targetPath);
             !s)
             return s;
         done += piece;
@@ -202,6 +233,9 @@ Result<std::string> DataWriter::readExternal(size_t tensor)
     auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
     if (Status s = preadExact(*src, view, t.external.offset, t.external.resolvedPath); !s)
         return Error{t.qualifiedName() + ": " + s.error().message};
+    if (!t.external.checksum.empty())
+        if (Status s = checkDigest(tensor, Sha1::of(view)); !s)
+            return s.error();
     if (Status s = advance(tensor, bytes.size()); !s)
         return s.error();
     return bytes;

@@ -1,6 +1,9 @@
 // Streams the bytes of a save plan's data files into new files: external sources are copied
 // file-to-file (copy_file_range, falling back to a bounded buffer), inline sources are written
-// from the model. Memory use is one buffer, whatever the model's size.
+// from the model. Memory use is one buffer, whatever the model's size; open source files are
+// bounded too, whatever the number of data files. Every source file opened is checked to be
+// the very file that was validated (device, inode, size, modification time), and a tensor's
+// bytes are checked against its checksum key when it has one.
 #pragma once
 
 #include "posix_file.h"
@@ -28,13 +31,14 @@ public:
     // Reads one external tensor's bytes into memory, for tensors that come back inline.
     Result<std::string> readExternal(size_t tensor);
 
-    // SHA-1 of each written tensor, by tensor index, when options.checksum is set.
+    // The checksum key each written tensor gets, by tensor index: the SHA-1 of its bytes when
+    // options.checksum is set or it had a matching key; the old key, kept as evidence, for
+    // corrupt bytes carried forward under options.allowCorrupt. Never a hash of corrupt bytes.
     const std::map<size_t, std::string>& checksums() const { return m_checksums; }
-
-    uint64_t totalBytes() const { return m_progress.bytesTotal; }
 
 private:
     Result<int> sourceFd(size_t tensor);
+    Status checkDigest(size_t tensor, const std::string& actual);
     Status copyExternal(size_t tensor, int targetFd, uint64_t targetOffset,
         const std::filesystem::path& targetPath);
     Status writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
@@ -45,7 +49,11 @@ private:
     const Model& m_model;
     const SavePlan& m_plan;
     const SaveOptions& m_options;
-    std::map<std::filesystem::path, UniqueFd> m_sources;
+    struct Source {
+        std::filesystem::path path;
+        UniqueFd fd;
+    };
+    std::vector<Source> m_sources; // most recently used last, at most kMaxOpenSources
     std::map<size_t, std::string> m_checksums;
     std::optional<AlignedBuffer> m_buffer; // allocated on first buffered copy
     Progress m_progress;

@@ -1,22 +1,62 @@
 #include "external_data.h"
 
 #include "data_writer.h"
+#include "folder_scan.h"
 #include "model.h"
+#include "save_lock.h"
 #include "save_plan.h"
 #include "save_steps.h"
 #include "tensor_rewrite.h"
 
 #include <onnx/onnx_pb.h>
 
+#include <set>
+
 namespace fs = std::filesystem;
 
 namespace repack {
 namespace {
 
+// Existing files among the plan's targets that the model does not read itself, or that other
+// models in their folder read: replacing them needs options.force.
+Status checkTargets(const Model& model, const SavePlan& plan, const fs::path& baseDir)
+{
+    std::set<FileId> own;
+    for (const auto& path : filesReadBy(model))
+        if (auto id = fileId(path))
+            own.insert(*id);
+    std::vector<fs::path> exclude;
+    if (!model.path().empty())
+        exclude.push_back(model.path());
+    for (const auto& name : plan.files) {
+        const fs::path target = (baseDir / name).lexically_normal();
+        const auto id = fileId(target);
+        if (!id)
+            continue;
+        if (!own.count(*id))
+            return Error{target.string()
+                + " already exists and this model does not use it; replacing it needs explicit "
+                  "consent (force)"};
+        if (auto users = modelsReferencing(target.parent_path(), target, exclude); !users.empty())
+            return Error{target.string() + " is also read by " + users.front().string()
+                + ", which would read wrong bytes; replacing it needs explicit consent (force)"};
+    }
+    return {};
+}
+
 // Writes the plan's data files under `baseDir`, points the model at them and swaps them in.
 Status rewriteData(
     Model& model, const SavePlan& plan, const fs::path& baseDir, const SaveOptions& options)
 {
+    std::vector<fs::path> folders{baseDir};
+    for (const auto& name : plan.files)
+        folders.push_back((baseDir / name).lexically_normal().parent_path());
+    auto lock = FolderLock::acquire(folders, options.lockWaitMs, options.cancel);
+    if (!lock)
+        return lock.error();
+    if (!options.force)
+        if (Status s = checkTargets(model, plan, baseDir); !s)
+            return s;
     TempCleanup cleanup;
     DataWriter writer(model, plan, options);
     auto targets = writeDataTemps(plan, baseDir, writer, cleanup);
@@ -27,9 +67,11 @@ Status rewriteData(
         return s;
     const auto stale = readsReplacedBy(model, *targets);
     for (const auto& target : *targets)
-        if (Status s = swapIn(target, false); !s)
+        if (Status s = renameFile(target.temp.path, target.finalPath, "rename-data"); !s)
             return s; // earlier files of a sharded plan stay replaced; the model is rolled back
     cleanup.release();
+    for (const auto& folder : folders)
+        (void)syncFolder(folder);
     rewrite.commit();
     model.invalidateDataFiles(stale, "replaced by rewriting external data in " + baseDir.string());
     model.setBaseDir(baseDir);
@@ -101,12 +143,12 @@ Status unloadFromModel(Model& model, const fs::path& baseDir, const std::string&
 
 Result<std::vector<onnx::TensorProto>> convertTensorsToExternal(
     std::vector<onnx::TensorProto> tensors, const fs::path& baseDir,
-    const std::string& relativePath)
+    const std::string& relativePath, const SaveOptions& given)
 {
     auto model = modelOf(tensors, baseDir);
     if (Status s = firstError(*model); !s)
         return s.error();
-    SaveOptions options;
+    SaveOptions options = given;
     options.dataFile = relativePath;
     options.plan.assign(model->tensors().size(), Placement::External);
     auto plan = planSave(*model, baseDir / "model.onnx", options);

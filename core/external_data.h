@@ -27,15 +27,18 @@ Status loadToModel(Model& model, const SaveOptions& options = {});
 
 // Writes every tensor of at least `thresholdBytes` into `baseDir/relativePath` and points the
 // model at it (base directory `baseDir`); smaller external tensors come back inline. The .onnx
-// file itself is not written: that is save()'s job.
+// file itself is not written: that is save()'s job. An existing file there that the model does
+// not read, or that another model in its folder reads, is replaced only with options.force.
 Status unloadFromModel(Model& model, const std::filesystem::path& baseDir,
     const std::string& relativePath, uint64_t thresholdBytes, const SaveOptions& options = {});
 
 // Writes `tensors` (inline, or external relative to `baseDir`) into one data file
-// `baseDir/relativePath`, returning tensors that refer to it, in input order.
+// `baseDir/relativePath`, returning tensors that refer to it, in input order. Like
+// unloadFromModel, it replaces an existing file only when the tensors read it themselves and
+// no other model in its folder does, unless options.force.
 Result<std::vector<onnx::TensorProto>> convertTensorsToExternal(
     std::vector<onnx::TensorProto> tensors, const std::filesystem::path& baseDir,
-    const std::string& relativePath);
+    const std::string& relativePath, const SaveOptions& options = {});
 
 // In-memory (raw_data) copies of `tensors`, whose external data resolves against `baseDir`.
 Result<std::vector<onnx::TensorProto>> convertTensorsFromExternal(

@@ -92,8 +92,9 @@ void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems)
                 + std::to_string(*info.bytes) + " bytes)");
 }
 
-LocationResolver::LocationResolver(const fs::path& baseDir)
+LocationResolver::LocationResolver(const fs::path& baseDir, const fs::path& modelRealDir)
     : m_logicalBase(fs::absolute(baseDir).lexically_normal())
+    , m_modelRealDir(modelRealDir)
 {
     std::error_code ec;
     m_realBase = fs::canonical(m_logicalBase, ec);
@@ -144,7 +145,8 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
     if (ec)
         return fail(code::MissingFile,
             "data file " + full.string() + " cannot be resolved: " + ec.message());
-    if (!isUnder(real, m_logicalBase) && (m_realBase.empty() || !isUnder(real, m_realBase)))
+    if (!isUnder(real, m_logicalBase) && (m_realBase.empty() || !isUnder(real, m_realBase))
+        && (m_modelRealDir.empty() || !isUnder(real, m_modelRealDir)))
         return fail(code::SymlinkEscapes,
             "data file " + full.string() + " resolves to " + real.string()
                 + ", outside the model directory");

@@ -24,15 +24,18 @@ void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems);
 // Where a validated location points, or an error problem explaining why it may not be read.
 struct ResolvedLocation {
     std::filesystem::path path; // base dir / location, lexically normal
-    FileIdentity identity;      // of the file the path named when it was checked (with its size)
+    FileIdentity identity; // of the file the path named when it was checked (with its size)
 };
 
 // Resolves locations against one base directory: empty, absolute, `..` escaping, symlinks
-// resolving outside both the logical and the real base directory, missing, not a regular file.
+// resolving outside the logical and the real base directory (and outside `modelRealDir`, the
+// real folder of the model file itself, when given: a Hugging Face cache keeps the model and
+// its data as symlinks snapshots/<rev>/x -> ../../blobs/<sha>), missing, not a regular file.
 // Results are memoized, since thousands of tensors usually share one file.
 class LocationResolver {
 public:
-    explicit LocationResolver(const std::filesystem::path& baseDir);
+    explicit LocationResolver(
+        const std::filesystem::path& baseDir, const std::filesystem::path& modelRealDir = {});
 
     // On failure `problemCode` (when given) receives the problem's code.
     Result<ResolvedLocation> resolve(const std::string& location, std::string_view* problemCode);
@@ -46,6 +49,7 @@ private:
 
     std::filesystem::path m_logicalBase;
     std::filesystem::path m_realBase; // empty when the base directory cannot be resolved
+    std::filesystem::path m_modelRealDir; // empty when not given
     std::unordered_map<std::string, Outcome> m_cache;
 };
 

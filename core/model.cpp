@@ -93,7 +93,14 @@ void Model::reindex()
         return dataFile(resolved, identity);
     };
     bool interrupted = false;
-    LocationResolver resolver(m_baseDir);
+    // The real folder of the model file counts as the model's folder too (a model file that is
+    // a symlink into a cache), as long as data is resolved against the model's own folder.
+    fs::path modelRealDir;
+    if (!m_path.empty() && m_baseDir == m_path.parent_path()) {
+        std::error_code ec;
+        modelRealDir = fs::canonical(m_path, ec).parent_path();
+    }
+    LocationResolver resolver(m_baseDir, modelRealDir);
     for (auto& info : m_tensors) {
         if (!info.isExternal())
             continue;

@@ -1,17 +1,20 @@
 // The save protocol of docs/save-protocol.md. In short, with M the model path, D a data file
-// and T its temporary:
+// and T its temporary, all under an exclusive lock of the folders written into:
 //   1. write T (new data) and sync;   2. write two model temporaries, one naming T, one naming D;
 //   3. rename the first over M        (M -> T: the complete new model; the commit point);
 //   4. link T to a temporary name and rename that over D (D is now the new data);
 //   5. rename the second over M       (M -> D);   6. unlink T.
-// Every rename is atomic and followed by a directory sync, so at every instant M opens as the
-// complete old model (before 3) or the complete new one (after), for any reader.
+// Every state on disk is a complete model for every reader: the old one before 3, the new one
+// from 3 on. Failures before 3 change nothing; from 3 on they are warnings, never data loss.
 #include "save.h"
 
 #include "crash_point.h"
 #include "data_writer.h"
+#include "folder_scan.h"
 #include "model.h"
 #include "model_writer.h"
+#include "save_conflicts.h"
+#include "save_lock.h"
 #include "save_steps.h"
 #include "temp_file.h"
 #include "tensor_rewrite.h"
@@ -20,7 +23,6 @@
 
 #include <chrono>
 #include <set>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -28,163 +30,239 @@ namespace fs = std::filesystem;
 namespace repack {
 namespace {
 
-bool samePath(const fs::path& a, const fs::path& b)
-{
-    std::error_code ec;
-    return a == b || fs::equivalent(a, b, ec);
-}
-
-// Writes `proto` to a new temporary for `modelPath`.
+// Writes `proto` to a new temporary for `modelPath`, registered with `cleanup`.
 Result<TempFile> writeModelTemp(
-    const onnx::ModelProto& proto, const fs::path& modelPath, uint64_t& bytes)
+    const onnx::ModelProto& proto, const fs::path& modelPath, uint64_t& bytes, TempCleanup& cleanup)
 {
-    auto temp = createTempFor(modelPath);
+    auto temp = createReplacementFor(modelPath);
     if (!temp)
         return temp.error();
+    cleanup.add(temp->path);
     auto written = writeModel(proto, temp->fd.get(), temp->path);
-    if (!written) {
-        ::unlink(temp->path.c_str());
+    if (!written)
         return written.error();
-    }
     bytes = *written;
     return temp;
 }
 
-} // namespace
-
-std::vector<fs::path> unreferencedTargets(
-    const Model& model, const fs::path& path, const SaveOptions& options)
+std::string joinMessages(const std::vector<SaveConflict>& conflicts)
 {
-    const fs::path out = fs::absolute(path).lexically_normal();
-    auto plan = planSave(model, out, options);
-    if (!plan)
-        return {};
-    // Files this save may replace: the ones the model uses, when it is saved over itself.
-    // Saving elsewhere must leave the source model's files as they are.
-    // A model left by an interrupted save names temporaries; the files they stand for are its
-    // own too, so saving it again finishes that save instead of asking for consent.
-    std::set<FileId> own;
-    if (!model.path().empty() && samePath(out, model.path())) {
-        std::set<fs::path> referenced; // one stat per data file, not per tensor
-        for (const auto& t : model.tensors())
-            if (t.isExternal() && !t.external.resolvedPath.empty())
-                referenced.insert(t.external.resolvedPath);
-        for (const auto& path : referenced) {
-            if (auto id = fileId(path))
-                own.insert(*id);
-            const std::string final = finalNameOfTemp(path.filename().string());
-            if (!final.empty())
-                if (auto id = fileId(path.parent_path() / final))
-                    own.insert(*id);
-        }
-    }
-    std::vector<fs::path> conflicts;
-    for (const auto& name : plan->files) {
-        const fs::path target = out.parent_path() / name;
-        if (auto id = fileId(target); id && !own.count(*id))
-            conflicts.push_back(target);
-    }
-    return conflicts;
+    std::string out;
+    for (const auto& c : conflicts)
+        out += (out.empty() ? "" : "; ") + c.message;
+    return out;
 }
+
+// Everything after the commit point: each step may fail only with a warning.
+class Finisher {
+public:
+    explicit Finisher(std::vector<std::string>& warnings)
+        : m_warnings(warnings)
+    {
+    }
+    bool check(Status status, const std::string& consequence)
+    {
+        if (!status)
+            m_warnings.push_back(status.error().message + "; " + consequence);
+        return status.ok();
+    }
+    void unlinkFile(const fs::path& path, const char* fault, const std::string& consequence)
+    {
+        if (failPoint(fault) || ::unlink(path.c_str()) != 0)
+            m_warnings.push_back(systemMessage("cannot remove", path, failPoint(fault) ? EIO : -1)
+                + "; " + consequence);
+    }
+
+private:
+    std::vector<std::string>& m_warnings;
+};
+
+// Temporaries of earlier, dead saves of these final files that no model in their folder
+// references any more. Only called under the folders' lock, so no live save owns them.
+void removeOwnLeftovers(const std::vector<fs::path>& finals)
+{
+    std::set<fs::path> folders;
+    std::set<std::string> finalNames;
+    for (const auto& f : finals) {
+        folders.insert(f.parent_path());
+        finalNames.insert(f.filename().string());
+    }
+    for (const auto& folder : folders) {
+        std::error_code ec;
+        std::vector<fs::path> candidates;
+        for (const auto& entry : fs::directory_iterator(folder, ec)) {
+            const std::string name = entry.path().filename().string();
+            if (isTempName(name) && finalNames.count(finalNameOfTemp(name)))
+                candidates.push_back(entry.path());
+        }
+        for (const auto& temp : candidates)
+            if (modelsReferencing(folder, temp).empty())
+                ::unlink(temp.c_str());
+    }
+}
+
+// The data files an in-place save stopped using, and (options.removeUnused) removes those no
+// other model in the folder references.
+void dropUnused(const std::vector<fs::path>& readBefore, const std::vector<fs::path>& finals,
+    const fs::path& modelPath, bool remove, Finisher& finish, SaveReport& report)
+{
+    std::set<FileId> kept;
+    for (const auto& f : finals)
+        if (auto id = fileId(f))
+            kept.insert(*id);
+    for (const auto& path : readBefore) {
+        if (isTempName(path.filename().string()))
+            continue; // an interrupted save's temporary: removed as a leftover
+        const auto id = fileId(path);
+        if (!id || kept.count(*id))
+            continue;
+        report.noLongerUsed.push_back(path);
+        if (!remove)
+            continue;
+        std::set<fs::path> folders{path.parent_path(), modelPath.parent_path()};
+        bool used = false;
+        for (const auto& folder : folders)
+            used |= !modelsReferencing(folder, path, {modelPath}).empty();
+        if (used)
+            continue;
+        const size_t before = report.warnings.size();
+        finish.unlinkFile(path, "unlink-unused", "the model no longer uses it; remove it by hand");
+        if (report.warnings.size() == before)
+            report.removed.push_back(path);
+    }
+}
+
+} // namespace
 
 Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions& options)
 {
     const auto started = std::chrono::steady_clock::now();
     const fs::path path = fs::absolute(pathIn).lexically_normal();
     const fs::path dir = path.parent_path();
+    const std::string cannot = "cannot save " + path.string() + ": ";
     auto plan = planSave(model, path, options);
     if (!plan)
-        return Error{path.string() + ": " + plan.error().message};
-    if (!options.force) {
-        const auto conflicts = unreferencedTargets(model, path, options);
-        if (!conflicts.empty())
-            return Error{conflicts.front().string()
-                + " already exists and is not this model's data file; "
-                  "overwriting it needs explicit consent (--force)"};
-    }
+        return Error{cannot + plan.error().message};
+    if (Status s = checkAliases(model, path, *plan); !s)
+        return Error{cannot + s.error().message};
+
+    // One save at a time in every folder this one writes into (SPEC 5a).
+    std::vector<fs::path> folders{dir};
+    for (const auto& name : plan->files)
+        folders.push_back((dir / name).lexically_normal().parent_path());
+    auto lock = FolderLock::acquire(folders, options.lockWaitMs, options.cancel);
+    if (!lock)
+        return Error{cannot + lock.error().message};
+    crashPoint("locked");
+    if (!options.force)
+        if (auto conflicts = conflictsOf(model, path, *plan); !conflicts.empty())
+            return Error{joinMessages(conflicts)};
+    const bool inPlace = !model.path().empty() && sameFile(path, model.path());
+    const std::vector<fs::path> readBefore = inPlace ? filesReadBy(model) : std::vector<fs::path>{};
 
     // 1. New data into temporaries beside the final files.
     TempCleanup cleanup;
     DataWriter writer(model, *plan, options);
     auto written = writeDataTemps(*plan, dir, writer, cleanup);
     if (!written)
-        return Error{"cannot save " + path.string() + ": " + written.error().message};
+        return Error{cannot + written.error().message};
     const std::vector<DataTarget>& targets = *written;
     crashPoint("data-written");
 
     // 2. The model, once naming the temporaries and once naming the final files.
     std::vector<std::string> tempNames, finalNames;
     for (const auto& t : targets) {
-        tempNames.push_back(t.temp.path.lexically_relative(fs::canonical(dir)).generic_string());
+        tempNames.push_back(t.temp.path.lexically_relative(dir).generic_string());
         finalNames.push_back(t.finalPath.lexically_relative(dir).generic_string());
     }
     TensorRewrite rewrite(model);
     if (Status s = rewrite.apply(*plan, tempNames, writer, writer.checksums()); !s)
-        return s.error();
-    uint64_t modelBytes = 0;
+        return Error{cannot + s.error().message};
+    uint64_t tempModelBytes = 0, finalModelBytes = 0;
     std::optional<TempFile> modelViaTemps;
     if (!targets.empty()) {
-        auto temp = writeModelTemp(model.proto(), path, modelBytes);
+        auto temp = writeModelTemp(model.proto(), path, tempModelBytes, cleanup);
         if (!temp)
-            return temp.error();
-        cleanup.add(temp->path);
+            return Error{cannot + temp.error().message};
         modelViaTemps = std::move(*temp);
     }
     rewrite.relocate(finalNames);
-    auto modelFinal = writeModelTemp(model.proto(), path, modelBytes);
+    auto modelFinal = writeModelTemp(model.proto(), path, finalModelBytes, cleanup);
     if (!modelFinal)
-        return modelFinal.error();
-    cleanup.add(modelFinal->path);
+        return Error{cannot + modelFinal.error().message};
     crashPoint("models-written");
     const std::vector<fs::path> stale = readsReplacedBy(model, targets);
-    const std::string reason = "replaced by a save to " + path.string();
 
     // The last moment a cancel can take effect: after this the new model is on disk.
     if (options.cancel && options.cancel->isCancelled())
         return Error{"save cancelled"};
 
-    // 3. Commit: the model now names the complete new data under its temporary names.
+    // 3. Commit: the model now names the complete new data (under its temporary names).
+    const fs::path& commitFrom = modelViaTemps ? modelViaTemps->path : modelFinal->path;
+    if (Status s = renameFile(commitFrom, path, "rename-model-temp"); !s)
+        return Error{cannot + s.error().message};
+    cleanup.release(); // from here on nothing that was committed is deleted
+    SaveReport report;
+    Finisher finish(report.warnings);
+    const std::string mayRevert
+        = "after a power loss the previous model may come back; the new one is complete";
+    finish.check(syncFolder(dir), mayRevert);
+    crashPoint("model-temp-committed");
+
+    bool finalNamesOk = true;
     if (modelViaTemps) {
-        if (Status s = renameSynced(modelViaTemps->path, path); !s)
-            return s.error();
-        crashPoint("model-temp-committed");
-    }
-    // From here the new model is on disk: failures roll forward, never back.
-    cleanup.release();
-    std::vector<fs::path> finals{path};
-    for (const auto& t : targets) {
-        if (Status s = swapIn(t, true); !s) {
-            ::unlink(modelFinal->path.c_str());
-            rewrite.relocate(tempNames);
-            rewrite.commit();
-            model.invalidateDataFiles(stale, reason);
-            model.setLocation(path, modelBytes);
-            return Error{path.string() + " was saved, but its data keeps the temporary name "
-                + t.temp.path.filename().string() + ": " + s.error().message};
+        // 4. Each data file under its final name, the temporary name kept valid meanwhile.
+        for (const auto& t : targets) {
+            finalNamesOk = finish.check(swapIn(t),
+                path.filename().string() + " keeps naming its data by the temporary name "
+                    + t.temp.path.filename().string()
+                    + " (complete and valid); saving the model again gives it its final name");
+            if (!finalNamesOk)
+                break;
+            finish.check(syncFolder(t.finalPath.parent_path()), mayRevert);
+            crashPoint("data-swapped");
         }
-        finals.push_back(t.finalPath);
-        crashPoint("data-swapped");
+        // 5. The model names the final files.
+        if (finalNamesOk) {
+            finalNamesOk = finish.check(renameFile(modelFinal->path, path, "rename-model-final"),
+                path.filename().string()
+                    + " keeps naming its data by temporary names (complete and valid); saving "
+                      "the model again gives them their final names");
+            if (finalNamesOk) {
+                finish.check(syncFolder(dir), mayRevert);
+                crashPoint("model-final-committed");
+            }
+        }
+        if (!finalNamesOk) {
+            ::unlink(modelFinal->path.c_str()); // never committed
+        } else {
+            // 6. The temporary names go.
+            for (const auto& t : targets)
+                finish.unlinkFile(t.temp.path, "unlink-temp",
+                    "it is a leftover copy of " + t.finalPath.filename().string()
+                        + "; onnx-repack clean removes it");
+            crashPoint("cleaned");
+        }
     }
-    if (Status s = renameSynced(modelFinal->path, path); !s)
-        return Error{path.string() + ": " + s.error().message};
-    crashPoint("model-final-committed");
-    for (const auto& t : targets)
-        ::unlink(t.temp.path.c_str());
-    for (const auto& t : targets)
-        (void)fsyncDirectory(t.temp.path.parent_path());
-    crashPoint("cleaned");
 
     // The in-memory model now is what is on disk; reads through replaced files fail.
+    rewrite.relocate(finalNamesOk ? finalNames : tempNames);
     rewrite.commit();
-    model.invalidateDataFiles(stale, reason);
-    model.setLocation(path, modelBytes);
-    // leftovers: see folder_scan (removeLeftovers)
+    model.invalidateDataFiles(stale, "replaced by a save to " + path.string());
+    model.setLocation(path, finalNamesOk ? finalModelBytes : tempModelBytes);
 
-    SaveReport report;
+    std::vector<fs::path> finals{path};
+    for (const auto& t : targets) {
+        finals.push_back(t.finalPath);
+        report.dataFiles.push_back(finalNamesOk ? t.finalPath : t.temp.path);
+    }
+    if (inPlace)
+        dropUnused(readBefore, finals, path, options.removeUnused, finish, report);
+    if (finalNamesOk)
+        removeOwnLeftovers(finals);
+
     report.modelPath = path;
-    for (const auto& t : targets)
-        report.dataFiles.push_back(t.finalPath);
-    report.bytesWritten = modelBytes;
+    report.bytesWritten = finalNamesOk ? finalModelBytes : tempModelBytes;
     for (auto bytes : plan->fileBytes)
         report.bytesWritten += bytes;
     for (const auto& p : plan->tensors)

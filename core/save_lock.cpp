@@ -17,7 +17,8 @@ constexpr auto kPollInterval = std::chrono::milliseconds(20);
 
 } // namespace
 
-Result<FolderLock> FolderLock::acquire(std::vector<fs::path> dirs, int waitMs, const CancelToken* cancel)
+Result<FolderLock> FolderLock::acquire(
+    std::vector<fs::path> dirs, int waitMs, const CancelToken* cancel)
 {
     // Fold aliases (a symlinked folder, "a/../a") by their real path; sorted, so every save
     // takes a shared set of folders in the same order.

@@ -2,9 +2,11 @@
 
 #include "dtype.h"
 #include "model.h"
+#include "temp_file.h"
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_set>
 
 namespace fs = std::filesystem;
 
@@ -12,6 +14,7 @@ namespace repack {
 namespace {
 
 constexpr uint64_t kProtobufLimit = 2ull << 30;
+constexpr uint64_t kMaxAlignment = 16u << 20;
 
 uint64_t alignUp(uint64_t value, uint64_t alignment)
 {
@@ -28,8 +31,12 @@ Status checkDataFileName(const std::string& name)
     for (const auto& part : path.lexically_normal())
         if (part == "..")
             return Error{"data file '" + name + "' must stay inside the model's folder"};
-    if (path.lexically_normal().filename().empty() || name.back() == '/')
+    const fs::path normal = path.lexically_normal();
+    if (normal.filename().empty() || normal.filename() == "." || name.back() == '/')
         return Error{"data file '" + name + "' names a folder, not a file"};
+    if (isTempName(normal.filename().string()))
+        return Error{
+            "data file '" + name + "' looks like a save's temporary file; choose another name"};
     return {};
 }
 
@@ -61,7 +68,16 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         = options.dataFile.empty() ? defaultDataFile(modelPath) : options.dataFile;
     if (Status s = checkDataFileName(dataFile); !s)
         return s.error();
+    if (options.alignment != 0
+        && ((options.alignment & (options.alignment - 1)) != 0
+            || options.alignment > kMaxAlignment))
+        return Error{"alignment " + std::to_string(options.alignment)
+            + " must be 0 or a power of two up to 16 MiB"};
     const auto& tensors = model.tensors();
+    std::unordered_set<std::string> corrupt; // inline bytes that disagree with dtype x shape
+    for (const auto& p : model.problems())
+        if (p.code == code::InlineSizeMismatch)
+            corrupt.insert(p.tensor);
     if (!options.plan.empty() && options.plan.size() != tensors.size())
         return Error{"the placement plan lists " + std::to_string(options.plan.size())
             + " tensors, the model has " + std::to_string(tensors.size())};
@@ -71,8 +87,15 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
     std::vector<size_t> external;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorInfo& t = tensors[i];
-        auto goesExternal
-            = decide(t, options.plan.empty() ? Placement::Auto : options.plan[i], options);
+        Placement placement = options.plan.empty() ? Placement::Auto : options.plan[i];
+        if (!t.isExternal() && corrupt.count(t.qualifiedName())) {
+            if (!options.allowCorrupt)
+                return Error{t.qualifiedName()
+                    + ": its inline data disagrees with its dtype x shape; refusing to carry "
+                      "corrupt bytes forward (--allow-corrupt keeps them inline as they are)"};
+            placement = Placement::Inline; // carried as it is, never reinterpreted
+        }
+        auto goesExternal = decide(t, placement, options);
         if (!goesExternal)
             return goesExternal.error();
         if (*goesExternal) {

@@ -1,5 +1,6 @@
 #include "save_steps.h"
 
+#include "crash_point.h"
 #include "data_writer.h"
 #include "model.h"
 #include "posix_file.h"
@@ -12,28 +13,6 @@
 namespace fs = std::filesystem;
 
 namespace repack {
-namespace {
-
-bool isUnder(const fs::path& path, const fs::path& dir)
-{
-    const auto rel = path.lexically_relative(dir);
-    return !rel.empty() && *rel.begin() != "..";
-}
-
-// A data path that is a symlink is written through: its target is replaced, the link kept.
-Result<fs::path> realTarget(const fs::path& finalPath, const fs::path& realDir)
-{
-    struct stat st { };
-    if (::lstat(finalPath.c_str(), &st) != 0 || !S_ISLNK(st.st_mode))
-        return finalPath;
-    std::error_code ec;
-    fs::path real = fs::weakly_canonical(finalPath, ec);
-    if (ec || !isUnder(real, realDir))
-        return Error{finalPath.string() + " is a symlink that leads outside the model's folder"};
-    return real;
-}
-
-} // namespace
 
 std::optional<FileId> fileId(const fs::path& path)
 {
@@ -43,22 +22,38 @@ std::optional<FileId> fileId(const fs::path& path)
     return FileId{st.st_dev, st.st_ino};
 }
 
+bool sameFile(const fs::path& a, const fs::path& b)
+{
+    const auto idA = fileId(a);
+    return a == b || (idA && idA == fileId(b));
+}
+
+Result<TempFile> createReplacementFor(const fs::path& finalPath)
+{
+    auto temp = createTempFor(finalPath);
+    if (!temp)
+        return temp;
+    struct stat st { };
+    if (::stat(finalPath.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        // Best effort for the group (only its members or root may set it); the mode always.
+        (void)::fchown(temp->fd.get(), static_cast<uid_t>(-1), st.st_gid);
+        if (::fchmod(temp->fd.get(), st.st_mode & 07777) != 0) {
+            ::unlink(temp->path.c_str());
+            return Error{systemMessage("cannot set the permissions of", temp->path)};
+        }
+    }
+    return temp;
+}
+
 Result<std::vector<DataTarget>> writeDataTemps(
     const SavePlan& plan, const fs::path& dir, DataWriter& writer, TempCleanup& cleanup)
 {
-    std::error_code ec;
-    const fs::path realDir = fs::canonical(dir, ec);
-    if (ec)
-        return Error{"folder " + dir.string() + " does not exist"};
     std::vector<DataTarget> targets;
+    std::set<fs::path> folders;
     for (size_t f = 0; f < plan.files.size(); ++f) {
         DataTarget target;
         target.finalPath = (dir / plan.files[f]).lexically_normal();
-        auto real = realTarget(target.finalPath, realDir);
-        if (!real)
-            return real.error();
-        target.realPath = *real;
-        auto temp = createTempFor(target.realPath);
+        auto temp = createReplacementFor(target.finalPath);
         if (!temp)
             return temp.error();
         cleanup.add(temp->path);
@@ -67,48 +62,63 @@ Result<std::vector<DataTarget>> writeDataTemps(
             return s.error();
         if (::close(target.temp.fd.release()) != 0)
             return Error{systemMessage("cannot write", target.temp.path)};
+        folders.insert(target.finalPath.parent_path());
         targets.push_back(std::move(target));
     }
+    // The temporaries' names must be durable before a model that names them is committed.
+    for (const auto& folder : folders)
+        if (Status s = fsyncDirectory(folder); !s)
+            return s.error();
     return targets;
 }
 
-Status renameSynced(const fs::path& from, const fs::path& to)
+Status renameFile(const fs::path& from, const fs::path& to, const char* faultPoint)
 {
+    if (faultPoint && failPoint(faultPoint))
+        return Error{"cannot rename " + from.string() + " to " + to.string()
+            + ": Input/output error (injected)"};
     if (::rename(from.c_str(), to.c_str()) != 0)
         return Error{systemMessage("cannot rename " + from.string() + " to", to)};
-    return fsyncDirectory(to.parent_path());
+    return {};
 }
 
-Status swapIn(const DataTarget& target, bool keepTemp)
+Status syncFolder(const fs::path& dir)
 {
-    if (!keepTemp)
-        return renameSynced(target.temp.path, target.realPath);
-    const fs::path link = tempNameFor(target.realPath);
-    if (::link(target.temp.path.c_str(), link.c_str()) != 0) {
-        // No hard links here (some FUSE and FAT file systems): rename the temporary itself.
-        if (errno != EPERM && errno != EOPNOTSUPP && errno != EXDEV)
-            return Error{systemMessage("cannot link", link)};
-        return renameSynced(target.temp.path, target.realPath);
-    }
-    if (Status s = renameSynced(link, target.realPath); !s) {
+    if (failPoint("fsync-dir"))
+        return Error{"cannot flush " + dir.string() + ": Input/output error (injected)"};
+    return fsyncDirectory(dir);
+}
+
+Status swapIn(const DataTarget& target)
+{
+    const fs::path link = tempNameFor(target.finalPath);
+    const bool injected = failPoint("link-data");
+    if (injected || ::link(target.temp.path.c_str(), link.c_str()) != 0)
+        return Error{systemMessage("cannot link", link, injected ? EPERM : errno)};
+    if (Status s = renameFile(link, target.finalPath, "rename-data"); !s) {
         ::unlink(link.c_str());
         return s;
     }
     return {};
 }
 
+std::vector<fs::path> filesReadBy(const Model& model)
+{
+    std::set<fs::path> read;
+    for (const auto& info : model.tensors())
+        if (info.isExternal() && !info.external.resolvedPath.empty())
+            read.insert(info.external.resolvedPath);
+    return {read.begin(), read.end()};
+}
+
 std::vector<fs::path> readsReplacedBy(const Model& model, const std::vector<DataTarget>& targets)
 {
     std::set<FileId> replaced;
     for (const auto& t : targets)
-        if (auto id = fileId(t.realPath))
+        if (auto id = fileId(t.finalPath))
             replaced.insert(*id);
-    std::set<fs::path> read; // one stat per data file, not per tensor
-    for (const auto& info : model.tensors())
-        if (info.isExternal() && !info.external.resolvedPath.empty())
-            read.insert(info.external.resolvedPath);
     std::vector<fs::path> out;
-    for (const auto& path : read)
+    for (const auto& path : filesReadBy(model)) // one stat per data file, not per tensor
         if (auto id = fileId(path); id && replaced.count(*id))
             out.push_back(path);
     return out;

@@ -43,5 +43,4 @@ private:
     std::vector<std::filesystem::path> m_paths;
 };
 
-
 } // namespace repack

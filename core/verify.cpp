@@ -52,6 +52,14 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
                 problem(out, *r.tensor, code::UnreadableFile, fd.error().message);
             continue;
         }
+        // Only the file that was validated: another one at that path has other bytes.
+        auto identity = identityOf(fd->get());
+        if (!identity || !(*identity == ranges.front().tensor->external.file->identity())) {
+            for (const auto& r : ranges)
+                problem(out, *r.tensor, code::UnreadableFile,
+                    path.string() + " changed since the model was opened (replaced or modified)");
+            continue;
+        }
         ::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
         for (const auto& r : ranges) {
             if (options.cancel && options.cancel->isCancelled())

@@ -273,8 +273,12 @@ void TestSaveFailures::unreferencedDataFileNeedsForce()
 
     SaveOptions options;
     options.dataFile = "other.data";
-    QCOMPARE(unreferencedTargets(*model, path.toStdString(), options),
-        std::vector<std::filesystem::path>{dir.filePath("other.data").toStdString()});
+    auto conflicts = saveConflicts(*model, path.toStdString(), options);
+    QVERIFY(conflicts.ok());
+    QCOMPARE(conflicts->size(), size_t(1));
+    QCOMPARE(
+        conflicts->front().file, std::filesystem::path(dir.filePath("other.data").toStdString()));
+    QVERIFY(conflicts->front().users.empty()); // no model uses it: still not ours to replace
     auto refused = save(*model, path.toStdString(), options);
     QVERIFY(!refused.ok());
     QVERIFY2(contains(refused.error().message, dir.filePath("other.data")),
