@@ -13,7 +13,8 @@ namespace repack {
 // "model-temp-committed", "data-swapped", "model-final-committed", "cleaned".
 void crashPoint(const char* name);
 
-// Fault points: "fsync-dir" (every directory sync), "rename-model-temp" (the commit),
+// Fault points: "fsync-dir" (every directory sync after the commit point; before it a sync
+// failure is an ordinary error), "rename-model-temp" (the commit),
 // "link-data" (EPERM: a file system without hard links), "rename-data", "rename-model-final",
 // "unlink-temp", "unlink-unused". True when the caller must fail as the real call would.
 bool failPoint(const char* name);
