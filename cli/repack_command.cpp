@@ -8,25 +8,77 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <limits>
+#include <map>
 #include <memory>
+#include <optional>
+#include <system_error>
+
+namespace fs = std::filesystem;
 
 namespace repack::cli {
 namespace {
 
+constexpr uint64_t kMaxAlignment = uint64_t(16) << 20; // SPEC 5a: alignment up to 16 MiB
+
+// A size as the user would type it and parseSize() reads back exactly: "0", "1000", "4KiB".
+std::string sizeText(uint64_t bytes)
+{
+    static constexpr const char* kUnits[] = {"GiB", "MiB", "KiB"};
+    for (int i = 0; i < 3; ++i) {
+        const uint64_t unit = uint64_t(1) << (10 * (3 - i));
+        if (bytes && bytes % unit == 0)
+            return std::to_string(bytes / unit) + kUnits[i];
+    }
+    return std::to_string(bytes);
+}
+
+// Seconds as typed: "30", "0.5".
+std::string secondsText(double seconds)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", seconds);
+    return text;
+}
+
+const char* orderText(TensorOrder order)
+{
+    return order == TensorOrder::SizeAscending ? "size" : "declaration";
+}
+
+// The command line as given; every default is the core's (SaveOptions), never restated.
 struct RepackArgs {
+    RepackArgs()
+    {
+        const SaveOptions defaults;
+        threshold = sizeText(defaults.threshold);
+        align = sizeText(defaults.alignment);
+        alignThreshold = sizeText(defaults.alignThreshold);
+        order = orderText(defaults.order);
+        shardSize = sizeText(defaults.shardSize);
+        wait = secondsText(defaults.lockWaitMs / 1000.0);
+    }
     std::string input;
     std::string output;
     std::string data;
-    std::string threshold = "1024";
-    std::string align = "4096";
-    std::string alignThreshold = "1MiB";
-    std::string order = "declaration";
+    std::string threshold;
+    std::string align;
+    std::string alignThreshold;
+    std::string order;
     bool noAttributes = false;
     bool allInline = false;
-    std::string shardSize = "0";
+    std::string shardSize;
     bool checksum = false;
     bool force = false;
+    bool allowCorrupt = false;
+    bool removeUnused = false;
+    std::string wait; // seconds
     bool progress = false;
 };
 
@@ -40,6 +92,109 @@ std::optional<uint64_t> size(const std::string& option, const std::string& text)
     return value;
 }
 
+// Parses --wait: seconds, 0 or more, fractions allowed; milliseconds for SaveOptions.
+std::optional<int> waitMs(const std::string& text)
+{
+    char* end = nullptr;
+    const double seconds = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(seconds)
+        || seconds < 0) {
+        std::cerr << "onnx-repack: --wait: '" << text
+                  << "' is not a number of seconds (0 = fail at once if another save runs)\n";
+        return std::nullopt;
+    }
+    return static_cast<int>(
+        std::min<double>(std::llround(seconds * 1000.0), std::numeric_limits<int>::max()));
+}
+
+bool validAlignment(uint64_t alignment)
+{
+    return alignment == 0 || (alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0);
+}
+
+// Creates the missing folders above `file` (SPEC 6); returns the ones it created, outermost
+// first, so a failed save can take them away again. nullopt on error, with the reason on stderr.
+std::optional<std::vector<fs::path>> createParentFolders(const fs::path& file)
+{
+    std::vector<fs::path> missing;
+    std::error_code ec;
+    const fs::path parent = file.parent_path();
+    if (!parent.empty() && fs::exists(parent, ec) && !fs::is_directory(parent, ec)) {
+        std::cerr << "onnx-repack: the output folder " << parent.string() << " is not a folder\n";
+        return std::nullopt;
+    }
+    for (fs::path dir = parent; !dir.empty() && !fs::exists(dir, ec); dir = dir.parent_path()) {
+        missing.insert(missing.begin(), dir);
+        if (dir == dir.parent_path())
+            break;
+    }
+    if (missing.empty())
+        return missing;
+    if (!fs::create_directories(parent, ec) && ec) {
+        std::cerr << "onnx-repack: cannot create the output folder " << parent.string() << ": "
+                  << ec.message() << '\n';
+        return std::nullopt;
+    }
+    return missing;
+}
+
+// Removes folders createParentFolders() made, innermost first, while they are still empty.
+void removeCreatedFolders(const std::vector<fs::path>& created)
+{
+    std::error_code ec;
+    for (auto it = created.rbegin(); it != created.rend(); ++it)
+        if (!fs::remove(*it, ec))
+            break;
+}
+
+// Sizes of the data files `model` reads now, by absolute path: an in-place save may stop using
+// (and remove) some of them, and the report should still say how big they were.
+std::map<fs::path, uintmax_t> dataFileSizes(const Model& model, const fs::path& modelPath)
+{
+    std::map<fs::path, uintmax_t> sizes;
+    const fs::path folder = fs::absolute(modelPath).parent_path();
+    for (const auto& tensor : model.tensors()) {
+        if (!tensor.isExternal())
+            continue;
+        const fs::path file = (folder / tensor.external.location).lexically_normal();
+        std::error_code ec;
+        const uintmax_t bytes = fs::file_size(file, ec);
+        if (!ec)
+            sizes.emplace(file, bytes);
+    }
+    return sizes;
+}
+
+void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& oldSizes)
+{
+    for (const auto& warning : report.warnings)
+        std::cerr << "onnx-repack: warning: " << warning << '\n';
+    std::cout << (report.warnings.empty() ? "wrote " : "saved with a warning: ")
+              << report.modelPath.string() << ": " << report.externalTensors << " external and "
+              << report.inlineTensors << " inline tensors, " << formatBytes(report.bytesWritten)
+              << " in " << report.dataFiles.size() << " data file(s) and the model, "
+              << report.seconds << " s\n";
+    const fs::path folder = fs::absolute(report.modelPath).parent_path();
+    for (const auto& file : report.noLongerUsed) {
+        const fs::path absolute = (folder / file).lexically_normal();
+        std::cout << "no longer used by the model: " << file.string();
+        std::error_code ec;
+        uintmax_t bytes = fs::file_size(absolute, ec);
+        if (ec) {
+            auto old = oldSizes.find(absolute);
+            if (old != oldSizes.end()) {
+                bytes = old->second;
+                ec.clear();
+            }
+        }
+        if (!ec)
+            std::cout << " (" << formatBytes(bytes) << ")";
+        std::cout << '\n';
+    }
+    for (const auto& file : report.removed)
+        std::cout << "removed " << file.string() << '\n';
+}
+
 int repack(const RepackArgs& args)
 {
     SaveOptions options;
@@ -47,8 +202,14 @@ int repack(const RepackArgs& args)
     auto align = size("--align", args.align);
     auto alignThreshold = size("--align-threshold", args.alignThreshold);
     auto shard = size("--shard-size", args.shardSize);
-    if (!threshold || !align || !alignThreshold || !shard)
+    auto wait = waitMs(args.wait);
+    if (!threshold || !align || !alignThreshold || !shard || !wait)
         return Usage;
+    if (!validAlignment(*align)) {
+        std::cerr << "onnx-repack: --align: '" << args.align
+                  << "' must be 0 or a power of two up to " << sizeText(kMaxAlignment) << '\n';
+        return Usage;
+    }
     options.dataFile = args.data;
     options.threshold = *threshold;
     options.alignment = *align;
@@ -59,25 +220,30 @@ int repack(const RepackArgs& args)
     options.shardSize = *shard;
     options.checksum = args.checksum;
     options.force = args.force;
+    options.allowCorrupt = args.allowCorrupt;
+    options.removeUnused = args.removeUnused;
+    options.lockWaitMs = *wait;
 
     auto model = Model::load(args.input);
     if (!model) {
         std::cerr << "onnx-repack: " << model.error().message << '\n';
         return Failed;
     }
+    const auto oldSizes = dataFileSizes(**model, args.input);
+    const auto created = createParentFolders(args.output);
+    if (!created)
+        return Failed;
     ProgressBar bar;
     if (args.progress)
         options.progress = [&bar](const Progress& p) { bar.update(p); };
     auto report = save(**model, args.output, options);
     bar.finish();
     if (!report) {
+        removeCreatedFolders(*created);
         std::cerr << "onnx-repack: " << report.error().message << '\n';
         return Failed;
     }
-    std::cout << "wrote " << report->modelPath.string() << ": " << report->externalTensors
-              << " external and " << report->inlineTensors << " inline tensors, "
-              << formatBytes(report->bytesWritten) << " in " << report->dataFiles.size()
-              << " data file(s) and the model, " << report->seconds << " s\n";
+    printReport(*report, oldSizes);
     return Ok;
 }
 
@@ -87,26 +253,49 @@ Command addRepack(CLI::App& app)
 {
     auto* sub = app.add_subcommand("repack", "Rewrite where tensors live, safely");
     auto args = std::make_shared<RepackArgs>();
+    const RepackArgs defaults;
     sub->add_option("IN", args->input, "The model to read")->required();
-    sub->add_option("-o,--output", args->output, "The model to write (may equal IN)")->required();
-    sub->add_option("--data", args->data,
-        "Data file name, relative to OUT's folder "
-        "(default: OUT's name + .data)");
-    sub->add_option(
-        "--threshold", args->threshold, "Tensors of at least SIZE go external (default 1024)");
+    sub->add_option("-o,--output", args->output,
+           "The model to write (may equal IN); a missing folder is created")
+        ->required();
+    auto* data = sub->add_option("--data", args->data,
+                        "Data file name, relative to OUT's folder "
+                        "(default: OUT's name + .data)")
+                     ->type_name("NAME");
+    auto* threshold
+        = sub->add_option("--threshold", args->threshold,
+                 "Tensors of at least SIZE go external (default " + defaults.threshold + ")")
+              ->type_name("SIZE");
     sub->add_option("--align", args->align,
-        "Offset alignment of large tensors, 0 = dense "
-        "(default 4096)");
+           "Offset alignment of large tensors: 0 (dense) or a power of two up to "
+               + sizeText(kMaxAlignment) + " (default " + defaults.align + ")")
+        ->type_name("SIZE");
     sub->add_option("--align-threshold", args->alignThreshold,
-        "Tensors of at least SIZE are aligned (default 1MiB)");
-    sub->add_option("--order", args->order, "Data file order: declaration or size")
+           "Tensors of at least SIZE are aligned (default " + defaults.alignThreshold + ")")
+        ->type_name("SIZE");
+    sub->add_option("--order", args->order,
+           "Data file order: declaration or size (default " + defaults.order + ")")
         ->check(CLI::IsMember({"declaration", "size"}));
     sub->add_flag("--no-attributes", args->noAttributes, "Keep attribute tensors inline");
-    sub->add_flag("--inline", args->allInline, "Bring every tensor inline");
-    sub->add_option("--shard-size", args->shardSize, "Maximum bytes per data file (0 = one file)");
+    auto* allInline = sub->add_flag("--inline", args->allInline, "Bring every tensor inline");
+    auto* shardSize
+        = sub->add_option("--shard-size", args->shardSize,
+                 "Maximum bytes per data file, 0 = one file (default " + defaults.shardSize + ")")
+              ->type_name("SIZE");
+    allInline->excludes(threshold)->excludes(data)->excludes(shardSize);
     sub->add_flag("--checksum", args->checksum, "Write a SHA-1 checksum per external tensor");
-    sub->add_flag(
-        "--force", args->force, "Overwrite an existing data file that the model does not use");
+    sub->add_flag("--force", args->force,
+        "Replace files that other models in the folder use, or that no model uses");
+    sub->add_flag("--allow-corrupt", args->allowCorrupt,
+        "Carry forward bytes that fail validation as they are, keeping their old checksum");
+    sub->add_flag("--remove-unused", args->removeUnused,
+        "After an in-place save, remove data files the model no longer uses (never one another "
+        "model in the folder references)");
+    sub->add_option("--wait", args->wait,
+           "Seconds to wait for another save of the same folder to finish, 0 = fail at once "
+           "(default "
+               + defaults.wait + ")")
+        ->type_name("SECONDS");
     sub->add_flag("--progress", args->progress, "Draw a progress bar on stderr");
     return {sub, [args] { return repack(*args); }};
 }

@@ -1,6 +1,7 @@
 // `onnx-repack repack` as users run it ($REPACK_CLI): every option of SPEC section 6, exit
 // codes 0/1/2 with reasons on stderr, and the `diff --json` schema. Outputs are checked by
 // loading them with the core and comparing bytes with what the fixture wrote.
+#include "core/format.h"
 #include "core/model.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
@@ -9,10 +10,12 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -32,9 +35,15 @@ struct Run {
     QByteArray err;
 };
 
-Run runCli(const QStringList& args)
+// Runs $REPACK_CLI; `failAt` sets ONNX_REPACK_FAIL_AT (core/crash_point.h) for that run.
+Run runCli(const QStringList& args, const QString& failAt = {})
 {
     QProcess process;
+    if (!failAt.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("ONNX_REPACK_FAIL_AT", failAt);
+        process.setProcessEnvironment(env);
+    }
     process.start(qEnvironmentVariable("REPACK_CLI"), args);
     Run run;
     if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit)
@@ -62,6 +71,23 @@ QString writeFixture(const QString& dir, const QString& kind)
     return saveModel(*proto, path) ? path : QString();
 }
 
+// Everything in `dir` and below: file hashes by relative path, folders as "<dir>".
+QMap<QString, QByteArray> snapshot(const QString& dir)
+{
+    QMap<QString, QByteArray> all;
+    const QMap<QString, QByteArray> files = hashFolder(dir);
+    for (auto it = files.begin(); it != files.end(); ++it)
+        all.insert(it.key(), it.value());
+    for (const QString& sub :
+        QDir(dir).entryList(QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot)) {
+        all.insert(sub, "<dir>");
+        const QMap<QString, QByteArray> inner = snapshot(dir + "/" + sub);
+        for (auto it = inner.begin(); it != inner.end(); ++it)
+            all.insert(sub + "/" + it.key(), it.value());
+    }
+    return all;
+}
+
 QString sha1Hex(const std::string& bytes)
 {
     return QCryptographicHash::hash(
@@ -81,6 +107,15 @@ private slots:
     void progressDrawsBarOnStderr();
     void usageErrorExits2_data();
     void usageErrorExits2();
+    void refusedOptionsWriteNothing_data();
+    void refusedOptionsWriteNothing();
+    void missingOutputFolderIsCreated_data();
+    void missingOutputFolderIsCreated();
+    void helpShowsTheCoreDefaults();
+    void savedWithWarningSaysSo_data();
+    void savedWithWarningSaysSo();
+    void inPlaceSaveReportsUnusedDataFile_data();
+    void inPlaceSaveReportsUnusedDataFile();
     void failureExits1NamingFile_data();
     void failureExits1NamingFile();
     void diffJsonSchema();
@@ -131,6 +166,19 @@ void TestCliRepack::option_data()
         << "";
     QTest::newRow("--inline") << "external" << QStringList{"--inline"} << QStringList{} << ""
                               << "";
+    // Accepted; what they change is proven by the core's suites (tst_safe_save and others).
+    QTest::newRow("--allow-corrupt")
+        << "external" << QStringList{"--allow-corrupt"} << data << "t1 t2 t3 t4"
+        << "t1@0 t2@2048 t3@8192 t4@1056768";
+    QTest::newRow("--remove-unused")
+        << "external" << QStringList{"--remove-unused"} << data << "t1 t2 t3 t4"
+        << "t1@0 t2@2048 t3@8192 t4@1056768";
+    QTest::newRow("--wait 0") << "plain" << QStringList{"--wait", "0"} << data << "t1 t2 t3 t4"
+                              << "";
+    QTest::newRow("--wait 5") << "plain" << QStringList{"--wait", "5"} << data << "t1 t2 t3 t4"
+                              << "";
+    QTest::newRow("--wait 0.5") << "plain" << QStringList{"--wait", "0.5"} << data << "t1 t2 t3 t4"
+                                << "";
     // 1100 KiB: t1..t3 end at 1056768, t4 would pass 1126400 and starts shard two.
     QTest::newRow("--shard-size") << "plain" << QStringList{"--shard-size", "1100KiB"}
                                   << QStringList{"out.onnx-00001-of-00002.data",
@@ -261,6 +309,168 @@ void TestCliRepack::usageErrorExits2()
     QVERIFY(!QFile::exists(dir.filePath("out.onnx")));
 }
 
+void TestCliRepack::refusedOptionsWriteNothing_data()
+{
+    QTest::addColumn<QStringList>("args"); // after "repack IN -o OUT"
+    QTest::addColumn<QStringList>("named"); // what stderr must mention
+    QTest::newRow("--inline --threshold")
+        << QStringList{"--inline", "--threshold", "1MiB"} << QStringList{"--inline", "--threshold"};
+    QTest::newRow("--threshold --inline")
+        << QStringList{"--threshold", "1MiB", "--inline"} << QStringList{"--inline", "--threshold"};
+    QTest::newRow("--inline --data")
+        << QStringList{"--inline", "--data", "w.bin"} << QStringList{"--inline", "--data"};
+    QTest::newRow("--inline --shard-size") << QStringList{"--inline", "--shard-size", "1MiB"}
+                                           << QStringList{"--inline", "--shard-size"};
+    QTest::newRow("--align 3") << QStringList{"--align", "3"} << QStringList{"--align", "'3'"};
+    QTest::newRow("--align 1GiB") << QStringList{"--align", "1GiB"}
+                                  << QStringList{"--align", "'1GiB'"};
+    QTest::newRow("--align 32MiB")
+        << QStringList{"--align", "32MiB"} << QStringList{"--align", "'32MiB'"};
+    QTest::newRow("--align 6K") << QStringList{"--align", "6K"} << QStringList{"--align", "'6K'"};
+    QTest::newRow("--wait -1") << QStringList{"--wait", "-1"} << QStringList{"--wait"};
+    QTest::newRow("--wait soon") << QStringList{"--wait", "soon"} << QStringList{"--wait"};
+}
+
+// Usage errors are refused before anything is written: no model, no data file, no folder.
+void TestCliRepack::refusedOptionsWriteNothing()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QStringList, named);
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "external");
+    const auto before = snapshot(dir.path());
+    const Run run = runCli(QStringList{"repack", in, "-o", dir.filePath("new/out.onnx")} + args);
+    QCOMPARE(run.exitCode, 2);
+    for (const QString& word : named)
+        QVERIFY2(run.err.contains(word.toUtf8()), run.err.constData());
+    QVERIFY(run.err.startsWith("onnx-repack: "));
+    QCOMPARE(snapshot(dir.path()), before);
+}
+
+void TestCliRepack::missingOutputFolderIsCreated_data()
+{
+    QTest::addColumn<QString>("output"); // relative to the temporary folder
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("dataFile"); // expected beside the output, "" for none
+    QTest::newRow("one level") << "new/out.onnx" << QStringList{} << "out.onnx.data";
+    QTest::newRow("three levels") << "a/b/c/out.onnx" << QStringList{} << "out.onnx.data";
+    QTest::newRow("sharded") << "a/b/out.onnx" << QStringList{"--shard-size", "1100KiB"}
+                             << "out.onnx-00002-of-00002.data";
+    QTest::newRow("inline") << "a/b/out.onnx" << QStringList{"--inline"} << "";
+}
+
+void TestCliRepack::missingOutputFolderIsCreated()
+{
+    QFETCH(QString, output);
+    QFETCH(QStringList, args);
+    QFETCH(QString, dataFile);
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "external");
+    const QString out = dir.filePath(output);
+    QVERIFY(!QFileInfo::exists(QFileInfo(out).path()));
+
+    const Run run = runCli(QStringList{"repack", in, "-o", out} + args);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QCOMPARE(run.err, QByteArray());
+    QVERIFY(QFileInfo(out).isFile());
+    if (!dataFile.isEmpty())
+        QVERIFY(QFileInfo(QFileInfo(out).dir().filePath(dataFile)).isFile());
+
+    auto model = loadModel(out);
+    QVERIFY(model);
+    QVERIFY(!model->hasErrors());
+    const auto bytes = readAllTensors(*model);
+    for (size_t i = 0; i < kSizes.size(); ++i)
+        QCOMPARE(bytes.at("graph/" + tensorName(i)), tensorContent(i, kSizes[i]));
+}
+
+// The defaults in --help are the core's SaveOptions defaults (1024 bytes, 4096, 1 MiB, 30 s).
+void TestCliRepack::helpShowsTheCoreDefaults()
+{
+    const Run run = runCli({"repack", "--help"});
+    QCOMPARE(run.exitCode, 0);
+    for (const char* text : {"--allow-corrupt", "--remove-unused", "--wait", "--force",
+             "(default 1KiB)", "(default 4KiB)", "(default 1MiB)", "(default declaration)",
+             "(default 30)", "up to 16MiB", "that no model uses"})
+        QVERIFY2(run.out.contains(text), text);
+}
+
+void TestCliRepack::savedWithWarningSaysSo_data()
+{
+    QTest::addColumn<QString>("failAt"); // a fault point after the commit (core/crash_point.h)
+    QTest::newRow("final rename fails") << "rename-model-final";
+    QTest::newRow("temporary not removed") << "unlink-temp";
+}
+
+// A failure after the commit point: the model is saved (exit 0, it loads with the new layout)
+// and both outputs say "with a warning", never "wrote".
+void TestCliRepack::savedWithWarningSaysSo()
+{
+    QFETCH(QString, failAt);
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "plain");
+    const QString out = dir.filePath("out.onnx");
+    const Run run = runCli({"repack", in, "-o", out}, failAt);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.out.startsWith("saved with a warning"), run.out.constData());
+    QVERIFY2(!run.out.contains("wrote"), run.out.constData());
+    QVERIFY2(run.err.startsWith("onnx-repack: warning: "), run.err.constData());
+
+    auto model = loadModel(out);
+    QVERIFY(model);
+    QVERIFY(!model->hasErrors());
+    int external = 0;
+    for (const auto& t : model->tensors())
+        external += t.isExternal();
+    QCOMPARE(external, 4);
+    const auto bytes = readAllTensors(*model);
+    for (size_t i = 0; i < kSizes.size(); ++i)
+        QCOMPARE(bytes.at("graph/" + tensorName(i)), tensorContent(i, kSizes[i]));
+}
+
+void TestCliRepack::inPlaceSaveReportsUnusedDataFile_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<bool>("removed");
+    QTest::newRow("kept") << QStringList{} << false;
+    QTest::newRow("--remove-unused") << QStringList{"--remove-unused"} << true;
+}
+
+// In place with a new data name, src.data is no longer used: stdout says so with its size, and
+// --remove-unused removes it and says that too.
+void TestCliRepack::inPlaceSaveReportsUnusedDataFile()
+{
+    QFETCH(QStringList, args);
+    QFETCH(bool, removed);
+    QTemporaryDir dir;
+    const QString in = writeFixture(dir.path(), "external");
+    const qint64 oldSize = QFileInfo(dir.filePath("src.data")).size();
+    QVERIFY(oldSize > 0);
+    const Run run = runCli(QStringList{"repack", in, "-o", in, "--data", "new.data"} + args);
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    QVERIFY2(run.out.startsWith("wrote "), run.out.constData());
+
+    const QByteArray line = "no longer used by the model: ";
+    const qsizetype at = run.out.indexOf(line);
+    QVERIFY2(at >= 0, run.out.constData());
+    const QByteArray rest = run.out.mid(at + line.size()).split('\n').first();
+    QVERIFY2(rest.contains("src.data"), rest.constData());
+    QVERIFY2(rest.contains(QByteArray("(") + repack::formatBytes(oldSize).c_str() + ")"),
+        rest.constData());
+    QCOMPARE(run.out.contains("\nremoved "), removed);
+    if (removed)
+        QVERIFY2(run.out.contains("\nremoved " + dir.filePath("src.data").toUtf8() + "\n")
+                || run.out.contains("\nremoved src.data\n"),
+            run.out.constData());
+    QCOMPARE(QFile::exists(dir.filePath("src.data")), !removed);
+
+    auto model = loadModel(in);
+    QVERIFY(model);
+    const auto bytes = readAllTensors(*model);
+    for (size_t i = 0; i < kSizes.size(); ++i)
+        QCOMPARE(bytes.at("graph/" + tensorName(i)), tensorContent(i, kSizes[i]));
+}
+
 void TestCliRepack::failureExits1NamingFile_data()
 {
     QTest::addColumn<QStringList>("args");
@@ -269,8 +479,8 @@ void TestCliRepack::failureExits1NamingFile_data()
         << QStringList{"repack", "@dir/nope.onnx", "-o", "@out"} << "@dir/nope.onnx";
     QTest::newRow("data outside the folder")
         << QStringList{"repack", "@in", "-o", "@out", "--data", "../x.data"} << "../x.data";
-    QTest::newRow("output folder missing")
-        << QStringList{"repack", "@in", "-o", "@dir/no/such/out.onnx"} << "@dir/no/such";
+    QTest::newRow("output folder is a file")
+        << QStringList{"repack", "@in", "-o", "@dir/in.onnx/out.onnx"} << "@dir/in.onnx";
 }
 
 void TestCliRepack::failureExits1NamingFile()

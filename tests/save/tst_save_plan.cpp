@@ -212,11 +212,28 @@ void TestSavePlan::sizeOrderKeepsTiesInDeclarationOrder()
 
 void TestSavePlan::shardNames()
 {
-    QCOMPARE(shardName("w.bin", 0, 3), std::string("w-00001-of-00003.bin"));
-    QCOMPARE(shardName("w.bin", 2, 3), std::string("w-00003-of-00003.bin"));
-    QCOMPARE(
-        shardName("sub/model.onnx.data", 9, 12), std::string("sub/model.onnx-00010-of-00012.data"));
-    QCOMPARE(shardName("w.bin", 0, 1), std::string("w.bin"));
+    // onnx_ir's rule (src/onnx_ir/external_data.py, _get_shard_filename): the index goes before
+    // the file name's last dot; one shard keeps the plain name.
+    struct Row {
+        const char* data;
+        size_t index;
+        size_t count;
+        const char* expected;
+    };
+    const Row rows[] = {
+        {"w.bin", 0, 3, "w-00001-of-00003.bin"},
+        {"w.bin", 2, 3, "w-00003-of-00003.bin"},
+        {"model.onnx.data", 0, 3, "model.onnx-00001-of-00003.data"},
+        {"model.onnx_data", 1, 3, "model-00002-of-00003.onnx_data"},
+        {"sub/model.onnx.data", 9, 12, "sub/model.onnx-00010-of-00012.data"},
+        {"weights", 0, 2, "weights-00001-of-00002"},
+        {"v1.2/weights", 1, 2, "v1.2/weights-00002-of-00002"}, // a dot in the folder stays put
+        {"w.bin", 0, 1, "w.bin"},
+        {"model.onnx.data", 0, 1, "model.onnx.data"},
+    };
+    for (const Row& row : rows)
+        QCOMPARE(QString::fromStdString(shardName(row.data, row.index, row.count)),
+            QString::fromLatin1(row.expected));
 }
 
 void TestSavePlan::shardsSplitAtLimit_data()
