@@ -1,11 +1,16 @@
-// Crash consistency (SPEC section 5): `onnx-repack repack` killed with SIGKILL, either at each
-// point of the save protocol (ONNX_REPACK_CRASH_AT) or at random moments during in-place saves
-// of a 300 MiB model, leaves the model path opening as the complete old or the complete new
-// model, with every tensor's bytes intact; the next save then succeeds and cleans up.
+// Crash consistency (SPEC sections 5 and 5a): `onnx-repack repack` killed with SIGKILL, either at
+// each point of the save protocol (ONNX_REPACK_CRASH_AT) or at random moments during in-place
+// saves of a 120 MiB model, leaves the model path opening as the complete old or the complete new
+// model, with every tensor's bytes intact, for this tool and for onnx's own Python loader
+// (onnx.load of python3-onnx 1.12); the next save then succeeds and cleans up. A system call that
+// fails after the commit point (ONNX_REPACK_FAIL_AT) leaves the new model loadable and says
+// "saved with a warning"; one that fails at or before it changes nothing.
 #include "core/model.h"
 #include "core/verify.h"
 #include "tests/support/crash_fixtures.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/python_reader.h"
+#include "tests/support/save_fixtures.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -29,27 +34,34 @@ const QString kModel = QStringLiteral("m.onnx");
 
 struct Run {
     int status = -1; // exit code, or 128 + signal as a shell reports it
+    QByteArray out;
     QByteArray err;
 };
 
 // Runs the CLI in `dir` through a shell that reports how it ended: QProcess only says
-// "CrashExit", which a segfault would also give; the shell tells SIGKILL apart.
-Run runCli(const QString& dir, const QStringList& args, const QString& crashAt = {})
+// "CrashExit", which a segfault would also give; the shell tells SIGKILL apart. `command` is
+// the subcommand, `crashAt` and `failAt` the test hooks (ONNX_REPACK_CRASH_AT / _FAIL_AT).
+Run runCommand(const QString& dir, const QString& command, const QStringList& args,
+    const QString& crashAt = {}, const QString& failAt = {})
 {
     QProcess process;
     process.setWorkingDirectory(dir);
     auto env = QProcessEnvironment::systemEnvironment();
     env.remove(QStringLiteral("ONNX_REPACK_CRASH_AT"));
+    env.remove(QStringLiteral("ONNX_REPACK_FAIL_AT"));
     if (!crashAt.isEmpty())
         env.insert(QStringLiteral("ONNX_REPACK_CRASH_AT"), crashAt);
+    if (!failAt.isEmpty())
+        env.insert(QStringLiteral("ONNX_REPACK_FAIL_AT"), failAt);
     process.setProcessEnvironment(env);
     QStringList shellArgs{QStringLiteral("-c"),
         QStringLiteral("\"$0\" \"$@\"; echo \"repack-status=$?\" >&2"),
-        qEnvironmentVariable("REPACK_CLI"), QStringLiteral("repack")};
+        qEnvironmentVariable("REPACK_CLI"), command};
     process.start(QStringLiteral("/bin/sh"), shellArgs + args);
     Run run;
     if (!process.waitForFinished(120000))
         return run;
+    run.out = process.readAllStandardOutput();
     run.err = process.readAllStandardError();
     const qsizetype at = run.err.lastIndexOf("repack-status=");
     if (at >= 0)
@@ -57,17 +69,30 @@ Run runCli(const QString& dir, const QStringList& args, const QString& crashAt =
     return run;
 }
 
-// A location as the complete model names it: a temporary ".<name>.repack-tmp-<x>" of the
-// data file counts as that data file (the protocol's committed state before the swap).
+Run runCli(const QString& dir, const QStringList& args, const QString& crashAt = {})
+{
+    return runCommand(dir, QStringLiteral("repack"), args, crashAt);
+}
+
+const QString kValuesScript = QStringLiteral(REPACK_VALUES_SCRIPT);
+
+// onnx.load(path) of python3-onnx, an independent reader, reads every value of `expected`.
+#define PYTHON_LOADS(path, expected, context)                                                      \
+    QVERIFY_PYTHON_LOADS(kValuesScript, path, expected, context)
+
+// A location as the complete model names it: a temporary "<name>.repack-tmp-<x>" of the data
+// file (or the older ".<name>.repack-tmp-<x>") counts as that data file (the protocol's
+// committed state before the swap).
 std::string finalLocation(const std::string& location)
 {
     const auto slash = location.rfind('/');
     const std::string dir = slash == std::string::npos ? "" : location.substr(0, slash + 1);
     const std::string name = location.substr(dir.size());
     const auto marker = name.find(".repack-tmp-");
-    if (name.size() > 1 && name[0] == '.' && marker != std::string::npos)
-        return dir + name.substr(1, marker - 1);
-    return location;
+    if (marker == std::string::npos || marker == 0)
+        return location;
+    const bool hidden = name[0] == '.' && marker > 1;
+    return dir + name.substr(hidden ? 1 : 0, hidden ? marker - 1 : marker);
 }
 
 Layout finalLayout(Layout layout)
@@ -151,6 +176,8 @@ private slots:
     void initTestCase();
     void killedAtProtocolPoint_data();
     void killedAtProtocolPoint();
+    void failureAtProtocolStep_data();
+    void failureAtProtocolStep();
     void randomKillsDuringInPlaceSaves();
 };
 
@@ -158,6 +185,8 @@ void TestCrashConsistency::initTestCase()
 {
     QVERIFY2(QFileInfo(qEnvironmentVariable("REPACK_CLI")).isExecutable(),
         "REPACK_CLI must name the onnx-repack executable");
+    QVERIFY2(QFileInfo(qEnvironmentVariable("REPACK_PYTHON")).isExecutable(),
+        "REPACK_PYTHON must name a python3 with python3-onnx (/usr/bin/python3)");
 }
 
 void TestCrashConsistency::killedAtProtocolPoint_data()
@@ -190,9 +219,10 @@ void TestCrashConsistency::killedAtProtocolPoint_data()
         bool needsData;
         bool committed;
     };
-    const QList<Point> points{{"data-written", false, false}, {"models-written", false, false},
-        {"model-temp-committed", true, true}, {"data-swapped", true, true},
-        {"model-final-committed", false, true}, {"cleaned", false, true}};
+    const QList<Point> points{{"locked", false, false}, {"data-written", false, false},
+        {"models-written", false, false}, {"model-temp-committed", true, true},
+        {"data-swapped", true, true}, {"model-final-committed", false, true},
+        {"cleaned", false, true}};
     for (const auto& s : scenarios)
         for (const auto& p : points)
             QTest::addRow("%s, killed at %s", s.name, p.name)
@@ -245,13 +275,17 @@ void TestCrashConsistency::killedAtProtocolPoint()
                        .arg(crashed.status)
                        .arg(QString::fromUtf8(crashed.err))));
 
+    const ValueHashes values = hashesOf(fixture.bytes); // old and new hold the same values
     if (!inPlace) { // Save As never touches the source
         LOAD_INTACT(src, QDir(work).filePath(kModel), fixture.bytes);
         QVERIFY(layoutOf(*src) == oldLayout);
+        PYTHON_LOADS(QDir(work).filePath(kModel), values, QStringLiteral("the source"));
     }
     const QString target = QDir(work).filePath(output);
     bool isNew = false;
     if (inPlace || QFileInfo::exists(target)) {
+        // Every reader, not only this tool: onnx 1.12 strips a leading "." from locations.
+        PYTHON_LOADS(target, values, QStringLiteral("after the kill at ") + point);
         LOAD_INTACT(after, target, fixture.bytes);
         const Layout got = finalLayout(layoutOf(*after));
         const bool isOld = inPlace && got == oldLayout;
@@ -276,6 +310,89 @@ void TestCrashConsistency::killedAtProtocolPoint()
     QVERIFY2(leftovers.isEmpty(), qPrintable(leftovers.join(", ")));
 }
 
+void TestCrashConsistency::failureAtProtocolStep_data()
+{
+    QTest::addColumn<QString>("point"); // ONNX_REPACK_FAIL_AT
+    QTest::addColumn<bool>("committed"); // the failure comes after the commit point
+
+    QTest::newRow("rename-model-temp: the commit itself fails")
+        << QStringLiteral("rename-model-temp") << false;
+    QTest::newRow("fsync-dir: no directory sync succeeds") << QStringLiteral("fsync-dir") << true;
+    QTest::newRow("link-data: no hard links") << QStringLiteral("link-data") << true;
+    QTest::newRow("rename-data: the data swap fails") << QStringLiteral("rename-data") << true;
+    QTest::newRow("rename-model-final: the final model rename fails")
+        << QStringLiteral("rename-model-final") << true;
+    QTest::newRow("unlink-temp: temporaries cannot be removed")
+        << QStringLiteral("unlink-temp") << true;
+}
+
+// SPEC 5a "after the commit point": a failure there is "saved with a warning" (exit 0), the
+// model path loads with the new layout in this tool and in onnx's loader, and nothing committed
+// is deleted, not even by `clean` afterwards; a failure at or before the commit changes nothing.
+void TestCrashConsistency::failureAtProtocolStep()
+{
+    QFETCH(QString, point);
+    QFETCH(bool, committed);
+
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString work = tmp.filePath("work"), reference = tmp.filePath("reference");
+    QVERIFY(QDir().mkpath(work) && QDir().mkpath(reference));
+    const WeightedModel fixture = weightedModel();
+    QVERIFY(prepareSource(Source::External, work, fixture.proto));
+    QVERIFY(prepareSource(Source::External, reference, fixture.proto));
+    const QStringList args{kModel, "-o", kModel, "--order", "size"};
+    const QString model = QDir(work).filePath(kModel);
+    const ValueHashes values = hashesOf(fixture.bytes);
+
+    Layout oldLayout, newLayout;
+    {
+        LOAD_INTACT(old, model, fixture.bytes);
+        oldLayout = layoutOf(*old);
+        const Run full = runCli(reference, args);
+        QVERIFY2(full.status == 0, full.err.constData());
+        LOAD_INTACT(saved, QDir(reference).filePath(kModel), fixture.bytes);
+        newLayout = layoutOf(*saved);
+        QVERIFY(oldLayout != newLayout);
+    }
+    const auto before = hashFolder(work);
+
+    const Run run = runCommand(work, QStringLiteral("repack"), args, {}, point);
+    if (!committed) {
+        QVERIFY2(run.status == 1,
+            qPrintable(QStringLiteral("expected exit 1 (nothing changed), got %1: %2")
+                           .arg(run.status)
+                           .arg(QString::fromUtf8(run.out + run.err))));
+        QCOMPARE(hashFolder(work), before);
+        QCOMPARE(saveTempsIn(work), QStringList());
+        LOAD_INTACT(after, model, fixture.bytes);
+        QVERIFY(layoutOf(*after) == oldLayout);
+        return;
+    }
+    QVERIFY2(run.status == 0,
+        qPrintable(QStringLiteral("expected exit 0 (saved with a warning), got %1: %2")
+                       .arg(run.status)
+                       .arg(QString::fromUtf8(run.out + run.err))));
+    const QString firstLine = QString::fromUtf8(run.out).section('\n', 0, 0);
+    QVERIFY2(firstLine.contains(QStringLiteral("saved with a warning"), Qt::CaseInsensitive),
+        qPrintable(QStringLiteral("stdout's first line: ") + firstLine));
+    const Run verified = runCommand(work, QStringLiteral("verify"), {kModel});
+    QVERIFY2(verified.status == 0, (verified.out + verified.err).constData());
+    PYTHON_LOADS(model, values, QStringLiteral("after a failed ") + point);
+    {
+        LOAD_INTACT(after, model, fixture.bytes);
+        const Layout got = finalLayout(layoutOf(*after));
+        QVERIFY2(got == newLayout,
+            ("not the new layout:\n" + layoutDiff(got, oldLayout, newLayout)).c_str());
+    }
+
+    // Housekeeping removes what the save could not, never what the model names.
+    const Run cleaned = runCommand(work, QStringLiteral("clean"), {kModel});
+    QVERIFY2(cleaned.status == 0, (cleaned.out + cleaned.err).constData());
+    PYTHON_LOADS(model, values, QStringLiteral("after clean"));
+    LOAD_INTACT(afterClean, model, fixture.bytes);
+}
+
 void TestCrashConsistency::randomKillsDuringInPlaceSaves()
 {
     const int kills = qEnvironmentVariableIntValue("REPACK_CRASH_KILLS") > 0
@@ -286,7 +403,7 @@ void TestCrashConsistency::randomKillsDuringInPlaceSaves()
     const QString model = dir.filePath(kModel);
     QProcess generate;
     generate.start(QStringLiteral(REPACK_GENMODEL),
-        {"-o", model, "--weights", "300M", "--storage", "external", "--seed", "7"});
+        {"-o", model, "--weights", "120M", "--storage", "external", "--seed", "7"});
     QVERIFY(generate.waitForFinished(120000));
     QVERIFY2(generate.exitCode() == 0, generate.readAllStandardError().constData());
 
@@ -302,6 +419,9 @@ void TestCrashConsistency::randomKillsDuringInPlaceSaves()
         }
         QVERIFY(hashes.size() > 10);
     }
+    ValueHashes values; // what onnx's Python loader must read
+    for (const auto& [name, hash] : hashes)
+        values[QString::fromStdString(name)] = QString::fromLatin1(hash.toHex());
     const auto checkIntact = [&](Layout& layout) -> std::string {
         auto loaded = repack::Model::load(model.toStdString());
         if (!loaded)
@@ -370,6 +490,7 @@ void TestCrashConsistency::randomKillsDuringInPlaceSaves()
                            .arg(i)
                            .arg(delayMs)
                            .arg(QString::fromStdString(problems))));
+        PYTHON_LOADS(model, values, QStringLiteral("kill %1 after %2 ms").arg(i).arg(delayMs));
         const bool isNew = layout == layouts[next];
         QVERIFY2(isNew || layout == layouts[current],
             qPrintable(QStringLiteral("kill %1 after %2 ms: neither layout:\n%3")

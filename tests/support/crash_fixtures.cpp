@@ -182,7 +182,7 @@ std::string compareBytes(
 
 QStringList tempLeftovers(const QString& dir)
 {
-    static const QRegularExpression temp(QStringLiteral("^\\..*\\.repack-tmp-"));
+    static const QRegularExpression temp(QStringLiteral("\\.repack-tmp-"));
     QStringList found;
     QDirIterator it(dir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
     while (it.hasNext()) {

@@ -55,7 +55,8 @@ std::string describe(const StoredAt& at);
 std::string compareBytes(
     const repack::Model& model, const std::map<std::string, std::string>& expected);
 
-// Files named ".*.repack-tmp-*" anywhere under `dir`, relative to it.
+// Files named "<name>.repack-tmp-<hex>" (or the older ".<name>.repack-tmp-<hex>") anywhere under
+// `dir`, relative to it.
 QStringList tempLeftovers(const QString& dir);
 
 } // namespace fixtures

@@ -128,7 +128,7 @@ QStringList saveTempsIn(const QString& dir)
     QStringList out;
     const auto names = QDir(dir).entryList(QDir::AllEntries | QDir::Hidden | QDir::System);
     for (const QString& name : names)
-        if (name.startsWith('.') && name.contains(".repack-tmp-"))
+        if (name.contains(QStringLiteral(".repack-tmp-")))
             out << name;
     return out;
 }
