@@ -57,8 +57,9 @@ public:
     QString lastError() const { return m_lastError; }
 
     // Saves to `path` in the background with the repack panel's options; when the save would
-    // overwrite a data file the model does not reference, the worker stops before writing and
-    // the window asks first. saveFinished reports the end. False when nothing was started.
+    // replace a file other models read (or that no model uses), the worker stops before writing
+    // and the window asks first, naming those models. saveFinished reports the end (true also
+    // for "saved with a warning"). False when nothing was started.
     bool saveTo(const QString& path);
     bool isSaving() const;
     void cancelSave();

@@ -1,6 +1,7 @@
 #include "model_snapshot.h"
 
 #include "core/dtype.h"
+#include "core/folder_scan.h"
 #include "core/format.h"
 #include "core/model.h"
 
@@ -72,6 +73,48 @@ TensorRow rowFor(const repack::TensorInfo& t, RowTexts& texts)
     return row;
 }
 
+// Appends `problems` to the snapshot's rows, and counts each against its tensor (the status
+// column names the tensor's first error, or its first warning when there is none).
+void addProblems(
+    ModelSnapshot& snap, const repack::Model& model, const std::vector<repack::Problem>& problems)
+{
+    if (problems.empty())
+        return;
+    // Problems name their tensor as "scope/name".
+    const auto& tensors = model.tensors();
+    QHash<QString, int> byQualifiedName;
+    byQualifiedName.reserve(qsizetype(tensors.size()));
+    for (size_t i = 0; i < tensors.size(); ++i)
+        byQualifiedName.insert(qs(tensors[i].qualifiedName()), int(i));
+
+    // A status already set by an earlier call names an error when its tensor has one.
+    const QString ok = QStringLiteral("ok");
+    std::vector<bool> statusIsError(size_t(snap.tensors.size()));
+    for (qsizetype i = 0; i < snap.tensors.size(); ++i) {
+        const TensorRow& row = snap.tensors[i];
+        statusIsError[size_t(i)] = row.hasError && !row.status.isEmpty() && row.status != ok;
+    }
+    for (const repack::Problem& p : problems) {
+        ProblemRow row;
+        row.error = p.severity == repack::Severity::Error;
+        row.tensor = qs(p.tensor);
+        row.tensorIndex = row.tensor.isEmpty() ? -1 : byQualifiedName.value(row.tensor, -1);
+        row.code = qs(p.code);
+        row.message = qs(p.message);
+        if (row.tensorIndex >= 0 && row.tensorIndex < snap.tensors.size()) {
+            TensorRow& tensor = snap.tensors[row.tensorIndex];
+            const size_t i = size_t(row.tensorIndex);
+            if (tensor.status.isEmpty() || tensor.status == ok
+                || (row.error && !statusIsError[i])) {
+                tensor.status = row.code;
+                statusIsError[i] = row.error;
+            }
+            ++tensor.problemCount;
+        }
+        snap.problems.append(row);
+    }
+}
+
 } // namespace
 
 ModelSnapshot takeSnapshot(const repack::Model& model)
@@ -90,33 +133,7 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
         snap.largestTensor = std::max(snap.largestTensor, row.bytes);
     }
 
-    // Problems name their tensor as "scope/name"; most models have none to look up.
-    QHash<QString, int> byQualifiedName;
-    if (!model.problems().empty()) {
-        byQualifiedName.reserve(qsizetype(tensors.size()));
-        for (size_t i = 0; i < tensors.size(); ++i)
-            byQualifiedName.insert(qs(tensors[i].qualifiedName()), int(i));
-    }
-
-    std::vector<bool> statusIsError(tensors.size(), false);
-    for (const repack::Problem& p : model.problems()) {
-        ProblemRow row;
-        row.error = p.severity == repack::Severity::Error;
-        row.tensor = qs(p.tensor);
-        row.tensorIndex = byQualifiedName.value(row.tensor, -1);
-        row.code = qs(p.code);
-        row.message = qs(p.message);
-        if (row.tensorIndex >= 0) {
-            // The status column names the first error, or the first warning when there is none.
-            TensorRow& tensor = snap.tensors[row.tensorIndex];
-            if (tensor.status.isEmpty() || (row.error && !statusIsError[row.tensorIndex])) {
-                tensor.status = row.code;
-                statusIsError[row.tensorIndex] = row.error;
-            }
-            ++tensor.problemCount;
-        }
-        snap.problems.append(row);
-    }
+    addProblems(snap, model, model.problems());
     for (TensorRow& row : snap.tensors) {
         if (row.status.isEmpty())
             row.status = QStringLiteral("ok");
@@ -126,6 +143,11 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
     for (const repack::FileLayout& file : snap.layouts)
         snap.orphanedBytes += file.orphanedBytes;
     return snap;
+}
+
+void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model)
+{
+    addProblems(snapshot, model, repack::housekeepingProblems(model));
 }
 
 bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b)
@@ -148,6 +170,7 @@ LoadedModel loadModel(const QString& path)
     }
     loaded.model = std::move(model.value());
     loaded.snapshot = takeSnapshot(*loaded.model);
+    addFolderProblems(loaded.snapshot, *loaded.model);
     loaded.snapshot.path = QFileInfo(path).absoluteFilePath();
     return loaded;
 }

@@ -63,6 +63,11 @@ struct ModelSnapshot {
 // Copies what the views need out of `model`; computes the file layout once.
 ModelSnapshot takeSnapshot(const repack::Model& model);
 
+// Appends the warnings about the model's folder (leftover temporaries of dead saves, data files
+// no model there uses, hard-linked data files). Reads the folder and may parse the other models
+// in it: call it on a worker thread only.
+void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model);
+
 // True when `a` and `b` list the same tensors in the same order (name, scope, kind, type,
 // shape, size), wherever each is stored: what a save leaves unchanged.
 bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b);
@@ -75,7 +80,7 @@ struct LoadedModel {
     QString error; // why not, when `model` is null
 };
 
-// Model::load and takeSnapshot; no GUI, safe on any thread.
+// Model::load, takeSnapshot and addFolderProblems; no GUI, for a worker thread.
 LoadedModel loadModel(const QString& path);
 
 } // namespace ui

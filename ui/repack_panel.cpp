@@ -44,6 +44,7 @@ RepackPanel::RepackPanel(QWidget* parent)
     , m_attributes(new QCheckBox(tr("Attribute tensors may go external"), this))
     , m_shardSize(new SizeEdit(this))
     , m_checksum(new QCheckBox(tr("Write SHA-1 checksums"), this))
+    , m_removeUnused(new QCheckBox(tr("Remove data files no longer used"), this))
     , m_preview(new QLabel(this))
     , m_buttons(new QWidget(this))
 {
@@ -61,6 +62,9 @@ RepackPanel::RepackPanel(QWidget* parent)
     m_order->addItem(tr("Declaration"), int(repack::TensorOrder::Declaration));
     m_order->addItem(tr("Size, smallest first"), int(repack::TensorOrder::SizeAscending));
     m_attributes->setChecked(true);
+    m_removeUnused->setToolTip(
+        tr("After saving a model over itself, delete the data files it no longer uses. Files "
+           "that another model in the folder uses are never removed."));
     m_shardSize->setZeroText(tr("no sharding"));
     m_shardSize->setValue(0);
     m_preview->setWordWrap(true);
@@ -80,6 +84,7 @@ RepackPanel::RepackPanel(QWidget* parent)
     form->addRow(tr("&Shard size:"), m_shardSize);
     form->addRow(QString(), m_attributes);
     form->addRow(QString(), m_checksum);
+    form->addRow(QString(), m_removeUnused);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -104,6 +109,7 @@ RepackPanel::RepackPanel(QWidget* parent)
     connect(m_order, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
     connect(m_attributes, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
     connect(m_checksum, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
+    connect(m_removeUnused, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
 }
 
 void RepackPanel::addButtons(const QList<QAction*>& actions)
@@ -141,6 +147,7 @@ repack::SaveOptions RepackPanel::options() const
     options.includeAttributes = m_attributes->isChecked();
     options.shardSize = m_shardSize->value();
     options.checksum = m_checksum->isChecked();
+    options.removeUnused = m_removeUnused->isChecked();
     return options;
 }
 
@@ -165,6 +172,7 @@ QVariantMap RepackPanel::settingValues() const
         {QStringLiteral("repack/attributes"), m_attributes->isChecked()},
         {QStringLiteral("repack/shardSize"), QVariant::fromValue<qulonglong>(m_shardSize->value())},
         {QStringLiteral("repack/checksum"), m_checksum->isChecked()},
+        {QStringLiteral("repack/removeUnused"), m_removeUnused->isChecked()},
     };
 }
 
@@ -181,6 +189,7 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     m_attributes->setChecked(value("attributes", true).toBool());
     m_shardSize->setValue(value("shardSize", 0).toULongLong());
     m_checksum->setChecked(value("checksum", false).toBool());
+    m_removeUnused->setChecked(value("removeUnused", false).toBool());
     validate();
 }
 

@@ -1,5 +1,6 @@
 // The options of the next save (threshold, data file, alignment, order, attributes, shards,
-// checksum), the live preview of what it will move, and the Save buttons.
+// checksum, removing data files an in-place save stops using), the live preview of what it will
+// move, and the Save buttons.
 #pragma once
 
 #include "core/save_options.h"
@@ -40,6 +41,8 @@ public:
     SizeEdit* thresholdEdit() const { return m_threshold; }
     QLineEdit* dataFileEdit() const { return m_dataFile; }
     QLabel* previewLabel() const { return m_preview; }
+    QComboBox* alignmentBox() const { return m_alignment; }
+    QCheckBox* removeUnusedBox() const { return m_removeUnused; }
 
 Q_SIGNALS:
     void optionsChanged();
@@ -55,6 +58,7 @@ private:
     QCheckBox* m_attributes;
     SizeEdit* m_shardSize;
     QCheckBox* m_checksum;
+    QCheckBox* m_removeUnused;
     QLabel* m_preview;
     QWidget* m_buttons;
 };

@@ -4,17 +4,42 @@
 #include "byte_format.h"
 #include "save_job.h"
 
+#include "core/save.h"
+
 #include <QFileInfo>
 #include <QMainWindow>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
+
+#include <algorithm>
 
 namespace ui {
 namespace {
 
-QString local(const std::filesystem::path& path)
+QString fileName(const std::filesystem::path& path)
 {
-    return QString::fromStdString(path.string());
+    return QString::fromStdString(path.filename().string());
+}
+
+// The data files an in-place save stopped using, those kept and those removed.
+QString describeUnused(const repack::SaveReport& report)
+{
+    QStringList kept;
+    QStringList removed;
+    for (const auto& file : report.noLongerUsed) {
+        const bool gone = std::find(report.removed.cbegin(), report.removed.cend(), file)
+            != report.removed.cend();
+        (gone ? removed : kept) << fileName(file);
+    }
+    QStringList parts;
+    if (!kept.isEmpty())
+        parts << SaveFlow::tr("No longer used by this model, kept: %1")
+                     .arg(kept.join(QStringLiteral(", ")));
+    if (!removed.isEmpty())
+        parts
+            << SaveFlow::tr("No longer used, removed: %1").arg(removed.join(QStringLiteral(", ")));
+    return parts.join(QStringLiteral("; "));
 }
 
 } // namespace
@@ -64,19 +89,12 @@ void SaveFlow::onProgress(quint64 done, quint64 total, const QString& tensor)
 void SaveFlow::onFinished(const SaveOutcome& outcome)
 {
     Q_EMIT busyChanged({});
-    if (!outcome.foreignFiles.empty()) {
-        // Nothing was written: the worker found files the model does not use in the way.
-        QStringList names;
-        for (const auto& file : outcome.foreignFiles)
-            names << local(file);
-        const auto answer = QMessageBox::question(m_window, tr("Overwrite data file?"),
-            tr("Saving will overwrite files that this model does not use (they may belong to "
-               "another model):\n\n%1\n\nOverwrite them?")
-                .arg(names.join(u'\n')),
-            QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel);
+    if (!outcome.conflicts.empty()) {
+        // Nothing was written: the worker found files in the way that are not only this
+        // model's own.
         repack::SaveOptions options = outcome.options;
         options.force = true;
-        if (answer == QMessageBox::Yes && start(outcome.path, std::move(options)))
+        if (askToReplace(outcome.conflicts) && start(outcome.path, std::move(options)))
             return;
         Q_EMIT declined();
         m_window->statusBar()->showMessage(tr("Not saved; the files on disk are unchanged."), 8000);
@@ -96,16 +114,55 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
         return;
     }
     Q_EMIT saved(outcome);
-    QStringList written{QFileInfo(local(outcome.report.modelPath)).fileName()};
-    for (const auto& file : outcome.report.dataFiles)
-        written << QFileInfo(local(file)).fileName();
-    m_window->statusBar()->showMessage(
-        tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
-            .arg(written.join(QStringLiteral(", ")), formatBytes(outcome.report.bytesWritten))
-            .arg(outcome.seconds, 0, 'f', 2)
-            .arg(outcome.report.externalTensors)
-            .arg(outcome.report.inlineTensors));
+    const repack::SaveReport& report = outcome.report;
+    QStringList written{fileName(report.modelPath)};
+    for (const auto& file : report.dataFiles)
+        written << fileName(file);
+    QString message = tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
+                          .arg(written.join(QStringLiteral(", ")), formatBytes(report.bytesWritten))
+                          .arg(outcome.seconds, 0, 'f', 2)
+                          .arg(report.externalTensors)
+                          .arg(report.inlineTensors);
+    const QString unused = describeUnused(report);
+    if (!unused.isEmpty())
+        message += QStringLiteral(". ") + unused;
+    m_window->statusBar()->showMessage(message);
+    if (!report.warnings.empty()) {
+        QStringList warnings;
+        for (const std::string& warning : report.warnings)
+            warnings << QString::fromStdString(warning);
+        QMessageBox::warning(m_window, tr("Saved with a warning"),
+            tr("The model was saved: the new model is on disk and loads. A step after saving "
+               "failed:\n\n%1")
+                .arg(warnings.join(u'\n')));
+    }
     Q_EMIT finished(true);
+}
+
+bool SaveFlow::askToReplace(const std::vector<repack::SaveConflict>& conflicts)
+{
+    QStringList lines;
+    QStringList details;
+    for (const repack::SaveConflict& conflict : conflicts) {
+        const QString file = fileName(conflict.file);
+        if (conflict.users.empty())
+            lines << tr("%1: no model in the folder uses it.").arg(file);
+        for (const auto& user : conflict.users)
+            lines << tr("%1 reads %2: after this save it would read wrong weights.")
+                         .arg(fileName(user), file);
+        details << QString::fromStdString(conflict.message);
+    }
+    QMessageBox box(QMessageBox::Warning, tr("Replace data file?"),
+        tr("Saving will replace files that are not only this model's:\n\n%1\n\nReplace them?")
+            .arg(lines.join(u'\n')),
+        QMessageBox::NoButton, m_window);
+    box.setDetailedText(details.join(u'\n'));
+    QPushButton* replace = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
+    QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(cancel);
+    box.setEscapeButton(cancel);
+    box.exec();
+    return box.clickedButton() == replace;
 }
 
 } // namespace ui

@@ -1,6 +1,8 @@
 // The window's side of a save: starts the SaveJob on what the window shows, turns its progress
-// into the status bar's bar, asks before overwriting data files the model does not use (the
-// job stops before writing any), and reports the end in the status bar or a dialog. The
+// into the status bar's bar, asks before replacing files that other models read or that no model
+// uses, naming those models (the job stops before writing any), and reports the end: the status
+// bar (with data files the model no longer uses), a "Saved with a warning" dialog when a step
+// after the commit point failed, a "Save failed" dialog when nothing changed on disk. The
 // window stays the owner of the model: it hands the model over when a save starts and takes
 // the saved model's snapshot back from saved().
 #pragma once
@@ -11,12 +13,14 @@
 #include <QObject>
 
 #include <functional>
+#include <vector>
 
 class QMainWindow;
 
 namespace repack {
 class Model;
-}
+struct SaveConflict;
+} // namespace repack
 
 namespace ui {
 
@@ -47,12 +51,14 @@ Q_SIGNALS:
     void busyChanged(const QString& what); // "Saving…" when started, empty when over
     void saved(const ui::SaveOutcome& outcome); // rebuild the views from outcome.snapshot
     void declined(); // nothing written: the user kept the files in the way
-    void failed(); // nothing changed on disk: cancelled or failed
+    void failed(); // nothing changed on disk: cancelled, refused or failed
     void finished(bool ok); // after saved, declined or failed and their messages
 
 private:
     void onProgress(quint64 done, quint64 total, const QString& tensor);
     void onFinished(const SaveOutcome& outcome);
+    // True when the user agrees to replace every file in `conflicts` (Cancel is the default).
+    bool askToReplace(const std::vector<repack::SaveConflict>& conflicts);
 
     QMainWindow* m_window;
     BusyIndicator* m_busy;

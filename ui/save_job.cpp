@@ -64,14 +64,19 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
         QtConcurrent::run([&model, target, options, shared = m_shared, request, shown] {
             SaveOutcome outcome = request;
             if (!options.force) {
-                outcome.foreignFiles = repack::unreferencedTargets(model, target, options);
+                auto conflicts = repack::saveConflicts(model, target, options);
+                if (!conflicts) {
+                    // Names that alias are refused whatever the consent: nothing was written.
+                    outcome.error = QString::fromStdString(conflicts.error().message);
+                    return outcome;
+                }
                 if (shared->cancel.isCancelled()) {
-                    outcome.foreignFiles.clear();
                     outcome.cancelled = true;
                     outcome.error = QStringLiteral("save cancelled");
                     return outcome;
                 }
-                if (!outcome.foreignFiles.empty())
+                outcome.conflicts = std::move(conflicts.value());
+                if (!outcome.conflicts.empty())
                     return outcome;
             }
             auto result = repack::save(model, target, options);
@@ -79,6 +84,7 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
                 outcome.ok = true;
                 outcome.report = std::move(result.value());
                 outcome.snapshot = takeSnapshot(model);
+                addFolderProblems(outcome.snapshot, model);
                 outcome.sameTensors = sameTensors(shown, outcome.snapshot.tensors);
             } else {
                 outcome.cancelled = shared->cancel.isCancelled();

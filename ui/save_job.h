@@ -1,9 +1,10 @@
 // Runs repack::save on a worker thread. The core reports progress from that thread; this
 // object keeps only the latest numbers (atomics) and a timer on the GUI thread polls them a few
 // times a second, so a fast save cannot flood the event loop. Cancel sets the core's token.
-// Unless options.force, the worker first looks for files the save would overwrite that the
-// model does not use (a stat per tensor: too slow for the GUI thread with 100,000 tensors) and
-// writes nothing if there are any. After a save it also takes the snapshot of the saved model.
+// Unless options.force, the worker first asks the core for the save's conflicts: files it would
+// replace that other models read or that no model uses (a folder scan that may parse sibling
+// models: far too slow for the GUI thread), and writes nothing if there are any. After a save it
+// also takes the snapshot of the saved model, with the problems of its folder.
 // While running, the worker owns the Model: the window must not touch it until finished().
 #pragma once
 
@@ -31,8 +32,12 @@ struct SaveOutcome {
     repack::SaveOptions options; // as asked for (the job sets its own progress and cancel)
     bool ok = false;
     bool cancelled = false;
-    std::vector<std::filesystem::path> foreignFiles; // nothing written: may these be overwritten?
-    QString error;
+    // Nothing written: may these files be replaced? Each names the models that would then read
+    // wrong bytes (none: no model uses it).
+    std::vector<repack::SaveConflict> conflicts;
+    QString error; // why not saved: nothing on disk changed
+    // ok with report.warnings: the new model is on disk and loads, but a step after the commit
+    // point failed ("saved with a warning", never "nothing changed").
     repack::SaveReport report;
     ModelSnapshot snapshot; // of the saved model, built on the worker so the GUI never stalls
     bool sameTensors = false; // snapshot.tensors are those of `shown`, only stored elsewhere

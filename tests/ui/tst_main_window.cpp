@@ -1,7 +1,10 @@
 // The main window on generated models: models open on a worker while the window keeps the
 // current one, dropping a file opens it, a broken model shows its problems, a background save
-// refreshes table and map to what is then on disk, a save that would overwrite a foreign data
-// file asks first, and a cancelled save leaves the original files byte-identical.
+// refreshes table and map to what is then on disk, a save that would replace a file other models
+// read (or no model uses) asks first and names those models, a cancelled or refused save leaves
+// the original files byte-identical, a save whose source file was replaced behind its back
+// writes nothing, "saved with a warning" is told apart from "not saved", and the problems panel
+// shows the leftovers of dead saves.
 #include "ui_fixtures.h"
 
 #include "core/model.h"
@@ -17,15 +20,23 @@
 #include <QAbstractButton>
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QCheckBox>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QUrl>
 #include <QtTest>
+
+#include <filesystem>
 
 using ui::TensorTableModel;
 
@@ -33,11 +44,25 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private:
-    // Closes any dialog that pops up (a test must never hang on one) and remembers its title;
-    // with m_answerYes, a question is answered Yes instead.
+    // Closes any dialog that pops up (a test must never hang on one) and remembers its title,
+    // its text and whether its default button was Cancel; with m_answerYes, a question is
+    // answered Yes (or Replace) instead.
     QTimer m_dialogCloser;
     QStringList m_dialogs;
+    QStringList m_dialogTexts;
+    QList<bool> m_cancelIsDefault;
     bool m_answerYes = false;
+
+    static QAbstractButton* acceptingButton(QMessageBox* box)
+    {
+        for (QAbstractButton* button : box->buttons()) {
+            const auto role = box->buttonRole(button);
+            if (role == QMessageBox::YesRole || role == QMessageBox::AcceptRole
+                || role == QMessageBox::DestructiveRole)
+                return button;
+        }
+        return nullptr;
+    }
 
     static int sourceRowOf(const ui::MainWindow& window, const QString& name)
     {
@@ -78,8 +103,14 @@ private Q_SLOTS:
             if (QWidget* modal = QApplication::activeModalWidget()) {
                 m_dialogs << modal->windowTitle();
                 auto* box = qobject_cast<QMessageBox*>(modal);
-                if (m_answerYes && box && box->button(QMessageBox::Yes))
-                    box->button(QMessageBox::Yes)->click();
+                m_dialogTexts << (box
+                        ? box->text() + u'\n' + box->informativeText() + u'\n' + box->detailedText()
+                        : QString());
+                m_cancelIsDefault << (box && box->defaultButton()
+                    && box->defaultButton() == box->button(QMessageBox::Cancel));
+                QAbstractButton* yes = box ? acceptingButton(box) : nullptr;
+                if (m_answerYes && yes)
+                    yes->click();
                 else
                     modal->close();
             }
@@ -90,7 +121,11 @@ private Q_SLOTS:
     void init()
     {
         m_dialogs.clear();
+        m_dialogTexts.clear();
+        m_cancelIsDefault.clear();
         m_answerYes = false;
+        // Each window starts from the settings the last one saved with: start from defaults.
+        ui::writeSettings(ui::RepackPanel().settingValues());
     }
 
     void droppedModelOpens()
@@ -376,8 +411,13 @@ private Q_SLOTS:
         QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
         QVERIFY(window.saveTo(dir.filePath(QStringLiteral("other.onnx"))));
         QVERIFY(finished.wait(60000));
-        // The worker found the file before writing anything and the window asked.
-        QCOMPARE(m_dialogs, QStringList{QStringLiteral("Overwrite data file?")});
+        // The worker found the file before writing anything and the window asked, saying that
+        // no model uses it, with Cancel as the default answer.
+        QCOMPARE(m_dialogs, QStringList{QStringLiteral("Replace data file?")});
+        QVERIFY2(m_dialogTexts.first().contains(
+                     QStringLiteral("other.onnx.data: no model in the folder uses it")),
+            qPrintable(m_dialogTexts.first()));
+        QCOMPARE(m_cancelIsDefault, QList<bool>{true});
         QCOMPARE(finished.count(), 1);
         QCOMPARE(finished.first().first().toBool(), consent);
         QVERIFY(!window.isSaving());
@@ -399,6 +439,214 @@ private Q_SLOTS:
         QCOMPARE(
             std::string(reinterpret_cast<const char*>(span.data()), span.size()), built[1].content);
         QCOMPARE(QFileInfo(dir.filePath(QStringLiteral("other.onnx.data"))).size(), qint64(8192));
+    }
+
+    // SPEC 5a "Siblings": b.onnx reads shared.data too, so replacing it needs consent that
+    // names b.onnx; declining writes nothing.
+    void siblingReadingTheDataFileIsNamedBeforeItIsReplaced()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeSharedModels(dir.path()).empty());
+        const QString path = dir.filePath(QStringLiteral("a.onnx"));
+        const auto before = uifixtures::folderContents(dir.path());
+        ui::MainWindow window;
+        QVERIFY(open(window, path));
+        window.repackPanel()->dataFileEdit()->setText(QStringLiteral("shared.data"));
+        window.repackPanel()->thresholdEdit()->setValue(1024);
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(path));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(m_dialogs, QStringList{QStringLiteral("Replace data file?")});
+        QVERIFY2(m_dialogTexts.first().contains(QStringLiteral(
+                     "b.onnx reads shared.data: after this save it would read wrong weights")),
+            qPrintable(m_dialogTexts.first()));
+        QCOMPARE(m_cancelIsDefault, QList<bool>{true});
+        QCOMPARE(finished.first().first().toBool(), false);
+        const auto after = uifixtures::folderContents(dir.path());
+        QCOMPARE(after.keys(), before.keys());
+        QVERIFY(after == before);
+        QCOMPARE(window.currentPath(), path);
+        QVERIFY(!window.isSaving());
+        QVERIFY(window.repackPanel()->isEnabled());
+    }
+
+    // SPEC 5a "Names that alias": a data file named like the model itself is refused whatever
+    // the consent, as a failed save that wrote nothing.
+    void aliasingDataNameFailsWithoutWriting()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 8192}).empty());
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        const auto before = uifixtures::folderContents(dir.path());
+        ui::MainWindow window;
+        QVERIFY(open(window, path));
+        window.repackPanel()->dataFileEdit()->setText(QStringLiteral("model.onnx"));
+        m_answerYes = true; // consent would not help
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(path));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().first().toBool(), false);
+        QCOMPARE(m_dialogs, QStringList{QStringLiteral("Save failed")});
+        QVERIFY(m_dialogTexts.first().contains(QStringLiteral("not saved")));
+        QVERIFY(uifixtures::folderContents(dir.path()) == before);
+    }
+
+    // Issue 7, case 7: the data file is replaced from outside (same size, other bytes, a new
+    // inode) and the user declines to reload. Save As must not copy the new file's bytes at
+    // the old offsets: it fails, saying the file changed, and writes nothing.
+    void saveAsRefusesADataFileReplacedSinceOpening()
+    {
+        QTemporaryDir dir;
+        QTemporaryDir out;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        ui::MainWindow window;
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+
+        const QString weights = dir.filePath(QStringLiteral("weights.bin"));
+        QFile original(weights);
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        QByteArray bytes = original.readAll();
+        original.close();
+        for (char& byte : bytes)
+            byte = char(~byte);
+        const QString replacement = dir.filePath(QStringLiteral("replacement"));
+        QFile file(replacement);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QCOMPARE(file.write(bytes), qint64(bytes.size()));
+        file.close();
+        std::error_code ec;
+        std::filesystem::rename(replacement.toStdString(), weights.toStdString(), ec);
+        QVERIFY(!ec);
+        const auto sourceBefore = uifixtures::folderContents(dir.path());
+        // The window offers to reload and the dialog closer answers No. (Should the watcher
+        // stay silent, the save below is the same as one made before it noticed.)
+        (void)QTest::qWaitFor(
+            [this] { return m_dialogs.contains(QStringLiteral("Model changed on disk")); }, 3000);
+        m_dialogs.clear();
+        m_dialogTexts.clear();
+
+        window.repackPanel()->thresholdEdit()->setValue(1);
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(out.filePath(QStringLiteral("model.onnx"))));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().first().toBool(), false);
+        QCOMPARE(m_dialogs, QStringList{QStringLiteral("Save failed")});
+        const QRegularExpression why(QStringLiteral("\\b(changed|invalidated|replaced)\\b"),
+            QRegularExpression::CaseInsensitiveOption);
+        const QString error = m_dialogTexts.first().section(u'\n', 1);
+        QVERIFY2(why.match(error).hasMatch(), qPrintable(m_dialogTexts.first()));
+        QVERIFY2(QDir(out.path())
+                     .entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot)
+                     .isEmpty(),
+            qPrintable(QDir(out.path()).entryList(QDir::AllEntries | QDir::Hidden).join(u',')));
+        QVERIFY(uifixtures::folderContents(dir.path()) == sourceBefore);
+    }
+
+    // SPEC 5a "Housekeeping": a temporary left by a save that is no longer running shows in the
+    // problems panel as a warning naming the file.
+    void leftoverTemporaryShowsAsAProblem()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        const QString leftover = QStringLiteral("weights.bin.repack-tmp-0123456789ab");
+        QFile file(dir.filePath(leftover));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray(5000, 'x'));
+        file.close();
+        ui::MainWindow window;
+        QAbstractItemModelTester tester(
+            window.problemsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+        const ui::ProblemsModel* problems = window.problemsModel();
+        QStringList codes;
+        int found = -1;
+        for (int r = 0; r < problems->rowCount(); ++r) {
+            const QString code = problems->index(r, ui::ProblemsModel::Code).data().toString();
+            codes << code;
+            if (code == QStringLiteral("leftover-temporary"))
+                found = r;
+        }
+        QVERIFY2(found >= 0, qPrintable(codes.join(u',')));
+        QCOMPARE(problems->index(found, 0).data(ui::ProblemsModel::IsErrorRole).toBool(), false);
+        QVERIFY(problems->index(found, ui::ProblemsModel::Message)
+                    .data()
+                    .toString()
+                    .contains(leftover));
+        QVERIFY(m_dialogs.isEmpty());
+    }
+
+    // SPEC 5a "After the commit point": the final rename fails once the new model is committed.
+    // The window says "saved with a warning", not "not saved", and shows the saved model.
+    void failureAfterTheCommitPointIsSavedWithAWarning()
+    {
+        QTemporaryDir dir;
+        const auto built = uifixtures::writeInlineModel(dir.path(), {100, 8192});
+        QVERIFY(!built.empty());
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        ui::MainWindow window;
+        QVERIFY(open(window, path));
+        window.repackPanel()->thresholdEdit()->setValue(4096);
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        // The core reads the fault hook on every call.
+        qputenv("ONNX_REPACK_FAIL_AT", "rename-model-final");
+        const auto unset = qScopeGuard([] { qunsetenv("ONNX_REPACK_FAIL_AT"); });
+        QVERIFY(window.saveTo(path));
+        QVERIFY(finished.wait(60000));
+        qunsetenv("ONNX_REPACK_FAIL_AT");
+        QCOMPARE(finished.first().first().toBool(), true);
+        QCOMPARE(m_dialogs, QStringList{QStringLiteral("Saved with a warning")});
+        QVERIFY2(!m_dialogTexts.first().contains(QStringLiteral("not saved")),
+            qPrintable(m_dialogTexts.first()));
+        QVERIFY(!m_dialogTexts.first().contains(QStringLiteral("unchanged")));
+        // The window shows the new layout, and the model on disk is the new one.
+        const int big = sourceRowOf(window, QStringLiteral("w1"));
+        QVERIFY(window.tensorModel()->index(big, TensorTableModel::Storage).data().toString()
+            != QStringLiteral("inline"));
+        auto saved = repack::Model::load(path.toStdString());
+        QVERIFY2(saved.ok(), saved.ok() ? "" : saved.error().message.c_str());
+        QVERIFY(saved.value()->tensors()[1].isExternal());
+        auto bytes = saved.value()->read(1);
+        QVERIFY(bytes.ok());
+        const auto span = bytes.value().bytes();
+        QCOMPARE(
+            std::string(reinterpret_cast<const char*>(span.data()), span.size()), built[1].content);
+    }
+
+    // SPEC 5a "Housekeeping": an in-place save that stops using a data file says so; with the
+    // panel's option it removes the file, else the problems panel now lists it as unused.
+    void inPlaceSaveNamesTheDataFileItNoLongerUses_data()
+    {
+        QTest::addColumn<bool>("remove");
+        QTest::addRow("kept") << false;
+        QTest::addRow("removed") << true;
+    }
+
+    void inPlaceSaveNamesTheDataFileItNoLongerUses()
+    {
+        QFETCH(bool, remove);
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        ui::MainWindow window;
+        QVERIFY(open(window, path));
+        // The default data file is model.onnx.data: weights.bin is no longer used.
+        window.repackPanel()->removeUnusedBox()->setChecked(remove);
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(path));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QVERIFY2(m_dialogs.isEmpty(), qPrintable(m_dialogs.join(u',')));
+        const QString status = window.statusBar()->currentMessage();
+        QVERIFY2(status.contains(remove ? QStringLiteral("No longer used, removed: weights.bin")
+                                        : QStringLiteral("No longer used by this model, kept: "
+                                                         "weights.bin")),
+            qPrintable(status));
+        QCOMPARE(QFileInfo::exists(dir.filePath(QStringLiteral("weights.bin"))), !remove);
+        // The snapshot taken after the save lists the folder's problems too.
+        QStringList codes;
+        for (int r = 0; r < window.problemsModel()->rowCount(); ++r)
+            codes << window.problemsModel()->index(r, ui::ProblemsModel::Code).data().toString();
+        QCOMPARE(codes.contains(QStringLiteral("unused-data-file")), !remove);
     }
 
     void cancelledSaveLeavesOriginalsIntact()

@@ -1,8 +1,9 @@
-// The repack panel: data file names validated as typed, and the widgets mapped onto the
-// core's SaveOptions.
+// The repack panel: data file names validated as typed, the widgets mapped onto the core's
+// SaveOptions, and only alignments the core accepts offered.
 #include "ui/repack_panel.h"
 #include "ui/size_edit.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
@@ -80,6 +81,39 @@ private Q_SLOTS:
         QCOMPARE(options.shardSize, uint64_t(0));
         QVERIFY(!options.checksum);
         QVERIFY(!options.force);
+        QVERIFY(!options.removeUnused); // deleting files is never the default
+    }
+
+    // SPEC 5a: an in-place save removes data files it stops using only when asked to, and
+    // never one another model uses (the tooltip says so).
+    void removeUnusedMapsOntoTheOption()
+    {
+        ui::RepackPanel panel;
+        QCheckBox* box = panel.removeUnusedBox();
+        QVERIFY(!box->isChecked());
+        QVERIFY(box->toolTip().contains(QStringLiteral("another model")));
+        QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
+        box->setChecked(true);
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(panel.options().removeUnused);
+        ui::RepackPanel restored;
+        restored.restoreSettings(panel.settingValues());
+        QVERIFY(restored.options().removeUnused);
+    }
+
+    // SPEC 5a "Limits": alignment is 0 or a power of two up to 16 MiB.
+    void alignmentOffersOnlyWhatTheCoreAccepts()
+    {
+        ui::RepackPanel panel;
+        QComboBox* box = panel.alignmentBox();
+        QVERIFY(box->count() > 1);
+        for (int i = 0; i < box->count(); ++i) {
+            box->setCurrentIndex(i);
+            const uint64_t alignment = panel.options().alignment;
+            QVERIFY2(
+                alignment == 0 || ((alignment & (alignment - 1)) == 0 && alignment <= (16u << 20)),
+                qPrintable(box->itemText(i)));
+        }
     }
 
     void settingsRoundTrip()

@@ -94,6 +94,29 @@ inline bool writeBrokenModel(const QString& dir, const std::string& location)
     return fixtures::saveModel(model, QDir(dir).filePath(QStringLiteral("broken.onnx")));
 }
 
+// Two models, a.onnx and b.onnx, each with one external tensor in the same "shared.data"
+// (a's at offset 0, b's after it). Returns the tensors' bytes {a's, b's}, empty on failure.
+inline std::vector<std::string> writeSharedModels(const QString& dir)
+{
+    fixtures::DataFileBuilder data("shared.data");
+    std::vector<std::string> contents;
+    for (const char* name : {"a", "b"}) {
+        onnx::ModelProto model = fixtures::emptyModel();
+        const std::string bytes = fixtures::patternBytes(4096, uint8_t(name[0]));
+        onnx::TensorProto tensor = fixtures::rawTensor(
+            std::string("w_") + name, onnx::TensorProto::FLOAT, {1024}, bytes);
+        data.append(tensor);
+        *model.mutable_graph()->add_initializer() = tensor;
+        if (!fixtures::saveModel(
+                model, QDir(dir).filePath(QString::fromLatin1(name) + QStringLiteral(".onnx"))))
+            return {};
+        contents.push_back(bytes);
+    }
+    if (!data.save(dir))
+        return {};
+    return contents;
+}
+
 // Every file below `dir` with its bytes, to prove a failed save changed nothing.
 inline QMap<QString, QByteArray> folderContents(const QString& dir)
 {
