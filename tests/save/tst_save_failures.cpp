@@ -1,11 +1,16 @@
 // A failed save changes nothing: the original .onnx and data files stay byte-identical (hashed
 // before and after), no temporaries are left, the message names what failed, and the
 // in-memory model is exactly as before and still readable.
+#include "core/external_data.h"
 #include "core/model.h"
 #include "core/save.h"
+#include "core/save_lock.h"
+#include "core/temp_file.h"
+#include "core/verify.h"
 #include "tests/support/save_fixtures.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -68,6 +73,12 @@ bool contains(const std::string& text, const QString& part)
     return text.find(part.toStdString()) != std::string::npos;
 }
 
+#define QVERIFY_OK(expr)                                                                           \
+    do {                                                                                           \
+        const auto& result_ = (expr);                                                              \
+        QVERIFY2(result_.ok(), result_.ok() ? "" : result_.error().message.c_str());               \
+    } while (false)
+
 } // namespace
 
 // Checks everything `before` promised; `readable` is false when the test broke the data itself.
@@ -93,6 +104,14 @@ private slots:
     void sourceTruncatedUnderneath_data();
     void sourceTruncatedUnderneath();
     void unreferencedDataFileNeedsForce();
+    void sourceRewrittenInPlaceIsNotRead_data();
+    void sourceRewrittenInPlaceIsNotRead();
+    void secondSaveOfFolderWaitsForLock();
+    void unloadNeedsConsentForForeignFile();
+    void convertToExternalNeedsConsentForForeignFile();
+    void faultAfterCommitIsWarningWithLoadableModel_data();
+    void faultAfterCommitIsWarningWithLoadableModel();
+    void faultAtCommitChangesNothing();
     void dataPathOutsideFolder_data();
     void dataPathOutsideFolder();
 };
@@ -328,4 +347,184 @@ void TestSaveFailures::dataPathOutsideFolder()
 }
 
 QTEST_GUILESS_MAIN(TestSaveFailures)
+// SPEC 5a identity: a data file rewritten by another program after the model was opened, same
+// size, other bytes (same inode, new mtime) must never be read at the old offsets, by save or
+// verify: the GUI's "reload? No" then Save As wrote the new file's bytes before.
+void TestSaveFailures::sourceRewrittenInPlaceIsNotRead_data()
+{
+    QTest::addColumn<bool>("replace"); // a new file under the name, or the old one rewritten
+    QTest::newRow("rewritten in place") << false;
+    QTest::newRow("replaced by another file") << true;
+}
+
+void TestSaveFailures::sourceRewrittenInPlaceIsNotRead()
+{
+    QFETCH(bool, replace);
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const QString data = dir.filePath("m.onnx.data");
+    const qint64 size = QFileInfo(data).size();
+    QTest::qWait(20); // a later mtime, even on coarse clocks
+    if (replace) {
+        QVERIFY(QFile::remove(data));
+    }
+    QFile file(data);
+    QVERIFY(file.open(replace ? QIODevice::WriteOnly : QIODevice::ReadWrite));
+    QVERIFY(file.write(QByteArray(size, 'z')) == size);
+    file.close();
+    const Before before = capture(dir.path(), *model);
+
+    QTemporaryDir other;
+    const QString out = other.filePath("copy.onnx");
+    auto result = save(*model, out.toStdString(), SaveOptions{});
+    QVERIFY(!result.ok());
+    QVERIFY2(contains(result.error().message, data), result.error().message.c_str());
+    QVERIFY2(contains(result.error().message, "changed"), result.error().message.c_str());
+    QCOMPARE(QDir(other.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
+    QCOMPARE(hashFolder(dir.path()), before.files);
+    QCOMPARE(model->proto().SerializeAsString(), before.proto);
+
+    const auto problems = verify(*model, VerifyOptions{});
+    QVERIFY(std::any_of(problems.begin(), problems.end(),
+        [](const Problem& p) { return p.severity == Severity::Error; }));
+    for (size_t i = 0; i < model->tensors().size(); ++i)
+        if (model->tensors()[i].isExternal())
+            QVERIFY(!model->read(i).ok()); // never the new bytes at the old offsets
+}
+
+// SPEC 5a: one save at a time. A save of a folder another save holds fails after its wait with
+// a message naming the folder, and writes nothing; it goes through once the lock is free.
+void TestSaveFailures::secondSaveOfFolderWaitsForLock()
+{
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const Before before = capture(dir.path(), *model);
+    {
+        auto held = FolderLock::acquire({dir.path().toStdString()}, 0);
+        QVERIFY(held.ok());
+        QVERIFY(FolderLock::isHeld(dir.path().toStdString()));
+        SaveOptions options;
+        options.lockWaitMs = 100;
+        QElapsedTimer clock;
+        clock.start();
+        auto busy = save(*model, path.toStdString(), options);
+        QVERIFY(!busy.ok());
+        QVERIFY(clock.elapsed() >= 90);
+        QVERIFY2(contains(busy.error().message, "another save"), busy.error().message.c_str());
+        QVERIFY_UNTOUCHED(dir.path(), *model, before, true);
+    }
+    QVERIFY(!FolderLock::isHeld(dir.path().toStdString()));
+    QVERIFY_OK(save(*model, path.toStdString(), SaveOptions{}));
+    QCOMPARE(readAllTensors(*model), before.tensors);
+}
+
+// SPEC 4 + 5: the external-data operations replace a file only when the model reads it itself.
+void TestSaveFailures::unloadNeedsConsentForForeignFile()
+{
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    QFile other(dir.filePath("other.data"));
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write(QByteArray(5000, 'x'));
+    other.close();
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const Before before = capture(dir.path(), *model);
+    auto refused = unloadFromModel(*model, dir.path().toStdString(), "other.data", 1024);
+    QVERIFY(!refused.ok());
+    QVERIFY2(contains(refused.error().message, dir.filePath("other.data")),
+        refused.error().message.c_str());
+    QVERIFY_UNTOUCHED(dir.path(), *model, before, true);
+
+    SaveOptions force;
+    force.force = true;
+    QVERIFY_OK(unloadFromModel(*model, dir.path().toStdString(), "other.data", 1024, force));
+    QCOMPARE(readAllTensors(*model), before.tensors);
+}
+
+void TestSaveFailures::convertToExternalNeedsConsentForForeignFile()
+{
+    QTemporaryDir dir;
+    QFile other(dir.filePath("w.bin"));
+    QVERIFY(other.open(QIODevice::WriteOnly));
+    other.write(QByteArray(64, 'x'));
+    other.close();
+    std::vector<onnx::TensorProto> tensors(1);
+    tensors[0].set_name("t");
+    tensors[0].set_data_type(2);
+    tensors[0].add_dims(4096);
+    tensors[0].set_raw_data(tensorContent(0, 4096));
+    auto refused = convertTensorsToExternal(tensors, dir.path().toStdString(), "w.bin");
+    QVERIFY(!refused.ok());
+    QCOMPARE(fileContents(dir.filePath("w.bin")), QByteArray(64, 'x'));
+    SaveOptions force;
+    force.force = true;
+    auto forced = convertTensorsToExternal(tensors, dir.path().toStdString(), "w.bin", force);
+    QVERIFY_OK(forced);
+    QCOMPARE(fileContents(dir.filePath("w.bin")).toStdString(), tensorContent(0, 4096));
+}
+
+// SPEC 5a: after the commit point nothing committed is deleted; a failed step is a warning and
+// the model on disk (and in memory) is the new one, complete.
+void TestSaveFailures::faultAfterCommitIsWarningWithLoadableModel_data()
+{
+    QTest::addColumn<QByteArray>("fault");
+    QTest::addColumn<bool>("temporaryNames"); // the saved model names its data by temp names
+    QTest::newRow("folder fsync") << QByteArray("fsync-dir") << false;
+    QTest::newRow("no hard links") << QByteArray("link-data") << true;
+    QTest::newRow("data rename") << QByteArray("rename-data") << true;
+    QTest::newRow("final model rename") << QByteArray("rename-model-final") << true;
+    QTest::newRow("temporary unlink") << QByteArray("unlink-temp") << false;
+}
+
+void TestSaveFailures::faultAfterCommitIsWarningWithLoadableModel()
+{
+    QFETCH(QByteArray, fault);
+    QFETCH(bool, temporaryNames);
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const auto expected = readAllTensors(*model);
+    qputenv("ONNX_REPACK_FAIL_AT", fault);
+    auto report = save(*model, path.toStdString(), SaveOptions{});
+    qunsetenv("ONNX_REPACK_FAIL_AT");
+    QVERIFY_OK(report);
+    QVERIFY(!report->warnings.empty());
+    QCOMPARE(readAllTensors(*model), expected);
+    auto reloaded = loadModel(path);
+    QVERIFY(reloaded);
+    QVERIFY(!reloaded->hasErrors());
+    QCOMPARE(readAllTensors(*reloaded), expected);
+    QCOMPARE(reloaded->proto().SerializeAsString(), model->proto().SerializeAsString());
+    bool namesTemp = false;
+    for (const auto& t : reloaded->tensors())
+        namesTemp |= t.isExternal() && isTempName(t.external.location);
+    QCOMPARE(namesTemp, temporaryNames);
+    // A second save finishes the job: final names, no temporaries left.
+    QVERIFY_OK(save(*reloaded, path.toStdString(), SaveOptions{}));
+    QCOMPARE(saveTempsIn(dir.path()), QStringList());
+    QCOMPARE(readAllTensors(*loadModel(path)), expected);
+}
+
+void TestSaveFailures::faultAtCommitChangesNothing()
+{
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const Before before = capture(dir.path(), *model);
+    qputenv("ONNX_REPACK_FAIL_AT", "rename-model-temp");
+    SaveOptions options;
+    options.alignment = 0;
+    auto result = save(*model, path.toStdString(), options);
+    qunsetenv("ONNX_REPACK_FAIL_AT");
+    QVERIFY(!result.ok());
+    QVERIFY_UNTOUCHED(dir.path(), *model, before, true);
+}
+
 #include "tst_save_failures.moc"
