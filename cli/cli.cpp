@@ -15,7 +15,7 @@ int run(int argc, const char* const* argv)
     app.require_subcommand(1);
     app.set_version_flag("--version", "onnx-repack 0.1.0");
     std::vector<Command> commands;
-    for (auto add : {addInspect, addVerify, addRepack, addDiff})
+    for (auto add : {addInspect, addVerify, addRepack, addDiff, addClean})
         commands.push_back(add(app));
     try {
         app.parse(argc, argv);
@@ -25,7 +25,7 @@ int run(int argc, const char* const* argv)
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
         std::cerr << "onnx-repack: " << e.what() << "\n"
-                  << "usage: onnx-repack {inspect|verify|repack|diff} ... (see --help)\n";
+                  << "usage: onnx-repack {inspect|verify|repack|diff|clean} ... (see --help)\n";
         return Usage;
     }
     for (const auto& command : commands)

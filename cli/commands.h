@@ -19,5 +19,6 @@ Command addInspect(CLI::App& app);
 Command addVerify(CLI::App& app);
 Command addRepack(CLI::App& app);
 Command addDiff(CLI::App& app);
+Command addClean(CLI::App& app);
 
 } // namespace repack::cli

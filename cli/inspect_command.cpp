@@ -4,6 +4,7 @@
 
 #include "core/dtype.h"
 #include "core/file_layout.h"
+#include "core/folder_scan.h"
 #include "core/format.h"
 #include "core/model.h"
 #include "core/report.h"
@@ -28,7 +29,7 @@ std::string percent(uint64_t part, uint64_t whole)
     return text;
 }
 
-void printText(const Model& model, std::ostream& out)
+void printText(const Model& model, const std::vector<Problem>& problems, std::ostream& out)
 {
     const auto& proto = model.proto();
     out << "Model " << model.path().string() << "  (IR " << proto.ir_version();
@@ -73,9 +74,9 @@ void printText(const Model& model, std::ostream& out)
             out << ", overlapping " << formatBytes(f.overlappingBytes);
         out << '\n';
     }
-    if (!model.problems().empty()) {
-        out << "\n" << model.problems().size() << " problem(s):\n";
-        for (const auto& p : model.problems())
+    if (!problems.empty()) {
+        out << "\n" << problems.size() << " problem(s):\n";
+        for (const auto& p : problems)
             out << severityName(p.severity) << ": " << p.code << ": " << p.message << '\n';
     }
 }
@@ -89,10 +90,15 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
         err << "onnx-repack: " << model.error().message << '\n';
         return Failed;
     }
-    if (json)
-        out << inspectJson(**model).dump(2) << '\n';
-    else
-        printText(**model, out);
+    // The folder's housekeeping (leftovers, unused or hard-linked data) is only ever warnings.
+    const std::vector<Problem> folderProblems = housekeepingProblems(**model);
+    if (json) {
+        out << inspectJson(**model, folderProblems).dump(2) << '\n';
+    } else {
+        std::vector<Problem> problems = (*model)->problems();
+        problems.insert(problems.end(), folderProblems.begin(), folderProblems.end());
+        printText(**model, problems, out);
+    }
     return (*model)->hasErrors() ? Failed : Ok; // the listing is complete either way
 }
 

@@ -1,6 +1,7 @@
 #include "cli.h"
 #include "commands.h"
 
+#include "core/folder_scan.h"
 #include "core/model.h"
 #include "core/report.h"
 #include "core/verify.h"
@@ -22,7 +23,9 @@ int verifyModel(const std::string& path, bool json)
         std::cerr << "onnx-repack: " << model.error().message << '\n';
         return Failed;
     }
-    const std::vector<Problem> problems = verify(**model);
+    std::vector<Problem> problems = verify(**model);
+    for (auto& p : housekeepingProblems(**model)) // warnings: the exit code stays the data's
+        problems.push_back(std::move(p));
     const bool failed = std::any_of(problems.begin(), problems.end(),
         [](const Problem& p) { return p.severity == Severity::Error; });
     if (json) {

@@ -17,7 +17,7 @@ class Model;
 // external tensor that reads `file` (same device and inode, symlinks followed; `file` itself
 // may be a symlink). A model file is parsed only when its bytes contain the file's name or the
 // name of a symlink in `dir` that leads to it, so a folder of large models is scanned at
-// memory speed.
+// memory speed. A model that does not load reads nothing; `file` missing: none. Never throws.
 std::vector<std::filesystem::path> modelsReferencing(const std::filesystem::path& dir,
     const std::filesystem::path& file, const std::vector<std::filesystem::path>& exclude = {});
 
@@ -26,26 +26,32 @@ struct FolderEntry {
     uint64_t bytes = 0;
 };
 
+// The folder is the model's base directory plus the subfolders of it that hold the model's data
+// files (`--data weights/w.bin`); "the models in the folder" are the .onnx files directly in the
+// base directory, each parsed at most once per scan and only when its bytes name a candidate.
 struct FolderReport {
     // Temporaries of saves no longer running (the folder's lock is free) that no model in the
-    // folder references.
+    // folder names (by path, symlinks resolved: a temporary that is only another link to a file
+    // a model reads under its final name is still a leftover).
     std::vector<FolderEntry> leftovers;
-    // Data files (by name: *.data, *.onnx_data, *.onnx_data_N, *.bin, ...) that no model in the
-    // folder references.
+    // Data files (by name: *.data, *.onnx_data, *.onnx_data_N, *.bin, shards, ...) whose file
+    // (device and inode) no model in the folder reads under any name.
     std::vector<FolderEntry> unusedData;
     // Data files `model` reads that have more than one hard link.
     std::vector<FolderEntry> hardLinked;
 };
 
-// Scans the folder of `model` (its base directory).
+// Scans the folder of `model` (its base directory). `model`'s own references come from memory,
+// so an unsaved change counts. Never throws; what cannot be read is left out.
 FolderReport scanFolder(const Model& model);
 
 // scanFolder as warnings with codes leftover-temporary, unused-data-file, hard-linked-data.
 std::vector<Problem> housekeepingProblems(const Model& model);
 
 // `onnx-repack clean`: under the folder's lock, removes the leftovers of dead saves in the
-// folder of `modelPath` (never a temporary some model there references). Returns what it
-// removed.
+// folder of `modelPath` (never a temporary some model there references) and syncs the folder.
+// Returns what it removed; fails without removing anything when a save holds the lock
+// ("another save is running in ...") or the model does not load.
 Result<std::vector<FolderEntry>> removeLeftovers(const std::filesystem::path& modelPath);
 
 } // namespace repack

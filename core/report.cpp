@@ -67,7 +67,7 @@ Json problemsJson(const std::vector<Problem>& problems)
     return out;
 }
 
-Json inspectJson(const Model& model)
+Json inspectJson(const Model& model, const std::vector<Problem>& folderProblems)
 {
     Json tensors = Json::array();
     uint64_t inlineBytes = 0;
@@ -76,6 +76,8 @@ Json inspectJson(const Model& model)
         tensors.push_back(tensorJson(t));
         (t.isExternal() ? externalBytes : inlineBytes) += t.byteSize();
     }
+    std::vector<Problem> problems = model.problems();
+    problems.insert(problems.end(), folderProblems.begin(), folderProblems.end());
     Json files = Json::array();
     for (const auto& f : computeLayout(model))
         files.push_back({{"location", f.location}, {"bytes", f.bytes},
@@ -86,7 +88,7 @@ Json inspectJson(const Model& model)
         {"totals",
             {{"tensors", model.tensors().size()}, {"inline_bytes", inlineBytes},
                 {"external_bytes", externalBytes}}},
-        {"problems", problemsJson(model.problems())}};
+        {"problems", problemsJson(problems)}};
 }
 
 Json verifyJson(const Model& model, const std::vector<Problem>& problems)

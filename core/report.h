@@ -16,7 +16,9 @@ inline constexpr const char* kVerifySchema = "onnx-repack/verify/1";
 
 nlohmann::ordered_json modelJson(const Model& model);
 nlohmann::ordered_json problemsJson(const std::vector<Problem>& problems);
-nlohmann::ordered_json inspectJson(const Model& model);
+// `folderProblems` (housekeeping of the model's folder) follow the model's own problems.
+nlohmann::ordered_json inspectJson(
+    const Model& model, const std::vector<Problem>& folderProblems = {});
 nlohmann::ordered_json verifyJson(const Model& model, const std::vector<Problem>& problems);
 
 } // namespace repack
