@@ -21,6 +21,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <unistd.h>
@@ -63,17 +64,23 @@ public:
     bool check(Status status, const std::string& consequence)
     {
         if (!status)
-            m_warnings.push_back(status.error().message + "; " + consequence);
+            add(status.error().message + "; " + consequence);
         return status.ok();
     }
     void unlinkFile(const fs::path& path, const char* fault, const std::string& consequence)
     {
         if (failPoint(fault) || ::unlink(path.c_str()) != 0)
-            m_warnings.push_back(systemMessage("cannot remove", path, failPoint(fault) ? EIO : -1)
-                + "; " + consequence);
+            add(systemMessage("cannot remove", path, failPoint(fault) ? EIO : -1) + "; "
+                + consequence);
     }
 
 private:
+    void add(std::string warning) // once: the same folder may fail to sync at every step
+    {
+        if (std::find(m_warnings.begin(), m_warnings.end(), warning) == m_warnings.end())
+            m_warnings.push_back(std::move(warning));
+    }
+
     std::vector<std::string>& m_warnings;
 };
 

@@ -34,6 +34,8 @@ Result<FolderLock> FolderLock::acquire(
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(waitMs);
     for (const auto& dir : real) {
         auto fd = UniqueFd::openDirectory(dir);
+        if (!fd && errno == EACCES)
+            continue; // a folder we may write but not list: nothing to lock it by (see header)
         if (!fd)
             return fd.error();
         while (::flock(fd->get(), LOCK_EX | LOCK_NB) != 0) {

@@ -2,7 +2,9 @@
 // every folder it writes into, for as long as its temporaries may exist. Whoever holds a
 // folder's lock knows that every temporary in it belongs to a save that is no longer running.
 // flock locks belong to open file descriptions, so two saves in one process exclude each
-// other too; the kernel drops the lock when a killed process's descriptors close.
+// other too; the kernel drops the lock when a killed process's descriptors close. A folder the
+// user may write into but not list (mode -wx) cannot be opened to lock it: saves there are not
+// serialized, as they cannot be listed for siblings or leftovers either.
 #pragma once
 
 #include "posix_file.h"

@@ -65,9 +65,11 @@ Result<std::vector<DataTarget>> writeDataTemps(
         folders.insert(target.finalPath.parent_path());
         targets.push_back(std::move(target));
     }
-    // The temporaries' names must be durable before a model that names them is committed.
+    // The temporaries' names must be durable before a model that names them is committed. A
+    // folder that may be written but not listed cannot be synced at all; the commit's own sync
+    // then reports that as a warning.
     for (const auto& folder : folders)
-        if (Status s = fsyncDirectory(folder); !s)
+        if (Status s = fsyncDirectory(folder); !s && errno != EACCES)
             return s.error();
     return targets;
 }
