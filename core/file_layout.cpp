@@ -1,5 +1,7 @@
 #include "file_layout.h"
 
+#include "save_options.h"
+
 #include "model.h"
 
 #include <algorithm>
@@ -9,9 +11,10 @@
 namespace repack {
 namespace {
 
+// The alignment an offset satisfies, up to the largest a save may use: a gap shorter than it
+// before a tensor is padding, not orphaned bytes.
 uint64_t alignmentOf(uint64_t offset)
 {
-    constexpr uint64_t kMaxAlignment = 64 * 1024;
     if (offset == 0)
         return kMaxAlignment;
     return std::min(offset & (~offset + 1), kMaxAlignment);

@@ -12,6 +12,9 @@ namespace repack {
 
 enum class TensorOrder { Declaration, SizeAscending };
 
+// The largest offset alignment a save accepts (SPEC 5a); larger ones only make sparse files.
+inline constexpr uint64_t kMaxAlignment = 16u << 20;
+
 // One tensor's destination. Auto follows the threshold rule of SPEC section 5.
 enum class Placement { Auto, Inline, External };
 

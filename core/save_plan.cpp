@@ -14,7 +14,6 @@ namespace repack {
 namespace {
 
 constexpr uint64_t kProtobufLimit = 2ull << 30;
-constexpr uint64_t kMaxAlignment = 16u << 20;
 
 uint64_t alignUp(uint64_t value, uint64_t alignment)
 {

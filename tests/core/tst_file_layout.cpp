@@ -43,6 +43,10 @@ void TestFileLayout::accounting_data()
     QTest::newRow("aligned to 4096 with zero padding")
         << Placements{{0, 1000}, {4096, 2000}, {8192, 10}} << 8202ull << 3010ull
         << (3096ull + 2096ull) << 0ull << 0ull;
+    // A save may align up to 16 MiB (SPEC 5a): the gap before a tensor at 1 MiB is padding.
+    QTest::newRow("aligned to 1 MiB")
+        << Placements{{0, 1000}, {1ull << 20, 10}} << ((1ull << 20) + 10) << 1010ull
+        << ((1ull << 20) - 1000) << 0ull << 0ull;
     // 5001 junk bytes where a removed tensor lived; the next offset (odd) is not aligned.
     QTest::newRow("orphaned gap") << Placements{{0, 100}, {5101, 100}} << 5201ull << 200ull << 0ull
                                   << 5001ull << 0ull;
