@@ -150,7 +150,7 @@ Result<std::vector<onnx::TensorProto>> convertTensorsToExternal(
         return s.error();
     SaveOptions options = given;
     options.dataFile = relativePath;
-    options.plan.assign(model->tensors().size(), Placement::External);
+    options.plan.assign(model->tensors().size(), TensorPlacement(Placement::External));
     auto plan = planSave(*model, baseDir / "model.onnx", options);
     if (!plan)
         return plan.error();

@@ -18,6 +18,20 @@ inline constexpr uint64_t kMaxAlignment = 16u << 20;
 // One tensor's destination. Auto follows the threshold rule of SPEC section 5.
 enum class Placement { Auto, Inline, External };
 
+// A pinned destination (SPEC 5b): Inline, or External into `location` (a data file name
+// relative to the model's folder; empty = the save's data file, sharded like unpinned tensors).
+struct TensorPlacement {
+    Placement kind = Placement::Auto;
+    std::string location;
+    TensorPlacement() = default;
+    TensorPlacement(Placement k, std::string where = {})
+        : kind(k)
+        , location(std::move(where))
+    {
+    }
+    bool operator==(const TensorPlacement&) const = default;
+};
+
 struct SaveOptions {
     // Data file path relative to the output model's folder; empty: "<model file name>.data".
     std::string dataFile;
@@ -39,7 +53,7 @@ struct SaveOptions {
     // How long to wait for another save of the same folder to finish (SPEC 5a: one save at a
     // time) before failing with a clear message.
     int lockWaitMs = 30000;
-    std::vector<Placement> plan; // per index of Model::tensors(); empty = all Auto
+    std::vector<TensorPlacement> plan; // per index of Model::tensors(); empty = all Auto
 
     ProgressCallback progress;
     const CancelToken* cancel = nullptr;

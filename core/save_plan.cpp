@@ -86,7 +86,7 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
     std::vector<size_t> external;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorInfo& t = tensors[i];
-        Placement placement = options.plan.empty() ? Placement::Auto : options.plan[i];
+        Placement placement = options.plan.empty() ? Placement::Auto : options.plan[i].kind;
         if (!t.isExternal() && corrupt.count(t.qualifiedName())) {
             if (!options.allowCorrupt)
                 return Error{t.qualifiedName()
@@ -121,27 +121,63 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         std::stable_sort(external.begin(), external.end(),
             [&](size_t a, size_t b) { return tensors[a].byteSize() < tensors[b].byteSize(); });
 
+    // Tensors pinned to a named file go there; the others into the save's data file, sharded.
+    // Named files follow the default one, in the order their first tensor comes.
+    std::vector<size_t> unpinned;
+    std::vector<std::string> pinnedNames;
+    std::vector<std::vector<size_t>> pinned;
+    for (size_t i : external) {
+        const std::string& where = options.plan.empty() ? std::string() : options.plan[i].location;
+        if (where.empty()
+            || fs::path(where).lexically_normal() == fs::path(dataFile).lexically_normal()) {
+            unpinned.push_back(i);
+            continue;
+        }
+        auto it = std::find(pinnedNames.begin(), pinnedNames.end(), where);
+        if (it == pinnedNames.end()) {
+            if (Status s = checkDataFileName(where); !s)
+                return Error{tensors[i].qualifiedName() + ": " + s.error().message};
+            pinnedNames.push_back(where);
+            pinned.emplace_back();
+            it = pinnedNames.end() - 1;
+        }
+        pinned[static_cast<size_t>(it - pinnedNames.begin())].push_back(i);
+    }
+
     // Lay tensors out file by file; a tensor that does not fit the current shard starts a new
     // one, so a tensor larger than the shard size gets a shard of its own.
-    std::vector<std::vector<size_t>> files(external.empty() ? 0 : 1);
-    std::vector<uint64_t> ends(files.size(), 0);
-    for (size_t i : external) {
-        const uint64_t bytes = tensors[i].byteSize();
-        const bool aligned = options.alignment && bytes >= options.alignThreshold;
-        uint64_t offset = aligned ? alignUp(ends.back(), options.alignment) : ends.back();
-        if (options.shardSize && !files.back().empty() && offset + bytes > options.shardSize) {
-            files.emplace_back();
-            ends.push_back(0);
-            offset = 0;
+    auto place = [&](const std::vector<size_t>& group, uint64_t shardSize) {
+        const size_t first = plan.fileOrder.size();
+        for (size_t i : group) {
+            const uint64_t bytes = tensors[i].byteSize();
+            const bool aligned = options.alignment && bytes >= options.alignThreshold;
+            if (plan.fileOrder.size() == first) {
+                plan.fileOrder.emplace_back();
+                plan.fileBytes.push_back(0);
+            }
+            uint64_t offset = aligned ? alignUp(plan.fileBytes.back(), options.alignment)
+                                      : plan.fileBytes.back();
+            if (shardSize && !plan.fileOrder.back().empty() && offset + bytes > shardSize) {
+                plan.fileOrder.emplace_back();
+                plan.fileBytes.push_back(0);
+                offset = 0;
+            }
+            plan.fileOrder.back().push_back(i);
+            plan.tensors[i] = {true, static_cast<int>(plan.fileOrder.size() - 1), offset, bytes};
+            plan.fileBytes.back() = offset + bytes;
         }
-        files.back().push_back(i);
-        plan.tensors[i] = {true, static_cast<int>(files.size() - 1), offset, bytes};
-        ends.back() = offset + bytes;
+        return plan.fileOrder.size() - first;
+    };
+    const size_t shards = place(unpinned, options.shardSize);
+    for (size_t f = 0; f < shards; ++f)
+        plan.files.push_back(shardName(dataFile, f, shards));
+    for (size_t g = 0; g < pinned.size(); ++g) {
+        place(pinned[g], 0);
+        plan.files.push_back(pinnedNames[g]);
     }
-    for (size_t f = 0; f < files.size(); ++f)
-        plan.files.push_back(shardName(dataFile, f, files.size()));
-    plan.fileBytes = std::move(ends);
-    plan.fileOrder = std::move(files);
+    for (const auto& name : plan.files)
+        if (std::count(plan.files.begin(), plan.files.end(), name) > 1)
+            return Error{"data file '" + name + "' is both a shard and a pinned destination"};
     return plan;
 }
 

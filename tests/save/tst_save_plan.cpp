@@ -64,6 +64,9 @@ private slots:
     void shardsSplitAtLimit_data();
     void shardsSplitAtLimit();
     void explicitPlanOverridesThreshold();
+    void pinnedFilesGetTheirTensors();
+    void pinnedFileNamesAreChecked_data();
+    void pinnedFileNamesAreChecked();
     void allInlinePast2GiBFails();
     void dataFileOutsideFolderFails_data();
     void dataFileOutsideFolderFails();
@@ -290,7 +293,8 @@ void TestSavePlan::explicitPlanOverridesThreshold()
 {
     auto model = uint8Model({10, 5000, 5000, 10});
     SaveOptions options;
-    options.plan = {Placement::External, Placement::Inline, Placement::Auto, Placement::Auto};
+    options.plan
+        = {{Placement::External}, {Placement::Inline}, {Placement::Auto}, {Placement::Auto}};
     auto plan = planSave(*model, "/x/m.onnx", options);
     QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
     QCOMPARE(plan->tensors[0].external, true); // forced out, though below the threshold
@@ -299,6 +303,52 @@ void TestSavePlan::explicitPlanOverridesThreshold()
     QCOMPARE(plan->tensors[3].external, false); // rule
     QCOMPARE(plan->externalBytes, 5010u);
     QCOMPARE(plan->inlineBytes, 5010u);
+}
+
+// SPEC 5b: a tensor pinned to a named data file goes there; unpinned external tensors (and
+// those pinned to the save's own data file) go to the data file; named files come after it.
+void TestSavePlan::pinnedFilesGetTheirTensors()
+{
+    auto model = uint8Model({5000, 6000, 7000, 10, 8000});
+    SaveOptions options;
+    options.dataFile = "w.bin";
+    options.alignment = 0;
+    options.plan
+        = {{Placement::External, "extra.bin"}, {Placement::Auto}, {Placement::External, "w.bin"},
+            {Placement::External, "extra.bin"}, {Placement::External, "sub/other.bin"}};
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QCOMPARE(plan->files, (std::vector<std::string>{"w.bin", "extra.bin", "sub/other.bin"}));
+    const std::vector<int> file{1, 0, 0, 1, 2};
+    const std::vector<uint64_t> offset{0, 0, 6000, 5000, 0};
+    for (size_t i = 0; i < file.size(); ++i) {
+        QVERIFY(plan->tensors[i].external);
+        QCOMPARE(plan->tensors[i].file, file[i]);
+        QCOMPARE(plan->tensors[i].offset, offset[i]);
+    }
+    QCOMPARE(plan->fileBytes, (std::vector<uint64_t>{13000, 5010, 8000}));
+}
+
+void TestSavePlan::pinnedFileNamesAreChecked_data()
+{
+    QTest::addColumn<QString>("location");
+    QTest::newRow("escapes the folder") << "../x.bin";
+    QTest::newRow("absolute") << "/tmp/x.bin";
+    QTest::newRow("a folder") << "sub/";
+    QTest::newRow("a shard's name") << "w-00001-of-00002.bin";
+}
+
+void TestSavePlan::pinnedFileNamesAreChecked()
+{
+    QFETCH(QString, location);
+    auto model = uint8Model({5000, 6000, 7000});
+    SaveOptions options;
+    options.dataFile = "w.bin";
+    options.shardSize = 8000;
+    options.plan
+        = {{Placement::Auto}, {Placement::Auto}, {Placement::External, location.toStdString()}};
+    auto plan = planSave(*model, "/x/m.onnx", options);
+    QVERIFY(!plan.ok());
 }
 
 void TestSavePlan::allInlinePast2GiBFails()
