@@ -1,5 +1,6 @@
 #include "diff.h"
 
+#include "data_file.h"
 #include "model.h"
 
 #include <algorithm>
@@ -9,12 +10,42 @@
 namespace repack {
 namespace {
 
-Result<bool> sameContent(const Model& a, size_t ia, const Model& b, size_t ib)
+constexpr size_t kCompareChunk = 16u << 20; // progress and cancel between chunks this big
+
+bool sameExternalPlace(const TensorInfo& a, const TensorInfo& b)
 {
-    const TensorInfo& ta = a.tensors()[ia];
-    const TensorInfo& tb = b.tensors()[ib];
-    if (ta.dataType != tb.dataType || ta.shape != tb.shape || ta.bytes != tb.bytes)
+    return a.external.location == b.external.location && a.external.offset == b.external.offset;
+}
+
+// Both tensors are the same byte range of the same file, as both models opened it: equal
+// without reading. The DataFile identity (device, inode, size, mtime) tells the file apart
+// from a copy or a replacement at the same name.
+bool sameFileRange(const TensorInfo& a, const TensorInfo& b)
+{
+    if (!a.isExternal() || !b.isExternal() || !a.external.file || !b.external.file)
         return false;
+    return a.external.file->identity() == b.external.file->identity()
+        && a.external.offset == b.external.offset && a.bytes && a.bytes == b.bytes;
+}
+
+bool sameShape(const TensorInfo& a, const TensorInfo& b)
+{
+    return a.dataType == b.dataType && a.shape == b.shape && a.bytes == b.bytes;
+}
+
+DiffStatus placeStatus(const TensorInfo& a, const TensorInfo& b)
+{
+    if (a.isExternal() != b.isExternal())
+        return DiffStatus::StorageChanged;
+    if (a.isExternal() && !sameExternalPlace(a, b))
+        return DiffStatus::Moved;
+    return DiffStatus::Unchanged;
+}
+
+// Compares the bytes of a.tensors()[ia] and b.tensors()[ib] chunk by chunk, adding to `done`.
+Result<bool> sameBytes(const Model& a, size_t ia, const Model& b, size_t ib,
+    const DiffOptions& options, Progress& progress)
+{
     auto ba = a.read(ia);
     if (!ba)
         return ba.error();
@@ -23,51 +54,72 @@ Result<bool> sameContent(const Model& a, size_t ia, const Model& b, size_t ib)
         return bb.error();
     const auto va = ba->bytes();
     const auto vb = bb->bytes();
-    return va.size() == vb.size()
-        && (va.empty() || std::memcmp(va.data(), vb.data(), va.size()) == 0);
-}
-
-bool sameExternalPlace(const TensorInfo& a, const TensorInfo& b)
-{
-    return a.external.location == b.external.location && a.external.offset == b.external.offset;
+    if (va.size() != vb.size())
+        return false;
+    for (size_t at = 0; at < va.size(); at += kCompareChunk) {
+        if (options.cancel && options.cancel->isCancelled())
+            return Error{"cancelled"};
+        const size_t n = std::min(kCompareChunk, va.size() - at);
+        const bool equal = std::memcmp(va.data() + at, vb.data() + at, n) == 0;
+        progress.bytesDone += n;
+        if (options.progress)
+            options.progress(progress);
+        if (!equal)
+            return false;
+    }
+    return true;
 }
 
 } // namespace
 
-Result<std::vector<DiffEntry>> diffModels(const Model& a, const Model& b)
+Result<std::vector<DiffEntry>> diffModels(
+    const Model& a, const Model& b, const DiffOptions& options)
 {
+    const auto& ta = a.tensors();
+    const auto& tb = b.tensors();
     std::unordered_map<std::string, size_t> inB;
-    for (size_t i = 0; i < b.tensors().size(); ++i)
-        inB.emplace(b.tensors()[i].qualifiedName(), i);
-    std::vector<bool> matched(b.tensors().size(), false);
+    inB.reserve(tb.size());
+    for (size_t i = 0; i < tb.size(); ++i)
+        inB.emplace(tb[i].qualifiedName(), i);
+    std::vector<bool> matched(tb.size(), false);
     std::vector<DiffEntry> out;
-    for (size_t i = 0; i < a.tensors().size(); ++i) {
-        const TensorInfo& ta = a.tensors()[i];
-        DiffEntry entry{DiffStatus::Removed, ta.scope, ta.name, static_cast<int>(i), -1};
-        auto it = inB.find(ta.qualifiedName());
+    out.reserve(ta.size());
+    std::vector<size_t> toRead; // entries whose bytes must be compared
+    Progress progress;
+    for (size_t i = 0; i < ta.size(); ++i) {
+        DiffEntry entry{DiffStatus::Removed, ta[i].scope, ta[i].name, static_cast<int>(i), -1};
+        auto it = inB.find(ta[i].qualifiedName());
         if (it != inB.end() && !matched[it->second]) {
             const size_t j = it->second;
             matched[j] = true;
             entry.b = static_cast<int>(j);
-            const TensorInfo& tb = b.tensors()[j];
-            auto same = sameContent(a, i, b, j);
-            if (!same)
-                return same.error();
-            if (!*same)
+            if (!sameShape(ta[i], tb[j])) {
                 entry.status = DiffStatus::ContentChanged;
-            else if (ta.isExternal() != tb.isExternal())
-                entry.status = DiffStatus::StorageChanged;
-            else if (ta.isExternal() && !sameExternalPlace(ta, tb))
-                entry.status = DiffStatus::Moved;
-            else
-                entry.status = DiffStatus::Unchanged;
+            } else {
+                entry.status = placeStatus(ta[i], tb[j]);
+                if (options.compareContent && !sameFileRange(ta[i], tb[j])) {
+                    toRead.push_back(out.size());
+                    progress.bytesTotal += ta[i].byteSize();
+                }
+            }
         }
         out.push_back(std::move(entry));
     }
-    for (size_t j = 0; j < b.tensors().size(); ++j)
+    for (size_t e : toRead) {
+        if (options.cancel && options.cancel->isCancelled())
+            return Error{"cancelled"};
+        DiffEntry& entry = out[e];
+        progress.tensor = entry.name;
+        auto same = sameBytes(
+            a, static_cast<size_t>(entry.a), b, static_cast<size_t>(entry.b), options, progress);
+        if (!same)
+            return same.error();
+        if (!*same)
+            entry.status = DiffStatus::ContentChanged;
+    }
+    for (size_t j = 0; j < tb.size(); ++j)
         if (!matched[j])
-            out.push_back({DiffStatus::Added, b.tensors()[j].scope, b.tensors()[j].name, -1,
-                static_cast<int>(j)});
+            out.push_back({DiffStatus::Added, tb[j].scope, tb[j].name, -1, static_cast<int>(j)});
     return out;
 }
 
