@@ -20,40 +20,71 @@ namespace repack {
 
 Model::~Model() = default;
 
+namespace {
+
+// Parses the model file open on `fd`.
+Result<std::unique_ptr<onnx::ModelProto>> parseModel(int fd, const fs::path& path)
+{
+    auto proto = std::make_unique<onnx::ModelProto>();
+    // Streamed from the descriptor: peak memory is the parsed model, not twice the file.
+    AlignedInputStream stream(fd, path);
+    google::protobuf::io::CodedInputStream coded(&stream);
+    coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+        return Error{path.string() + ": not a valid ONNX model (malformed or truncated protobuf)"};
+    if (!stream.error().empty())
+        return Error{stream.error()};
+    if (!proto->has_graph() && proto->functions_size() == 0)
+        return Error{path.string() + ": not an ONNX model (no graph and no functions)"};
+    return proto;
+}
+
+// Whether `path` still names the file with `identity`.
+bool stillNames(const fs::path& path, const FileIdentity& identity)
+{
+    auto fd = UniqueFd::openRead(path);
+    if (!fd)
+        return false;
+    auto now = identityOf(fd->get());
+    return now && *now == identity;
+}
+
+constexpr int kLoadAttempts = 8;
+
+} // namespace
+
 Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
 {
     std::error_code ec;
     if (fs::is_directory(path, ec))
         return Error{path.string() + ": is a directory, not an ONNX model file"};
-    auto fd = UniqueFd::openRead(path);
-    if (!fd)
-        return fd.error();
-    auto size = fd->size();
-    if (!size)
-        return Error{path.string() + ": " + size.error().message};
+    // A save may replace the model and then its data files while we read: data validated
+    // after the model file was replaced could be the new data under the old model's offsets.
+    // So the model file must still be the one parsed once its data files are validated;
+    // otherwise read it again (a save's steps are short).
+    for (int attempt = 0; attempt < kLoadAttempts; ++attempt) {
+        auto fd = UniqueFd::openRead(path);
+        if (!fd)
+            return fd.error();
+        auto identity = identityOf(fd->get());
+        if (!identity)
+            return Error{path.string() + ": " + identity.error().message};
+        auto proto = parseModel(fd->get(), path);
+        if (!proto)
+            return proto.error();
 
-    auto proto = std::make_unique<onnx::ModelProto>();
-    {
-        // Streamed from the descriptor: peak memory is the parsed model, not twice the file.
-        AlignedInputStream stream(fd->get(), path);
-        google::protobuf::io::CodedInputStream coded(&stream);
-        coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
-        if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-            return Error{
-                path.string() + ": not a valid ONNX model (malformed or truncated protobuf)"};
-        if (!stream.error().empty())
-            return Error{stream.error()};
+        std::unique_ptr<Model> model(new Model);
+        model->m_proto = std::move(*proto);
+        model->m_path = fs::absolute(path).lexically_normal();
+        model->m_fileBytes = identity->size;
+        model->m_baseDir = model->m_path.parent_path();
+        model->reindex();
+        if (stillNames(path, *identity))
+            return model;
     }
-    if (!proto->has_graph() && proto->functions_size() == 0)
-        return Error{path.string() + ": not an ONNX model (no graph and no functions)"};
-
-    std::unique_ptr<Model> model(new Model);
-    model->m_proto = std::move(proto);
-    model->m_path = fs::absolute(path).lexically_normal();
-    model->m_fileBytes = *size;
-    model->m_baseDir = model->m_path.parent_path();
-    model->reindex();
-    return model;
+    return Error{path.string()
+        + ": the file kept changing while it was read (another save?); "
+          "try again"};
 }
 
 std::unique_ptr<Model> Model::fromProto(std::unique_ptr<onnx::ModelProto> proto, fs::path baseDir)
