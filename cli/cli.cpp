@@ -15,7 +15,7 @@ int run(int argc, const char* const* argv)
     app.require_subcommand(1);
     app.set_version_flag("--version", "onnx-repack 0.1.0");
     std::vector<Command> commands;
-    for (auto add : {addInspect, addVerify, addRepack, addDiff, addClean})
+    for (auto add : {addInspect, addVerify, addRepack, addPlan, addDiff, addClean})
         commands.push_back(add(app));
     try {
         app.parse(argc, argv);
@@ -24,8 +24,9 @@ int run(int argc, const char* const* argv)
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::cerr << "onnx-repack: " << e.what() << "\n"
-                  << "usage: onnx-repack {inspect|verify|repack|diff|clean} ... (see --help)\n";
+        std::cerr
+            << "onnx-repack: " << e.what() << "\n"
+            << "usage: onnx-repack {inspect|verify|repack|plan|diff|clean} ... (see --help)\n";
         return Usage;
     }
     for (const auto& command : commands)

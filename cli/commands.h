@@ -18,6 +18,7 @@ struct Command {
 Command addInspect(CLI::App& app);
 Command addVerify(CLI::App& app);
 Command addRepack(CLI::App& app);
+Command addPlan(CLI::App& app);
 Command addDiff(CLI::App& app);
 Command addClean(CLI::App& app);
 

@@ -3,10 +3,12 @@
 
 #include "core/diff.h"
 #include "core/model.h"
+#include "core/report.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,18 +16,8 @@
 namespace repack::cli {
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 constexpr DiffStatus kStatuses[] = {DiffStatus::Added, DiffStatus::Removed, DiffStatus::Moved,
     DiffStatus::StorageChanged, DiffStatus::ContentChanged, DiffStatus::Unchanged};
-
-Json placeJson(const TensorInfo& t)
-{
-    if (!t.isExternal())
-        return Json{{"storage", "inline"}};
-    return Json{{"storage", "external"}, {"location", t.external.location},
-        {"offset", t.external.offset}, {"length", t.external.length.value_or(t.byteSize())}};
-}
 
 std::string placeText(const TensorInfo& t)
 {
@@ -34,7 +26,16 @@ std::string placeText(const TensorInfo& t)
     return t.external.location + "@" + std::to_string(t.external.offset);
 }
 
-int diff(const std::string& pathA, const std::string& pathB, bool json)
+// What `--exit-code` gates on: a tensor whose content differs, or one only one side has.
+bool changesContent(const std::vector<DiffEntry>& entries)
+{
+    return std::any_of(entries.begin(), entries.end(), [](const DiffEntry& e) {
+        return e.status == DiffStatus::ContentChanged || e.status == DiffStatus::Added
+            || e.status == DiffStatus::Removed;
+    });
+}
+
+int diff(const std::string& pathA, const std::string& pathB, bool json, bool exitCode)
 {
     auto a = Model::load(pathA);
     auto b = a ? Model::load(pathB) : Result<std::unique_ptr<Model>>(Error{});
@@ -47,20 +48,10 @@ int diff(const std::string& pathA, const std::string& pathB, bool json)
         std::cerr << "onnx-repack: " << entries.error().message << '\n';
         return Failed;
     }
+    const int code = exitCode && changesContent(*entries) ? Failed : Ok;
     if (json) {
-        Json out{{"schema", "onnx-repack/diff/1"}};
-        for (DiffStatus status : kStatuses)
-            out[std::string(diffStatusName(status))] = Json::array();
-        for (const auto& e : *entries) {
-            Json item{{"scope", e.scope}, {"name", e.name}};
-            if (e.a >= 0)
-                item["a"] = placeJson((*a)->tensors()[static_cast<size_t>(e.a)]);
-            if (e.b >= 0)
-                item["b"] = placeJson((*b)->tensors()[static_cast<size_t>(e.b)]);
-            out[std::string(diffStatusName(e.status))].push_back(std::move(item));
-        }
-        std::cout << out.dump(2) << '\n';
-        return Ok;
+        std::cout << diffJson(**a, **b, *entries).dump(2) << '\n';
+        return code;
     }
     std::map<DiffStatus, size_t> counts;
     for (const auto& e : *entries) {
@@ -77,7 +68,7 @@ int diff(const std::string& pathA, const std::string& pathB, bool json)
         std::cout << (status == DiffStatus::Added ? "" : ", ") << counts[status] << ' '
                   << diffStatusName(status);
     std::cout << '\n';
-    return Ok;
+    return code;
 }
 
 } // namespace
@@ -88,10 +79,14 @@ Command addDiff(CLI::App& app)
     auto a = std::make_shared<std::string>();
     auto b = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
+    auto exitCode = std::make_shared<bool>(false);
     sub->add_option("A", *a, "The first model")->required();
     sub->add_option("B", *b, "The second model")->required();
     sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/diff/1)");
-    return {sub, [a, b, json] { return diff(*a, *b, *json); }};
+    sub->add_flag("--exit-code", *exitCode,
+        "Exit 1 when a tensor's content differs or a tensor was added or removed (moves and "
+        "storage changes are fine): a CI gate for \"this repack changed no weight\"");
+    return {sub, [a, b, json, exitCode] { return diff(*a, *b, *json, *exitCode); }};
 }
 
 } // namespace repack::cli

@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "commands.h"
+#include "layout_options.h"
 #include "progress_bar.h"
 
 #include "core/format.h"
@@ -25,20 +26,6 @@ namespace fs = std::filesystem;
 namespace repack::cli {
 namespace {
 
-constexpr uint64_t kMaxAlignment = uint64_t(16) << 20; // SPEC 5a: alignment up to 16 MiB
-
-// A size as the user would type it and parseSize() reads back exactly: "0", "1000", "4KiB".
-std::string sizeText(uint64_t bytes)
-{
-    static constexpr const char* kUnits[] = {"GiB", "MiB", "KiB"};
-    for (int i = 0; i < 3; ++i) {
-        const uint64_t unit = uint64_t(1) << (10 * (3 - i));
-        if (bytes && bytes % unit == 0)
-            return std::to_string(bytes / unit) + kUnits[i];
-    }
-    return std::to_string(bytes);
-}
-
 // Seconds as typed: "30", "0.5".
 std::string secondsText(double seconds)
 {
@@ -47,50 +34,18 @@ std::string secondsText(double seconds)
     return text;
 }
 
-const char* orderText(TensorOrder order)
-{
-    return order == TensorOrder::SizeAscending ? "size" : "declaration";
-}
-
 // The command line as given; every default is the core's (SaveOptions), never restated.
 struct RepackArgs {
-    RepackArgs()
-    {
-        const SaveOptions defaults;
-        threshold = sizeText(defaults.threshold);
-        align = sizeText(defaults.alignment);
-        alignThreshold = sizeText(defaults.alignThreshold);
-        order = orderText(defaults.order);
-        shardSize = sizeText(defaults.shardSize);
-        wait = secondsText(defaults.lockWaitMs / 1000.0);
-    }
+    RepackArgs() { wait = secondsText(SaveOptions().lockWaitMs / 1000.0); }
     std::string input;
     std::string output;
-    std::string data;
-    std::string threshold;
-    std::string align;
-    std::string alignThreshold;
-    std::string order;
-    bool noAttributes = false;
-    bool allInline = false;
-    std::string shardSize;
+    LayoutArgs layout; // shared with `plan`
     bool checksum = false;
     bool force = false;
-    bool allowCorrupt = false;
     bool removeUnused = false;
     std::string wait; // seconds
     bool progress = false;
 };
-
-// Parses a SIZE option; CLI11 has already checked it is present.
-std::optional<uint64_t> size(const std::string& option, const std::string& text)
-{
-    auto value = parseSize(text);
-    if (!value)
-        std::cerr << "onnx-repack: " << option << ": '" << text
-                  << "' is not a size (bytes, or a number with K/KiB/M/MiB/G/GiB)\n";
-    return value;
-}
 
 // Parses --wait: seconds, 0 or more, fractions allowed; milliseconds for SaveOptions.
 std::optional<int> waitMs(const std::string& text)
@@ -105,11 +60,6 @@ std::optional<int> waitMs(const std::string& text)
     }
     return static_cast<int>(
         std::min<double>(std::llround(seconds * 1000.0), std::numeric_limits<int>::max()));
-}
-
-bool validAlignment(uint64_t alignment)
-{
-    return alignment == 0 || (alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0);
 }
 
 // Creates the missing folders above `file` (SPEC 6); returns the ones it created, outermost
@@ -197,30 +147,13 @@ void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& 
 
 int repack(const RepackArgs& args)
 {
-    SaveOptions options;
-    auto threshold = size("--threshold", args.threshold);
-    auto align = size("--align", args.align);
-    auto alignThreshold = size("--align-threshold", args.alignThreshold);
-    auto shard = size("--shard-size", args.shardSize);
+    auto layout = parseLayoutOptions(args.layout);
     auto wait = waitMs(args.wait);
-    if (!threshold || !align || !alignThreshold || !shard || !wait)
+    if (!layout || !wait)
         return Usage;
-    if (!validAlignment(*align)) {
-        std::cerr << "onnx-repack: --align: '" << args.align
-                  << "' must be 0 or a power of two up to " << sizeText(kMaxAlignment) << '\n';
-        return Usage;
-    }
-    options.dataFile = args.data;
-    options.threshold = *threshold;
-    options.alignment = *align;
-    options.alignThreshold = *alignThreshold;
-    options.order = args.order == "size" ? TensorOrder::SizeAscending : TensorOrder::Declaration;
-    options.includeAttributes = !args.noAttributes;
-    options.allInline = args.allInline;
-    options.shardSize = *shard;
+    SaveOptions options = std::move(*layout);
     options.checksum = args.checksum;
     options.force = args.force;
-    options.allowCorrupt = args.allowCorrupt;
     options.removeUnused = args.removeUnused;
     options.lockWaitMs = *wait;
 
@@ -229,6 +162,8 @@ int repack(const RepackArgs& args)
         std::cerr << "onnx-repack: " << model.error().message << '\n';
         return Failed;
     }
+    if (!readPlanOption(args.layout, **model, options))
+        return Failed;
     const auto oldSizes = dataFileSizes(**model, args.input);
     const auto created = createParentFolders(args.output);
     if (!created)
@@ -258,36 +193,10 @@ Command addRepack(CLI::App& app)
     sub->add_option("-o,--output", args->output,
            "The model to write (may equal IN); a missing folder is created")
         ->required();
-    auto* data = sub->add_option("--data", args->data,
-                        "Data file name, relative to OUT's folder "
-                        "(default: OUT's name + .data)")
-                     ->type_name("NAME");
-    auto* threshold
-        = sub->add_option("--threshold", args->threshold,
-                 "Tensors of at least SIZE go external (default " + defaults.threshold + ")")
-              ->type_name("SIZE");
-    sub->add_option("--align", args->align,
-           "Offset alignment of large tensors: 0 (dense) or a power of two up to "
-               + sizeText(kMaxAlignment) + " (default " + defaults.align + ")")
-        ->type_name("SIZE");
-    sub->add_option("--align-threshold", args->alignThreshold,
-           "Tensors of at least SIZE are aligned (default " + defaults.alignThreshold + ")")
-        ->type_name("SIZE");
-    sub->add_option("--order", args->order,
-           "Data file order: declaration or size (default " + defaults.order + ")")
-        ->check(CLI::IsMember({"declaration", "size"}));
-    sub->add_flag("--no-attributes", args->noAttributes, "Keep attribute tensors inline");
-    auto* allInline = sub->add_flag("--inline", args->allInline, "Bring every tensor inline");
-    auto* shardSize
-        = sub->add_option("--shard-size", args->shardSize,
-                 "Maximum bytes per data file, 0 = one file (default " + defaults.shardSize + ")")
-              ->type_name("SIZE");
-    allInline->excludes(threshold)->excludes(data)->excludes(shardSize);
+    addLayoutOptions(*sub, args->layout);
     sub->add_flag("--checksum", args->checksum, "Write a SHA-1 checksum per external tensor");
     sub->add_flag("--force", args->force,
         "Replace files that other models in the folder use, or that no model uses");
-    sub->add_flag("--allow-corrupt", args->allowCorrupt,
-        "Carry forward bytes that fail validation as they are, keeping their old checksum");
     sub->add_flag("--remove-unused", args->removeUnused,
         "After an in-place save, remove data files the model no longer uses (never one another "
         "model in the folder references)");

@@ -43,6 +43,14 @@ Json tensorJson(const TensorInfo& t)
     return j;
 }
 
+Json placeJson(const TensorInfo& t)
+{
+    if (!t.isExternal())
+        return Json{{"storage", "inline"}};
+    return Json{{"storage", "external"}, {"location", t.external.location},
+        {"offset", t.external.offset}, {"length", t.external.length.value_or(t.byteSize())}};
+}
+
 } // namespace
 
 Json modelJson(const Model& model)
@@ -105,6 +113,23 @@ Json verifyJson(const Model& model, const std::vector<Problem>& problems)
     return Json{{"schema", kVerifySchema}, {"model", modelJson(model)}, {"ok", ok},
         {"external_tensors", external}, {"external_bytes", externalBytes},
         {"problems", problemsJson(problems)}};
+}
+
+Json diffJson(const Model& a, const Model& b, const std::vector<DiffEntry>& entries)
+{
+    Json out{{"schema", kDiffSchema}};
+    for (DiffStatus status : {DiffStatus::Added, DiffStatus::Removed, DiffStatus::Moved,
+             DiffStatus::StorageChanged, DiffStatus::ContentChanged, DiffStatus::Unchanged})
+        out[std::string(diffStatusName(status))] = Json::array();
+    for (const auto& e : entries) {
+        Json item{{"scope", e.scope}, {"name", e.name}};
+        if (e.a >= 0)
+            item["a"] = placeJson(a.tensors()[static_cast<size_t>(e.a)]);
+        if (e.b >= 0)
+            item["b"] = placeJson(b.tensors()[static_cast<size_t>(e.b)]);
+        out[std::string(diffStatusName(e.status))].push_back(std::move(item));
+    }
+    return out;
 }
 
 } // namespace repack

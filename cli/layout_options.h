@@ -1,0 +1,46 @@
+// The options `repack` and `plan` share: where tensors go and how data files are laid out,
+// registered and parsed by one piece of code so both commands always agree.
+#pragma once
+
+#include "core/save_options.h"
+
+#include <optional>
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace repack {
+class Model;
+}
+
+namespace repack::cli {
+
+// The layout options as given; every default is the core's (SaveOptions), never restated.
+struct LayoutArgs {
+    LayoutArgs();
+    std::string data;
+    std::string threshold;
+    std::string align;
+    std::string alignThreshold;
+    std::string order;
+    bool noAttributes = false;
+    bool allInline = false;
+    std::string shardSize;
+    bool allowCorrupt = false;
+    std::string planFile; // --plan: a SPEC 5b plan file
+};
+
+// Registers --data, --threshold, --align, --align-threshold, --order, --no-attributes,
+// --inline, --shard-size, --allow-corrupt and --plan on `sub`.
+void addLayoutOptions(CLI::App& sub, LayoutArgs& args);
+
+// The SaveOptions `args` ask for, sizes and names checked before any model is loaded so a
+// usage error is reported as one (exit 2); nullopt after saying why on stderr.
+std::optional<SaveOptions> parseLayoutOptions(const LayoutArgs& args);
+
+// Reads --plan, when given, into `options.plan` for `model`; false after saying why on stderr.
+bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options);
+
+} // namespace repack::cli

@@ -1,0 +1,97 @@
+#include "cli.h"
+#include "commands.h"
+#include "layout_options.h"
+#include "text_table.h"
+
+#include "core/format.h"
+#include "core/model.h"
+#include "core/placement_plan.h"
+#include "core/save_plan.h"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace repack::cli {
+namespace {
+
+struct PlanArgs {
+    std::string input;
+    std::string output; // empty: IN, as an in-place repack
+    LayoutArgs layout; // the same options as `repack`
+    bool json = false;
+};
+
+void printPlan(const Model& model, const SavePlan& plan)
+{
+    TextTable tensors({"tensor", "storage", "location", "offset", "length"});
+    for (size_t i = 0; i < model.tensors().size(); ++i) {
+        const PlannedTensor& p = plan.tensors[i];
+        if (p.external)
+            tensors.addRow({model.tensors()[i].qualifiedName(), "external",
+                plan.files[static_cast<size_t>(p.file)], std::to_string(p.offset),
+                std::to_string(p.length)});
+        else
+            tensors.addRow({model.tensors()[i].qualifiedName(), "inline", "", "",
+                std::to_string(model.tensors()[i].byteSize())});
+    }
+    tensors.print(std::cout, {3, 4});
+    std::cout << '\n';
+    TextTable files({"file", "bytes", "padding"});
+    for (size_t f = 0; f < plan.files.size(); ++f) {
+        uint64_t used = 0;
+        for (size_t i : plan.fileOrder[f])
+            used += plan.tensors[i].length;
+        files.addRow({plan.files[f], std::to_string(plan.fileBytes[f]),
+            std::to_string(plan.fileBytes[f] - used)});
+    }
+    files.print(std::cout, {1, 2});
+    std::cout << plan.externalBytes << " bytes (" << formatBytes(plan.externalBytes)
+              << ") external in " << plan.files.size() << " data file(s), " << plan.inlineBytes
+              << " bytes (" << formatBytes(plan.inlineBytes) << ") inline; nothing written\n";
+}
+
+int planCommand(const PlanArgs& args)
+{
+    auto options = parseLayoutOptions(args.layout);
+    if (!options)
+        return Usage;
+    auto model = Model::load(args.input);
+    if (!model) {
+        std::cerr << "onnx-repack: " << model.error().message << '\n';
+        return Failed;
+    }
+    if (!readPlanOption(args.layout, **model, *options))
+        return Failed;
+    const std::string output = args.output.empty() ? args.input : args.output;
+    auto plan = planSave(**model, output, *options);
+    if (!plan) {
+        std::cerr << "onnx-repack: " << plan.error().message << '\n';
+        return Failed;
+    }
+    if (args.json)
+        std::cout << planFileText(**model, *plan, output);
+    else
+        printPlan(**model, *plan);
+    return Ok;
+}
+
+} // namespace
+
+Command addPlan(CLI::App& app)
+{
+    auto* sub = app.add_subcommand(
+        "plan", "Print where a repack would put every tensor, without writing anything");
+    auto args = std::make_shared<PlanArgs>();
+    sub->add_option("IN", args->input, "The model to read")->required();
+    sub->add_option("-o,--output", args->output,
+        "The model a repack would write (default IN): names the default data file");
+    addLayoutOptions(*sub, args->layout);
+    sub->add_flag("--json", args->json,
+        "Print one JSON object (schema onnx-repack/plan/1), a plan file for repack --plan");
+    return {sub, [args] { return planCommand(*args); }};
+}
+
+} // namespace repack::cli
