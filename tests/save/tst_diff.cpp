@@ -6,7 +6,11 @@
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 
+#include "core/data_file.h"
+
 #include <QDir>
+#include <QFile>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -71,6 +75,13 @@ private slots:
     void changeDetected_data();
     void changeDetected();
     void sameFileIsAllUnchanged();
+    void sameFileRangeIsEqualWithoutReading();
+    void copyOfTheFileIsComparedByBytes();
+    void progressCountsOnlyBytesRead();
+    void cancelStopsTheComparison();
+    void withoutContentNothingIsRead();
+    void exitCodeGatesContent_data();
+    void exitCodeGatesContent();
 };
 
 void TestDiff::statusNames()
@@ -155,6 +166,175 @@ void TestDiff::sameFileIsAllUnchanged()
     QCOMPARE(entries->size(), a->tensors().size());
     for (const auto& e : *entries)
         QCOMPARE(e.status, DiffStatus::Unchanged);
+}
+
+namespace {
+
+// Every data file `model` has opened, and how often each was mapped in total.
+int mappings(const Model& model)
+{
+    int count = 0;
+    for (const auto& t : model.tensors())
+        if (t.isExternal() && t.external.file)
+            count += t.external.file->mapCount();
+    return count;
+}
+
+// `dir`/m.onnx and a second model file `dir`/m2.onnx naming the same w.bin at the same offsets.
+bool writeTwinModels(const QString& dir)
+{
+    return !writeVariant(dir, Change::None).isEmpty()
+        && QFile::copy(QDir(dir).filePath("m.onnx"), QDir(dir).filePath("m2.onnx"));
+}
+
+} // namespace
+
+// Two model files naming one data file at the same offsets: equal without reading a byte.
+void TestDiff::sameFileRangeIsEqualWithoutReading()
+{
+    QTemporaryDir dir;
+    QVERIFY(writeTwinModels(dir.path()));
+    auto a = loadModel(dir.filePath("m.onnx"));
+    auto b = loadModel(dir.filePath("m2.onnx"));
+    QVERIFY(a && b);
+    auto entries = diffModels(*a, *b);
+    QVERIFY(entries.ok());
+    for (const auto& e : *entries)
+        QCOMPARE(e.status, DiffStatus::Unchanged);
+    QCOMPARE(mappings(*a), 0);
+    QCOMPARE(mappings(*b), 0);
+}
+
+// The same location name at the same offsets, but another file (a copy, then a copy with one
+// byte flipped): compared by bytes, so the flip is found and an equal copy reads equal.
+void TestDiff::copyOfTheFileIsComparedByBytes()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("a") && QDir(dir.path()).mkdir("b"));
+    QVERIFY(!writeVariant(dir.filePath("a"), Change::None).isEmpty());
+    QVERIFY(QFile::copy(dir.filePath("a/m.onnx"), dir.filePath("b/m.onnx")));
+    QVERIFY(QFile::copy(dir.filePath("a/w.bin"), dir.filePath("b/w.bin")));
+    {
+        auto a = loadModel(dir.filePath("a/m.onnx"));
+        auto b = loadModel(dir.filePath("b/m.onnx"));
+        QVERIFY(a && b);
+        auto entries = diffModels(*a, *b);
+        QVERIFY(entries.ok());
+        for (const auto& e : *entries)
+            QCOMPARE(e.status, DiffStatus::Unchanged);
+        QCOMPARE(mappings(*b), 2); // x and ext share one mapping, counted once per tensor
+    }
+    QFile copy(dir.filePath("b/w.bin"));
+    QVERIFY(copy.open(QIODevice::ReadWrite) && copy.seek(64 + 1000));
+    char byte = 0;
+    QVERIFY(copy.getChar(&byte) && copy.seek(64 + 1000) && copy.putChar(char(byte ^ 1)));
+    copy.close();
+    auto a = loadModel(dir.filePath("a/m.onnx"));
+    auto b = loadModel(dir.filePath("b/m.onnx"));
+    QVERIFY(a && b);
+    auto entries = diffModels(*a, *b);
+    QVERIFY(entries.ok());
+    for (const auto& e : *entries)
+        QCOMPARE(e.status, e.name == "x" ? DiffStatus::ContentChanged : DiffStatus::Unchanged);
+}
+
+void TestDiff::progressCountsOnlyBytesRead()
+{
+    QTemporaryDir dir;
+    QVERIFY(writeTwinModels(dir.path()));
+    QVERIFY(QDir(dir.path()).mkdir("b"));
+    QVERIFY(!writeVariant(dir.filePath("b"), Change::Offset).isEmpty());
+    auto a = loadModel(dir.filePath("m.onnx"));
+    auto twin = loadModel(dir.filePath("m2.onnx"));
+    auto other = loadModel(dir.filePath("b/m.onnx"));
+    QVERIFY(a && twin && other);
+
+    std::vector<Progress> seen;
+    DiffOptions options;
+    options.progress = [&seen](const Progress& p) { seen.push_back(p); };
+    QVERIFY(diffModels(*a, *twin, options).ok());
+    QVERIFY(!seen.empty());
+    QCOMPARE(seen.back().bytesTotal, uint64_t(10)); // only "keep", inline in both
+    QCOMPARE(seen.back().bytesDone, uint64_t(10));
+
+    seen.clear();
+    QVERIFY(diffModels(*a, *other, options).ok());
+    QCOMPARE(seen.back().bytesTotal, uint64_t(10 + 1500 + 2000)); // other files: all read
+    QCOMPARE(seen.back().bytesDone, seen.back().bytesTotal);
+    for (size_t i = 1; i < seen.size(); ++i)
+        QVERIFY(seen[i].bytesDone > seen[i - 1].bytesDone);
+}
+
+void TestDiff::cancelStopsTheComparison()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("a") && QDir(dir.path()).mkdir("b"));
+    auto a = loadModel(writeVariant(dir.filePath("a"), Change::None));
+    auto b = loadModel(writeVariant(dir.filePath("b"), Change::None));
+    QVERIFY(a && b);
+    CancelToken cancel;
+    DiffOptions options;
+    options.cancel = &cancel;
+    options.progress = [&cancel](const Progress&) { cancel.cancel(); }; // after the first
+    auto entries = diffModels(*a, *b, options);
+    QVERIFY(!entries.ok());
+    QCOMPARE(QString::fromStdString(entries.error().message), "cancelled");
+}
+
+void TestDiff::withoutContentNothingIsRead()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("a") && QDir(dir.path()).mkdir("b"));
+    auto a = loadModel(writeVariant(dir.filePath("a"), Change::None));
+    auto b = loadModel(writeVariant(dir.filePath("b"), Change::Bytes));
+    auto shape = loadModel(writeVariant(dir.path(), Change::Shape));
+    QVERIFY(a && b && shape);
+    DiffOptions options;
+    options.compareContent = false;
+    auto entries = diffModels(*a, *b, options);
+    QVERIFY(entries.ok());
+    for (const auto& e : *entries)
+        QCOMPARE(e.status, DiffStatus::Unchanged); // the flipped byte is not looked at
+    QCOMPARE(mappings(*a) + mappings(*b), 0);
+    auto shaped = diffModels(*a, *shape, options); // but dtype x shape is known without reading
+    QVERIFY(shaped.ok());
+    for (const auto& e : *shaped)
+        QCOMPARE(e.status, e.name == "x" ? DiffStatus::ContentChanged : DiffStatus::Unchanged);
+}
+
+void TestDiff::exitCodeGatesContent_data()
+{
+    QTest::addColumn<Change>("change");
+    QTest::addColumn<int>("exitCode"); // with --exit-code; always 0 without
+
+    QTest::newRow("unchanged") << Change::None << 0;
+    QTest::newRow("moved") << Change::Offset << 0;
+    QTest::newRow("other file") << Change::File << 0;
+    QTest::newRow("storage changed") << Change::ToInline << 0;
+    QTest::newRow("content changed") << Change::Bytes << 1;
+    QTest::newRow("other dtype") << Change::Dtype << 1;
+    QTest::newRow("added and removed") << Change::Rename << 1;
+}
+
+void TestDiff::exitCodeGatesContent()
+{
+    QFETCH(Change, change);
+    QFETCH(int, exitCode);
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("a") && QDir(dir.path()).mkdir("b"));
+    const QString pathA = writeVariant(dir.filePath("a"), Change::None);
+    const QString pathB = writeVariant(dir.filePath("b"), change);
+    for (const QStringList& extra : {QStringList{}, QStringList{"--json"}}) {
+        for (bool gate : {false, true}) {
+            QProcess cli;
+            cli.start(qEnvironmentVariable("REPACK_CLI"),
+                QStringList{"diff", pathA, pathB} + extra
+                    + (gate ? QStringList{"--exit-code"} : QStringList{}));
+            QVERIFY(cli.waitForFinished(60000) && cli.exitStatus() == QProcess::NormalExit);
+            QCOMPARE(cli.exitCode(), gate ? exitCode : 0);
+            QVERIFY(cli.readAllStandardError().isEmpty());
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDiff)
