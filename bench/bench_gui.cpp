@@ -8,23 +8,36 @@
 //           (in place, the repack panel's default options) until the table has repainted the
 //           saved model and 500 ms more, with the table sorted by size and the window repainted
 //           every 100 ms meanwhile. Each run also prints the GUI thread's CPU time and the
-//           machine's VM steal time within the longest gap, and every gap over 50 ms.
+//           machine's VM steal time within the longest gap, and every gap over 50 ms;
+//   drop    with --drop N (issue 8): N table rows spread over the model (every k-th row of the
+//           table sorted by size) dragged as the table drags them (its model's mimeData) and
+//           dropped on the Placement pane's Inline row, from delivering the drop event until
+//           the window has repainted with the Planned column, the pinned outlines in the map
+//           and the preview of the new plan (planSave); then the same for Undo.
 // Every time is measured through the event loop, as the application runs:
 //   QT_QPA_PLATFORM=offscreen repack-bench-gui MODEL [--runs N] [--save] [--sort-column N]
+//                                                    [--drop N]
 #include "ui/byte_format.h"
 #include "ui/main_window.h"
+#include "ui/placement_model.h"
+#include "ui/placement_state.h"
+#include "ui/placement_view.h"
 #include "ui/save_job.h"
 #include "ui/tensor_filter_proxy.h"
 #include "ui/tensor_table_model.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDropEvent>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
+#include <QListView>
+#include <QMimeData>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTimer>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <cstdio>
@@ -130,12 +143,61 @@ double median(std::vector<double> values)
 struct Run {
     double windowPainted = -1, tablePainted = -1, sortDesc = -1, sortAsc = -1;
     double saveGap = -1, gapAt = -1, gapCpu = -1, gapSteal = -1, saveMs = -1, finishedAt = -1;
+    double dropMs = -1, undoMs = -1; // --drop: until the window repainted the new pins
     QStringList longGaps; // every gap over 50 ms: "length@end (cpu, steal)"
     uint64_t bytesWritten = 0;
     bool saved = false;
 };
 
-bool measure(const QString& model, bool save, int sortColumn, Run& run)
+// Drops `rows` rows of the table (every k-th, as sorted) on the Placement pane's Inline row and
+// times until the window has repainted; then Undo, timed the same way.
+bool measureDrop(ui::MainWindow& window, int rows, Run& run)
+{
+    QTableView* table = window.tensorView();
+    const int total = table->model()->rowCount();
+    if (rows > total)
+        rows = total;
+    const int step = std::max(1, total / rows);
+    QItemSelection selection;
+    for (int r = 0, picked = 0; r < total && picked < rows; r += step, ++picked)
+        selection.select(table->model()->index(r, 0), table->model()->index(r, 0));
+    table->selectionModel()->select(
+        selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    spinUntil([] { return true; });
+    std::unique_ptr<QMimeData> mime(
+        table->model()->mimeData(table->selectionModel()->selectedIndexes()));
+    QListView* list = window.placementView()->list();
+    const QPoint at = list->visualRect(list->model()->index(0, 0)).center();
+    ui::PlacementState* state = window.placementState();
+
+    QElapsedTimer clock;
+    PaintProbe painted(&window, true);
+    clock.start();
+    painted.start(clock);
+    QDragEnterEvent enter(at, Qt::CopyAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(list->viewport(), &enter);
+    QDragMoveEvent move(at, Qt::CopyAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(list->viewport(), &move);
+    QDropEvent drop(QPointF(at), Qt::CopyAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(list->viewport(), &drop);
+    spinUntil([&] { return painted.at() >= 0; });
+    run.dropMs = double(painted.at());
+    if (state->pinnedCount() != rows) {
+        std::fprintf(stderr, "repack-bench-gui: the drop pinned %d of %d tensors: %s\n",
+            state->pinnedCount(), rows, qPrintable(state->lastRefusal()));
+        return false;
+    }
+
+    PaintProbe undone(&window, true);
+    clock.restart();
+    undone.start(clock);
+    state->undoStack()->undo();
+    spinUntil([&] { return undone.at() >= 0; });
+    run.undoMs = double(undone.at());
+    return state->pinnedCount() == 0;
+}
+
+bool measure(const QString& model, bool save, int sortColumn, int dropRows, Run& run)
 {
     QElapsedTimer clock;
     clock.start();
@@ -173,6 +235,8 @@ bool measure(const QString& model, bool save, int sortColumn, Run& run)
     }
     table->sortByColumn(ui::TensorTableModel::Size, Qt::DescendingOrder);
     spinUntil([] { return true; });
+    if (dropRows > 0 && !measureDrop(*window, dropRows, run))
+        return false;
     if (!save)
         return true;
 
@@ -256,12 +320,16 @@ int main(int argc, char** argv)
     const QCommandLineOption sortOption(QStringLiteral("sort-column"),
         QStringLiteral("Column to time sorting by (default 5, Size)."), QStringLiteral("N"),
         QString::number(ui::TensorTableModel::Size));
-    parser.addOptions({runsOption, saveOption, sortOption});
+    const QCommandLineOption dropOption(QStringLiteral("drop"),
+        QStringLiteral("Also time dropping N selected rows on the Placement pane (and Undo)."),
+        QStringLiteral("N"), QStringLiteral("0"));
+    parser.addOptions({runsOption, saveOption, sortOption, dropOption});
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("The .onnx file."));
     parser.process(app);
     const int runs = parser.value(runsOption).toInt();
     const int sortColumn = parser.value(sortOption).toInt();
-    if (parser.positionalArguments().size() != 1 || runs < 1 || sortColumn < 0
+    const int dropRows = parser.value(dropOption).toInt();
+    if (parser.positionalArguments().size() != 1 || runs < 1 || sortColumn < 0 || dropRows < 0
         || sortColumn >= ui::TensorTableModel::ColumnCount)
         parser.showHelp(2);
     const QString model = parser.positionalArguments().constFirst();
@@ -270,11 +338,14 @@ int main(int argc, char** argv)
     std::vector<Run> all;
     for (int i = 0; i < runs; ++i) {
         Run run;
-        if (!measure(model, save, sortColumn, run))
+        if (!measure(model, save, sortColumn, dropRows, run))
             return 1;
         std::printf(
             "run %d: window painted %.0f ms, table painted %.0f ms, sort desc %.0f ms, asc %.0f ms",
             i + 1, run.windowPainted, run.tablePainted, run.sortDesc, run.sortAsc);
+        if (dropRows)
+            std::printf(
+                ", drop of %d rows %.0f ms, undo %.0f ms", dropRows, run.dropMs, run.undoMs);
         if (save)
             std::printf(
                 ", save + refresh %.0f ms (%s written), longest GUI gap %.1f ms ending at %.0f ms "
@@ -298,6 +369,9 @@ int main(int argc, char** argv)
                 "asc %.0f ms",
         runs, med(&Run::windowPainted), med(&Run::tablePainted), med(&Run::sortDesc),
         med(&Run::sortAsc));
+    if (dropRows)
+        std::printf(", drop of %d rows %.0f ms, undo %.0f ms", dropRows, med(&Run::dropMs),
+            med(&Run::undoMs));
     if (save)
         std::printf(", longest GUI gap during save %.1f ms (max %.1f)", med(&Run::saveGap),
             std::max_element(all.begin(), all.end(), [](const Run& a, const Run& b) {

@@ -2,18 +2,27 @@
 
 #include "byte_format.h"
 #include "model_snapshot.h"
+#include "placement_state.h"
+#include "tensor_table_model.h"
 
 #include <QAbstractProxyModel>
+#include <QApplication>
+#include <QDrag>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QHelpEvent>
 #include <QItemSelectionModel>
+#include <QMimeData>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPen>
 #include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace ui {
 namespace {
@@ -31,6 +40,7 @@ const QColor kSelected(0xf5, 0xb7, 0x00);
 const QColor kPadding(0xc8, 0xcc, 0xd2);
 const QColor kOrphaned(0xe8, 0x8a, 0x2e);
 const QColor kOverlap(0xd0, 0x21, 0x2a);
+const QColor kPinned(0x91, 0x41, 0xac);
 
 QColor colorFor(repack::RegionType type, int tensor)
 {
@@ -56,6 +66,7 @@ LayoutMapView::LayoutMapView(QWidget* parent)
     setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     viewport()->setMouseTracking(true);
     viewport()->setBackgroundRole(QPalette::Base);
+    viewport()->setAcceptDrops(true);
     setMinimumHeight(kLegendHeight + kTitleHeight + kBandHeight + 2 * kMargin);
 }
 
@@ -69,6 +80,7 @@ void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
 {
     m_files = snapshot.layouts;
     m_tensors = snapshot.tensors;
+    m_modelPath = snapshot.path;
     m_places.assign(snapshot.tensors.size(), {});
     m_largestFile = 0;
     for (int f = 0; f < int(m_files.size()); ++f) {
@@ -106,6 +118,16 @@ void LayoutMapView::setSelectionModel(QItemSelectionModel* selection, QAbstractP
         connect(proxy, &QAbstractItemModel::modelReset, this, repaint);
         connect(proxy, &QAbstractItemModel::layoutChanged, this, repaint);
     }
+}
+
+void LayoutMapView::setPlacementState(const PlacementState* state)
+{
+    if (m_placement)
+        disconnect(m_placement, nullptr, viewport(), nullptr);
+    m_placement = state;
+    if (state)
+        connect(state, &PlacementState::pinsChanged, viewport(), qOverload<>(&QWidget::update));
+    viewport()->update();
 }
 
 void LayoutMapView::refreshHighlight() const
@@ -287,7 +309,12 @@ void LayoutMapView::mousePressEvent(QMouseEvent* event)
         return;
     }
     const int tensor = tensorAt(event->position().toPoint());
+    m_pressPos = {-1, -1};
     if (tensor < 0)
+        return;
+    m_pressPos = event->position().toPoint();
+    // A press on a selected block may start dragging the whole selection: keep it until then.
+    if (isHighlighted(tensor) && event->modifiers() == Qt::NoModifier)
         return;
     const QModelIndex source = m_proxy->sourceModel()->index(tensor, 0);
     const QModelIndex row = m_proxy->mapFromSource(source);
@@ -301,6 +328,107 @@ void LayoutMapView::mousePressEvent(QMouseEvent* event)
     m_selection->setCurrentIndex(row, flags | QItemSelectionModel::Rows);
 }
 
+void LayoutMapView::mouseMoveEvent(QMouseEvent* event)
+{
+    if ((event->buttons() & Qt::LeftButton) && m_pressPos.x() >= 0
+        && (event->position().toPoint() - m_pressPos).manhattanLength()
+            >= QApplication::startDragDistance()) {
+        m_pressPos = {-1, -1};
+        startDrag();
+        return;
+    }
+    QAbstractScrollArea::mouseMoveEvent(event);
+}
+
+void LayoutMapView::mouseReleaseEvent(QMouseEvent* event)
+{
+    // A click without a drag on a block already selected selects just that block.
+    const QPoint press = std::exchange(m_pressPos, QPoint(-1, -1));
+    const int tensor = press.x() >= 0 ? tensorAt(press) : -1;
+    if (event->button() == Qt::LeftButton && tensor >= 0 && m_selection && m_proxy
+        && isHighlighted(tensor) && event->modifiers() == Qt::NoModifier) {
+        const QModelIndex row = m_proxy->mapFromSource(m_proxy->sourceModel()->index(tensor, 0));
+        if (row.isValid())
+            m_selection->setCurrentIndex(
+                row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    }
+    QAbstractScrollArea::mouseReleaseEvent(event);
+}
+
+QMimeData* LayoutMapView::dragMimeData() const
+{
+    if (!m_selection || !m_proxy)
+        return nullptr;
+    // The same payload as dragging the rows in the table: the proxy maps them to tensors.
+    return m_proxy->mimeData(m_selection->selectedRows());
+}
+
+void LayoutMapView::startDrag()
+{
+    QMimeData* mime = dragMimeData();
+    if (!mime)
+        return;
+    auto* drag = new QDrag(this);
+    drag->setMimeData(mime);
+    drag->exec(Qt::CopyAction, Qt::CopyAction);
+}
+
+int LayoutMapView::fileIndexAt(QPoint pos) const
+{
+    for (int f = 0; f < int(m_files.size()); ++f) {
+        const int top = bandTop(f);
+        if (pos.y() >= top - kTitleHeight && pos.y() < top + kBandHeight)
+            return f;
+    }
+    return -1;
+}
+
+QString LayoutMapView::fileAt(QPoint pos) const
+{
+    const int file = fileIndexAt(pos);
+    return file < 0 ? QString() : QString::fromStdString(m_files[size_t(file)].location);
+}
+
+QPoint LayoutMapView::fileBandPoint(const QString& location) const
+{
+    for (int f = 0; f < int(m_files.size()); ++f)
+        if (QString::fromStdString(m_files[size_t(f)].location) == location)
+            return {kMargin + 2, bandTop(f) + kBandHeight / 2};
+    return {-1, -1};
+}
+
+void LayoutMapView::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasFormat(QString::fromLatin1(TensorTableModel::kMimeType)))
+        event->accept();
+    else
+        event->ignore();
+}
+
+void LayoutMapView::dragMoveEvent(QDragMoveEvent* event)
+{
+    if (fileIndexAt(event->position().toPoint()) >= 0
+        && !TensorTableModel::tensorsFromMime(event->mimeData(), m_modelPath).isEmpty()) {
+        event->setDropAction(Qt::CopyAction);
+        event->accept();
+    } else {
+        event->ignore();
+    }
+}
+
+void LayoutMapView::dropEvent(QDropEvent* event)
+{
+    const QString location = fileAt(event->position().toPoint());
+    const QList<int> tensors = TensorTableModel::tensorsFromMime(event->mimeData(), m_modelPath);
+    if (location.isEmpty() || tensors.isEmpty()) {
+        event->ignore();
+        return;
+    }
+    event->setDropAction(Qt::CopyAction);
+    event->accept();
+    Q_EMIT tensorsDropped(tensors, location);
+}
+
 void LayoutMapView::paintLegend(QPainter& painter) const
 {
     struct Entry {
@@ -308,7 +436,8 @@ void LayoutMapView::paintLegend(QPainter& painter) const
         QString text;
     };
     const Entry entries[] = {{kTensorA, tr("tensor")}, {kSelected, tr("selected")},
-        {kPadding, tr("padding")}, {kOrphaned, tr("orphaned")}, {kOverlap, tr("overlap")}};
+        {kPadding, tr("padding")}, {kOrphaned, tr("orphaned")}, {kOverlap, tr("overlap")},
+        {kPinned, tr("pinned (outline)")}};
     int x = kMargin;
     const int y = kMargin - verticalScrollBar()->value();
     const QFontMetrics metrics = painter.fontMetrics();
@@ -376,6 +505,20 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
         const double x1 = x0 + region.length * ppb;
         if (x1 >= 0 && x0 <= width)
             painter.fillRect(QRectF(x0, top, std::max(2.0, x1 - x0), kBandHeight), kSelected);
+    }
+    // Pinned blocks outlined: the plan moves them on the next save.
+    if (m_placement && m_placement->pinnedCount() > 0) {
+        painter.setPen(QPen(kPinned, 2));
+        painter.setBrush(Qt::NoBrush);
+        for (const repack::Region& region : layout.regions) {
+            if (region.type != repack::RegionType::Tensor || !m_placement->isPinned(region.tensor))
+                continue;
+            const double x0 = kMargin + region.offset * ppb - scroll;
+            const double x1 = x0 + region.length * ppb;
+            if (x1 >= 0 && x0 <= width)
+                painter.drawRect(
+                    QRectF(x0 + 1, top + 1, std::max(2.0, x1 - x0 - 2), kBandHeight - 2));
+        }
     }
     painter.setPen(palette().color(QPalette::Mid));
     painter.setBrush(Qt::NoBrush);

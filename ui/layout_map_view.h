@@ -2,7 +2,9 @@
 // blocks proportional to their length, alignment padding hatched, orphaned gaps in amber,
 // overlaps in red. It shares the tensor table's QItemSelectionModel: clicking a block selects
 // that row there, and the highlighted blocks are read back from the same selection model, so
-// the two views never have to keep copies of the selection in step.
+// the two views never have to keep copies of the selection in step. Selected blocks drag as
+// tensor rows (TensorTableModel::kMimeType); rows dropped on a file's band are pinned there;
+// pinned tensors are outlined.
 #pragma once
 
 #include "core/file_layout.h"
@@ -15,8 +17,11 @@
 
 class QAbstractProxyModel;
 class QItemSelectionModel;
+class QMimeData;
 
 namespace ui {
+
+class PlacementState;
 
 class LayoutMapView : public QAbstractScrollArea {
     Q_OBJECT
@@ -26,6 +31,8 @@ public:
     void setSnapshot(const ModelSnapshot& snapshot);
     // `selection` selects rows of `proxy`, whose source rows are tensor indices.
     void setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy);
+    // Pinned tensors get an outline; the map repaints when pins change.
+    void setPlacementState(const PlacementState* state);
 
     double zoom() const { return m_zoom; }
     // The tensor drawn at `pos` (viewport coordinates), or -1.
@@ -33,6 +40,12 @@ public:
     // Centre of the first block of `tensor` in viewport coordinates (for tests), or (-1, -1).
     QPoint blockCenter(int tensor) const;
     bool isHighlighted(int tensor) const;
+    // The data file whose band is at `pos` (viewport coordinates), or an empty string.
+    QString fileAt(QPoint pos) const;
+    // A point inside the band of data file `location` (for tests), or (-1, -1).
+    QPoint fileBandPoint(const QString& location) const;
+    // What dragging the selected blocks carries (new, for the caller), or null.
+    QMimeData* dragMimeData() const;
 
     QSize sizeHint() const override;
 
@@ -43,12 +56,19 @@ public Q_SLOTS:
 Q_SIGNALS:
     // A block was clicked whose row the table's filter hides.
     void hiddenTensorClicked(int tensor);
+    // Tensor rows were dropped on the band of data file `location`.
+    void tensorsDropped(const QList<int>& tensors, const QString& location);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dragMoveEvent(QDragMoveEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
     bool viewportEvent(QEvent* event) override;
 
 private:
@@ -69,6 +89,8 @@ private:
     void refreshHighlight() const;
     void paintFile(QPainter& painter, int file, int top) const;
     void paintLegend(QPainter& painter) const;
+    void startDrag();
+    int fileIndexAt(QPoint pos) const;
 
     std::vector<repack::FileLayout> m_files;
     QList<TensorRow> m_tensors; // shared with the snapshot, for tooltips
@@ -80,6 +102,10 @@ private:
     QPointer<QAbstractProxyModel> m_proxy;
     mutable std::vector<char> m_highlighted; // cache of the selection, rebuilt when it changes
     mutable bool m_highlightDirty = true;
+
+    QString m_modelPath; // what dragged rows must come from
+    const PlacementState* m_placement = nullptr;
+    QPoint m_pressPos{-1, -1}; // a press on a selected block: a drag may start from here
 };
 
 } // namespace ui

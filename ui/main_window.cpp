@@ -4,6 +4,7 @@
 #include "busy_indicator.h"
 #include "layout_map_view.h"
 #include "model_opener.h"
+#include "placement_view.h"
 #include "problems_model.h"
 #include "recent_files.h"
 #include "repack_panel.h"
@@ -171,6 +172,7 @@ void MainWindow::onOpened(const LoadedModel& loaded)
 
 void MainWindow::showSnapshot(bool sameTensors)
 {
+    showPlacement();
     if (sameTensors)
         m_tensorModel->updateStorage(m_snapshot);
     else
@@ -209,7 +211,7 @@ void MainWindow::updatePreview()
         m_panel->setPreview(tr("Cannot save: %1").arg(invalid), true);
         return;
     }
-    auto plan = repack::planSave(*m_model, m_snapshot.path.toStdString(), m_panel->options());
+    auto plan = repack::planSave(*m_model, m_snapshot.path.toStdString(), saveOptions());
     if (!plan) {
         m_panel->setPreview(
             tr("Cannot save: %1").arg(QString::fromStdString(plan.error().message)), true);
@@ -261,7 +263,7 @@ bool MainWindow::saveTo(const QString& path)
         return false;
     }
     writeSettings(m_panel->settingValues());
-    return m_saveFlow->start(path, m_panel->options());
+    return m_saveFlow->start(path, saveOptions());
 }
 
 bool MainWindow::isSaving() const
@@ -295,6 +297,9 @@ void MainWindow::updateActions()
     m_openAction->setEnabled(!saving);
     m_reloadAction->setEnabled(!saving && m_model);
     m_recentMenu->setEnabled(!saving);
+    m_placementView->setEnabled(!saving && m_model);
+    m_exportPlanAction->setEnabled(canSave);
+    m_importPlanAction->setEnabled(canSave);
 }
 
 void MainWindow::onSaved(const SaveOutcome& outcome)

@@ -29,6 +29,8 @@ namespace ui {
 class BusyIndicator;
 class LayoutMapView;
 class ModelOpener;
+class PlacementState;
+class PlacementView;
 class ProblemsModel;
 class RecentFiles;
 class RepackPanel;
@@ -71,6 +73,14 @@ public:
     LayoutMapView* layoutMap() const { return m_map; }
     SummaryStrip* summary() const { return m_summary; }
     RepackPanel* repackPanel() const { return m_panel; }
+    PlacementState* placementState() const { return m_placement; }
+    PlacementView* placementView() const { return m_placementView; }
+    // The repack panel's options with the placement pins: what Save and the preview use.
+    repack::SaveOptions saveOptions() const;
+    // The placement plan as a SPEC 5b JSON file, and back as the pins (one undoable edit);
+    // false with lastError (or the placement state's lastRefusal) on failure.
+    bool exportPlan(const QString& path);
+    bool importPlan(const QString& path);
     QLineEdit* filterEdit() const { return m_filter; }
     QComboBox* storageFilterBox() const { return m_storageFilter; }
     SaveJob* saveJob() const;
@@ -105,6 +115,9 @@ private:
     // Shows m_snapshot in every view; `sameTensors`: only where tensors are stored changed.
     void showSnapshot(bool sameTensors = false);
     void updatePreview();
+    void createPlacement();
+    void showPlacement();
+    void addPlanActions(QMenu* file, QMenu* edit);
     void updateTitle();
     void setBusy(const QString& what);
     void updateActions();
@@ -127,6 +140,8 @@ private:
     LayoutMapView* m_map = nullptr;
     SummaryStrip* m_summary = nullptr;
     RepackPanel* m_panel = nullptr;
+    PlacementState* m_placement = nullptr;
+    PlacementView* m_placementView = nullptr;
     QSplitter* m_splitter = nullptr;
     QLineEdit* m_filter = nullptr;
     QComboBox* m_storageFilter = nullptr;
@@ -144,6 +159,8 @@ private:
     QAction* m_reloadAction = nullptr;
     QAction* m_saveAction = nullptr;
     QAction* m_saveAsAction = nullptr;
+    QAction* m_exportPlanAction = nullptr;
+    QAction* m_importPlanAction = nullptr;
     QMenu* m_recentMenu = nullptr;
 };
 

@@ -50,6 +50,7 @@ void MainWindow::createActions()
         m_filter->selectAll();
     });
     find->setShortcut(QKeySequence::Find);
+    addPlanActions(file, edit);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* fit = view->addAction(tr("Zoom Map to &Fit"), m_map, &LayoutMapView::zoomToFit);

@@ -62,7 +62,8 @@ void MainWindow::createWidgets()
     header->setSectionResizeMode(QHeaderView::Interactive);
     header->setStretchLastSection(true);
     header->setHighlightSections(false);
-    const int widths[TensorTableModel::ColumnCount] = {180, 170, 72, 62, 84, 96, 124, 66, 66, 80};
+    const int widths[TensorTableModel::ColumnCount]
+        = {180, 170, 72, 62, 84, 96, 124, 110, 66, 66, 80};
     for (int c = 0; c < TensorTableModel::ColumnCount; ++c)
         header->resizeSection(c, widths[c]);
     m_table->setItemDelegateForColumn(TensorTableModel::Size,
@@ -114,6 +115,7 @@ void MainWindow::createWidgets()
     addDockWidget(Qt::BottomDockWidgetArea, problemsDock);
     resizeDocks({problemsDock}, {110}, Qt::Vertical);
     resizeDocks({repackDock}, {330}, Qt::Horizontal);
+    createPlacement();
 
     m_busy = new BusyIndicator(statusBar());
 }

@@ -1,9 +1,16 @@
 #include "tensor_table_model.h"
 
 #include "byte_format.h"
+#include "placement_state.h"
 
 #include <QBrush>
 #include <QColor>
+#include <QDataStream>
+#include <QIODevice>
+#include <QMimeData>
+#include <QSet>
+
+#include <algorithm>
 
 namespace ui {
 
@@ -16,6 +23,7 @@ void TensorTableModel::setSnapshot(const ModelSnapshot& snapshot)
 {
     beginResetModel();
     m_rows = snapshot.tensors;
+    m_path = snapshot.path;
     m_totalBytes = snapshot.inlineBytes + snapshot.externalBytes;
     m_largest = snapshot.largestTensor;
     endResetModel();
@@ -28,8 +36,86 @@ void TensorTableModel::updateStorage(const ModelSnapshot& snapshot)
         "the columns a save changes are the last ones");
     Q_ASSERT(snapshot.tensors.size() == m_rows.size());
     m_rows = snapshot.tensors;
+    m_path = snapshot.path;
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0, Storage), index(rowCount() - 1, Status));
+}
+
+void TensorTableModel::setPlacementState(const PlacementState* state)
+{
+    if (m_placement)
+        disconnect(m_placement, nullptr, this, nullptr);
+    m_placement = state;
+    if (state)
+        connect(state, &PlacementState::pinsChanged, this, &TensorTableModel::onPinsChanged);
+}
+
+void TensorTableModel::onPinsChanged(const QList<int>& tensors)
+{
+    // One dataChanged per run of consecutive rows: a drop of 10,000 scattered rows must not
+    // make the proxy re-filter all 100,000.
+    QList<int> rows = tensors;
+    std::sort(rows.begin(), rows.end());
+    for (qsizetype i = 0; i < rows.size();) {
+        qsizetype j = i;
+        while (j + 1 < rows.size() && rows[j + 1] <= rows[j] + 1)
+            ++j;
+        if (rows[i] >= 0 && rows[j] < rowCount())
+            Q_EMIT dataChanged(index(rows[i], Planned), index(rows[j], Planned),
+                {Qt::DisplayRole, Qt::ToolTipRole, SortRole, PinnedRole});
+        i = j + 1;
+    }
+}
+
+QString TensorTableModel::planned(int tensor) const
+{
+    if (!m_placement || !m_placement->isPinned(tensor))
+        return {};
+    return QStringLiteral("📌 ") + PlacementState::describe(m_placement->pin(tensor));
+}
+
+Qt::ItemFlags TensorTableModel::flags(const QModelIndex& index) const
+{
+    if (!index.isValid())
+        return QAbstractTableModel::flags(index);
+    return QAbstractTableModel::flags(index) | Qt::ItemIsDragEnabled | Qt::ItemNeverHasChildren;
+}
+
+QStringList TensorTableModel::mimeTypes() const
+{
+    return {QString::fromLatin1(kMimeType)};
+}
+
+QMimeData* TensorTableModel::mimeData(const QModelIndexList& indexes) const
+{
+    QList<int> tensors;
+    tensors.reserve(indexes.size());
+    for (const QModelIndex& index : indexes)
+        if (index.isValid() && index.model() == this)
+            tensors << index.row();
+    std::sort(tensors.begin(), tensors.end());
+    tensors.erase(std::unique(tensors.begin(), tensors.end()), tensors.end());
+    if (tensors.isEmpty())
+        return nullptr;
+    QByteArray payload;
+    QDataStream stream(&payload, QIODevice::WriteOnly);
+    stream << m_path << tensors;
+    auto* mime = new QMimeData;
+    mime->setData(QString::fromLatin1(kMimeType), payload);
+    return mime;
+}
+
+QList<int> TensorTableModel::tensorsFromMime(const QMimeData* mime, const QString& modelPath)
+{
+    if (!mime || !mime->hasFormat(QString::fromLatin1(kMimeType)))
+        return {};
+    QDataStream stream(mime->data(QString::fromLatin1(kMimeType)));
+    QString path;
+    QList<int> tensors;
+    stream >> path >> tensors;
+    if (stream.status() != QDataStream::Ok || path != modelPath)
+        return {};
+    return tensors;
 }
 
 int TensorTableModel::rowCount(const QModelIndex& parent) const
@@ -59,6 +145,8 @@ QVariant TensorTableModel::display(const TensorRow& row, int column) const
         return formatBytes(row.bytes);
     case Storage:
         return row.storage;
+    case Planned:
+        return planned(int(&row - m_rows.constData()));
     case Offset:
         return row.external ? QVariant(QString::number(row.offset)) : QVariant();
     case Length:
@@ -83,6 +171,9 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
             return QStringLiteral("%1 bytes").arg(row.bytes);
         if (column == Name || column == Scope)
             return QString(row.scope + u'/' + row.name);
+        if (column == Planned && m_placement && m_placement->isPinned(index.row()))
+            return tr("Pinned: the next save puts this tensor in %1, whatever the threshold.")
+                .arg(PlacementState::describe(m_placement->pin(index.row())));
         return {};
     case Qt::TextAlignmentRole:
         if (column == Size || column == Offset || column == Length)
@@ -113,14 +204,21 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         return row.external;
     case ProblemCountRole:
         return row.problemCount;
+    case PinnedRole:
+        return m_placement && m_placement->isPinned(index.row());
     }
     return {};
 }
 
 QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0
-        || section >= ColumnCount)
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
+        return {};
+    if (role == Qt::ToolTipRole && section == Planned)
+        return tr("Where the next save puts a pinned tensor (📌): inline, or a data file. Drag "
+                  "rows onto the Placement pane or a file in the layout map to pin them; "
+                  "empty rows follow the threshold.");
+    if (role != Qt::DisplayRole)
         return {};
     static const char* const kTitles[ColumnCount] = {
         QT_TR_NOOP("Name"),
@@ -130,6 +228,7 @@ QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, 
         QT_TR_NOOP("Shape"),
         QT_TR_NOOP("Size"),
         QT_TR_NOOP("Storage"),
+        QT_TR_NOOP("Planned"),
         QT_TR_NOOP("Offset"),
         QT_TR_NOOP("Length"),
         QT_TR_NOOP("Status"),

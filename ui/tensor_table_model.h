@@ -1,5 +1,6 @@
 // One row per tensor of the open model, read from a snapshot (never from repack::Model itself,
-// which a save rewrites). Columns and roles in the manner of KDAB hotspot's table models.
+// which a save rewrites). Columns and roles in the manner of KDAB hotspot's table models. Rows
+// drag as a list of tensor indices (kMimeType); the Planned column shows the placement pins.
 #pragma once
 
 #include "model_snapshot.h"
@@ -7,6 +8,8 @@
 #include <QAbstractTableModel>
 
 namespace ui {
+
+class PlacementState;
 
 class TensorTableModel : public QAbstractTableModel {
     Q_OBJECT
@@ -19,6 +22,7 @@ public:
         Shape,
         Size,
         Storage,
+        Planned,
         Offset,
         Length,
         Status,
@@ -31,7 +35,10 @@ public:
         TensorIndexRole, // index into Model::tensors() and the snapshot
         ExternalRole, // bool: stored in a data file
         ProblemCountRole, // int: problems naming this tensor
+        PinnedRole, // bool: the placement plan pins this tensor
     };
+    // Dragged rows: the model's path and the tensor indices (QDataStream).
+    static constexpr const char* kMimeType = "application/x-onnx-repack-tensors";
 
     explicit TensorTableModel(QObject* parent = nullptr);
 
@@ -43,17 +50,31 @@ public:
     // and a sort by another column stay, without re-sorting 100,000 rows.
     void updateStorage(const ModelSnapshot& snapshot);
     const TensorRow& row(int index) const { return m_rows[index]; }
+    // Where the Planned column reads pins; its changes update that column of the rows changed.
+    void setPlacementState(const PlacementState* state);
+
+    // The tensor indices dragged in `mime` from a table of the model at `modelPath`; empty when
+    // `mime` carries none or another model's.
+    static QList<int> tensorsFromMime(const QMimeData* mime, const QString& modelPath);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(
         int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QStringList mimeTypes() const override;
+    QMimeData* mimeData(const QModelIndexList& indexes) const override;
+    Qt::DropActions supportedDragActions() const override { return Qt::CopyAction; }
 
 private:
     QVariant display(const TensorRow& row, int column) const;
+    QString planned(int tensor) const;
+    void onPinsChanged(const QList<int>& tensors);
 
     QList<TensorRow> m_rows;
+    QString m_path;
+    const PlacementState* m_placement = nullptr;
     uint64_t m_totalBytes = 0;
     uint64_t m_largest = 0;
 };

@@ -1,0 +1,184 @@
+// MainWindow's placement plan (SPEC 5b, issue 8): the Placement dock, the pins' wiring into the
+// table, the layout map and the preview, the "Move to" context menu, and plan export/import.
+#include "main_window.h"
+
+#include "layout_map_view.h"
+#include "placement_model.h"
+#include "placement_state.h"
+#include "placement_view.h"
+#include "repack_panel.h"
+#include "tensor_filter_proxy.h"
+#include "tensor_table_model.h"
+
+#include "core/data_file_names.h"
+#include "core/model.h"
+#include "core/placement_plan.h"
+#include "core/save_plan.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QTableView>
+
+namespace ui {
+namespace {
+
+// The data file the next save writes unpinned external tensors to.
+QString saveDataFileName(const RepackPanel& panel, const ModelSnapshot& snapshot)
+{
+    const std::string name = panel.options().dataFile;
+    if (!name.empty() || snapshot.path.isEmpty())
+        return QString::fromStdString(name);
+    return QString::fromStdString(repack::defaultDataFile(snapshot.path.toStdString()));
+}
+
+} // namespace
+
+repack::SaveOptions MainWindow::saveOptions() const
+{
+    repack::SaveOptions options = m_panel->options();
+    options.plan = m_placement->plan();
+    return options;
+}
+
+void MainWindow::createPlacement()
+{
+    m_placement = new PlacementState(this);
+    m_placement->setPlanCheck([this](const std::vector<repack::TensorPlacement>& plan) {
+        // The worker owns the model while it saves.
+        if (!m_model || isSaving())
+            return QString();
+        repack::SaveOptions options = m_panel->options();
+        options.plan = plan;
+        auto planned = repack::planSave(*m_model, m_snapshot.path.toStdString(), options);
+        return planned ? QString() : QString::fromStdString(planned.error().message);
+    });
+    m_placementView = new PlacementView(m_placement, this);
+    m_placementView->setSelectionModel(m_table->selectionModel(), m_proxy);
+    m_tensorModel->setPlacementState(m_placement);
+    m_map->setPlacementState(m_placement);
+
+    m_table->setDragEnabled(true);
+    m_table->setDragDropMode(QAbstractItemView::DragOnly);
+    m_table->setDefaultDropAction(Qt::CopyAction);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](QPoint pos) {
+        if (!m_model || m_table->selectionModel()->selectedRows().isEmpty())
+            return;
+        QMenu menu(this);
+        m_placementView->fillMoveMenu(&menu);
+        menu.exec(m_table->viewport()->mapToGlobal(pos));
+    });
+    connect(m_map, &LayoutMapView::tensorsDropped, m_placementView, &PlacementView::dropOnFile);
+    connect(m_placement, &PlacementState::pinsChanged, this, [this] { updatePreview(); });
+    connect(m_placement, &PlacementState::refused, this,
+        [this](const QString& reason) { statusBar()->showMessage(reason, 10000); });
+    connect(m_panel, &RepackPanel::optionsChanged, this, [this] {
+        m_placementView->model()->setSaveDataFile(saveDataFileName(*m_panel, m_snapshot));
+    });
+
+    auto* dock = new QDockWidget(tr("Placement"), this);
+    dock->setObjectName(QStringLiteral("placementDock"));
+    dock->setWidget(m_placementView);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
+        | QDockWidget::DockWidgetClosable);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+}
+
+void MainWindow::showPlacement()
+{
+    // Pins belong to the tensors they were made for: a new model, a reload or a save (whose
+    // result already is the plan) starts without pins.
+    m_placement->setSnapshot(m_snapshot);
+    m_placementView->model()->setSnapshot(m_snapshot);
+    m_placementView->model()->setSaveDataFile(saveDataFileName(*m_panel, m_snapshot));
+}
+
+void MainWindow::addPlanActions(QMenu* file, QMenu* edit)
+{
+    // After Save As, before the next group.
+    const QList<QAction*> fileActions = file->actions();
+    const qsizetype saveAs = fileActions.indexOf(m_saveAsAction);
+    QAction* before
+        = saveAs >= 0 && saveAs + 1 < fileActions.size() ? fileActions[saveAs + 1] : nullptr;
+    auto* separator = new QAction(this);
+    separator->setSeparator(true);
+    m_exportPlanAction = new QAction(tr("E&xport Plan…"), this);
+    m_importPlanAction = new QAction(tr("&Import Plan…"), this);
+    file->insertActions(before, {separator, m_exportPlanAction, m_importPlanAction});
+    connect(m_exportPlanAction, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Placement Plan"),
+            QFileInfo(m_snapshot.path).absolutePath(), tr("Placement plans (*.json)"));
+        if (!path.isEmpty())
+            exportPlan(path);
+    });
+    connect(m_importPlanAction, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import Placement Plan"),
+            QFileInfo(m_snapshot.path).absolutePath(), tr("Placement plans (*.json)"));
+        if (!path.isEmpty())
+            importPlan(path);
+    });
+
+    edit->addSeparator();
+    edit->addAction(m_placementView->undoAction());
+    edit->addAction(m_placementView->redoAction());
+    QMenu* move = edit->addMenu(tr("&Move Selection To"));
+    move->addAction(m_placementView->moveInlineAction());
+    move->addAction(m_placementView->moveExternalAction());
+    edit->addAction(m_placementView->resetPinsAction());
+    edit->addAction(m_placementView->resetAllAction());
+}
+
+bool MainWindow::exportPlan(const QString& path)
+{
+    if (!m_model || isSaving() || isLoading())
+        return false;
+    auto plan = repack::planSave(*m_model, m_snapshot.path.toStdString(), saveOptions());
+    QString error;
+    if (!plan) {
+        error = QString::fromStdString(plan.error().message);
+    } else {
+        const std::string text
+            = repack::planFileText(*m_model, plan.value(), m_snapshot.path.toStdString());
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
+            || file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.flush())
+            error = file.errorString();
+    }
+    if (!error.isEmpty()) {
+        m_lastError = tr("Cannot export the plan to %1: %2").arg(path, error);
+        statusBar()->showMessage(m_lastError, 10000);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported the plan to %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::importPlan(const QString& path)
+{
+    if (!m_model || isSaving() || isLoading())
+        return false;
+    auto plan = repack::readPlanFile(*m_model, path.toStdString());
+    if (!plan) {
+        m_lastError = QString::fromStdString(plan.error().message);
+        statusBar()->showMessage(m_lastError, 10000);
+        return false;
+    }
+    if (!m_placement->replaceAll(
+            plan.value(), tr("Import plan %1").arg(QFileInfo(path).fileName()))) {
+        m_lastError = m_placement->lastRefusal();
+        return false;
+    }
+    statusBar()->showMessage(
+        tr("Imported the plan %1: %n tensor(s) pinned", nullptr, m_placement->pinnedCount())
+            .arg(QFileInfo(path).fileName()),
+        5000);
+    return true;
+}
+
+} // namespace ui
