@@ -8,6 +8,7 @@
 #include <QAction>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QItemSelectionModel>
@@ -158,9 +159,19 @@ QList<int> PlacementView::selectedTensors() const
     return tensors;
 }
 
+void PlacementView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::EnabledChange)
+        updateActions();
+}
+
 void PlacementView::updateActions()
 {
-    m_resetAll->setEnabled(m_state->pinnedCount() > 0);
+    const bool enabled = isEnabled();
+    for (QAction* action : {m_moveInline, m_moveExternal, m_resetPins})
+        action->setEnabled(enabled);
+    m_resetAll->setEnabled(enabled && m_state->pinnedCount() > 0);
 }
 
 bool PlacementView::dropOnRow(int row, const QList<int>& tensors)

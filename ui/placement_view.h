@@ -53,6 +53,10 @@ public:
     QAction* undoAction() const { return m_undo; }
     QAction* redoAction() const { return m_redo; }
 
+protected:
+    // Disabled (while a save runs): the edits' actions too, wherever they sit (menus, shortcuts).
+    void changeEvent(QEvent* event) override;
+
 private:
     void updateActions();
 

@@ -570,7 +570,10 @@ private Q_SLOTS:
 
         QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
         QVERIFY(window.saveTo(path));
+        // No plan edits while the worker saves.
+        QVERIFY(!window.placementView()->moveInlineAction()->isEnabled());
         QVERIFY(finished.wait(60000));
+        QVERIFY(window.placementView()->moveInlineAction()->isEnabled());
         QVERIFY(finished.constFirst().constFirst().toBool());
         QCOMPARE(state->pinnedCount(), 0); // the save made the plan real
 
