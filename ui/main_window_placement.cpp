@@ -16,6 +16,7 @@
 #include "core/save_plan.h"
 
 #include <QAction>
+#include <QCursor>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
@@ -24,6 +25,7 @@
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTableView>
+#include <QToolTip>
 
 namespace ui {
 namespace {
@@ -76,8 +78,12 @@ void MainWindow::createPlacement()
     });
     connect(m_map, &LayoutMapView::tensorsDropped, m_placementView, &PlacementView::dropOnFile);
     connect(m_placement, &PlacementState::pinsChanged, this, [this] { updatePreview(); });
-    connect(m_placement, &PlacementState::refused, this,
-        [this](const QString& reason) { statusBar()->showMessage(reason, 10000); });
+    // Said where the drop happened, and kept in the status bar.
+    connect(m_placement, &PlacementState::refused, this, [this](const QString& reason) {
+        statusBar()->showMessage(reason, 10000);
+        if (isVisible())
+            QToolTip::showText(QCursor::pos(), reason, this);
+    });
     connect(m_panel, &RepackPanel::optionsChanged, this, [this] {
         m_placementView->model()->setSaveDataFile(saveDataFileName(*m_panel, m_snapshot));
     });
