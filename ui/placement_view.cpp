@@ -16,9 +16,10 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QPushButton>
-#include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+
+#include <utility>
 
 namespace ui {
 namespace {
@@ -76,6 +77,7 @@ protected:
         // Accepted even when refused: the drop was seen, and the state says why nothing changed.
         event->setDropAction(Qt::CopyAction);
         event->accept();
+        clearSelection();
         m_pane->dropOnRow(index.row(), dropped);
     }
 
@@ -128,9 +130,15 @@ PlacementView::PlacementView(PlacementState* state, QWidget* parent)
         [this, resetAll] { resetAll->setEnabled(m_resetAll->isEnabled()); });
     buttons->addWidget(reset);
     buttons->addWidget(resetAll);
-    for (QAction* action : {m_undo, m_redo}) {
-        auto* button = new QToolButton(this);
-        button->setDefaultAction(action);
+    // Short labels here; the Edit menu's actions name the edit ("Undo Move 3 tensors to …").
+    auto* undo = new QPushButton(tr("Undo"), this);
+    auto* redo = new QPushButton(tr("Redo"), this);
+    for (auto [button, action] : {std::pair{undo, m_undo}, std::pair{redo, m_redo}}) {
+        button->setEnabled(action->isEnabled());
+        connect(button, &QPushButton::clicked, action, &QAction::trigger);
+        connect(action, &QAction::changed, button,
+            [button, action] { button->setEnabled(action->isEnabled()); });
+        button->setToolTip(action->shortcut().toString(QKeySequence::NativeText));
         buttons->addWidget(button);
     }
     auto* layout = new QVBoxLayout(this);

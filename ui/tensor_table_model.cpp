@@ -71,7 +71,8 @@ QString TensorTableModel::planned(int tensor) const
 {
     if (!m_placement || !m_placement->isPinned(tensor))
         return {};
-    return QStringLiteral("📌 ") + PlacementState::describe(m_placement->pin(tensor));
+    // "*", not an emoji: it shows in every font.
+    return QStringLiteral("* ") + PlacementState::describe(m_placement->pin(tensor));
 }
 
 Qt::ItemFlags TensorTableModel::flags(const QModelIndex& index) const
@@ -215,7 +216,7 @@ QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
     if (role == Qt::ToolTipRole && section == Planned)
-        return tr("Where the next save puts a pinned tensor (📌): inline, or a data file. Drag "
+        return tr("Where the next save puts a pinned tensor (*): inline, or a data file. Drag "
                   "rows onto the Placement pane or a file in the layout map to pin them; "
                   "empty rows follow the threshold.");
     if (role != Qt::DisplayRole)
