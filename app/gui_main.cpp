@@ -1,15 +1,13 @@
-// Entry point of `onnx-repack-gui [MODEL...] [--screenshot OUT.png]`. Without a model it opens
-// the bundled sample; without a display it prints `onnx-repack inspect` of the model instead.
+// Entry point of `onnx-repack-gui [MODEL...] [--screenshot OUT.png [--screenshot-view VIEW]]`.
+// Without a model it opens the bundled sample; without a display it prints `onnx-repack inspect`
+// of the model instead. The screenshot mode itself lives in ui/screenshot.cpp.
 #include "cli/cli.h"
-#include "ui/layout_map_view.h"
 #include "ui/main_window.h"
+#include "ui/screenshot.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFileInfo>
-#include <QItemSelectionModel>
-#include <QTableView>
-#include <QTimer>
 
 #include <cstdio>
 #include <filesystem>
@@ -52,48 +50,6 @@ QStringList arguments(int argc, char** argv)
     return args;
 }
 
-// Opens `model` (if any) in `window`, then renders the window to `out` once the event loop has
-// laid it out and painted it.
-int takeScreenshot(ui::MainWindow& window, const QString& model, const QString& out)
-{
-    window.resize(1400, 860);
-    window.show();
-    auto grab = [&window, out] {
-        // Select the largest external tensor so the picture shows the shared selection.
-        const auto& tensors = window.snapshot().tensors;
-        int largest = -1;
-        for (int i = 0; i < tensors.size(); ++i) {
-            if (tensors[i].external && (largest < 0 || tensors[i].bytes > tensors[largest].bytes))
-                largest = i;
-        }
-        if (largest >= 0) {
-            const QModelIndex row = window.tensorView()->model()->index(largest, 0);
-            window.tensorView()->selectionModel()->select(
-                row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-        }
-        QTimer::singleShot(300, &window, [&window, out] {
-            if (!window.grab().save(out)) {
-                std::fprintf(stderr, "onnx-repack-gui: cannot write %s\n", qPrintable(out));
-                QApplication::exit(1);
-                return;
-            }
-            QApplication::exit(0);
-        });
-    };
-    if (model.isEmpty()) {
-        grab();
-    } else {
-        QObject::connect(&window, &ui::MainWindow::modelOpened, &window, grab);
-        QObject::connect(&window, &ui::MainWindow::openFailed, &window,
-            [](const QString&, const QString& error) {
-                std::fprintf(stderr, "onnx-repack-gui: %s\n", qPrintable(error));
-                QApplication::exit(1);
-            });
-        window.openFile(model, true);
-    }
-    return QApplication::exec();
-}
-
 } // namespace
 
 int main(int argc, char** argv)
@@ -106,6 +62,11 @@ int main(int argc, char** argv)
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
         QStringLiteral("Render the window to a PNG file and exit."), QStringLiteral("OUT.png"));
     parser.addOption(screenshot);
+    const QCommandLineOption screenshotView(QStringLiteral("screenshot-view"),
+        QStringLiteral("What --screenshot renders: main (default), placement, before-after, or "
+                       "compare (of the first two models: A B)."),
+        QStringLiteral("VIEW"), QStringLiteral("main"));
+    parser.addOption(screenshotView);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("ONNX models to open."),
         QStringLiteral("[MODEL...]"));
     // Parsed before any QApplication exists: without a display, creating one would abort.
@@ -152,9 +113,11 @@ int main(int argc, char** argv)
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/onnx-repack-gui.svg")));
 
     if (parser.isSet(screenshot)) {
-        ui::MainWindow window;
-        return takeScreenshot(
-            window, models.isEmpty() ? QString() : models.constFirst(), parser.value(screenshot));
+        ui::ScreenshotRequest request;
+        request.view = parser.value(screenshotView);
+        request.models = models;
+        request.out = parser.value(screenshot);
+        return ui::renderScreenshot(request);
     }
 
     auto* first = new ui::MainWindow;

@@ -2,6 +2,7 @@
 
 #include "background.h"
 #include "busy_indicator.h"
+#include "compare_window.h"
 #include "layout_map_view.h"
 #include "model_opener.h"
 #include "placement_view.h"
@@ -209,15 +210,19 @@ void MainWindow::updatePreview()
     const QString invalid = m_panel->validationError();
     if (!invalid.isEmpty()) {
         m_panel->setPreview(tr("Cannot save: %1").arg(invalid), true);
+        m_beforeAfter->clear(tr("Cannot save: %1").arg(invalid));
         return;
     }
     auto plan = repack::planSave(*m_model, m_snapshot.path.toStdString(), saveOptions());
     if (!plan) {
         m_panel->setPreview(
             tr("Cannot save: %1").arg(QString::fromStdString(plan.error().message)), true);
+        m_beforeAfter->clear(
+            tr("Cannot save: %1").arg(QString::fromStdString(plan.error().message)));
         return;
     }
     m_panel->setPreview(describePlan(plan.value(), m_snapshot));
+    m_beforeAfter->setPlan(m_snapshot, plan.value());
 }
 
 void MainWindow::open()
@@ -391,6 +396,30 @@ void MainWindow::about()
             .arg(QStringLiteral(REPACK_VERSION)));
 }
 
+void MainWindow::compareWithFile()
+{
+    if (m_snapshot.path.isEmpty()) {
+        statusBar()->showMessage(tr("Open a model first, then compare it with another."), 5000);
+        return;
+    }
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare With"),
+        QFileInfo(m_snapshot.path).absolutePath(), tr("ONNX models (*.onnx);;All files (*)"));
+    if (!path.isEmpty())
+        compareWith(path);
+}
+
+CompareWindow* MainWindow::compareWith(const QString& path)
+{
+    if (m_snapshot.path.isEmpty())
+        return nullptr;
+    auto* window = new CompareWindow(this);
+    window->setWindowFlag(Qt::Window);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    window->show();
+    window->compare(m_snapshot.path, path);
+    return window;
+}
+
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 {
     if (!isSaving() && !droppedModels(event->mimeData()).isEmpty())
@@ -403,6 +432,11 @@ void MainWindow::dropEvent(QDropEvent* event)
     if (paths.isEmpty() || isSaving())
         return;
     event->acceptProposedAction();
+    // With Shift held, a model dropped on an open one is compared with it.
+    if ((event->modifiers() & Qt::ShiftModifier) && !m_snapshot.path.isEmpty()) {
+        compareWith(paths.constFirst());
+        return;
+    }
     openFile(paths.constFirst());
     // Further models each get a window of their own.
     for (qsizetype i = 1; i < paths.size(); ++i) {

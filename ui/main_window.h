@@ -26,7 +26,9 @@ class Model;
 
 namespace ui {
 
+class BeforeAfterPanel;
 class BusyIndicator;
+class CompareWindow;
 class LayoutMapView;
 class ModelOpener;
 class PlacementState;
@@ -73,6 +75,10 @@ public:
     LayoutMapView* layoutMap() const { return m_map; }
     SummaryStrip* summary() const { return m_summary; }
     RepackPanel* repackPanel() const { return m_panel; }
+    // The "Before / after" dock: the current layout against planSave of saveOptions().
+    BeforeAfterPanel* beforeAfter() const { return m_beforeAfter; }
+    // Opens a window comparing the open model (A) with the model at `path` (B).
+    CompareWindow* compareWith(const QString& path);
     PlacementState* placementState() const { return m_placement; }
     PlacementView* placementView() const { return m_placementView; }
     // The repack panel's options with the placement pins: what Save and the preview use.
@@ -96,6 +102,7 @@ public Q_SLOTS:
     void saveAs();
     void copyNames();
     void about();
+    void compareWithFile();
 
 Q_SIGNALS:
     void modelOpened(const QString& path);
@@ -162,6 +169,7 @@ private:
     QAction* m_exportPlanAction = nullptr;
     QAction* m_importPlanAction = nullptr;
     QMenu* m_recentMenu = nullptr;
+    BeforeAfterPanel* m_beforeAfter = nullptr;
 };
 
 } // namespace ui

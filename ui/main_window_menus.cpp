@@ -27,6 +27,10 @@ void MainWindow::createActions()
     m_reloadAction = file->addAction(
         QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcut(QKeySequence::Refresh);
+    QAction* compare = file->addAction(tr("&Compare With…"), this, &MainWindow::compareWithFile);
+    compare->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D));
+    compare->setToolTip(tr("Compare the open model's layout and bytes with another model "
+                           "(or drop a model with Shift held)"));
     file->addSeparator();
     m_saveAction = file->addAction(
         QIcon::fromTheme(QStringLiteral("document-save")), tr("&Save"), this, &MainWindow::save);

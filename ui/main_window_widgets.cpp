@@ -3,9 +3,11 @@
 #include "main_window.h"
 
 #include "busy_indicator.h"
+#include "layout_diff_view.h"
 #include "layout_map_view.h"
 #include "problems_model.h"
 #include "repack_panel.h"
+#include "save_preview.h"
 #include "size_bar_delegate.h"
 #include "summary_strip.h"
 #include "tensor_filter_proxy.h"
@@ -113,6 +115,21 @@ void MainWindow::createWidgets()
     problemsDock->setObjectName(QStringLiteral("problemsDock"));
     problemsDock->setWidget(m_problemsView);
     addDockWidget(Qt::BottomDockWidgetArea, problemsDock);
+
+    // The pending repack as a diff of layouts, a tab beside the problems; one selection with
+    // the table (diff tensor i is tensor i).
+    m_beforeAfter = new BeforeAfterPanel(this);
+    m_beforeAfter->view()->setSelectionModel(m_table->selectionModel(), m_proxy);
+    connect(m_beforeAfter->view(), &LayoutDiffView::hiddenTensorClicked, this, [this](int tensor) {
+        clearFilters();
+        selectTensor(tensor);
+    });
+    auto* beforeAfterDock = new QDockWidget(tr("Before / after"), this);
+    beforeAfterDock->setObjectName(QStringLiteral("beforeAfterDock"));
+    beforeAfterDock->setWidget(m_beforeAfter);
+    addDockWidget(Qt::BottomDockWidgetArea, beforeAfterDock);
+    tabifyDockWidget(problemsDock, beforeAfterDock);
+    problemsDock->raise();
     resizeDocks({problemsDock}, {110}, Qt::Vertical);
     resizeDocks({repackDock}, {330}, Qt::Horizontal);
     createPlacement();

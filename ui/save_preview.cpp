@@ -1,12 +1,17 @@
 #include "save_preview.h"
 
+#include "background.h"
 #include "byte_format.h"
+#include "layout_diff_view.h"
 #include "model_snapshot.h"
 
 #include "core/save_plan.h"
 
 #include <QCoreApplication>
+#include <QLabel>
 #include <QStringList>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace ui {
 
@@ -46,6 +51,84 @@ QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
     if (!files.isEmpty())
         lines << files.join(u'\n');
     return lines.join(u'\n');
+}
+
+struct BeforeAfterPanel::Input {
+    ModelSnapshot current;
+    repack::SavePlan plan;
+};
+
+BeforeAfterPanel::BeforeAfterPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_view(new LayoutDiffView(this))
+    , m_message(new QLabel(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_message->setContentsMargins(6, 2, 6, 2);
+    m_message->hide();
+    layout->addWidget(m_message);
+    layout->addWidget(m_view, 1);
+    connect(&m_watcher, &QFutureWatcherBase::finished, this, [this] {
+        m_building = false;
+        if (!std::exchange(m_discard, false))
+            m_view->setDiff(m_watcher.result());
+        if (m_pending && isVisible())
+            build();
+        else
+            Q_EMIT updated();
+    });
+}
+
+BeforeAfterPanel::~BeforeAfterPanel()
+{
+    m_watcher.waitForFinished();
+}
+
+void BeforeAfterPanel::setPlan(const ModelSnapshot& current, const repack::SavePlan& plan)
+{
+    m_message->hide();
+    m_discard = false;
+    auto input = std::make_shared<Input>();
+    input->current = current;
+    input->plan = plan;
+    if (m_pending)
+        releaseInBackground(std::move(m_pending));
+    m_pending = std::move(input);
+    if (isVisible() && !m_building)
+        build();
+}
+
+void BeforeAfterPanel::clear(const QString& reason)
+{
+    if (m_pending)
+        releaseInBackground(std::move(m_pending));
+    m_pending.reset();
+    m_discard = m_building; // a diff still being built is of an older plan
+    m_view->setDiff(nullptr);
+    m_message->setText(reason);
+    m_message->setVisible(!reason.isEmpty());
+}
+
+bool BeforeAfterPanel::isPending() const
+{
+    return m_building || m_pending;
+}
+
+void BeforeAfterPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_pending && !m_building)
+        build();
+}
+
+void BeforeAfterPanel::build()
+{
+    m_building = true;
+    m_watcher.setFuture(QtConcurrent::run(
+        [input = std::exchange(m_pending, nullptr)]() -> std::shared_ptr<const LayoutDiff> {
+            return std::make_shared<const LayoutDiff>(beforeAfterDiff(input->current, input->plan));
+        }));
 }
 
 } // namespace ui
