@@ -62,6 +62,9 @@ Status rewriteData(
     auto targets = writeDataTemps(plan, baseDir, writer, cleanup);
     if (!targets)
         return targets.error();
+    InlineMaterialization inlined(model);
+    if (Status s = inlined.materialize([&](size_t i) { return !plan.tensors[i].external; }); !s)
+        return s;
     TensorRewrite rewrite(model);
     if (Status s = rewrite.apply(plan, plan.files, writer, writer.checksums()); !s)
         return s;
@@ -73,6 +76,7 @@ Status rewriteData(
     for (const auto& folder : folders)
         (void)syncFolder(folder);
     rewrite.commit();
+    inlined.commit();
     model.invalidateDataFiles(stale, "replaced by rewriting external data in " + baseDir.string());
     model.setBaseDir(baseDir);
     return {};
@@ -120,10 +124,14 @@ Status loadToModel(Model& model, const SaveOptions& options)
     if (!plan)
         return plan.error();
     DataWriter writer(model, *plan, inlineAll);
+    InlineMaterialization inlined(model);
+    if (Status s = inlined.materialize(); !s)
+        return s;
     TensorRewrite rewrite(model);
     if (Status s = rewrite.apply(*plan, {}, writer, {}); !s)
         return s;
     rewrite.commit();
+    inlined.commit();
     model.reindex();
     return {};
 }

@@ -1,17 +1,19 @@
 #include "model.h"
 
-#include "aligned_input_stream.h"
 #include "external_reference.h"
 #include "posix_file.h"
 #include "temp_file.h"
 #include "tensor_index.h"
 #include "typed_data.h"
+#include "wire_scan.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 namespace fs = std::filesystem;
@@ -22,21 +24,54 @@ Model::~Model() = default;
 
 namespace {
 
-// Parses the model file open on `fd`.
-Result<std::unique_ptr<onnx::ModelProto>> parseModel(int fd, const fs::path& path)
+// The model parsed from the (skeleton) bytes `data`.
+Result<std::unique_ptr<onnx::ModelProto>> parseModel(std::string_view data, const fs::path& path)
 {
+    if (data.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+        return Error{path.string() + ": not a valid ONNX model (malformed or truncated protobuf): "
+            + std::to_string(data.size()) + " bytes, past protobuf's 2 GiB limit"};
     auto proto = std::make_unique<onnx::ModelProto>();
-    // Streamed from the descriptor: peak memory is the parsed model, not twice the file.
-    AlignedInputStream stream(fd, path);
+    google::protobuf::io::ArrayInputStream stream(data.data(), static_cast<int>(data.size()));
     google::protobuf::io::CodedInputStream coded(&stream);
     coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
     if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
         return Error{path.string() + ": not a valid ONNX model (malformed or truncated protobuf)"};
-    if (!stream.error().empty())
-        return Error{stream.error()};
     if (!proto->has_graph() && proto->functions_size() == 0)
         return Error{path.string() + ": not an ONNX model (no graph and no functions)"};
     return proto;
+}
+
+// A parsed model whose large raw_data payloads stay in `file` (mapped, never copied).
+struct Parsed {
+    std::unique_ptr<onnx::ModelProto> proto;
+    std::unordered_map<onnx::TensorProto*, FileRange> inFile;
+};
+
+Result<Parsed> parseMapped(std::span<const std::byte> file, const fs::path& path)
+{
+    auto scan = scanModel(file, path.string(), Model::kInFileMinBytes);
+    if (!scan)
+        return scan.error();
+    auto proto = parseModel(scan->changed
+            ? std::string_view(scan->skeleton)
+            : std::string_view(reinterpret_cast<const char*>(file.data()), file.size()),
+        path);
+    if (!proto)
+        return proto.error();
+    std::string().swap(scan->skeleton);
+    Parsed parsed{std::move(*proto), {}};
+    // In file order: a tensor's raw_data is its last payload, as protobuf keeps it.
+    for (const auto& payload : scan->payloads) {
+        onnx::TensorProto* tensor = tensorAt(*parsed.proto, payload.path);
+        if (!tensor)
+            return Error{path.string() + ": the tensor whose raw_data starts at byte "
+                + std::to_string(payload.offset) + " is not in the parsed model"};
+        if (payload.stripped)
+            parsed.inFile[tensor] = {payload.offset, payload.length};
+        else
+            parsed.inFile.erase(tensor);
+    }
+    return parsed;
 }
 
 // Whether `path` still names the file with `identity`.
@@ -69,13 +104,23 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
         auto identity = identityOf(fd->get());
         if (!identity)
             return Error{path.string() + ": " + identity.error().message};
-        auto proto = parseModel(fd->get(), path);
-        if (!proto)
-            return proto.error();
+        const fs::path absolute = fs::absolute(path).lexically_normal();
+        // Mapped through the DataFile that later serves the payloads: it is refused if the
+        // path no longer names the file opened (a save replaced it meanwhile: read it again).
+        auto file = std::make_shared<DataFile>(absolute, *identity);
+        auto bytes = file->view(0, identity->size);
+        if (!bytes)
+            continue;
+        auto parsed = parseMapped(*bytes, path);
+        if (!parsed)
+            return parsed.error();
 
         std::unique_ptr<Model> model(new Model);
-        model->m_proto = std::move(*proto);
-        model->m_path = fs::absolute(path).lexically_normal();
+        model->m_proto = std::move(parsed->proto);
+        model->m_inFile = std::move(parsed->inFile);
+        if (!model->m_inFile.empty())
+            model->m_modelFile = std::move(file);
+        model->m_path = absolute;
         model->m_fileBytes = identity->size;
         model->m_baseDir = model->m_path.parent_path();
         model->reindex();
@@ -119,7 +164,10 @@ bool Model::hasErrors() const
 void Model::reindex()
 {
     m_problems.clear();
-    m_tensors = indexTensors(*m_proto, m_problems);
+    InlineRanges inFile;
+    for (const auto& [tensor, range] : m_inFile)
+        inFile.emplace(tensor, range);
+    m_tensors = indexTensors(*m_proto, m_problems, inFile);
     auto open = [this](const fs::path& resolved, const FileIdentity& identity) {
         return dataFile(resolved, identity);
     };
@@ -175,6 +223,48 @@ void Model::invalidateDataFiles(const std::vector<fs::path>& replaced, const std
     }
 }
 
+Status Model::materializeInline(const std::function<bool(size_t)>& needed)
+{
+    if (m_inFile.empty() || !m_materialized.empty())
+        return {};
+    std::unordered_set<const onnx::TensorProto*> skip;
+    if (needed)
+        for (size_t i = 0; i < m_tensors.size(); ++i)
+            if (m_tensors[i].inlineRange && !needed(i))
+                skip.insert(m_tensors[i].proto);
+    // Every view first, so a file replaced underneath changes nothing.
+    std::vector<std::pair<onnx::TensorProto*, std::span<const std::byte>>> views;
+    for (const auto& [tensor, range] : m_inFile) {
+        if (skip.count(tensor))
+            continue;
+        auto view = m_modelFile->view(range.offset, range.length);
+        if (!view)
+            return Error{view.error().message};
+        views.emplace_back(tensor, *view);
+    }
+    for (const auto& [tensor, view] : views) {
+        tensor->set_raw_data(reinterpret_cast<const char*>(view.data()), view.size());
+        m_materialized.push_back(tensor);
+    }
+    return {};
+}
+
+void Model::releaseInline()
+{
+    for (onnx::TensorProto* tensor : m_materialized)
+        std::string().swap(*tensor->mutable_raw_data());
+    m_materialized.clear();
+}
+
+void Model::forgetInline()
+{
+    m_inFile.clear();
+    m_materialized.clear();
+    m_modelFile.reset();
+    for (auto& info : m_tensors)
+        info.inlineRange.reset();
+}
+
 Result<TensorBytes> Model::read(size_t index) const
 {
     if (index >= m_tensors.size())
@@ -195,6 +285,14 @@ Result<TensorBytes> Model::read(size_t index) const
         return TensorBytes::view(*view);
     }
     case Storage::Raw: {
+        if (info.inlineRange) {
+            if (!m_modelFile)
+                return Error{info.qualifiedName() + ": its raw_data is no longer mapped"};
+            auto view = m_modelFile->view(info.inlineRange->offset, info.inlineRange->length);
+            if (!view)
+                return Error{info.qualifiedName() + ": " + view.error().message};
+            return TensorBytes::view(*view);
+        }
         const std::string& raw = info.proto->raw_data();
         return TensorBytes::view(std::as_bytes(std::span(raw.data(), raw.size())));
     }

@@ -1,5 +1,6 @@
 // A loaded ONNX model: the parsed protobuf, its tensor index and the validation problems.
-// Loading never reads external weight bytes; they are memory-mapped on demand.
+// Loading never reads weight bytes: external data and the raw_data payloads of the .onnx file
+// itself (core/wire_scan.h) are memory-mapped on demand.
 #pragma once
 
 #include "data_file.h"
@@ -8,8 +9,10 @@
 #include "tensor_info.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace onnx {
@@ -18,8 +21,8 @@ class ModelProto;
 
 namespace repack {
 
-// The bytes of one tensor, little-endian as in raw_data. Views into a data file mapping or the
-// model's own raw_data; typed-field tensors are converted into `owned`.
+// The bytes of one tensor, little-endian as in raw_data. Views into a mapping of a data file or
+// of the .onnx, or the model's own raw_data; typed-field tensors are converted into `owned`.
 class TensorBytes {
 public:
     static TensorBytes view(std::span<const std::byte> bytes)
@@ -46,18 +49,37 @@ private:
 
 class Model {
 public:
-    // Parses `path` (streamed, never the external data) and indexes and validates its tensors.
-    // Fails only when the file cannot be read or is not an ONNX model; broken tensor references
-    // are reported as problems and the model still opens.
+    // Maps `path`, parses it without the raw_data payloads of at least kInFileMinBytes (they
+    // stay in the file: TensorInfo::inlineRange) and indexes and validates its tensors. Fails
+    // only when the file cannot be read or is not an ONNX model; broken tensor references are
+    // reported as problems and the model still opens.
     static Result<std::unique_ptr<Model>> load(const std::filesystem::path& path);
+    // Smaller payloads are parsed: a range and a mapping cost more than their bytes.
+    static constexpr uint64_t kInFileMinBytes = 1024;
     // Wraps an in-memory model whose external data resolves against `baseDir`.
     static std::unique_ptr<Model> fromProto(
         std::unique_ptr<onnx::ModelProto> proto, std::filesystem::path baseDir);
     ~Model();
 
+    // The parsed model. Tensors with an inlineRange have an empty raw_data here until
+    // materializeInline(); read their bytes with read().
     const onnx::ModelProto& proto() const { return *m_proto; }
-    // Mutable access; call reindex() after changing tensors.
+    // Mutable access; call reindex() after changing tensors. Changing the tensors of a loaded
+    // model needs materializeInline() and forgetInline() first (payload ranges are per proto).
     onnx::ModelProto& mutableProto() { return *m_proto; }
+
+    // Payloads load() left in the .onnx file.
+    size_t inFileCount() const { return m_inFile.size(); }
+    // Puts payloads left in the .onnx file back into their protos, for an operation that
+    // serializes or rewrites them: all of them, or those of the tensors `needed` names by
+    // index (a tensor that gets new storage needs none). All or nothing: fails, changing
+    // nothing, when the .onnx was replaced or changed since it was opened.
+    Status materializeInline(const std::function<bool(size_t)>& needed = {});
+    // Undoes materializeInline(): the payloads are read from the file again.
+    void releaseInline();
+    // After the protos were rewritten: the payloads' ranges are forgotten (what was
+    // materialized stays in the protos); call reindex() next.
+    void forgetInline();
 
     const std::filesystem::path& path() const { return m_path; }
     // Size of the .onnx file when loaded or last saved (0 for in-memory models).
@@ -97,6 +119,44 @@ private:
     std::vector<TensorInfo> m_tensors;
     std::vector<Problem> m_problems;
     std::map<std::filesystem::path, std::shared_ptr<DataFile>> m_dataFiles;
+    // raw_data payloads left in the .onnx file, and the mapping they are read from.
+    std::unordered_map<onnx::TensorProto*, FileRange> m_inFile;
+    std::shared_ptr<DataFile> m_modelFile;
+    std::vector<onnx::TensorProto*> m_materialized;
+};
+
+// materializeInline() for an operation that rewrites the model's protos: unless commit() is
+// called (the rewrite is kept), the model goes back to reading its payloads from the file.
+class InlineMaterialization {
+public:
+    explicit InlineMaterialization(Model& model)
+        : m_model(model)
+    {
+    }
+    ~InlineMaterialization()
+    {
+        if (m_active)
+            m_model.releaseInline();
+    }
+    InlineMaterialization(const InlineMaterialization&) = delete;
+    InlineMaterialization& operator=(const InlineMaterialization&) = delete;
+
+    Status materialize(const std::function<bool(size_t)>& needed = {})
+    {
+        Status s = m_model.materializeInline(needed);
+        m_active = s.ok();
+        return s;
+    }
+    void commit()
+    {
+        if (m_active)
+            m_model.forgetInline();
+        m_active = false;
+    }
+
+private:
+    Model& m_model;
+    bool m_active = false;
 };
 
 } // namespace repack

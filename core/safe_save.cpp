@@ -182,6 +182,11 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         tempNames.push_back(t.temp.path.lexically_relative(dir).generic_string());
         finalNames.push_back(t.finalPath.lexically_relative(dir).generic_string());
     }
+    // The model is serialized below: payloads left in the .onnx go back into the tensors that
+    // stay inline (the others get new storage); a failure puts the model back as it was.
+    InlineMaterialization inlined(model);
+    if (Status s = inlined.materialize([&](size_t i) { return !plan->tensors[i].external; }); !s)
+        return Error{cannot + s.error().message};
     TensorRewrite rewrite(model);
     if (Status s = rewrite.apply(*plan, tempNames, writer, writer.checksums()); !s)
         return Error{cannot + s.error().message};
@@ -255,6 +260,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     // The in-memory model now is what is on disk; reads through replaced files fail.
     rewrite.relocate(finalNamesOk ? finalNames : tempNames);
     rewrite.commit();
+    inlined.commit();
     model.invalidateDataFiles(stale, "replaced by a save to " + path.string());
     model.setLocation(path, finalNamesOk ? finalModelBytes : tempModelBytes);
 

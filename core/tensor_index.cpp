@@ -38,9 +38,11 @@ uint64_t typedFieldCount(const onnx::TensorProto& t)
 
 class Indexer {
 public:
-    Indexer(std::vector<TensorInfo>& out, std::vector<Problem>& problems)
+    Indexer(
+        std::vector<TensorInfo>& out, std::vector<Problem>& problems, const InlineRanges& inFile)
         : m_out(out)
         , m_problems(problems)
+        , m_inFile(inFile)
     {
     }
 
@@ -145,6 +147,8 @@ private:
             parseExternalKeys(info, m_problems);
         } else {
             info.storage = t.has_raw_data() ? Storage::Raw : Storage::Typed;
+            if (auto it = m_inFile.find(&t); it != m_inFile.end() && info.storage == Storage::Raw)
+                info.inlineRange = it->second;
             if (t.external_data_size() > 0)
                 problem(info, code::ExternalDataIgnored,
                     "has external_data entries but data_location is not EXTERNAL; "
@@ -162,10 +166,11 @@ private:
         if (!info.bytes || info.dataType == dtype::String)
             return;
         if (info.storage == Storage::Raw) {
-            if (t.raw_data().size() != *info.bytes)
+            const uint64_t held = info.inlineRange ? info.inlineRange->length : t.raw_data().size();
+            if (held != *info.bytes)
                 problem(info, code::InlineSizeMismatch,
-                    "raw_data holds " + std::to_string(t.raw_data().size())
-                        + " bytes, dtype x shape needs " + std::to_string(*info.bytes));
+                    "raw_data holds " + std::to_string(held) + " bytes, dtype x shape needs "
+                        + std::to_string(*info.bytes));
             return;
         }
         const uint64_t count = typedFieldCount(t);
@@ -185,14 +190,16 @@ private:
 
     std::vector<TensorInfo>& m_out;
     std::vector<Problem>& m_problems;
+    const InlineRanges& m_inFile;
 };
 
 } // namespace
 
-std::vector<TensorInfo> indexTensors(onnx::ModelProto& model, std::vector<Problem>& problems)
+std::vector<TensorInfo> indexTensors(
+    onnx::ModelProto& model, std::vector<Problem>& problems, const InlineRanges& inFile)
 {
     std::vector<TensorInfo> out;
-    Indexer indexer(out, problems);
+    Indexer indexer(out, problems, inFile);
     if (model.has_graph())
         indexer.graph(*model.mutable_graph(), "graph");
     for (auto& function : *model.mutable_functions())

@@ -7,6 +7,7 @@
 #include "problem.h"
 #include "tensor_info.h"
 
+#include <unordered_map>
 #include <vector>
 
 namespace onnx {
@@ -17,7 +18,10 @@ namespace repack {
 
 // Index entries in declaration order, with sizes and storage filled in and the external
 // reference keys parsed (not yet resolved against a directory). Problems with dims, dtypes and
-// inline sizes go to `problems`.
-std::vector<TensorInfo> indexTensors(onnx::ModelProto& model, std::vector<Problem>& problems);
+// inline sizes go to `problems`. `inFile` maps tensors whose raw_data payload was left in the
+// .onnx file to that payload's range.
+using InlineRanges = std::unordered_map<const onnx::TensorProto*, FileRange>;
+std::vector<TensorInfo> indexTensors(
+    onnx::ModelProto& model, std::vector<Problem>& problems, const InlineRanges& inFile = {});
 
 } // namespace repack

@@ -30,6 +30,13 @@ struct ExternalRef {
     std::shared_ptr<DataFile> file; // null when the reference failed validation
 };
 
+// A byte range of the .onnx file itself: a raw_data payload Model::load left in the file.
+struct FileRange {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    bool operator==(const FileRange&) const = default;
+};
+
 struct TensorInfo {
     std::string name;
     std::string scope;
@@ -40,6 +47,9 @@ struct TensorInfo {
     std::optional<uint64_t> bytes; // packed byte size; strings: sum of lengths
     Storage storage = Storage::Raw;
     ExternalRef external; // meaningful when storage == External
+    // Storage::Raw whose raw_data is still in the .onnx file (proto->raw_data() is empty until
+    // Model::materializeInline()); Model::read maps it.
+    std::optional<FileRange> inlineRange;
     bool hasError = false; // some error-severity problem names this tensor
     onnx::TensorProto* proto = nullptr; // owned by the Model
 

@@ -1,0 +1,443 @@
+#include "wire_scan.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <limits>
+#include <memory>
+#include <utility>
+
+namespace repack {
+namespace {
+
+// The messages that hold tensors, as the tensor index walks them.
+enum class Kind { None, Model, Graph, Node, Attribute, Sparse, Function, Tensor };
+
+struct Child {
+    Kind kind = Kind::None;
+    bool repeated = false;
+};
+
+// Field numbers from onnx.proto (ONNX 1.12, proto2).
+Child childOf(Kind parent, uint32_t field)
+{
+    switch (parent) {
+    case Kind::Model: // graph = 7, functions = 25
+        if (field == 7)
+            return {Kind::Graph, false};
+        if (field == 25)
+            return {Kind::Function, true};
+        break;
+    case Kind::Graph: // node = 1, initializer = 5, sparse_initializer = 15
+        if (field == 1)
+            return {Kind::Node, true};
+        if (field == 5)
+            return {Kind::Tensor, true};
+        if (field == 15)
+            return {Kind::Sparse, true};
+        break;
+    case Kind::Node: // attribute = 5
+        if (field == 5)
+            return {Kind::Attribute, true};
+        break;
+    case Kind::Attribute: // t = 5, g = 6, tensors = 10, graphs = 11, sparse_tensor(s) = 22, 23
+        switch (field) {
+        case 5:
+            return {Kind::Tensor, false};
+        case 6:
+            return {Kind::Graph, false};
+        case 10:
+            return {Kind::Tensor, true};
+        case 11:
+            return {Kind::Graph, true};
+        case 22:
+            return {Kind::Sparse, false};
+        case 23:
+            return {Kind::Sparse, true};
+        }
+        break;
+    case Kind::Sparse: // values = 1, indices = 2
+        if (field == 1 || field == 2)
+            return {Kind::Tensor, false};
+        break;
+    case Kind::Function: // node = 7
+        if (field == 7)
+            return {Kind::Node, true};
+        break;
+    case Kind::Tensor:
+    case Kind::None:
+        break;
+    }
+    return {};
+}
+
+constexpr uint32_t kRawDataField = 9; // TensorProto.raw_data
+constexpr int kMaxDepth = 100; // protobuf's default recursion limit
+
+// Element counters of one message as protobuf sees it: a singular message field that appears
+// twice is merged into one message, so its repeated children go on counting.
+struct Counters {
+    std::vector<std::pair<uint32_t, uint32_t>> seen; // field -> elements so far
+    std::vector<std::pair<uint32_t, std::unique_ptr<Counters>>> singular;
+
+    uint32_t take(uint32_t field)
+    {
+        for (auto& [f, n] : seen)
+            if (f == field)
+                return n++;
+        seen.emplace_back(field, 1);
+        return 0;
+    }
+    Counters& child(uint32_t field)
+    {
+        for (auto& [f, c] : singular)
+            if (f == field)
+                return *c;
+        singular.emplace_back(field, std::make_unique<Counters>());
+        return *singular.back().second;
+    }
+};
+
+// A field whose value changes in the skeleton.
+struct Edit {
+    uint64_t tagEnd; // bytes before this are copied as they are
+    uint64_t valueBegin; // after the length prefix
+    uint64_t end; // end of the field
+    int node; // the changed child message, or -1: a payload emptied
+};
+
+// A message that changes: its new length and its changed fields in file order.
+struct Node {
+    uint64_t newSize = 0;
+    std::vector<Edit> edits;
+};
+
+size_t varintSize(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        ++n;
+    }
+    return n;
+}
+
+void appendVarint(std::string& out, uint64_t v)
+{
+    while (v >= 0x80) {
+        out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+        v >>= 7;
+    }
+    out.push_back(static_cast<char>(v));
+}
+
+class Scanner {
+public:
+    Scanner(std::span<const std::byte> file, const std::string& fileName, uint64_t minStripped)
+        : m_data(reinterpret_cast<const unsigned char*>(file.data()))
+        , m_size(file.size())
+        , m_fileName(fileName)
+        , m_minStripped(minStripped)
+    {
+    }
+
+    Result<WireScan> run()
+    {
+        Counters root;
+        int rootNode = -1;
+        if (!message(Kind::Model, 0, m_size, root, 0, rootNode))
+            return Error{m_fileName
+                + ": not a valid ONNX model (malformed or truncated protobuf): " + m_error};
+        WireScan scan;
+        scan.changed = rootNode >= 0;
+        if (scan.changed) {
+            scan.skeleton.reserve(m_nodes[static_cast<size_t>(rootNode)].newSize);
+            emit(rootNode, 0, m_size, scan.skeleton);
+        }
+        scan.payloads = std::move(m_payloads);
+        return scan;
+    }
+
+private:
+    bool fail(const std::string& what, uint64_t at)
+    {
+        m_error = what + " at byte " + std::to_string(at);
+        return false;
+    }
+
+    bool varint(uint64_t& pos, uint64_t end, uint64_t& value)
+    {
+        const uint64_t start = pos;
+        value = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (pos >= end)
+                return fail("truncated varint", start);
+            const unsigned char b = m_data[pos++];
+            value |= static_cast<uint64_t>(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                return true;
+        }
+        return fail("varint longer than 10 bytes", start);
+    }
+
+    bool tag(uint64_t& pos, uint64_t end, uint32_t& field, int& wireType)
+    {
+        const uint64_t at = pos;
+        uint64_t t = 0;
+        if (!varint(pos, end, t))
+            return false;
+        if (t > std::numeric_limits<uint32_t>::max())
+            return fail("field tag out of range", at);
+        field = static_cast<uint32_t>(t >> 3);
+        wireType = static_cast<int>(t & 7);
+        if (field == 0)
+            return fail("field number 0", at);
+        return true;
+    }
+
+    bool length(uint64_t& pos, uint64_t end, uint64_t& len)
+    {
+        const uint64_t at = pos;
+        if (!varint(pos, end, len))
+            return false;
+        if (len > end - pos)
+            return fail("length " + std::to_string(len) + " runs past the end of its message (byte "
+                    + std::to_string(end) + ")",
+                at);
+        return true;
+    }
+
+    // Skips one value of a field that is not length-delimited, or any field inside a group.
+    bool skip(int wireType, uint32_t field, uint64_t& pos, uint64_t end, int depth, uint64_t at)
+    {
+        switch (wireType) {
+        case 0: {
+            uint64_t ignored = 0;
+            return varint(pos, end, ignored);
+        }
+        case 1:
+        case 5: {
+            const uint64_t width = wireType == 1 ? 8 : 4;
+            if (end - pos < width)
+                return fail("truncated fixed-width value", at);
+            pos += width;
+            return true;
+        }
+        case 2: {
+            uint64_t len = 0;
+            if (!length(pos, end, len))
+                return false;
+            pos += len;
+            return true;
+        }
+        case 3: { // a group: fields up to the matching end-group tag
+            if (depth + 1 > kMaxDepth)
+                return fail("groups nested deeper than " + std::to_string(kMaxDepth), at);
+            while (true) {
+                const uint64_t innerAt = pos;
+                if (pos >= end)
+                    return fail("group without its end-group tag", at);
+                uint32_t innerField = 0;
+                int innerType = 0;
+                if (!tag(pos, end, innerField, innerType))
+                    return false;
+                if (innerType == 4) {
+                    if (innerField != field)
+                        return fail("end-group tag of another group", innerAt);
+                    return true;
+                }
+                if (!skip(innerType, innerField, pos, end, depth + 1, innerAt))
+                    return false;
+            }
+        }
+        case 4:
+            return fail("end-group tag without a group", at);
+        default:
+            return fail("invalid wire type " + std::to_string(wireType), at);
+        }
+    }
+
+    // Scans the message of `kind` in [begin, end). `node` becomes the index of its Node when
+    // the skeleton changes it, -1 otherwise.
+    bool message(Kind kind, uint64_t begin, uint64_t end, Counters& counters, int depth, int& node)
+    {
+        Node self;
+        uint64_t shrink = 0; // old size - new size
+        uint64_t pos = begin;
+        while (pos < end) {
+            const uint64_t at = pos;
+            uint32_t field = 0;
+            int wireType = 0;
+            if (!tag(pos, end, field, wireType))
+                return false;
+            if (wireType != 2) {
+                if (!skip(wireType, field, pos, end, depth, at))
+                    return false;
+                continue;
+            }
+            const uint64_t tagEnd = pos;
+            uint64_t len = 0;
+            if (!length(pos, end, len))
+                return false;
+            const uint64_t valueBegin = pos;
+            const uint64_t fieldEnd = pos + len;
+            pos = fieldEnd;
+
+            if (kind == Kind::Tensor && field == kRawDataField) {
+                const bool strip = len > 0 && len >= m_minStripped;
+                m_payloads.push_back({m_path, valueBegin, len, strip});
+                if (strip) {
+                    self.edits.push_back({tagEnd, valueBegin, fieldEnd, -1});
+                    shrink += (fieldEnd - tagEnd) - 1; // a one-byte zero length stays
+                }
+                continue;
+            }
+            const Child child = childOf(kind, field);
+            if (child.kind == Kind::None)
+                continue; // copied as it is
+            if (depth + 1 > kMaxDepth)
+                return fail("messages nested deeper than " + std::to_string(kMaxDepth), at);
+            Counters fresh;
+            Counters& childCounters = child.repeated ? fresh : counters.child(field);
+            m_path.push_back({field, child.repeated ? counters.take(field) : 0});
+            int childNode = -1;
+            const bool ok
+                = message(child.kind, valueBegin, fieldEnd, childCounters, depth + 1, childNode);
+            m_path.pop_back();
+            if (!ok)
+                return false;
+            if (childNode >= 0) {
+                const uint64_t newLen = m_nodes[static_cast<size_t>(childNode)].newSize;
+                self.edits.push_back({tagEnd, valueBegin, fieldEnd, childNode});
+                shrink += (fieldEnd - tagEnd) - (varintSize(newLen) + newLen);
+            }
+        }
+        if (self.edits.empty()) {
+            node = -1;
+            return true;
+        }
+        self.newSize = (end - begin) - shrink;
+        m_nodes.push_back(std::move(self));
+        node = static_cast<int>(m_nodes.size() - 1);
+        return true;
+    }
+
+    void emit(int node, uint64_t begin, uint64_t end, std::string& out) const
+    {
+        const char* data = reinterpret_cast<const char*>(m_data);
+        uint64_t pos = begin;
+        for (const Edit& e : m_nodes[static_cast<size_t>(node)].edits) {
+            out.append(data + pos, e.tagEnd - pos);
+            if (e.node < 0) {
+                appendVarint(out, 0);
+            } else {
+                appendVarint(out, m_nodes[static_cast<size_t>(e.node)].newSize);
+                emit(e.node, e.valueBegin, e.end, out);
+            }
+            pos = e.end;
+        }
+        out.append(data + pos, end - pos);
+    }
+
+    const unsigned char* m_data;
+    uint64_t m_size;
+    const std::string& m_fileName;
+    uint64_t m_minStripped;
+    std::vector<Node> m_nodes;
+    std::vector<WireStep> m_path;
+    std::vector<RawPayload> m_payloads;
+    std::string m_error;
+};
+
+template <typename T> T* element(google::protobuf::RepeatedPtrField<T>& field, uint32_t index)
+{
+    return index < static_cast<uint32_t>(field.size()) ? field.Mutable(static_cast<int>(index))
+                                                       : nullptr;
+}
+
+} // namespace
+
+Result<WireScan> scanModel(
+    std::span<const std::byte> file, const std::string& fileName, uint64_t minStrippedBytes)
+{
+    return Scanner(file, fileName, minStrippedBytes).run();
+}
+
+onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>& path)
+{
+    // Never creates a message: only present fields and existing elements are followed.
+    onnx::GraphProto* graph = nullptr;
+    onnx::NodeProto* node = nullptr;
+    onnx::AttributeProto* attribute = nullptr;
+    onnx::SparseTensorProto* sparse = nullptr;
+    onnx::FunctionProto* function = nullptr;
+    onnx::TensorProto* tensor = nullptr;
+    Kind kind = Kind::Model;
+    for (const WireStep& step : path) {
+        const Child child = childOf(kind, step.field);
+        if (child.kind == Kind::None)
+            return nullptr;
+        switch (kind) {
+        case Kind::Model:
+            if (step.field == 7)
+                graph = model.has_graph() ? model.mutable_graph() : nullptr;
+            else
+                function = element(*model.mutable_functions(), step.index);
+            break;
+        case Kind::Graph:
+            if (step.field == 1)
+                node = element(*graph->mutable_node(), step.index);
+            else if (step.field == 5)
+                tensor = element(*graph->mutable_initializer(), step.index);
+            else
+                sparse = element(*graph->mutable_sparse_initializer(), step.index);
+            break;
+        case Kind::Node:
+            attribute = element(*node->mutable_attribute(), step.index);
+            break;
+        case Kind::Attribute:
+            switch (step.field) {
+            case 5:
+                tensor = attribute->has_t() ? attribute->mutable_t() : nullptr;
+                break;
+            case 6:
+                graph = attribute->has_g() ? attribute->mutable_g() : nullptr;
+                break;
+            case 10:
+                tensor = element(*attribute->mutable_tensors(), step.index);
+                break;
+            case 11:
+                graph = element(*attribute->mutable_graphs(), step.index);
+                break;
+            case 22:
+                sparse
+                    = attribute->has_sparse_tensor() ? attribute->mutable_sparse_tensor() : nullptr;
+                break;
+            default:
+                sparse = element(*attribute->mutable_sparse_tensors(), step.index);
+                break;
+            }
+            break;
+        case Kind::Sparse:
+            if (step.field == 1)
+                tensor = sparse->has_values() ? sparse->mutable_values() : nullptr;
+            else
+                tensor = sparse->has_indices() ? sparse->mutable_indices() : nullptr;
+            break;
+        case Kind::Function:
+            node = element(*function->mutable_node(), step.index);
+            break;
+        case Kind::Tensor:
+        case Kind::None:
+            return nullptr;
+        }
+        kind = child.kind;
+        const bool present = (kind == Kind::Graph && graph) || (kind == Kind::Node && node)
+            || (kind == Kind::Attribute && attribute) || (kind == Kind::Sparse && sparse)
+            || (kind == Kind::Function && function) || (kind == Kind::Tensor && tensor);
+        if (!present)
+            return nullptr;
+    }
+    return kind == Kind::Tensor ? tensor : nullptr;
+}
+
+} // namespace repack

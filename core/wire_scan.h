@@ -1,0 +1,60 @@
+// A protobuf wire-format scanner over a whole .onnx file: it finds every TensorProto's raw_data
+// payload wherever the tensor index looks (initializers, sparse initializers, node attributes,
+// subgraphs at any depth, functions) and produces the "skeleton": the same bytes with those
+// payloads emptied (the field kept, with length 0) and every enclosing length recomputed.
+// Parsing the skeleton gives the model minus the payloads; putting each payload back into its
+// TensorProto gives exactly what parsing the file would have given. Everything else (unknown
+// fields, typed data, field order) is copied through untouched.
+#pragma once
+
+#include "result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+class TensorProto;
+} // namespace onnx
+
+namespace repack {
+
+// One step from a message to a child message: its field number and, for repeated fields, the
+// position among that field's elements (0 for singular fields, which protobuf merges).
+struct WireStep {
+    uint32_t field = 0;
+    uint32_t index = 0;
+    bool operator==(const WireStep&) const = default;
+};
+
+// One raw_data field of a TensorProto, in file order.
+struct RawPayload {
+    std::vector<WireStep> path; // from the ModelProto to the TensorProto
+    uint64_t offset = 0; // of the payload bytes in the file
+    uint64_t length = 0;
+    // Emptied in the skeleton; false for payloads below the scan's minimum, which stay.
+    // A tensor's raw_data is its LAST payload (protobuf keeps the last of a repeated singular
+    // field and merges repeated occurrences of a singular message), stripped or not.
+    bool stripped = false;
+};
+
+struct WireScan {
+    bool changed = false; // false: nothing was stripped, the file is its own skeleton
+    std::string skeleton; // empty unless `changed`
+    std::vector<RawPayload> payloads;
+};
+
+// Scans the serialized ModelProto `file`. Payloads of at least `minStrippedBytes` are emptied
+// in the skeleton. A truncated varint, a length past the end of its message, a wire type that
+// cannot be skipped or nesting deeper than protobuf allows is an error naming `fileName` and
+// the byte offset; nothing outside `file` is ever read.
+Result<WireScan> scanModel(
+    std::span<const std::byte> file, const std::string& fileName, uint64_t minStrippedBytes = 0);
+
+// The TensorProto that `path` leads to in a parsed model, or null when there is none.
+onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>& path);
+
+} // namespace repack

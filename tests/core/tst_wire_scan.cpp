@@ -1,0 +1,573 @@
+// Issue 9: the wire scanner (core/wire_scan.h) and Model::load on top of it, checked against
+// protobuf's own full parse as the oracle: the skeleton with its payloads put back is the model
+// protobuf parses, and the tensor index, problems, every tensor's bytes and saved files are the
+// same whether the model was parsed whole or from the skeleton.
+#include "core/model.h"
+#include "core/save.h"
+#include "core/wire_scan.h"
+#include "tests/support/model_builder.h"
+#include "tests/support/save_fixtures.h"
+#include "tests/support/tensor_builder.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <QDirIterator>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace repack;
+using namespace fixtures;
+
+namespace {
+
+const QString kDataDir = QStringLiteral("/usr/share/libonnx-testdata/data");
+
+std::string canonical(const onnx::ModelProto& model)
+{
+    std::string out;
+    {
+        google::protobuf::io::StringOutputStream stream(&out);
+        google::protobuf::io::CodedOutputStream coded(&stream);
+        coded.SetSerializationDeterministic(true);
+        model.ByteSizeLong(); // the cached sizes SerializeWithCachedSizes uses
+        model.SerializeWithCachedSizes(&coded);
+    }
+    return out;
+}
+
+std::span<const std::byte> spanOf(const std::string& bytes)
+{
+    return std::as_bytes(std::span(bytes.data(), bytes.size()));
+}
+
+// Hand-written wire format, for field orders and encodings protobuf's serializer never writes.
+std::string varint(uint64_t v)
+{
+    std::string out;
+    while (v >= 0x80) {
+        out.push_back(char((v & 0x7f) | 0x80));
+        v >>= 7;
+    }
+    out.push_back(char(v));
+    return out;
+}
+std::string tag(uint32_t field, int wireType)
+{
+    return varint((uint64_t(field) << 3) | uint64_t(wireType));
+}
+std::string len(uint32_t field, const std::string& value)
+{
+    return tag(field, 2) + varint(value.size()) + value;
+}
+std::string num(uint32_t field, uint64_t value)
+{
+    return tag(field, 0) + varint(value);
+}
+std::string fixed32(uint32_t field, uint32_t value)
+{
+    std::string out = tag(field, 5);
+    for (int i = 0; i < 4; ++i)
+        out.push_back(char((value >> (8 * i)) & 0xff));
+    return out;
+}
+std::string fixed64(uint32_t field, uint64_t value)
+{
+    std::string out = tag(field, 1);
+    for (int i = 0; i < 8; ++i)
+        out.push_back(char((value >> (8 * i)) & 0xff));
+    return out;
+}
+
+// TensorProto fields: dims 1, data_type 2, float_data 4, name 8, raw_data 9.
+std::string uint8Tensor(const std::string& name, const std::string& raw)
+{
+    return num(1, raw.size()) + num(2, 2) + len(8, name) + len(9, raw);
+}
+// ModelProto: ir_version 1, graph 7, opset_import 8. GraphProto: node 1, name 2, initializer 5.
+std::string modelWithGraph(const std::string& graph)
+{
+    return num(1, 8) + len(8, len(1, "") + num(2, 17)) + len(7, graph);
+}
+
+// What the model's tensors and problems look like, field by field.
+std::string describe(const Model& model)
+{
+    std::string out;
+    for (size_t i = 0; i < model.tensors().size(); ++i) {
+        const TensorInfo& t = model.tensors()[i];
+        out += t.qualifiedName() + " " + std::string(kindName(t.kind)) + " dtype "
+            + std::to_string(t.dataType) + " shape";
+        for (auto d : t.shape)
+            out += " " + std::to_string(d);
+        out += " elements " + (t.elements ? std::to_string(*t.elements) : "-") + " bytes "
+            + (t.bytes ? std::to_string(*t.bytes) : "-") + " " + std::string(storageName(t.storage))
+            + " error " + std::to_string(t.hasError);
+        if (t.isExternal())
+            out += " " + t.external.location + "@" + std::to_string(t.external.offset) + "+"
+                + (t.external.length ? std::to_string(*t.external.length) : "-") + " "
+                + t.external.checksum + " " + t.external.resolvedPath.string() + " file "
+                + std::to_string(bool(t.external.file));
+        auto bytes = model.read(i);
+        out += bytes ? " read "
+                + std::string(
+                    reinterpret_cast<const char*>(bytes->bytes().data()), bytes->bytes().size())
+                     : " error " + bytes.error().message;
+        out += "\n";
+    }
+    for (const auto& p : model.problems())
+        out += "problem " + std::to_string(int(p.severity)) + " " + p.tensor + " " + p.code + " "
+            + p.message + "\n";
+    return out;
+}
+
+// The old path: protobuf parses the whole file, tensors read from the protos.
+std::unique_ptr<Model> oracleModel(const QString& path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return nullptr;
+    const QByteArray bytes = file.readAll();
+    auto proto = std::make_unique<onnx::ModelProto>();
+    if (!proto->ParseFromArray(bytes.constData(), int(bytes.size())))
+        return nullptr;
+    return Model::fromProto(std::move(proto), QFileInfo(path).absolutePath().toStdString());
+}
+
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
+
+bool writeFile(const QString& path, const std::string& bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly)
+        && file.write(bytes.data(), qint64(bytes.size())) == qint64(bytes.size());
+}
+
+} // namespace
+
+class TestWireScan : public QObject {
+    Q_OBJECT
+private slots:
+    void skeletonRematerializes_data();
+    void skeletonRematerializes();
+    void loadAgreesWithFullParse_data();
+    void loadAgreesWithFullParse();
+    void lastRawDataWins();
+    void mergedMessagesKeepCounting();
+    void malformedIsClearError_data();
+    void malformedIsClearError();
+    void neverReadsPastTheSpan();
+    void failedSaveLeavesSkeleton();
+    void testdataSkeletons();
+    void testdataModelsAgree();
+
+private:
+    // Scans `bytes` with `minStripped`, checks the skeleton against protobuf's parse of `bytes`
+    // and returns the number of payloads stripped.
+    static int checkSkeleton(const std::string& bytes, uint64_t minStripped, const QString& what);
+    static void checkLoad(const QString& path);
+};
+
+int TestWireScan::checkSkeleton(const std::string& bytes, uint64_t minStripped, const QString& what)
+{
+    onnx::ModelProto oracle;
+    if (!oracle.ParseFromString(bytes)) {
+        qWarning("%s: protobuf does not parse it", qPrintable(what));
+        return -1;
+    }
+    auto scan = scanModel(spanOf(bytes), what.toStdString(), minStripped);
+    if (!scan) {
+        qWarning("%s: %s", qPrintable(what), scan.error().message.c_str());
+        return -1;
+    }
+    const std::string& skeletonBytes = scan->changed ? scan->skeleton : bytes;
+    onnx::ModelProto skeleton;
+    if (!skeleton.ParseFromString(skeletonBytes)) {
+        qWarning("%s: the skeleton does not parse", qPrintable(what));
+        return -1;
+    }
+    int stripped = 0;
+    uint64_t strippedBytes = 0;
+    for (const auto& p : scan->payloads) {
+        onnx::TensorProto* t = tensorAt(skeleton, p.path);
+        if (!t) {
+            qWarning("%s: payload at %llu has no tensor", qPrintable(what),
+                (unsigned long long)p.offset);
+            return -1;
+        }
+        if (p.stripped) {
+            ++stripped;
+            strippedBytes += p.length;
+        }
+        // In file order, every payload: the last one wins as in protobuf.
+        t->set_raw_data(bytes.substr(p.offset, p.length));
+    }
+    if (canonical(skeleton) != canonical(oracle)) {
+        qWarning("%s: the rematerialized skeleton differs from protobuf's parse", qPrintable(what));
+        return -1;
+    }
+    if (scan->changed != (stripped > 0) || (scan->changed && skeletonBytes.size() >= bytes.size())
+        || skeletonBytes.size() + strippedBytes > bytes.size()) {
+        qWarning("%s: skeleton of %zu bytes for %zu stripped from %zu", qPrintable(what),
+            skeletonBytes.size(), size_t(strippedBytes), bytes.size());
+        return -1;
+    }
+    return stripped;
+}
+
+void TestWireScan::checkLoad(const QString& path)
+{
+    auto loaded = Model::load(path.toStdString());
+    QVERIFY2(loaded.ok(), loaded ? "" : loaded.error().message.c_str());
+    auto oracle = oracleModel(path);
+    QVERIFY(oracle);
+    Model& model = **loaded;
+    QCOMPARE(describe(model), describe(*oracle));
+    // Materialized, the protos are exactly protobuf's; released, the skeleton again.
+    const std::string skeleton = canonical(model.proto());
+    QVERIFY(model.materializeInline().ok());
+    QCOMPARE(canonical(model.proto()), canonical(oracle->proto()));
+    model.releaseInline();
+    QCOMPARE(canonical(model.proto()), skeleton);
+    QCOMPARE(describe(model), describe(*oracle));
+}
+
+// Models of every shape the index knows, written by protobuf or by hand.
+void TestWireScan::skeletonRematerializes_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("stripped"); // payloads stripped at minimum 1 byte
+
+    const std::string big(3000, 'b'), small(10, 's');
+    {
+        onnx::ModelProto model = emptyModel();
+        onnx::GraphProto& g = *model.mutable_graph();
+        *g.add_initializer() = rawTensor("w", 1, {1000});
+        *g.add_initializer() = typedTensor("typed", 1, {4});
+        *g.add_sparse_initializer() = sparseTensor("sv", "si", {400}, 300);
+        addConstant(g, "c", rawTensor("", 2, {2000}));
+        addTensorsAttribute(addNode(g, "Custom", ""), "ws",
+            {rawTensor("", 2, {5}), typedTensor("t1", 7, {3}), rawTensor("", 3, {4096})});
+        onnx::NodeProto& ifNode = addNode(g, "If", "if0");
+        onnx::GraphProto& then = addSubgraph(ifNode, "then_branch");
+        *then.add_initializer() = rawTensor("then_w", 1, {600});
+        onnx::GraphProto& body = addSubgraph(addNode(then, "Loop", ""), "body");
+        addConstant(body, "", rawTensor("deep", 6, {700}));
+        auto& branches = addGraphsAttribute(addNode(g, "Custom", "multi"), "branches", 2);
+        *branches.mutable_graphs(1)->add_initializer() = rawTensor("g1", 4, {900});
+        onnx::NodeProto& sp = addNode(g, "Constant", "sp");
+        auto* attr = sp.add_attribute();
+        attr->set_name("sparse_value");
+        attr->set_type(onnx::AttributeProto::SPARSE_TENSOR);
+        *attr->mutable_sparse_tensor() = sparseTensor("", "", {600}, 200);
+        auto* list = sp.add_attribute();
+        list->set_name("sparse_list");
+        *list->add_sparse_tensors() = sparseTensor("a", "", {600}, 100);
+        onnx::FunctionProto& fn = addFunction(model, "custom.fn", "Fn");
+        onnx::NodeProto& fc = addNode(*fn.mutable_node(), "Constant", "");
+        auto* value = fc.add_attribute();
+        value->set_name("value");
+        *value->mutable_t() = rawTensor("fnw", 1, {512});
+        // graph/then/body/w, sv, si, c, ws[0], ws[2], then_w, deep, g1, sparse x4, fnw
+        QTest::addRow("every place, protobuf's order")
+            << QByteArray::fromStdString(model.SerializeAsString()) << 14;
+    }
+    {
+        // Fields in reverse order everywhere: raw_data first, graph before ir_version, nodes
+        // before initializers, the graph's name last.
+        const std::string tensor = len(9, big) + len(8, "w") + num(2, 2) + num(1, big.size());
+        const std::string node
+            = len(5, len(5, len(9, small) + num(2, 2) + num(1, 10)) + len(1, "value"))
+            + len(4, "Constant") + len(2, "out");
+        const std::string graph = len(1, node) + len(5, tensor) + len(2, "g");
+        const std::string model = len(7, graph) + len(8, len(1, "") + num(2, 17)) + num(1, 8);
+        QTest::addRow("fields in any order") << QByteArray::fromStdString(model) << 2;
+    }
+    {
+        // Unknown fields of every wire type around and inside tensors, and a length-delimited
+        // unknown field whose bytes look like a raw_data field: copied, never stripped.
+        const std::string fake = len(9, big);
+        const std::string tensor = num(77, 5) + uint8Tensor("w", big) + fixed32(78, 7)
+            + fixed64(79, 9) + len(80, fake) + tag(81, 3) + num(1, 2) + tag(81, 4);
+        const std::string graph = len(99, fake) + len(5, tensor) + num(98, 1) + len(5, tensor);
+        QTest::addRow("unknown fields")
+            << QByteArray::fromStdString(modelWithGraph(graph) + len(1000, fake)) << 2;
+    }
+    {
+        // float_data (4) packed and unpacked, int64 dims repeated unpacked; no raw_data.
+        std::string packed;
+        for (int i = 0; i < 4; ++i)
+            packed += std::string("\x00\x00\x80\x3f", 4);
+        const std::string a = num(1, 4) + num(2, 1) + len(8, "packed") + len(4, packed);
+        std::string b = num(1, 2) + num(1, 2) + num(2, 1) + len(8, "unpacked");
+        for (int i = 0; i < 4; ++i)
+            b += fixed32(4, 0x3f800000);
+        QTest::addRow("packed and unpacked typed data")
+            << QByteArray::fromStdString(modelWithGraph(len(5, a) + len(5, b))) << 0;
+    }
+    {
+        const std::string tensor
+            = num(1, 10) + num(2, 2) + len(8, "w") + len(9, big) + len(9, small);
+        QTest::addRow("raw_data twice, big then small")
+            << QByteArray::fromStdString(modelWithGraph(len(5, tensor))) << 2;
+        const std::string other
+            = num(1, 3000) + num(2, 2) + len(8, "w") + len(9, small) + len(9, big);
+        QTest::addRow("raw_data twice, small then big")
+            << QByteArray::fromStdString(modelWithGraph(len(5, other))) << 2;
+    }
+    {
+        // A singular message twice: protobuf merges them (graph, attribute t, sparse values).
+        const std::string graph1 = len(5, uint8Tensor("a", big)) + len(2, "first");
+        const std::string graph2 = len(5, uint8Tensor("b", small)) + len(5, uint8Tensor("c", big));
+        const std::string attr = len(1, "value") + len(5, uint8Tensor("t", small))
+            + len(5, len(9, big) + len(8, "t2"));
+        const std::string node = len(4, "Constant") + len(5, attr);
+        const std::string graph3 = len(1, node);
+        const std::string model = num(1, 8) + len(7, graph1) + len(7, graph2) + len(7, graph3);
+        QTest::addRow("singular messages merged") << QByteArray::fromStdString(model) << 5;
+    }
+    {
+        // Long length prefixes that shrink by several bytes, nested three deep.
+        const std::string huge(200000, 'h');
+        const std::string attrGraph = len(5, uint8Tensor("inner", huge));
+        const std::string attr = len(1, "body") + len(6, attrGraph) + num(20, 5);
+        const std::string graph
+            = len(1, len(4, "Loop") + len(5, attr)) + len(5, uint8Tensor("outer", huge));
+        QTest::addRow("lengths shrink at every level")
+            << QByteArray::fromStdString(modelWithGraph(graph)) << 2;
+    }
+}
+
+void TestWireScan::skeletonRematerializes()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, stripped);
+    const std::string model = bytes.toStdString();
+    QCOMPARE(checkSkeleton(model, 1, "1 byte"), stripped);
+    QVERIFY(checkSkeleton(model, 0, "0 bytes") == stripped);
+    QVERIFY(checkSkeleton(model, 1024, "1 KiB") >= 0);
+    QVERIFY(checkSkeleton(model, ~0ull, "nothing") == 0);
+}
+
+void TestWireScan::loadAgreesWithFullParse_data()
+{
+    skeletonRematerializes_data();
+}
+
+void TestWireScan::loadAgreesWithFullParse()
+{
+    QFETCH(QByteArray, bytes);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("m.onnx");
+    QVERIFY(writeFile(path, bytes.toStdString()));
+    checkLoad(path);
+    if (QTest::currentTestFailed())
+        return;
+    // Saves give the same files whether the model was parsed whole or from the skeleton.
+    auto loaded = Model::load(path.toStdString());
+    QVERIFY(loaded.ok());
+    auto oracle = oracleModel(path);
+    for (const char* sub : {"new", "old"})
+        QVERIFY(QDir(dir.path()).mkdir(sub));
+    SaveOptions options;
+    options.allowCorrupt = true;
+    auto a = save(**loaded, dir.filePath("new/out.onnx").toStdString(), options);
+    auto b = save(*oracle, dir.filePath("old/out.onnx").toStdString(), options);
+    QCOMPARE(a.ok(), b.ok());
+    QCOMPARE(hashFolder(dir.filePath("new")), hashFolder(dir.filePath("old")));
+    QCOMPARE(canonical((*loaded)->proto()), canonical(oracle->proto()));
+}
+
+// Protobuf keeps the last raw_data; a small last one stays in the proto, a big earlier one must
+// not come back from the file.
+void TestWireScan::lastRawDataWins()
+{
+    const std::string big(5000, 'B'), small(4, 's');
+    QTemporaryDir dir;
+    const QString path = dir.filePath("m.onnx");
+    const std::string tensor = num(1, 4) + num(2, 2) + len(8, "w") + len(9, big) + len(9, small);
+    QVERIFY(writeFile(path, modelWithGraph(len(5, tensor))));
+    auto model = Model::load(path.toStdString());
+    QVERIFY(model.ok());
+    QCOMPARE((*model)->inFileCount(), size_t(0));
+    auto bytes = (*model)->read(0);
+    QVERIFY(bytes.ok());
+    QCOMPARE(std::string(reinterpret_cast<const char*>(bytes->bytes().data()), 4), small);
+    QVERIFY((*model)->problems().empty());
+
+    const std::string other = num(1, 5000) + num(2, 2) + len(8, "w") + len(9, small) + len(9, big);
+    QVERIFY(writeFile(path, modelWithGraph(len(5, other))));
+    model = Model::load(path.toStdString());
+    QVERIFY(model.ok());
+    QCOMPARE((*model)->inFileCount(), size_t(1));
+    QVERIFY((*model)->tensors()[0].inlineRange);
+    QCOMPARE((*model)->proto().graph().initializer(0).raw_data(), std::string());
+    bytes = (*model)->read(0);
+    QVERIFY(bytes.ok());
+    QCOMPARE(bytes->bytes().size(), size_t(5000));
+    QVERIFY((*model)->problems().empty());
+}
+
+// The second occurrence of a singular graph continues the first's initializers: "c" is
+// initializer 2 of the merged graph, not 1.
+void TestWireScan::mergedMessagesKeepCounting()
+{
+    const std::string big1(2000, '1'), big2(3000, '2');
+    const std::string model = num(1, 8) + len(7, len(5, uint8Tensor("a", big1)))
+        + len(7, len(5, uint8Tensor("b", "xy")) + len(5, uint8Tensor("c", big2)));
+    auto scan = scanModel(spanOf(model), "m", 1024);
+    QVERIFY(scan.ok());
+    QCOMPARE(scan->payloads.size(), size_t(3));
+    const std::vector<WireStep> c{{7, 0}, {5, 2}};
+    QVERIFY(scan->payloads[2].path == c);
+    QTemporaryDir dir;
+    QVERIFY(writeFile(dir.filePath("m.onnx"), model));
+    checkLoad(dir.filePath("m.onnx"));
+}
+
+void TestWireScan::malformedIsClearError_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("what");
+    auto row = [](const char* name, const std::string& bytes, const char* what) {
+        QTest::addRow("%s", name) << QByteArray::fromStdString(bytes) << QString(what);
+    };
+    row("truncated varint", num(1, 8) + "\x3a\x80", "truncated varint at byte 3");
+    row("truncated tag", num(1, 8) + "\xba", "truncated varint at byte 2");
+    row("length past the end", num(1, 8) + "\x3a\x05\x00",
+        "length 5 runs past the end of its message (byte 4) at byte 3");
+    row("length past the enclosing message", num(1, 8) + len(7, tag(5, 2) + varint(10) + "abc"),
+        "length 10 runs past the end of its message");
+    row("raw_data past its tensor", modelWithGraph(len(5, tag(9, 2) + varint(100) + "x")),
+        "length 100 runs past the end of its message");
+    row("invalid wire type", num(1, 8) + len(7, tag(3, 7)), "invalid wire type 7");
+    row("field number 0", num(1, 8) + len(7, "\x02\x00"), "field number 0");
+    row("stray end-group", num(1, 8) + len(7, tag(4, 4)), "end-group tag without a group");
+    row("unterminated group", num(1, 8) + len(7, tag(40, 3) + num(1, 1)),
+        "group without its end-group tag");
+    row("truncated fixed64", num(1, 8) + len(7, tag(40, 1) + "abc"), "truncated fixed-width value");
+    row("overlong varint", num(1, 8) + std::string(11, '\xff'), "varint longer than 10 bytes");
+    std::string deep = len(5, uint8Tensor("w", "x"));
+    for (int i = 0; i < 60; ++i) // graph -> node -> attribute -> g -> ... past 100 levels
+        deep = len(1, len(5, len(6, deep)));
+    row("nesting past protobuf's limit", modelWithGraph(deep), "nested deeper than 100");
+}
+
+void TestWireScan::malformedIsClearError()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, what);
+    auto scan = scanModel(spanOf(bytes.toStdString()), "/models/bad.onnx");
+    QVERIFY(!scan.ok());
+    const QString message = QString::fromStdString(scan.error().message);
+    QVERIFY2(message.startsWith("/models/bad.onnx: not a valid ONNX model"), qPrintable(message));
+    QVERIFY2(message.contains(what), qPrintable(message));
+    QVERIFY2(message.contains(" at byte "), qPrintable(message));
+    onnx::ModelProto oracle;
+    QVERIFY(!oracle.ParseFromString(bytes.toStdString())); // protobuf refuses it too
+
+    QTemporaryDir dir;
+    QVERIFY(writeFile(dir.filePath("bad.onnx"), bytes.toStdString()));
+    auto model = Model::load(dir.filePath("bad.onnx").toStdString());
+    QVERIFY(!model.ok());
+    QVERIFY2(contains(model.error().message, what.toStdString()), model.error().message.c_str());
+}
+
+// The span ends mid-varint and mid-length; the bytes after it would complete both.
+void TestWireScan::neverReadsPastTheSpan()
+{
+    const std::string inside = num(1, 8) + "\x3a\x80";
+    const std::string buffer = inside + "\x01" + std::string(128, '\0');
+    auto scan = scanModel(spanOf(buffer).first(inside.size()), "m");
+    QVERIFY(!scan.ok());
+    QVERIFY2(contains(scan.error().message, "truncated varint"), scan.error().message.c_str());
+    const std::string graph = len(5, uint8Tensor("w", std::string(50, 'w')));
+    const std::string whole = modelWithGraph(graph);
+    for (size_t cut = 0; cut < whole.size(); ++cut) {
+        auto part = scanModel(spanOf(whole).first(cut), "m");
+        onnx::ModelProto oracle;
+        QCOMPARE(part.ok(), oracle.ParseFromString(whole.substr(0, cut)));
+    }
+}
+
+// A save that fails before its commit point leaves the model reading its payloads from the
+// file, its protos as they were.
+void TestWireScan::failedSaveLeavesSkeleton()
+{
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", {5000, 3000, 10}, ~0ull, "unused");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    QCOMPARE(model->inFileCount(), size_t(2));
+    const std::string before = canonical(model->proto());
+    const auto tensors = readAllTensors(*model);
+    SaveOptions options;
+    options.threshold = 4000;
+    qputenv("ONNX_REPACK_FAIL_AT", "rename-model-temp"); // the commit itself fails
+    auto result = save(*model, dir.filePath("out.onnx").toStdString(), options);
+    qunsetenv("ONNX_REPACK_FAIL_AT");
+    QVERIFY(!result.ok());
+    QCOMPARE(canonical(model->proto()), before);
+    QCOMPARE(model->inFileCount(), size_t(2));
+    QCOMPARE(readAllTensors(*model), tensors);
+    // And one that succeeds: the saved model holds its bytes and reads them back.
+    QVERIFY(save(*model, dir.filePath("out.onnx").toStdString(), options).ok());
+    QCOMPARE(model->inFileCount(), size_t(0));
+    QCOMPARE(readAllTensors(*model), tensors);
+    auto reloaded = loadModel(dir.filePath("out.onnx"));
+    QVERIFY(reloaded);
+    QCOMPARE(readAllTensors(*reloaded), tensors);
+}
+
+void TestWireScan::testdataSkeletons()
+{
+    if (!QFileInfo(kDataDir).isDir())
+        QSKIP("libonnx-testdata is not installed");
+    QDirIterator it(kDataDir, {"*.onnx"}, QDir::Files, QDirIterator::Subdirectories);
+    int models = 0, failures = 0;
+    long payloads = 0;
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const std::string bytes = file.readAll().toStdString();
+        const int stripped = checkSkeleton(bytes, 0, path);
+        failures += stripped < 0;
+        payloads += std::max(stripped, 0);
+        ++models;
+    }
+    qInfo("%d models, %ld payloads stripped and put back", models, payloads);
+    QVERIFY(models > 1000);
+    QVERIFY(payloads > 100); // most of its tensors are a few bytes
+    QCOMPARE(failures, 0);
+}
+
+void TestWireScan::testdataModelsAgree()
+{
+    if (!QFileInfo(kDataDir).isDir())
+        QSKIP("libonnx-testdata is not installed");
+    QDirIterator it(kDataDir, {"*.onnx"}, QDir::Files, QDirIterator::Subdirectories);
+    int models = 0, lazy = 0;
+    while (it.hasNext()) {
+        const QString path = it.next();
+        checkLoad(path);
+        if (QTest::currentTestFailed()) {
+            qWarning("in %s", qPrintable(path));
+            return;
+        }
+        auto model = Model::load(path.toStdString());
+        lazy += (*model)->inFileCount() > 0;
+        ++models;
+    }
+    qInfo("%d models agree, %d of them with payloads left in the file", models, lazy);
+    QVERIFY(lazy > 0);
+}
+
+QTEST_GUILESS_MAIN(TestWireScan)
+#include "tst_wire_scan.moc"
