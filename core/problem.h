@@ -33,6 +33,8 @@ inline constexpr std::string_view UnknownDtype = "unknown-dtype";
 inline constexpr std::string_view InlineSizeMismatch = "inline-size-mismatch";
 inline constexpr std::string_view ChecksumMismatch = "checksum-mismatch";
 inline constexpr std::string_view ReadFailed = "read-failed";
+// The data file is not the one validated when the model was opened (replaced or modified).
+inline constexpr std::string_view FileChanged = "file-changed";
 inline constexpr std::string_view InterruptedSave = "interrupted-save";
 // Housekeeping of the model's folder (SPEC 5a), warnings naming the file and its size.
 inline constexpr std::string_view LeftoverTemporary = "leftover-temporary";

@@ -56,8 +56,10 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
         auto identity = identityOf(fd->get());
         if (!identity || !(*identity == ranges.front().tensor->external.file->identity())) {
             for (const auto& r : ranges)
-                problem(out, *r.tensor, code::UnreadableFile,
-                    path.string() + " changed since the model was opened (replaced or modified)");
+                problem(out, *r.tensor, code::FileChanged,
+                    path.string()
+                        + " changed since the model was opened (replaced or modified); "
+                          "nothing was read from it");
             continue;
         }
         ::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
