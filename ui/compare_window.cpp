@@ -95,37 +95,48 @@ ModelSnapshot layoutSnapshot(const repack::Model& model)
 
 } // namespace
 
-// Loads both models (B on another pool thread meanwhile), then diffs them without reading
-// bytes on this thread while the other takes both snapshots.
+// Loads both models and takes their layout snapshots (B on another pool thread meanwhile),
+// then diffs them without reading bytes.
 std::shared_ptr<CompareWindow::Loaded> CompareWindow::loadBoth(
     const QString& pathA, const QString& pathB)
 {
-    using Loaded = repack::Result<std::unique_ptr<repack::Model>>;
-    auto loadOne = [](const QString& path) { return repack::Model::load(path.toStdString()); };
-    QFuture<Loaded> futureB = QtConcurrent::run(loadOne, pathB);
-    Loaded a = loadOne(pathA);
+    struct One {
+        std::unique_ptr<repack::Model> model;
+        ModelSnapshot snapshot;
+        QString error;
+    };
+    auto loadOne = [](const QString& path) {
+        One one;
+        auto model = repack::Model::load(path.toStdString());
+        if (!model) {
+            one.error = qs(model.error().message);
+            return one;
+        }
+        one.model = std::move(model.value());
+        one.snapshot = layoutSnapshot(*one.model);
+        return one;
+    };
+    QFuture<One> futureB = QtConcurrent::run(loadOne, pathB);
+    One a = loadOne(pathA);
     futureB.waitForFinished();
-    Loaded b = futureB.takeResult();
+    One b = futureB.takeResult();
     auto out = std::make_shared<CompareWindow::Loaded>();
-    if (!a || !b) {
-        out->error = qs((a ? b : a).error().message);
+    if (!a.model || !b.model) {
+        out->error = a.model ? b.error : a.error;
         return out;
     }
-    out->a = std::move(a.value());
-    out->b = std::move(b.value());
-    auto snapshots = QtConcurrent::run([ma = out->a.get(), mb = out->b.get()] {
-        return std::make_pair(layoutSnapshot(*ma), layoutSnapshot(*mb));
-    });
+    out->a = std::move(a.model);
+    out->b = std::move(b.model);
     repack::DiffOptions quick;
     quick.compareContent = false;
     auto entries = repack::diffModels(*out->a, *out->b, quick);
-    snapshots.waitForFinished();
     if (!entries) {
         out->error = qs(entries.error().message);
         return out;
     }
-    const auto [snapA, snapB] = snapshots.takeResult();
-    out->diff = std::make_shared<LayoutDiff>(compareDiff(snapA, snapB, entries.value(), false));
+    out->diff
+        = std::make_shared<LayoutDiff>(compareDiff(a.snapshot, b.snapshot, entries.value(), false));
+    // The snapshots are freed here, on the worker.
     return out;
 }
 

@@ -507,6 +507,43 @@ private Q_SLOTS:
         QCOMPARE(rows[0].data().toString(), QStringLiteral("same"));
     }
 
+    // Cancel while loading: nothing is shown. Cancel once the layout is shown: the byte
+    // comparison stops, the storage-only statuses stay.
+    void compareWindowCancels()
+    {
+        QTemporaryDir dirA;
+        QTemporaryDir dirB;
+        QVERIFY(writeComparePair(dirA.path(), dirB.path()));
+        const QString a = dirA.filePath(QStringLiteral("m.onnx"));
+        const QString b = dirB.filePath(QStringLiteral("m.onnx"));
+        {
+            ui::CompareWindow window;
+            QSignalSpy finished(&window, &ui::CompareWindow::finished);
+            QSignalSpy ready(&window, &ui::CompareWindow::layoutReady);
+            window.compare(a, b);
+            window.cancel();
+            QVERIFY(finished.wait(30000));
+            QCOMPARE(finished[0][0].toBool(), false);
+            QCOMPARE(ready.size(), 0);
+            QCOMPARE(window.diffModel()->rowCount(), 0);
+            QVERIFY(!window.isRunning());
+        }
+        ui::CompareWindow window;
+        QSignalSpy finished(&window, &ui::CompareWindow::finished);
+        connect(&window, &ui::CompareWindow::layoutReady, &window, &ui::CompareWindow::cancel);
+        window.compare(a, b);
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished[0][0].toBool(), false);
+        QVERIFY(window.lastError().contains(QStringLiteral("cancelled")));
+        QVERIFY(!window.contentCompared());
+        const ui::LayoutDiff* diff = window.diffModel()->diff();
+        QCOMPARE(window.diffModel()->rowCount(), 7);
+        const ui::DiffTensor& content
+            = diff->tensors[size_t(indexOf(*diff, QStringLiteral("content")))];
+        QVERIFY(content.contentPending);
+        QCOMPARE(content.kind, ChangeKind::Unchanged);
+    }
+
     void compareWindowReportsAMissingModel()
     {
         QTemporaryDir dir;
