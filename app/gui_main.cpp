@@ -1,4 +1,5 @@
-// Entry point of `onnx-repack-gui [MODEL...] [--screenshot OUT.png [--screenshot-view VIEW]]`.
+// Entry point of `onnx-repack-gui [MODEL...] [--screenshot OUT.png [--screenshot-view VIEW]
+// [--screenshot-size WxH]]`.
 // Without a model it opens the bundled sample; without a display it prints `onnx-repack inspect`
 // of the model instead. The screenshot mode itself lives in ui/screenshot.cpp.
 #include "cli/cli.h"
@@ -67,6 +68,10 @@ int main(int argc, char** argv)
                        "compare (of the first two models: A B)."),
         QStringLiteral("VIEW"), QStringLiteral("main"));
     parser.addOption(screenshotView);
+    const QCommandLineOption screenshotSize(QStringLiteral("screenshot-size"),
+        QStringLiteral("The window size --screenshot renders, e.g. 1024x700."),
+        QStringLiteral("WxH"), QStringLiteral("1400x860"));
+    parser.addOption(screenshotSize);
     parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("ONNX models to open."),
         QStringLiteral("[MODEL...]"));
     // Parsed before any QApplication exists: without a display, creating one would abort.
@@ -75,6 +80,9 @@ int main(int argc, char** argv)
         return 2;
     }
     if (parser.isSet(help)) {
+        // The usage line names the program from QCoreApplication::arguments(); a core
+        // application needs no display.
+        const QCoreApplication core(argc, argv);
         std::fputs(qPrintable(parser.helpText()), stdout);
         return 0;
     }
@@ -117,6 +125,14 @@ int main(int argc, char** argv)
         request.view = parser.value(screenshotView);
         request.models = models;
         request.out = parser.value(screenshot);
+        const QStringList size = parser.value(screenshotSize).split(u'x');
+        const int width = size.value(0).toInt();
+        const int height = size.value(1).toInt();
+        if (size.size() != 2 || width <= 0 || height <= 0) {
+            std::fprintf(stderr, "onnx-repack-gui: --screenshot-size wants WxH, e.g. 1024x700\n");
+            return 2;
+        }
+        request.size = QSize(width, height);
         return ui::renderScreenshot(request);
     }
 

@@ -81,6 +81,7 @@ void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
     m_files = snapshot.layouts;
     m_tensors = snapshot.tensors;
     m_modelPath = snapshot.path;
+    m_loadError.clear();
     m_places.assign(snapshot.tensors.size(), {});
     m_largestFile = 0;
     for (int f = 0; f < int(m_files.size()); ++f) {
@@ -525,14 +526,31 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
     painter.drawRect(QRectF(kMargin - scroll, top, layout.bytes * ppb, kBandHeight));
 }
 
+void LayoutMapView::setLoadError(const QString& error)
+{
+    if (!m_modelPath.isEmpty())
+        return; // the model shown stays; its map is still true
+    m_loadError = error;
+    viewport()->update();
+}
+
+QString LayoutMapView::placeholderText() const
+{
+    if (m_modelPath.isEmpty())
+        return m_loadError.isEmpty() ? tr("No model") : tr("Cannot open: %1").arg(m_loadError);
+    if (m_files.empty())
+        return tr("No external data: every tensor is stored inside the .onnx file.");
+    return {};
+}
+
 void LayoutMapView::paintEvent(QPaintEvent*)
 {
     QPainter painter(viewport());
     refreshHighlight();
-    if (m_files.empty()) {
+    if (const QString placeholder = placeholderText(); !placeholder.isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(viewport()->rect(), Qt::AlignCenter,
-            tr("No external data: every tensor is stored inside the .onnx file."));
+        painter.drawText(viewport()->rect().adjusted(kMargin, 0, -kMargin, 0),
+            Qt::AlignCenter | Qt::TextWordWrap, placeholder);
         return;
     }
     paintLegend(painter);

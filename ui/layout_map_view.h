@@ -29,6 +29,11 @@ public:
     explicit LayoutMapView(QWidget* parent = nullptr);
 
     void setSnapshot(const ModelSnapshot& snapshot);
+    // While no model is shown: `error` (why the last open failed) instead of "No model".
+    void setLoadError(const QString& error);
+    // What the map says instead of drawing files: "No model", the load error, "No external
+    // data: ..." for a model without data files, or empty when it draws files.
+    QString placeholderText() const;
     // `selection` selects rows of `proxy`, whose source rows are tensor indices.
     void setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy);
     // Pinned tensors get an outline; the map repaints when pins change.
@@ -103,7 +108,8 @@ private:
     mutable std::vector<char> m_highlighted; // cache of the selection, rebuilt when it changes
     mutable bool m_highlightDirty = true;
 
-    QString m_modelPath; // what dragged rows must come from
+    QString m_modelPath; // what dragged rows must come from; empty while no model is shown
+    QString m_loadError;
     const PlacementState* m_placement = nullptr;
     QPoint m_pressPos{-1, -1}; // a press on a selected block: a drag may start from here
 };

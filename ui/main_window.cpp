@@ -31,6 +31,7 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QGuiApplication>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
@@ -297,8 +298,13 @@ void MainWindow::updateActions()
     const bool saving = isSaving();
     m_panel->setEnabled(!saving);
     const bool canSave = !saving && !isLoading() && m_model;
-    m_saveAction->setEnabled(canSave);
-    m_saveAsAction->setEnabled(canSave);
+    // When the preview says the save would fail, the buttons say why instead of trying.
+    const QString blocker = m_panel->saveBlocker();
+    m_saveAction->setEnabled(canSave && blocker.isEmpty());
+    m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
+    m_saveAction->setToolTip(blocker.isEmpty() ? tr("Save the model with these options") : blocker);
+    m_saveAsAction->setToolTip(
+        blocker.isEmpty() ? tr("Save a copy elsewhere with these options") : blocker);
     m_openAction->setEnabled(!saving);
     m_reloadAction->setEnabled(!saving && m_model);
     m_recentMenu->setEnabled(!saving);
@@ -463,6 +469,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     values.insert(QStringLiteral("window/geometry"), saveGeometry());
     values.insert(QStringLiteral("window/state"), saveState());
     values.insert(QStringLiteral("window/splitter"), m_splitter->saveState());
+    values.insert(QStringLiteral("window/tableHeader"), m_table->horizontalHeader()->saveState());
     writeSettings(values);
     event->accept();
 }

@@ -1,5 +1,5 @@
 // MainWindow's widgets: summary strip, filter row, the tensor table over the layout map, and the
-// repack and problems docks, sized for a first start.
+// repack and problems docks, sized for a first start (usable from 1024x700).
 #include "main_window.h"
 
 #include "busy_indicator.h"
@@ -8,6 +8,7 @@
 #include "problems_model.h"
 #include "repack_panel.h"
 #include "save_preview.h"
+#include "settings_store.h"
 #include "size_bar_delegate.h"
 #include "summary_strip.h"
 #include "tensor_filter_proxy.h"
@@ -15,6 +16,7 @@
 
 #include <QComboBox>
 #include <QDockWidget>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLineEdit>
@@ -23,7 +25,102 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace ui {
+namespace {
+
+using Column = TensorTableModel::Columns;
+
+// Left to right: what a tensor is called, how big it is and where its bytes are (now, planned,
+// at which range, with which problem) come first, so they stay on screen in a narrow window;
+// the descriptive columns follow.
+constexpr Column kDefaultOrder[] = {TensorTableModel::Name, TensorTableModel::Size,
+    TensorTableModel::Storage, TensorTableModel::Planned, TensorTableModel::Offset,
+    TensorTableModel::Length, TensorTableModel::Status, TensorTableModel::Dtype,
+    TensorTableModel::Shape, TensorTableModel::Kind, TensorTableModel::Scope};
+static_assert(std::size(kDefaultOrder) == TensorTableModel::ColumnCount);
+
+// Widths that fit typical values (and the header's sort arrow) in the table's font, without
+// measuring any row: 100,000 rows stay fast.
+void setDefaultWidths(QHeaderView* header, const QFontMetrics& metrics)
+{
+    const int pad = metrics.averageCharWidth() + 10;
+    auto fit = [&](const QString& typical) { return metrics.horizontalAdvance(typical) + pad; };
+    auto atLeastTitle = [&](int section, int width) {
+        const QString title = header->model()->headerData(section, Qt::Horizontal).toString();
+        return std::max(width, metrics.horizontalAdvance(title) + pad + 12);
+    };
+    const QString digits = QStringLiteral("00000000"); // offsets into files of 10s of MiB
+    const int widths[TensorTableModel::ColumnCount] = {
+        fit(QStringLiteral("decoder.layers.0.attn.weight")), // Name (refitted to the view)
+        fit(QStringLiteral("graph/node/then_branch")), // Scope
+        fit(QStringLiteral("initializer")), // Kind
+        fit(QStringLiteral("bfloat16")), // Type
+        fit(QStringLiteral("[1024, 1024]")), // Shape
+        fit(QStringLiteral("1023.9 MiB")) + 8, // Size, with its bar's margin
+        fit(QStringLiteral("model.onnx.data")), // Storage
+        fit(QStringLiteral("* inline")), // Planned
+        fit(digits), // Offset
+        fit(digits), // Length
+        fit(QStringLiteral("ok")), // Status
+    };
+    for (int c = 0; c < TensorTableModel::ColumnCount; ++c)
+        header->resizeSection(c, atLeastTitle(c, widths[c]));
+}
+
+// The Name column takes what the others leave of the view (never less than a readable name),
+// until the user sizes it by hand.
+class NameColumnFit : public QObject {
+public:
+    explicit NameColumnFit(QTableView* table)
+        : QObject(table)
+        , m_table(table)
+        , m_minimum(table->fontMetrics().averageCharWidth() * 24)
+    {
+        table->viewport()->installEventFilter(this);
+        connect(table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section) {
+            if (m_fitting)
+                return;
+            if (section == TensorTableModel::Name)
+                m_userSized = true;
+            else
+                fit();
+        });
+    }
+
+    void fit()
+    {
+        QHeaderView* header = m_table->horizontalHeader();
+        if (m_userSized || header->isSectionHidden(TensorTableModel::Name))
+            return;
+        int others = 0;
+        for (int c = 0; c < header->count(); ++c) {
+            if (c != TensorTableModel::Name && !header->isSectionHidden(c))
+                others += header->sectionSize(c);
+        }
+        const int width = std::max(m_minimum, m_table->viewport()->width() - others);
+        m_fitting = true;
+        header->resizeSection(TensorTableModel::Name, width);
+        m_fitting = false;
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+            fit();
+        return false;
+    }
+
+private:
+    QTableView* m_table;
+    int m_minimum;
+    bool m_fitting = false;
+    bool m_userSized = false;
+};
+
+} // namespace
 
 void MainWindow::createWidgets()
 {
@@ -55,19 +152,24 @@ void MainWindow::createWidgets()
     m_table->setAlternatingRowColors(true);
     m_table->setWordWrap(false);
     m_table->setShowGrid(false);
-    m_table->setTextElideMode(Qt::ElideMiddle);
+    // Names share long prefixes less often than their ends differ by a digit, but a name cut
+    // in the middle reads the same as its neighbours; the full name is in the tooltip.
+    m_table->setTextElideMode(Qt::ElideRight);
     // Fixed row heights and column widths: nothing is measured per row, so 100,000 rows stay fast.
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->verticalHeader()->hide();
     QHeaderView* header = m_table->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setStretchLastSection(true);
+    header->setStretchLastSection(false);
     header->setHighlightSections(false);
-    const int widths[TensorTableModel::ColumnCount]
-        = {180, 170, 72, 62, 84, 96, 124, 110, 66, 66, 80};
-    for (int c = 0; c < TensorTableModel::ColumnCount; ++c)
-        header->resizeSection(c, widths[c]);
+    header->setSectionsMovable(true);
+    for (int visual = 0; visual < TensorTableModel::ColumnCount; ++visual)
+        header->moveSection(header->visualIndex(kDefaultOrder[visual]), visual);
+    setDefaultWidths(header, m_table->fontMetrics());
+    // The order, widths and sort the user left last time (closeEvent stores them).
+    header->restoreState(setting(QStringLiteral("window/tableHeader")).toByteArray());
+    new NameColumnFit(m_table);
     m_table->setItemDelegateForColumn(TensorTableModel::Size,
         new SizeBarDelegate(TensorTableModel::SortRole, TensorTableModel::MaxRole, m_table));
 
@@ -80,11 +182,16 @@ void MainWindow::createWidgets()
     m_splitter->setStretchFactor(0, 3);
     m_splitter->setStretchFactor(1, 1);
     m_splitter->setChildrenCollapsible(false);
-    m_splitter->setSizes({480, 170});
+    m_splitter->setSizes({400, 150});
     layout->addWidget(m_splitter, 1);
     setCentralWidget(central);
 
+    // The right docks run the full height, so the repack options fit beside a short window.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+
     m_panel = new RepackPanel(this);
+    // Save is disabled (with the reason as its tooltip) while the preview says it would fail.
+    connect(m_panel, &RepackPanel::saveBlockerChanged, this, &MainWindow::updateActions);
     auto* repackDock = new QDockWidget(tr("Repack"), this);
     repackDock->setObjectName(QStringLiteral("repackDock"));
     repackDock->setWidget(m_panel);
@@ -131,8 +238,12 @@ void MainWindow::createWidgets()
     tabifyDockWidget(problemsDock, beforeAfterDock);
     problemsDock->raise();
     resizeDocks({problemsDock}, {110}, Qt::Vertical);
-    resizeDocks({repackDock}, {330}, Qt::Horizontal);
+    resizeDocks({repackDock}, {300}, Qt::Horizontal);
     createPlacement();
+
+    // After a failed open with no model shown, the map says why instead of "No model".
+    connect(this, &MainWindow::openFailed, m_map,
+        [this](const QString&, const QString& error) { m_map->setLoadError(error); });
 
     m_busy = new BusyIndicator(statusBar());
 }

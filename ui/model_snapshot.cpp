@@ -64,6 +64,7 @@ TensorRow rowFor(const repack::TensorInfo& t, RowTexts& texts)
     row.shape = qs(repack::formatShape(t.shape));
     row.bytes = t.byteSize();
     row.external = t.isExternal();
+    row.typed = t.storage == repack::Storage::Typed;
     row.storage = storageText(t, texts.location);
     if (row.external) {
         row.offset = t.external.offset;

@@ -27,7 +27,8 @@ struct TensorRow {
     QString shape;
     uint64_t bytes = 0;
     bool external = false;
-    QString storage; // "inline (raw)", "inline (typed)" or the data file location
+    bool typed = false; // inline in typed fields (float_data, int64_data, ...), not raw_data
+    QString storage; // "inline", "inline (typed)" or the data file location
     uint64_t offset = 0;
     uint64_t length = 0;
     int problemCount = 0;

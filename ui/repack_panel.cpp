@@ -40,6 +40,7 @@ RepackPanel::RepackPanel(QWidget* parent)
     , m_dataFile(new QLineEdit(this))
     , m_dataFileError(new QLabel(this))
     , m_alignment(new QComboBox(this))
+    , m_alignThreshold(new SizeEdit(this))
     , m_order(new QComboBox(this))
     , m_attributes(new QCheckBox(tr("Attribute tensors may go external"), this))
     , m_shardSize(new SizeEdit(this))
@@ -58,7 +59,11 @@ RepackPanel::RepackPanel(QWidget* parent)
     m_alignment->addItem(tr("4 KiB"), QVariant::fromValue<qulonglong>(4096));
     m_alignment->addItem(tr("64 KiB"), QVariant::fromValue<qulonglong>(65536));
     m_alignment->setCurrentIndex(1);
-    m_alignment->setToolTip(tr("Offset alignment of tensors of at least 1 MiB."));
+    m_alignment->setToolTip(
+        tr("Offset alignment in the data file of tensors of at least the \"Align from\" size."));
+    m_alignThreshold->setValue(repack::SaveOptions{}.alignThreshold);
+    m_alignThreshold->setToolTip(tr("Tensors of at least this size start at an aligned offset; "
+                                    "smaller ones are packed densely between them."));
     m_order->addItem(tr("Declaration"), int(repack::TensorOrder::Declaration));
     m_order->addItem(tr("Size, smallest first"), int(repack::TensorOrder::SizeAscending));
     m_attributes->setChecked(true);
@@ -80,14 +85,17 @@ RepackPanel::RepackPanel(QWidget* parent)
     form->addRow(tr("&Data file:"), m_dataFile);
     form->addRow(QString(), m_dataFileError);
     form->addRow(tr("&Alignment:"), m_alignment);
+    form->addRow(tr("Align &from:"), m_alignThreshold);
     form->addRow(tr("&Order:"), m_order);
     form->addRow(tr("&Shard size:"), m_shardSize);
-    form->addRow(QString(), m_attributes);
-    form->addRow(QString(), m_checksum);
-    form->addRow(QString(), m_removeUnused);
 
+    // The check boxes span the panel rather than the field column: the panel stays narrow
+    // enough to leave the table its columns at 1024 px.
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(m_attributes);
+    layout->addWidget(m_checksum);
+    layout->addWidget(m_removeUnused);
     auto* previewTitle = new QLabel(tr("Preview"), this);
     QFont bold = previewTitle->font();
     bold.setBold(true);
@@ -105,7 +113,12 @@ RepackPanel::RepackPanel(QWidget* parent)
         validate();
         Q_EMIT optionsChanged();
     });
-    connect(m_alignment, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
+    connect(m_alignThreshold, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
+    connect(m_alignment, &QComboBox::currentIndexChanged, this, [this] {
+        // Without alignment, the size it starts from means nothing.
+        m_alignThreshold->setEnabled(m_alignment->currentData().toULongLong() != 0);
+        Q_EMIT optionsChanged();
+    });
     connect(m_order, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
     connect(m_attributes, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
     connect(m_checksum, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
@@ -143,6 +156,7 @@ repack::SaveOptions RepackPanel::options() const
     options.threshold = m_threshold->value();
     options.dataFile = m_dataFile->text().toStdString();
     options.alignment = m_alignment->currentData().toULongLong();
+    options.alignThreshold = m_alignThreshold->value();
     options.order = repack::TensorOrder(m_order->currentData().toInt());
     options.includeAttributes = m_attributes->isChecked();
     options.shardSize = m_shardSize->value();
@@ -160,6 +174,11 @@ void RepackPanel::setPreview(const QString& text, bool problem)
 {
     m_preview->setText(text);
     m_preview->setStyleSheet(problem ? QStringLiteral("color: #c01c28;") : QString());
+    const QString blocker = problem ? text : QString();
+    if (blocker != m_blocker) {
+        m_blocker = blocker;
+        Q_EMIT saveBlockerChanged(m_blocker);
+    }
 }
 
 QVariantMap RepackPanel::settingValues() const
@@ -168,6 +187,8 @@ QVariantMap RepackPanel::settingValues() const
         {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(m_threshold->value())},
         {QStringLiteral("repack/dataFile"), m_dataFile->text()},
         {QStringLiteral("repack/alignment"), m_alignment->currentIndex()},
+        {QStringLiteral("repack/alignThreshold"),
+            QVariant::fromValue<qulonglong>(m_alignThreshold->value())},
         {QStringLiteral("repack/order"), m_order->currentIndex()},
         {QStringLiteral("repack/attributes"), m_attributes->isChecked()},
         {QStringLiteral("repack/shardSize"), QVariant::fromValue<qulonglong>(m_shardSize->value())},
@@ -185,6 +206,9 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     m_dataFile->setText(value("dataFile", QString()).toString());
     m_alignment->setCurrentIndex(
         std::clamp(value("alignment", 1).toInt(), 0, m_alignment->count() - 1));
+    m_alignThreshold->setValue(value(
+        "alignThreshold", QVariant::fromValue<qulonglong>(repack::SaveOptions{}.alignThreshold))
+                                   .toULongLong());
     m_order->setCurrentIndex(std::clamp(value("order", 0).toInt(), 0, m_order->count() - 1));
     m_attributes->setChecked(value("attributes", true).toBool());
     m_shardSize->setValue(value("shardSize", 0).toULongLong());

@@ -1,6 +1,6 @@
-// The options of the next save (threshold, data file, alignment, order, attributes, shards,
-// checksum, removing data files an in-place save stops using), the live preview of what it will
-// move, and the Save buttons.
+// The options of the next save (threshold, data file, alignment and the size from which it
+// applies, order, attributes, shards, checksum, removing data files an in-place save stops
+// using), the live preview of what it will move, and the Save buttons.
 #pragma once
 
 #include "core/save_options.h"
@@ -30,7 +30,10 @@ public:
 
     // The data file name used when the field is empty ("<model>.data").
     void setDefaultDataFile(const QString& name);
+    // `problem`: the preview says the options cannot be saved, and why (`text`); saveBlocker()
+    // returns that text until a preview without a problem replaces it.
     void setPreview(const QString& text, bool problem = false);
+    QString saveBlocker() const { return m_blocker; }
     void addButtons(const QList<QAction*>& actions);
 
     // The options as "repack/<name>" keys and values, for QSettings; restoreSettings takes
@@ -42,10 +45,13 @@ public:
     QLineEdit* dataFileEdit() const { return m_dataFile; }
     QLabel* previewLabel() const { return m_preview; }
     QComboBox* alignmentBox() const { return m_alignment; }
+    SizeEdit* alignThresholdEdit() const { return m_alignThreshold; }
     QCheckBox* removeUnusedBox() const { return m_removeUnused; }
 
 Q_SIGNALS:
     void optionsChanged();
+    // saveBlocker() changed (empty: the options can be saved again).
+    void saveBlockerChanged(const QString& reason);
 
 private:
     void validate();
@@ -54,12 +60,14 @@ private:
     QLineEdit* m_dataFile;
     QLabel* m_dataFileError;
     QComboBox* m_alignment;
+    SizeEdit* m_alignThreshold;
     QComboBox* m_order;
     QCheckBox* m_attributes;
     SizeEdit* m_shardSize;
     QCheckBox* m_checksum;
     QCheckBox* m_removeUnused;
     QLabel* m_preview;
+    QString m_blocker;
     QWidget* m_buttons;
 };
 

@@ -172,6 +172,17 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
             return QStringLiteral("%1 bytes").arg(row.bytes);
         if (column == Name || column == Scope)
             return QString(row.scope + u'/' + row.name);
+        if (column == Storage && row.typed)
+            return tr("Inline, in typed fields (such as float_data or int64_data) rather than "
+                      "raw_data. A save writes these values as raw_data, or into a data file "
+                      "when the tensor goes external.");
+        if (column == Storage && row.external)
+            return tr("In data file %1, %2 bytes from offset %3")
+                .arg(row.storage)
+                .arg(row.length)
+                .arg(row.offset);
+        if (column == Storage)
+            return tr("Inline: the bytes are in the .onnx file (raw_data).");
         if (column == Planned && m_placement && m_placement->isPinned(index.row()))
             return tr("Pinned: the next save puts this tensor in %1, whatever the threshold.")
                 .arg(PlacementState::describe(m_placement->pin(index.row())));
@@ -211,14 +222,48 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
+QString TensorTableModel::headerToolTip(int section)
+{
+    switch (section) {
+    case Name:
+        return tr("The tensor's name (the full scope/name is in each cell's tooltip).");
+    case Scope:
+        return tr("Where the tensor is declared: graph, a subgraph (graph/<node>/<attribute>) "
+                  "or a function (function:<domain>:<name>).");
+    case Kind:
+        return tr("What holds the tensor: \"initializer\", \"sparse\" (a sparse "
+                  "initializer's values or indices) or \"attribute\" (a node attribute).");
+    case Dtype:
+        return tr("The element type (float, float16, int64, ...).");
+    case Shape:
+        return tr("The dimensions, outermost first.");
+    case Size:
+        return tr("Bytes of the tensor's data (elements x element size), in binary units "
+                  "(1 KiB = 1024 bytes); the bar is its share of the largest tensor.");
+    case Storage:
+        return tr("Where the bytes are now: \"inline\" (raw_data in the .onnx), \"inline "
+                  "(typed)\" (typed fields such as float_data), or the data file's name.");
+    case Planned:
+        return tr("Where the next save puts a pinned tensor (*): inline, or a data file. Drag "
+                  "rows onto the Placement pane or a file in the layout map to pin them; "
+                  "empty rows follow the threshold.");
+    case Offset:
+        return tr("Byte offset of the tensor in its data file (external tensors only).");
+    case Length:
+        return tr("Bytes the tensor occupies in its data file (external tensors only).");
+    case Status:
+        return tr("\"ok\", or the code of the tensor's first problem (see the Problems "
+                  "panel).");
+    }
+    return {};
+}
+
 QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount)
         return {};
-    if (role == Qt::ToolTipRole && section == Planned)
-        return tr("Where the next save puts a pinned tensor (*): inline, or a data file. Drag "
-                  "rows onto the Placement pane or a file in the layout map to pin them; "
-                  "empty rows follow the threshold.");
+    if (role == Qt::ToolTipRole)
+        return headerToolTip(section);
     if (role != Qt::DisplayRole)
         return {};
     static const char* const kTitles[ColumnCount] = {

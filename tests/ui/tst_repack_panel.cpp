@@ -1,5 +1,5 @@
 // The repack panel: data file names validated as typed, the widgets mapped onto the core's
-// SaveOptions, and only alignments the core accepts offered.
+// SaveOptions (the align threshold too), and only alignments the core accepts offered.
 #include "ui/repack_panel.h"
 #include "ui/size_edit.h"
 
@@ -114,6 +114,35 @@ private Q_SLOTS:
                 alignment == 0 || ((alignment & (alignment - 1)) == 0 && alignment <= (16u << 20)),
                 qPrintable(box->itemText(i)));
         }
+    }
+
+    void alignThresholdMapsOntoTheOptionAndPersists()
+    {
+        ui::RepackPanel panel;
+        // The core's default, not a second copy of it.
+        QCOMPARE(panel.options().alignThreshold, repack::SaveOptions{}.alignThreshold);
+        QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
+        panel.alignThresholdEdit()->setValue(64 * 1024);
+        QVERIFY(!changed.isEmpty());
+        QCOMPARE(panel.options().alignThreshold, uint64_t(64 * 1024));
+        QCOMPARE(panel.settingValues().value(QStringLiteral("repack/alignThreshold")).toULongLong(),
+            64ull * 1024);
+
+        ui::RepackPanel restored;
+        restored.restoreSettings(panel.settingValues());
+        QCOMPARE(restored.options().alignThreshold, uint64_t(64 * 1024));
+        // Settings from before the control existed keep the default.
+        ui::RepackPanel older;
+        older.alignThresholdEdit()->setValue(7);
+        older.restoreSettings({{QStringLiteral("repack/threshold"), 2048}});
+        QCOMPARE(older.options().alignThreshold, repack::SaveOptions{}.alignThreshold);
+
+        // Without alignment there is nothing to align from.
+        panel.alignmentBox()->setCurrentIndex(0);
+        QCOMPARE(panel.options().alignment, uint64_t(0));
+        QVERIFY(!panel.alignThresholdEdit()->isEnabled());
+        panel.alignmentBox()->setCurrentIndex(1);
+        QVERIFY(panel.alignThresholdEdit()->isEnabled());
     }
 
     void settingsRoundTrip()
