@@ -1,5 +1,7 @@
 #include "screenshot.h"
 
+#include "placement_state.h"
+
 #include "compare_window.h"
 #include "diff_table_model.h"
 #include "layout_map_view.h"
@@ -67,6 +69,28 @@ void selectLargestExternal(MainWindow& window)
     }
 }
 
+// Pins as a user would before saving: the largest external tensor brought inline, the first
+// two other external ones moved to a new data file, so the Planned column, the pane's counts
+// and the map's outlines show.
+void pinForShow(MainWindow& window)
+{
+    const auto& tensors = window.snapshot().tensors;
+    QList<int> external;
+    int largest = -1;
+    for (int i = 0; i < tensors.size(); ++i) {
+        if (!tensors[i].external)
+            continue;
+        external << i;
+        if (largest < 0 || tensors[i].bytes > tensors[largest].bytes)
+            largest = i;
+    }
+    if (largest < 0)
+        return;
+    window.placementState()->pinTo({largest}, {repack::Placement::Inline});
+    external.removeAll(largest);
+    window.placementState()->pinTo(external.mid(0, 2), {repack::Placement::External, "extra.data"});
+}
+
 QDockWidget* dockNamed(MainWindow& window, const QString& part)
 {
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
@@ -88,6 +112,7 @@ int mainWindowShot(const ScreenshotRequest& request)
                 dock->show();
                 dock->raise();
             }
+            pinForShow(window);
         }
         if (view != QLatin1String("before-after")) {
             selectLargestExternal(window);
