@@ -1,5 +1,6 @@
 // The onnx-repack executable as users run it ($REPACK_CLI): exit codes 0/1/2, one-line
 // reasons on stderr naming the file, and `inspect --json` following SPEC section 6.
+#include "tests/support/cli_run.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"
@@ -17,25 +18,8 @@ using namespace fixtures;
 
 namespace {
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-    QStringList errLines() const { return QString::fromUtf8(err).split('\n', Qt::SkipEmptyParts); }
-};
-
-Run runCli(const QStringList& args)
-{
-    QProcess process;
-    process.start(qEnvironmentVariable("REPACK_CLI"), args);
-    Run run;
-    if (!process.waitForFinished(60000) || process.exitStatus() != QProcess::NormalExit)
-        return run;
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
+using Run = fixtures::CliRun;
+using fixtures::runCli;
 
 } // namespace
 

@@ -5,6 +5,7 @@
 #include "core/folder_scan.h"
 #include "core/model.h"
 #include "core/save_lock.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
@@ -87,24 +88,8 @@ QStringList relativeNames(const QString& dir, const std::vector<FolderEntry>& en
     return out;
 }
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runCli(const QStringList& args)
-{
-    QProcess process;
-    process.start(qEnvironmentVariable("REPACK_CLI"), args);
-    Run run;
-    if (!process.waitForFinished(60000) || process.exitStatus() != QProcess::NormalExit)
-        return run;
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
+using Run = fixtures::CliRun;
+using fixtures::runCli;
 
 // A folder as an interrupted life leaves it: model m with its data, a sibling s whose killed
 // save left it naming a temporary, two temporaries of dead saves, an unused data file.

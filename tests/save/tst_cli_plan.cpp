@@ -2,6 +2,7 @@
 // with --json, edited by hand and replayed, predicts the saved files byte offset by byte
 // offset; plan writes nothing; a bad plan file fails with its name and writes nothing.
 #include "core/model.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/save_fixtures.h"
 
 #include <QDir>
@@ -22,24 +23,8 @@ namespace {
 // t0 1000 B, t1 2048 B, t2 2500 B, t3 1 MiB, t4 1 MiB - 1, t5 5000 B; >= 1024 B in src.data.
 const std::vector<uint64_t> kSizes{1000, 2048, 2500, 1 << 20, (1 << 20) - 1, 5000};
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runCli(const QStringList& args)
-{
-    QProcess process;
-    process.start(qEnvironmentVariable("REPACK_CLI"), args);
-    Run run;
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit)
-        return run;
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
+using Run = fixtures::CliRun;
+using fixtures::runCli;
 
 bool writeText(const QString& path, const QByteArray& text)
 {

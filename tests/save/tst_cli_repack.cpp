@@ -3,6 +3,7 @@
 // loading them with the core and comparing bytes with what the fixture wrote.
 #include "core/format.h"
 #include "core/model.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
@@ -29,29 +30,15 @@ namespace {
 // t0 1000 B, t1 2048 B, t2 2500 B, t3 1 MiB, t4 1 MiB - 1, all inline.
 const std::vector<uint64_t> kSizes{1000, 2048, 2500, 1 << 20, (1 << 20) - 1};
 
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = fixtures::CliRun;
 
-// Runs $REPACK_CLI; `failAt` sets ONNX_REPACK_FAIL_AT (core/crash_point.h) for that run.
-Run runCli(const QStringList& args, const QString& failAt = {})
+// The CLI with the fault point `failAt` armed (none when empty).
+Run runCli(const QStringList& args, const QString& failAt)
 {
-    QProcess process;
-    if (!failAt.isEmpty()) {
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("ONNX_REPACK_FAIL_AT", failAt);
-        process.setProcessEnvironment(env);
-    }
-    process.start(qEnvironmentVariable("REPACK_CLI"), args);
-    Run run;
-    if (!process.waitForFinished(120000) || process.exitStatus() != QProcess::NormalExit)
-        return run;
-    run.exitCode = process.exitCode();
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
+    fixtures::CliOptions options;
+    if (!failAt.isEmpty())
+        options.env.insert("ONNX_REPACK_FAIL_AT", failAt);
+    return fixtures::runCli(args, options);
 }
 
 // "plain": kSizes inline; "external": the same with >= 1024 bytes in src.data;
