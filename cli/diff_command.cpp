@@ -6,7 +6,6 @@
 #include "core/report.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -50,7 +49,7 @@ int diff(const std::string& pathA, const std::string& pathB, bool json, bool exi
     }
     const int code = exitCode && changesContent(*entries) ? Failed : Ok;
     if (json) {
-        std::cout << diffJson(**a, **b, *entries).dump(2) << '\n';
+        writeDiffJson(std::cout, **a, **b, *entries);
         return code;
     }
     std::map<DiffStatus, size_t> counts;

@@ -10,7 +10,6 @@
 #include "core/report.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <onnx/onnx_pb.h>
 
@@ -93,7 +92,7 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
     // The folder's housekeeping (leftovers, unused or hard-linked data) is only ever warnings.
     const std::vector<Problem> folderProblems = housekeepingProblems(**model);
     if (json) {
-        out << inspectJson(**model, folderProblems).dump(2) << '\n';
+        writeInspectJson(out, **model, folderProblems);
     } else {
         std::vector<Problem> problems = (*model)->problems();
         problems.insert(problems.end(), folderProblems.begin(), folderProblems.end());

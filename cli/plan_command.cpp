@@ -9,7 +9,6 @@
 #include "core/save_plan.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <iostream>
 #include <memory>
@@ -72,7 +71,7 @@ int planCommand(const PlanArgs& args)
         return Failed;
     }
     if (args.json)
-        std::cout << planFileText(**model, *plan, output);
+        writePlanJson(std::cout, **model, *plan, output);
     else
         printPlan(**model, *plan);
     return Ok;

@@ -7,7 +7,6 @@
 #include "core/verify.h"
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -29,7 +28,7 @@ int verifyModel(const std::string& path, bool json)
     const bool failed = std::any_of(problems.begin(), problems.end(),
         [](const Problem& p) { return p.severity == Severity::Error; });
     if (json) {
-        std::cout << verifyJson(**model, problems).dump(2) << '\n';
+        writeVerifyJson(std::cout, **model, problems);
     } else {
         for (const auto& p : problems)
             std::cerr << path << ": " << severityName(p.severity) << ": " << p.code << ": "

@@ -1,6 +1,7 @@
 #include "placement_plan.h"
 
 #include "dtype.h"
+#include "json_stream.h"
 #include "model.h"
 #include "save_plan.h"
 
@@ -38,36 +39,81 @@ std::string parseMessage(const char* what)
 
 } // namespace
 
+namespace {
+
+// Bytes of each of plan.files that tensors use (the rest is padding).
+std::vector<uint64_t> usedBytes(const Model& model, const SavePlan& plan)
+{
+    std::vector<uint64_t> used(plan.files.size(), 0);
+    for (size_t i = 0; i < model.tensors().size() && i < plan.tensors.size(); ++i)
+        if (plan.tensors[i].external)
+            used[static_cast<size_t>(plan.tensors[i].file)] += plan.tensors[i].length;
+    return used;
+}
+
+Json plannedTensorJson(const TensorInfo& tensor, const PlannedTensor& p, const SavePlan& plan)
+{
+    Json t{{"scope", tensor.scope}, {"name", tensor.name},
+        {"storage", p.external ? "external" : "inline"}};
+    if (p.external) {
+        t["location"] = plan.files[static_cast<size_t>(p.file)];
+        t["offset"] = p.offset;
+        t["length"] = p.length;
+    }
+    return t;
+}
+
+Json planFileJson(const SavePlan& plan, size_t f, uint64_t used)
+{
+    return Json{{"location", plan.files[f]}, {"bytes", plan.fileBytes[f]},
+        {"padding_bytes", plan.fileBytes[f] - used}};
+}
+
+} // namespace
+
 Json planJson(const Model& model, const SavePlan& plan, const std::filesystem::path& modelPath)
 {
     const auto& tensors = model.tensors();
     Json list = Json::array();
-    std::vector<uint64_t> used(plan.files.size(), 0);
-    for (size_t i = 0; i < tensors.size() && i < plan.tensors.size(); ++i) {
-        const PlannedTensor& p = plan.tensors[i];
-        Json t{{"scope", tensors[i].scope}, {"name", tensors[i].name},
-            {"storage", p.external ? "external" : "inline"}};
-        if (p.external) {
-            const auto file = static_cast<size_t>(p.file);
-            t["location"] = plan.files[file];
-            t["offset"] = p.offset;
-            t["length"] = p.length;
-            used[file] += p.length;
-        }
-        list.push_back(std::move(t));
-    }
+    for (size_t i = 0; i < tensors.size() && i < plan.tensors.size(); ++i)
+        list.push_back(plannedTensorJson(tensors[i], plan.tensors[i], plan));
+    const std::vector<uint64_t> used = usedBytes(model, plan);
     Json files = Json::array();
     for (size_t f = 0; f < plan.files.size(); ++f)
-        files.push_back({{"location", plan.files[f]}, {"bytes", plan.fileBytes[f]},
-            {"padding_bytes", plan.fileBytes[f] - used[f]}});
+        files.push_back(planFileJson(plan, f, used[f]));
     return Json{{"schema", kPlanSchema}, {"model", modelPath.string()},
         {"tensors", std::move(list)}, {"files", std::move(files)}};
+}
+
+void writePlanJson(std::ostream& out, const Model& model, const SavePlan& plan,
+    const std::filesystem::path& modelPath)
+{
+    const auto& tensors = model.tensors();
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kPlanSchema);
+    json.field("model", modelPath.string());
+    json.key("tensors");
+    json.beginArray();
+    for (size_t i = 0; i < tensors.size() && i < plan.tensors.size(); ++i)
+        json.value(plannedTensorJson(tensors[i], plan.tensors[i], plan));
+    json.endArray();
+    const std::vector<uint64_t> used = usedBytes(model, plan);
+    json.key("files");
+    json.beginArray();
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        json.value(planFileJson(plan, f, used[f]));
+    json.endArray();
+    json.endObject();
+    out << '\n';
 }
 
 std::string planFileText(
     const Model& model, const SavePlan& plan, const std::filesystem::path& modelPath)
 {
-    return planJson(model, plan, modelPath).dump(2) + '\n';
+    std::ostringstream text;
+    writePlanJson(text, model, plan, modelPath);
+    return std::move(text).str();
 }
 
 Result<std::vector<TensorPlacement>> readPlan(

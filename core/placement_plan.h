@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +27,12 @@ inline constexpr const char* kPlanSchema = "onnx-repack/plan/1";
 nlohmann::ordered_json planJson(
     const Model& model, const SavePlan& plan, const std::filesystem::path& modelPath);
 
-// planJson as the text of a plan file (indented, newline-terminated), for export.
+// planJson written to `out` as it is produced: the text of a plan file (laid out as dump(2),
+// newline-terminated; invalid UTF-8 in a name becomes U+FFFD).
+void writePlanJson(std::ostream& out, const Model& model, const SavePlan& plan,
+    const std::filesystem::path& modelPath);
+
+// writePlanJson's text as a string, for export.
 std::string planFileText(
     const Model& model, const SavePlan& plan, const std::filesystem::path& modelPath);
 

@@ -2,11 +2,15 @@
 
 #include "dtype.h"
 #include "file_layout.h"
+#include "json_stream.h"
 #include "model.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ostream>
 
 namespace repack {
 
@@ -51,8 +55,6 @@ Json placeJson(const TensorInfo& t)
         {"offset", t.external.offset}, {"length", t.external.length.value_or(t.byteSize())}};
 }
 
-} // namespace
-
 Json modelJson(const Model& model)
 {
     const auto& proto = model.proto();
@@ -66,40 +68,84 @@ Json modelJson(const Model& model)
         {"ir_version", proto.ir_version()}, {"producer", producer}, {"opsets", opsets}};
 }
 
-Json problemsJson(const std::vector<Problem>& problems)
+Json problemJson(const Problem& p)
 {
-    Json out = Json::array();
-    for (const auto& p : problems)
-        out.push_back({{"severity", severityName(p.severity)}, {"tensor", p.tensor},
-            {"code", p.code}, {"message", p.message}});
-    return out;
+    return Json{{"severity", severityName(p.severity)}, {"tensor", p.tensor}, {"code", p.code},
+        {"message", p.message}};
+}
+
+Json fileJson(const FileLayout& f)
+{
+    return Json{{"location", f.location}, {"bytes", f.bytes},
+        {"referenced_bytes", f.referencedBytes}, {"padding_bytes", f.paddingBytes},
+        {"orphaned_bytes", f.orphanedBytes}, {"overlapping_bytes", f.overlappingBytes}};
+}
+
+Json totalsJson(const Model& model)
+{
+    uint64_t inlineBytes = 0;
+    uint64_t externalBytes = 0;
+    for (const auto& t : model.tensors())
+        (t.isExternal() ? externalBytes : inlineBytes) += t.byteSize();
+    return Json{{"tensors", model.tensors().size()}, {"inline_bytes", inlineBytes},
+        {"external_bytes", externalBytes}};
+}
+
+// The model's own problems, then the folder's.
+template <typename Visit>
+void forEachProblem(const Model& model, const std::vector<Problem>& folderProblems, Visit visit)
+{
+    for (const auto& p : model.problems())
+        visit(p);
+    for (const auto& p : folderProblems)
+        visit(p);
+}
+
+} // namespace
+
+void writeInspectJson(
+    std::ostream& out, const Model& model, const std::vector<Problem>& folderProblems)
+{
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kInspectSchema);
+    json.field("model", modelJson(model));
+    json.key("tensors");
+    json.beginArray();
+    for (const auto& t : model.tensors())
+        json.value(tensorJson(t));
+    json.endArray();
+    json.key("files");
+    json.beginArray();
+    for (const auto& f : computeLayout(model))
+        json.value(fileJson(f));
+    json.endArray();
+    json.field("totals", totalsJson(model));
+    json.key("problems");
+    json.beginArray();
+    forEachProblem(model, folderProblems, [&](const Problem& p) { json.value(problemJson(p)); });
+    json.endArray();
+    json.endObject();
+    out << '\n';
 }
 
 Json inspectJson(const Model& model, const std::vector<Problem>& folderProblems)
 {
     Json tensors = Json::array();
-    uint64_t inlineBytes = 0;
-    uint64_t externalBytes = 0;
-    for (const auto& t : model.tensors()) {
+    for (const auto& t : model.tensors())
         tensors.push_back(tensorJson(t));
-        (t.isExternal() ? externalBytes : inlineBytes) += t.byteSize();
-    }
-    std::vector<Problem> problems = model.problems();
-    problems.insert(problems.end(), folderProblems.begin(), folderProblems.end());
     Json files = Json::array();
     for (const auto& f : computeLayout(model))
-        files.push_back({{"location", f.location}, {"bytes", f.bytes},
-            {"referenced_bytes", f.referencedBytes}, {"padding_bytes", f.paddingBytes},
-            {"orphaned_bytes", f.orphanedBytes}, {"overlapping_bytes", f.overlappingBytes}});
+        files.push_back(fileJson(f));
+    Json problems = Json::array();
+    forEachProblem(
+        model, folderProblems, [&](const Problem& p) { problems.push_back(problemJson(p)); });
     return Json{{"schema", kInspectSchema}, {"model", modelJson(model)},
-        {"tensors", std::move(tensors)}, {"files", std::move(files)},
-        {"totals",
-            {{"tensors", model.tensors().size()}, {"inline_bytes", inlineBytes},
-                {"external_bytes", externalBytes}}},
-        {"problems", problemsJson(problems)}};
+        {"tensors", std::move(tensors)}, {"files", std::move(files)}, {"totals", totalsJson(model)},
+        {"problems", std::move(problems)}};
 }
 
-Json verifyJson(const Model& model, const std::vector<Problem>& problems)
+void writeVerifyJson(std::ostream& out, const Model& model, const std::vector<Problem>& problems)
 {
     uint64_t externalBytes = 0;
     size_t external = 0;
@@ -110,26 +156,46 @@ Json verifyJson(const Model& model, const std::vector<Problem>& problems)
         }
     const bool ok = std::none_of(problems.begin(), problems.end(),
         [](const Problem& p) { return p.severity == Severity::Error; });
-    return Json{{"schema", kVerifySchema}, {"model", modelJson(model)}, {"ok", ok},
-        {"external_tensors", external}, {"external_bytes", externalBytes},
-        {"problems", problemsJson(problems)}};
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kVerifySchema);
+    json.field("model", modelJson(model));
+    json.field("ok", ok);
+    json.field("external_tensors", external);
+    json.field("external_bytes", externalBytes);
+    json.key("problems");
+    json.beginArray();
+    for (const auto& p : problems)
+        json.value(problemJson(p));
+    json.endArray();
+    json.endObject();
+    out << '\n';
 }
 
-Json diffJson(const Model& a, const Model& b, const std::vector<DiffEntry>& entries)
+void writeDiffJson(
+    std::ostream& out, const Model& a, const Model& b, const std::vector<DiffEntry>& entries)
 {
-    Json out{{"schema", kDiffSchema}};
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kDiffSchema);
     for (DiffStatus status : {DiffStatus::Added, DiffStatus::Removed, DiffStatus::Moved,
-             DiffStatus::StorageChanged, DiffStatus::ContentChanged, DiffStatus::Unchanged})
-        out[std::string(diffStatusName(status))] = Json::array();
-    for (const auto& e : entries) {
-        Json item{{"scope", e.scope}, {"name", e.name}};
-        if (e.a >= 0)
-            item["a"] = placeJson(a.tensors()[static_cast<size_t>(e.a)]);
-        if (e.b >= 0)
-            item["b"] = placeJson(b.tensors()[static_cast<size_t>(e.b)]);
-        out[std::string(diffStatusName(e.status))].push_back(std::move(item));
+             DiffStatus::StorageChanged, DiffStatus::ContentChanged, DiffStatus::Unchanged}) {
+        json.key(diffStatusName(status));
+        json.beginArray();
+        for (const auto& e : entries) {
+            if (e.status != status)
+                continue;
+            Json item{{"scope", e.scope}, {"name", e.name}};
+            if (e.a >= 0)
+                item["a"] = placeJson(a.tensors()[static_cast<size_t>(e.a)]);
+            if (e.b >= 0)
+                item["b"] = placeJson(b.tensors()[static_cast<size_t>(e.b)]);
+            json.value(item);
+        }
+        json.endArray();
     }
-    return out;
+    json.endObject();
+    out << '\n';
 }
 
 } // namespace repack

@@ -1,5 +1,6 @@
 // Machine-readable reports (SPEC section 6): `inspect --json`, `verify --json` and `diff --json`
-// (`plan --json` is the plan file format, in placement_plan.h).
+// (`plan --json` is the plan file format, in placement_plan.h). Each is written to a stream as
+// it is produced (JsonStream, laid out as nlohmann's dump(2)), newline-terminated.
 #pragma once
 
 #include "diff.h"
@@ -7,6 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <iosfwd>
 #include <vector>
 
 namespace repack {
@@ -17,15 +19,20 @@ inline constexpr const char* kInspectSchema = "onnx-repack/inspect/1";
 inline constexpr const char* kVerifySchema = "onnx-repack/verify/1";
 inline constexpr const char* kDiffSchema = "onnx-repack/diff/1";
 
-nlohmann::ordered_json modelJson(const Model& model);
-nlohmann::ordered_json problemsJson(const std::vector<Problem>& problems);
-// `folderProblems` (housekeeping of the model's folder) follow the model's own problems.
+// {"schema", "model", "tensors", "files", "totals", "problems"}; `folderProblems` (housekeeping
+// of the model's folder) follow the model's own problems.
+void writeInspectJson(
+    std::ostream& out, const Model& model, const std::vector<Problem>& folderProblems = {});
+// writeInspectJson's document as one value (for the open benchmark): its jsonText is that text.
 nlohmann::ordered_json inspectJson(
     const Model& model, const std::vector<Problem>& folderProblems = {});
-nlohmann::ordered_json verifyJson(const Model& model, const std::vector<Problem>& problems);
+
+// {"schema", "model", "ok", "external_tensors", "external_bytes", "problems"}.
+void writeVerifyJson(std::ostream& out, const Model& model, const std::vector<Problem>& problems);
+
 // diffModels(a, b) as {"schema", "added": [{"scope", "name", "a"?, "b"?}], "removed", ...}, each
 // side's place as {"storage", "location", "offset", "length"} (external) or {"storage"}.
-nlohmann::ordered_json diffJson(
-    const Model& a, const Model& b, const std::vector<DiffEntry>& entries);
+void writeDiffJson(
+    std::ostream& out, const Model& a, const Model& b, const std::vector<DiffEntry>& entries);
 
 } // namespace repack
