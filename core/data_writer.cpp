@@ -67,25 +67,41 @@ void DataWriter::startWriteback(int targetFd, uint64_t end)
     }
 }
 
-Result<int> DataWriter::sourceFd(size_t tensor)
+Result<DataWriter::SourceRange> DataWriter::sourceOf(size_t tensor) const
 {
     const TensorInfo& t = m_model.tensors()[tensor];
-    const auto& path = t.external.resolvedPath;
+    if (t.isExternal()) {
+        if (!t.external.file)
+            return Error{t.qualifiedName() + ": its external data failed validation"};
+        return SourceRange{
+            &t.external.resolvedPath, t.external.file->identity(), t.external.offset};
+    }
+    const DataFile* model = m_model.inFileSource();
+    if (!t.inlineRange || !model)
+        return Error{t.qualifiedName() + ": its bytes are not in a file"};
+    if (t.inlineRange->length != t.byteSize())
+        return Error{t.qualifiedName() + ": raw_data holds " + std::to_string(t.inlineRange->length)
+            + " bytes, dtype x shape needs " + std::to_string(t.byteSize())};
+    return SourceRange{&model->path(), model->identity(), t.inlineRange->offset};
+}
+
+Result<int> DataWriter::sourceFd(size_t tensor, const SourceRange& source)
+{
+    const TensorInfo& t = m_model.tensors()[tensor];
+    const auto& path = *source.path;
     auto it = std::find_if(
         m_sources.begin(), m_sources.end(), [&](const Source& s) { return s.path == path; });
     if (it != m_sources.end()) {
         std::rotate(it, it + 1, m_sources.end());
         return m_sources.back().fd.get();
     }
-    if (!t.external.file)
-        return Error{t.qualifiedName() + ": its external data failed validation"};
     auto fd = UniqueFd::openRead(path);
     if (!fd)
         return Error{t.qualifiedName() + ": " + fd.error().message};
     // Never read a file other than the one validated: a replaced or rewritten file would give
     // other bytes at the old offsets.
     auto identity = identityOf(fd->get());
-    if (!identity || !(*identity == t.external.file->identity()))
+    if (!identity || !(*identity == source.identity))
         return Error{t.qualifiedName() + ": " + path.string()
             + " changed since the model was opened (replaced or modified); reopen the model"};
     ::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -117,11 +133,11 @@ Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
     return {};
 }
 
-Status DataWriter::copyExternal(
-    size_t tensor, int targetFd, uint64_t targetOffset, const std::filesystem::path& targetPath)
+Status DataWriter::copyRange(size_t tensor, const SourceRange& source, int targetFd,
+    uint64_t targetOffset, const std::filesystem::path& targetPath)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
-    auto src = sourceFd(tensor);
+    auto src = sourceFd(tensor, source);
     if (!src)
         return src.error();
     const uint64_t length = t.byteSize();
@@ -132,7 +148,7 @@ Status DataWriter::copyExternal(
     while (done < length) {
         const uint64_t chunk = std::min(kCopyChunk, length - done);
         if (kernelCopy) {
-            loff_t in = static_cast<loff_t>(t.external.offset + done);
+            loff_t in = static_cast<loff_t>(source.offset + done);
             loff_t out = static_cast<loff_t>(targetOffset + done);
             ssize_t n = ::copy_file_range(*src, &in, targetFd, &out, chunk, 0);
             if (n < 0
@@ -146,7 +162,7 @@ Status DataWriter::copyExternal(
                 return Error{
                     systemMessage("cannot copy " + t.qualifiedName() + " into", targetPath)};
             if (n == 0)
-                return Error{t.qualifiedName() + ": " + t.external.resolvedPath.string()
+                return Error{t.qualifiedName() + ": " + source.path->string()
                     + " ended while copying (truncated underneath?)"};
             done += static_cast<uint64_t>(n);
             startWriteback(targetFd, targetOffset + done);
@@ -158,8 +174,7 @@ Status DataWriter::copyExternal(
             m_buffer.emplace(kBufferBytes);
         const size_t piece = static_cast<size_t>(std::min<uint64_t>(chunk, m_buffer->size()));
         std::span<std::byte> view(m_buffer->data(), piece);
-        if (Status s = preadExact(*src, view, t.external.offset + done, t.external.resolvedPath);
-            !s)
+        if (Status s = preadExact(*src, view, source.offset + done, *source.path); !s)
             return Error{t.qualifiedName() + ": " + s.error().message};
         if (hashing)
             sha.update(view);
@@ -211,9 +226,14 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
     m_writebackDone = 0;
     for (size_t tensor : m_plan.fileOrder[file]) {
         const uint64_t offset = m_plan.tensors[tensor].offset;
-        Status s = m_model.tensors()[tensor].isExternal()
-            ? copyExternal(tensor, targetFd, offset, targetPath)
-            : writeInline(tensor, targetFd, offset, targetPath);
+        // Bytes that lie in a file (external data, or a payload left in the .onnx) are copied
+        // file to file; the others come from the model's memory.
+        const TensorInfo& t = m_model.tensors()[tensor];
+        const bool inFile = t.isExternal() || (t.inlineRange && t.proto->raw_data().empty());
+        auto source = inFile ? sourceOf(tensor) : Result<SourceRange>(Error{});
+        Status s = inFile ? (source ? copyRange(tensor, *source, targetFd, offset, targetPath)
+                                    : Status(source.error()))
+                          : writeInline(tensor, targetFd, offset, targetPath);
         if (!s)
             return s;
     }
@@ -226,12 +246,15 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
 Result<std::string> DataWriter::readExternal(size_t tensor)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
-    auto src = sourceFd(tensor);
+    auto source = sourceOf(tensor);
+    if (!source)
+        return source.error();
+    auto src = sourceFd(tensor, *source);
     if (!src)
         return src.error();
     std::string bytes(t.byteSize(), '\0');
     auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
-    if (Status s = preadExact(*src, view, t.external.offset, t.external.resolvedPath); !s)
+    if (Status s = preadExact(*src, view, source->offset, *source->path); !s)
         return Error{t.qualifiedName() + ": " + s.error().message};
     if (!t.external.checksum.empty())
         if (Status s = checkDigest(tensor, Sha1::of(view)); !s)

@@ -6,6 +6,7 @@
 // bytes are checked against its checksum key when it has one.
 #pragma once
 
+#include "data_file.h"
 #include "posix_file.h"
 #include "result.h"
 #include "save_options.h"
@@ -37,9 +38,17 @@ public:
     const std::map<size_t, std::string>& checksums() const { return m_checksums; }
 
 private:
-    Result<int> sourceFd(size_t tensor);
+    // Where a tensor's bytes lie in a file: its external data, or its raw_data payload still in
+    // the .onnx file (inline tensors the save did not materialize).
+    struct SourceRange {
+        const std::filesystem::path* path = nullptr;
+        FileIdentity identity;
+        uint64_t offset = 0;
+    };
+    Result<SourceRange> sourceOf(size_t tensor) const;
+    Result<int> sourceFd(size_t tensor, const SourceRange& source);
     Status checkDigest(size_t tensor, const std::string& actual);
-    Status copyExternal(size_t tensor, int targetFd, uint64_t targetOffset,
+    Status copyRange(size_t tensor, const SourceRange& source, int targetFd, uint64_t targetOffset,
         const std::filesystem::path& targetPath);
     Status writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
         const std::filesystem::path& targetPath);

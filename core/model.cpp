@@ -232,18 +232,28 @@ Status Model::materializeInline(const std::function<bool(size_t)>& needed)
         for (size_t i = 0; i < m_tensors.size(); ++i)
             if (m_tensors[i].inlineRange && !needed(i))
                 skip.insert(m_tensors[i].proto);
-    // Every view first, so a file replaced underneath changes nothing.
-    std::vector<std::pair<onnx::TensorProto*, std::span<const std::byte>>> views;
+    // Read with pread, not copied from the mapping: faulting in a mapping page by page costs
+    // more than the copy itself (several seconds per GiB on a virtual machine). Everything is
+    // read first, from the very file validated, so a failure changes nothing.
+    auto fd = UniqueFd::openRead(m_modelFile->path());
+    if (!fd)
+        return fd.error();
+    auto identity = identityOf(fd->get());
+    if (!identity || !(*identity == m_modelFile->identity()))
+        return Error{m_modelFile->path().string()
+            + ": invalidated: the file was replaced or changed since the model was opened"};
+    std::vector<std::pair<onnx::TensorProto*, std::string>> payloads;
     for (const auto& [tensor, range] : m_inFile) {
         if (skip.count(tensor))
             continue;
-        auto view = m_modelFile->view(range.offset, range.length);
-        if (!view)
-            return Error{view.error().message};
-        views.emplace_back(tensor, *view);
+        std::string bytes(range.length, '\0');
+        auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
+        if (Status s = preadExact(fd->get(), view, range.offset, m_modelFile->path()); !s)
+            return s.error();
+        payloads.emplace_back(tensor, std::move(bytes));
     }
-    for (const auto& [tensor, view] : views) {
-        tensor->set_raw_data(reinterpret_cast<const char*>(view.data()), view.size());
+    for (auto& [tensor, bytes] : payloads) {
+        tensor->set_raw_data(std::move(bytes));
         m_materialized.push_back(tensor);
     }
     return {};

@@ -68,8 +68,9 @@ public:
     // model needs materializeInline() and forgetInline() first (payload ranges are per proto).
     onnx::ModelProto& mutableProto() { return *m_proto; }
 
-    // Payloads load() left in the .onnx file.
+    // Payloads load() left in the .onnx file, and the file they are read from (null when none).
     size_t inFileCount() const { return m_inFile.size(); }
+    const DataFile* inFileSource() const { return m_modelFile.get(); }
     // Puts payloads left in the .onnx file back into their protos, for an operation that
     // serializes or rewrites them: all of them, or those of the tensors `needed` names by
     // index (a tensor that gets new storage needs none). All or nothing: fails, changing

@@ -187,7 +187,7 @@ void TestCliPlan::badPlanFileFailsNamingItAndWritesNothing()
         R"({"schema": "onnx-repack/plan/1", "tensors": [{"scope": "graph", "name": "nope",
             "storage": "inline"}]})"));
     const auto before = hashFolder(dir.path());
-    for (const QString& command : {"plan", "repack"}) {
+    for (const QString command : {"plan", "repack"}) {
         const Run run
             = runCli({command, in, "-o", dir.filePath("out/out.onnx"), "--plan", planFile});
         QCOMPARE(run.exitCode, 1);
@@ -208,7 +208,7 @@ void TestCliPlan::usageErrorsAreTheSameAsRepack()
     for (const QStringList& bad :
         {QStringList{"--inline", "--threshold", "1K"}, QStringList{"--align", "3000"},
             QStringList{"--shard-size", "lots"}, QStringList{"--order", "random"}}) {
-        for (const QString& command : {"plan", "repack"}) {
+        for (const QString command : {"plan", "repack"}) {
             const QStringList args = QStringList{command, in, "-o", dir.filePath("o.onnx")} + bad;
             const Run run = runCli(args);
             QVERIFY2(run.exitCode == 2, qPrintable(args.join(' ') + ": " + run.err));
