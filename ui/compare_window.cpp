@@ -1,5 +1,7 @@
 #include "compare_window.h"
 
+#include "large_table.h"
+
 #include "background.h"
 #include "byte_format.h"
 #include "diff_table_model.h"
@@ -181,19 +183,8 @@ CompareWindow::CompareWindow(QWidget* parent)
 
     m_table = new QTableView(lower);
     m_table->setModel(m_filter);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setShowGrid(false);
-    m_table->setTextElideMode(Qt::ElideRight);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->verticalHeader()->hide();
+    setUpLargeTable(m_table);
     QHeaderView* header = m_table->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
     header->setStretchLastSection(true);
     const int widths[DiffTableModel::ColumnCount] = {220, 150, 90, 80, 150, 90, 80, 160};
     for (int c = 0; c < DiffTableModel::ColumnCount; ++c)

@@ -3,6 +3,7 @@
 #include "main_window.h"
 
 #include "busy_indicator.h"
+#include "large_table.h"
 #include "layout_diff_view.h"
 #include "layout_map_view.h"
 #include "problems_model.h"
@@ -145,22 +146,8 @@ void MainWindow::createWidgets()
 
     m_table = new QTableView(central);
     m_table->setModel(m_proxy);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder); // declaration order until the user sorts
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->setShowGrid(false);
-    // Names share long prefixes less often than their ends differ by a digit, but a name cut
-    // in the middle reads the same as its neighbours; the full name is in the tooltip.
-    m_table->setTextElideMode(Qt::ElideRight);
-    // Fixed row heights and column widths: nothing is measured per row, so 100,000 rows stay fast.
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
-    m_table->verticalHeader()->hide();
+    setUpLargeTable(m_table); // declaration order until the user sorts, fixed row heights
     QHeaderView* header = m_table->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::Interactive);
     header->setStretchLastSection(false);
     header->setHighlightSections(false);
     header->setSectionsMovable(true);
