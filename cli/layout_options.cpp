@@ -3,6 +3,7 @@
 #include "core/format.h"
 #include "core/model.h"
 #include "core/placement_plan.h"
+#include "core/targets.h"
 
 #include <CLI/CLI.hpp>
 
@@ -28,14 +29,18 @@ const char* orderText(TensorOrder order)
     return order == TensorOrder::SizeAscending ? "size" : "declaration";
 }
 
-// Parses a SIZE option; CLI11 has already checked it is present.
-std::optional<uint64_t> size(const std::string& option, const std::string& text)
+// Parses a SIZE option into `value` when it was given; false after saying why on stderr.
+bool size(const std::string& option, const std::string& text, uint64_t& out)
 {
+    if (text.empty())
+        return true;
     auto value = parseSize(text);
     if (!value)
         std::cerr << "onnx-repack: " << option << ": '" << text
                   << "' is not a size (bytes, or a number with K/KiB/M/MiB/G/GiB)\n";
-    return value;
+    else
+        out = *value;
+    return value.has_value();
 }
 
 bool validAlignment(uint64_t alignment)
@@ -43,21 +48,32 @@ bool validAlignment(uint64_t alignment)
     return alignment == 0 || (alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0);
 }
 
-} // namespace
-
-LayoutArgs::LayoutArgs()
+std::string targetHelp()
 {
-    const SaveOptions defaults;
-    threshold = sizeText(defaults.threshold);
-    align = sizeText(defaults.alignment);
-    alignThreshold = sizeText(defaults.alignThreshold);
-    order = orderText(defaults.order);
-    shardSize = sizeText(defaults.shardSize);
+    std::string help = "Set the data file name, alignment and file limits for one reader; "
+                        "the options below override it:";
+    for (const Target& t : targets())
+        help.append("\n  ").append(t.name).append(": ").append(t.summary);
+    return help;
 }
+
+} // namespace
 
 void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
 {
-    const LayoutArgs defaults;
+    const SaveOptions core;
+    struct {
+        std::string threshold, align, alignThreshold, order, shardSize;
+    } const defaults{sizeText(core.threshold), sizeText(core.alignment),
+        sizeText(core.alignThreshold), orderText(core.order), sizeText(core.shardSize)};
+    auto* target = sub.add_option("--target", args.target, targetHelp())
+                       ->type_name("NAME")
+                       ->check(CLI::IsMember([] {
+                           std::vector<std::string> names;
+                           for (const Target& t : targets())
+                               names.emplace_back(t.name);
+                           return names;
+                       }()));
     auto* data = sub.add_option("--data", args.data,
                         "Data file name, relative to OUT's folder "
                         "(default: OUT's name + .data)")
@@ -82,7 +98,10 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
         = sub.add_option("--shard-size", args.shardSize,
                  "Maximum bytes per data file, 0 = one file (default " + defaults.shardSize + ")")
               ->type_name("SIZE");
-    allInline->excludes(threshold)->excludes(data)->excludes(shardSize);
+    allInline->excludes(threshold)->excludes(data)->excludes(shardSize)->excludes(target);
+    sub.add_flag("--dedupe", args.dedupe,
+        "Store tensors with identical dtype, shape and bytes once (tied embeddings, repeated "
+        "constants); their entries point at the same range");
     sub.add_flag("--allow-corrupt", args.allowCorrupt,
         "Carry forward bytes that fail validation as they are, keeping their old checksum");
     sub.add_option("--plan", args.planFile,
@@ -91,28 +110,31 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
         ->type_name("FILE.json");
 }
 
-std::optional<SaveOptions> parseLayoutOptions(const LayoutArgs& args)
+std::optional<SaveOptions> parseLayoutOptions(
+    const LayoutArgs& args, const std::string& outputModel)
 {
-    auto threshold = size("--threshold", args.threshold);
-    auto align = size("--align", args.align);
-    auto alignThreshold = size("--align-threshold", args.alignThreshold);
-    auto shard = size("--shard-size", args.shardSize);
-    if (!threshold || !align || !alignThreshold || !shard)
+    SaveOptions options;
+    if (!args.target.empty())
+        applyTarget(*findTarget(args.target), outputModel, options); // CLI11 checked the name
+    const bool sizes = size("--threshold", args.threshold, options.threshold)
+        & size("--align", args.align, options.alignment)
+        & size("--align-threshold", args.alignThreshold, options.alignThreshold)
+        & size("--shard-size", args.shardSize, options.shardSize);
+    if (!sizes)
         return std::nullopt;
-    if (!validAlignment(*align)) {
+    if (!validAlignment(options.alignment)) {
         std::cerr << "onnx-repack: --align: '" << args.align
                   << "' must be 0 or a power of two up to " << sizeText(kMaxAlignment) << '\n';
         return std::nullopt;
     }
-    SaveOptions options;
-    options.dataFile = args.data;
-    options.threshold = *threshold;
-    options.alignment = *align;
-    options.alignThreshold = *alignThreshold;
-    options.order = args.order == "size" ? TensorOrder::SizeAscending : TensorOrder::Declaration;
+    if (!args.data.empty())
+        options.dataFile = args.data;
+    if (!args.order.empty())
+        options.order
+            = args.order == "size" ? TensorOrder::SizeAscending : TensorOrder::Declaration;
     options.includeAttributes = !args.noAttributes;
     options.allInline = args.allInline;
-    options.shardSize = *shard;
+    options.dedupe = args.dedupe;
     options.allowCorrupt = args.allowCorrupt;
     return options;
 }

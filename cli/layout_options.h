@@ -17,9 +17,10 @@ class Model;
 
 namespace repack::cli {
 
-// The layout options as given; every default is the core's (SaveOptions), never restated.
+// The layout options as given, empty when not given: the target's values apply then, else the
+// core's defaults (SaveOptions), never restated.
 struct LayoutArgs {
-    LayoutArgs();
+    std::string target; // --target: ort, optimum, web, hub (core/targets.h)
     std::string data;
     std::string threshold;
     std::string align;
@@ -30,15 +31,19 @@ struct LayoutArgs {
     std::string shardSize;
     bool allowCorrupt = false;
     std::string planFile; // --plan: a SPEC 5b plan file
+    bool dedupe = false;
 };
 
-// Registers --data, --threshold, --align, --align-threshold, --order, --no-attributes,
-// --inline, --shard-size, --allow-corrupt and --plan on `sub`.
+// Registers --target, --data, --threshold, --align, --align-threshold, --order,
+// --no-attributes, --inline, --shard-size, --dedupe, --allow-corrupt and --plan on `sub`.
 void addLayoutOptions(CLI::App& sub, LayoutArgs& args);
 
-// The SaveOptions `args` ask for, sizes and names checked before any model is loaded so a
-// usage error is reported as one (exit 2); nullopt after saying why on stderr.
-std::optional<SaveOptions> parseLayoutOptions(const LayoutArgs& args);
+// The SaveOptions `args` ask for when writing `outputModel` (a target names the data file
+// after it): the target's settings, then the explicit options over them. Sizes and names are
+// checked before any model is loaded so a usage error is reported as one (exit 2); nullopt
+// after saying why on stderr.
+std::optional<SaveOptions> parseLayoutOptions(
+    const LayoutArgs& args, const std::string& outputModel);
 
 // Reads --plan, when given, into `options.plan` for `model`; false after saying why on stderr.
 bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options);

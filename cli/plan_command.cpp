@@ -39,22 +39,22 @@ void printPlan(const Model& model, const SavePlan& plan)
     tensors.print(std::cout, {3, 4});
     std::cout << '\n';
     TextTable files({"file", "bytes", "padding"});
-    for (size_t f = 0; f < plan.files.size(); ++f) {
-        uint64_t used = 0;
-        for (size_t i : plan.fileOrder[f])
-            used += plan.tensors[i].length;
+    for (size_t f = 0; f < plan.files.size(); ++f)
         files.addRow({plan.files[f], std::to_string(plan.fileBytes[f]),
-            std::to_string(plan.fileBytes[f] - used)});
-    }
+            std::to_string(plan.fileBytes[f] - usedBytes(plan, f))});
     files.print(std::cout, {1, 2});
     std::cout << plan.externalBytes << " bytes (" << formatBytes(plan.externalBytes)
               << ") external in " << plan.files.size() << " data file(s), " << plan.inlineBytes
               << " bytes (" << formatBytes(plan.inlineBytes) << ") inline; nothing written\n";
+    if (plan.sharedTensors)
+        std::cout << plan.sharedTensors << " tensor(s) share the range of an identical one ("
+                  << formatBytes(plan.sharedBytes) << " stored once)\n";
 }
 
 int planCommand(const PlanArgs& args)
 {
-    auto options = parseLayoutOptions(args.layout);
+    const std::string output = args.output.empty() ? args.input : args.output;
+    auto options = parseLayoutOptions(args.layout, output);
     if (!options)
         return Usage;
     auto model = Model::load(args.input);
@@ -64,7 +64,6 @@ int planCommand(const PlanArgs& args)
     }
     if (!readPlanOption(args.layout, **model, *options))
         return Failed;
-    const std::string output = args.output.empty() ? args.input : args.output;
     auto plan = planSave(**model, output, *options);
     if (!plan) {
         std::cerr << "onnx-repack: " << plan.error().message << '\n';

@@ -6,6 +6,7 @@
 #include "core/format.h"
 #include "core/model.h"
 #include "core/save.h"
+#include "core/targets.h"
 
 #include <CLI/CLI.hpp>
 
@@ -145,9 +146,23 @@ void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& 
         std::cout << "removed " << file.string() << '\n';
 }
 
+// For transformers.js: how many chunks of the data file the model config must name.
+void printChunkCount(const SaveReport& report, const SaveOptions& options)
+{
+    const fs::path folder = report.modelPath.parent_path();
+    size_t chunks = 0;
+    while (std::find(report.dataFiles.begin(), report.dataFiles.end(),
+               (folder / chunkName(options.dataFile, chunks)).lexically_normal())
+        != report.dataFiles.end())
+        ++chunks;
+    std::cout << "use_external_data_format: " << chunks << " (transformers.js_config in "
+              << "config.json: {\"use_external_data_format\": {\""
+              << report.modelPath.filename().string() << "\": " << chunks << "}})\n";
+}
+
 int repack(const RepackArgs& args)
 {
-    auto layout = parseLayoutOptions(args.layout);
+    auto layout = parseLayoutOptions(args.layout, args.output);
     auto wait = waitMs(args.wait);
     if (!layout || !wait)
         return Usage;
@@ -179,6 +194,8 @@ int repack(const RepackArgs& args)
         return Failed;
     }
     printReport(*report, oldSizes);
+    if (options.shardNaming == ShardNaming::Chunks)
+        printChunkCount(*report, options);
     return Ok;
 }
 

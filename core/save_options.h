@@ -15,6 +15,12 @@ enum class TensorOrder { Declaration, SizeAscending };
 // The largest offset alignment a save accepts (SPEC 5a); larger ones only make sparse files.
 inline constexpr uint64_t kMaxAlignment = 16u << 20;
 
+// How the shards of a data file split by `SaveOptions::shardSize` are named.
+enum class ShardNaming {
+    Numbered, // onnx_ir's "stem-00001-of-00003.ext" (SPEC 5a; data_file_names.h)
+    Chunks, // transformers.js: "name", "name_1", "name_2", ... (core/targets.h)
+};
+
 // One tensor's destination. Auto follows the threshold rule of SPEC section 5.
 enum class Placement { Auto, Inline, External };
 
@@ -42,6 +48,14 @@ struct SaveOptions {
     bool includeAttributes = true; // attribute tensors may go external too
     bool allInline = false; // bring every tensor inline (fails past 2 GiB)
     uint64_t shardSize = 0; // maximum bytes per data file; 0 = a single file
+    ShardNaming shardNaming = ShardNaming::Numbered;
+    // The shard size is a reader's hard limit (a browser's ArrayBuffer): a tensor larger than it
+    // fails the plan instead of getting a shard of its own.
+    bool shardSizeIsLimit = false;
+    size_t maxShards = 0; // a plan needing more shards fails (a reader's limit); 0 = no limit
+    // Tensors with identical dtype, shape and bytes are stored once, their external entries
+    // pointing at the same range (core/dedupe.h). Planning then reads the candidates' bytes.
+    bool dedupe = false;
     bool checksum = false; // write a SHA-1 "checksum" key per external tensor
     bool force = false; // may replace files other models use, or that no model uses
     // Carry forward bytes that fail validation (a checksum mismatch, inline data whose size

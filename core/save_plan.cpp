@@ -1,11 +1,15 @@
 #include "save_plan.h"
 
+#include "dedupe.h"
 #include "dtype.h"
+#include "format.h"
 #include "model.h"
+#include "targets.h"
 #include "temp_file.h"
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace fs = std::filesystem;
@@ -57,6 +61,24 @@ Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions&
     if (t.kind == TensorKind::Attribute && !options.includeAttributes)
         return false;
     return *t.bytes >= options.threshold;
+}
+
+// A reader's hard limit on data file size: a file past it names the largest tensor in it.
+Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
+{
+    for (size_t f = 0; f < plan.files.size(); ++f) {
+        if (plan.fileBytes[f] <= limit)
+            continue;
+        const auto& order = plan.fileOrder[f];
+        const size_t biggest = *std::max_element(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return plan.tensors[a].length < plan.tensors[b].length; });
+        return Error{"data file '" + plan.files[f] + "' would hold "
+            + std::to_string(plan.fileBytes[f]) + " bytes, past the target's limit of "
+            + std::to_string(limit) + " bytes per file; "
+            + model.tensors()[biggest].qualifiedName() + " alone holds "
+            + std::to_string(plan.tensors[biggest].length) + " bytes"};
+    }
+    return {};
 }
 
 } // namespace
@@ -144,11 +166,34 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         pinned[static_cast<size_t>(it - pinnedNames.begin())].push_back(i);
     }
 
+    // With dedupe, each tensor's first identical partner (by index), itself when none.
+    std::vector<size_t> partner(tensors.size());
+    std::iota(partner.begin(), partner.end(), size_t(0));
+    if (options.dedupe) {
+        auto groups = findIdenticalTensors(model, external, options.progress, options.cancel);
+        if (!groups)
+            return groups.error();
+        for (const auto& g : *groups)
+            for (size_t i : g.tensors)
+                partner[i] = g.tensors.front();
+    }
+
     // Lay tensors out file by file; a tensor that does not fit the current shard starts a new
-    // one, so a tensor larger than the shard size gets a shard of its own.
+    // one, so a tensor larger than the shard size gets a shard of its own. A tensor identical
+    // to one already placed in the same group gets its range: it is written there again (the
+    // same bytes), so every tensor stays in fileOrder and gets its checksum.
     auto place = [&](const std::vector<size_t>& group, uint64_t shardSize) {
         const size_t first = plan.fileOrder.size();
+        std::unordered_map<size_t, size_t> placed; // partner -> the tensor placed for it
         for (size_t i : group) {
+            if (auto copy = placed.find(partner[i]); copy != placed.end()) {
+                plan.tensors[i] = plan.tensors[copy->second];
+                plan.fileOrder[static_cast<size_t>(plan.tensors[i].file)].push_back(i);
+                plan.sharedBytes += plan.tensors[i].length;
+                ++plan.sharedTensors;
+                continue;
+            }
+            placed.emplace(partner[i], i);
             const uint64_t bytes = tensors[i].byteSize();
             const bool aligned = options.alignment && bytes >= options.alignThreshold;
             if (plan.fileOrder.size() == first) {
@@ -169,8 +214,14 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         return plan.fileOrder.size() - first;
     };
     const size_t shards = place(unpinned, options.shardSize);
+    if (options.maxShards && shards > options.maxShards)
+        return Error{"the data file needs " + std::to_string(shards) + " files of at most "
+            + formatBytes(options.shardSize) + "; the target allows "
+            + std::to_string(options.maxShards)};
     for (size_t f = 0; f < shards; ++f)
-        plan.files.push_back(shardName(dataFile, f, shards));
+        plan.files.push_back(options.shardNaming == ShardNaming::Chunks
+                ? chunkName(dataFile, f)
+                : shardName(dataFile, f, shards));
     for (size_t g = 0; g < pinned.size(); ++g) {
         place(pinned[g], 0);
         plan.files.push_back(pinnedNames[g]);
@@ -178,7 +229,20 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
     for (const auto& name : plan.files)
         if (std::count(plan.files.begin(), plan.files.end(), name) > 1)
             return Error{"data file '" + name + "' is both a shard and a pinned destination"};
+    if (options.shardSizeIsLimit && options.shardSize)
+        if (Status s = checkFileLimit(model, plan, options.shardSize); !s)
+            return s.error();
     return plan;
+}
+
+uint64_t usedBytes(const SavePlan& plan, size_t file)
+{
+    uint64_t used = 0;
+    std::unordered_set<uint64_t> offsets; // a shared range has one offset and one length
+    for (size_t i : plan.fileOrder[file])
+        if (offsets.insert(plan.tensors[i].offset).second)
+            used += plan.tensors[i].length;
+    return used;
 }
 
 } // namespace repack

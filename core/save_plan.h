@@ -31,10 +31,18 @@ struct SavePlan {
     uint64_t inlineBytes = 0;
     size_t movedToExternal = 0; // inline now, external after the save
     size_t movedToInline = 0; // external now, inline after the save
+    // With SaveOptions::dedupe: tensors given the range of an identical tensor, and their bytes
+    // (counted in externalBytes, but stored once: fileBytes has them once).
+    size_t sharedTensors = 0;
+    uint64_t sharedBytes = 0;
 };
 
-// Fails on an unusable data file name (absolute, escaping with ..) or an inline result past
-// the 2 GiB protobuf limit.
+// Bytes of data file `file` that are tensors (each shared range once); the rest is padding.
+uint64_t usedBytes(const SavePlan& plan, size_t file);
+
+// Fails on an unusable data file name (absolute, escaping with ..), an inline result past
+// the 2 GiB protobuf limit, a target's file limits (shardSizeIsLimit, maxShards), or, with
+// dedupe, a tensor whose bytes cannot be read or a cancellation.
 Result<SavePlan> planSave(
     const Model& model, const std::filesystem::path& modelPath, const SaveOptions& options);
 
