@@ -13,7 +13,7 @@ int run(int argc, const char* const* argv)
 {
     CLI::App app{"See and safely rewrite how ONNX models store their weights.", "onnx-repack"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "onnx-repack 0.1.0");
+    app.set_version_flag("--version", "onnx-repack " REPACK_VERSION); // the project() version
     std::vector<Command> commands;
     for (auto add : {addInspect, addVerify, addRepack, addPlan, addDiff, addClean})
         commands.push_back(add(app));
