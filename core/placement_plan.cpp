@@ -123,7 +123,7 @@ Result<std::vector<TensorPlacement>> readPlan(
     Json doc;
     try {
         doc = Json::parse(jsonText);
-    } catch (const Json::parse_error& e) {
+    } catch (const Json::exception& e) { // parse_error, or out_of_range for 1E400
         return Error{file + ": not a plan file, the JSON is malformed: " + parseMessage(e.what())};
     }
     if (!doc.is_object())

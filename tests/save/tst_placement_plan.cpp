@@ -83,6 +83,8 @@ private slots:
     void errorsNameFileAndTensor();
     void sameScopeAndNameTwiceInTheModel();
     void unreadableFile();
+    // Fuzz findings (docs/fuzzing.md), each named after the finding.
+    void fuzzPlanNumberOverflow();
 };
 
 void TestPlacementPlan::jsonSaysWhereEveryTensorGoes()
@@ -291,6 +293,23 @@ void TestPlacementPlan::unreadableFile()
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
     QCOMPARE((*ok)[static_cast<size_t>(indexOf(*model, "graph", "t1"))],
         TensorPlacement(Placement::Inline));
+}
+
+// fuzz_plan: a number too large for a double (1E400) escaped readPlan as an uncaught
+// nlohmann::json out_of_range exception and terminated the CLI and the GUI.
+void TestPlacementPlan::fuzzPlanNumberOverflow()
+{
+    auto model = fixtureModel();
+    for (const char* text : {"4E444", R"({"schema": "onnx-repack/plan/1", "tensors": [], "x": 1E400})",
+             R"({"schema": "onnx-repack/plan/1", "tensors": [{"scope": "graph", "name": "t1",
+                 "storage": "external", "offset": -1E999}]})"}) {
+        auto plan = readPlan(*model, text, "p.json");
+        QVERIFY2(!plan.ok(), text);
+        QVERIFY2(plan.error().message.starts_with("p.json: not a plan file"),
+            plan.error().message.c_str());
+        QVERIFY2(plan.error().message.find("number overflow") != std::string::npos,
+            plan.error().message.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestPlacementPlan)
