@@ -37,6 +37,15 @@ std::string parseMessage(const char* what)
     return std::string(text);
 }
 
+// A value of a plan file as an error message shows it: scalars as JSON, arrays and objects by
+// kind (dumping a hostile file's million nested arrays recursed once per level, past the stack).
+std::string shown(const Json& value)
+{
+    if (value.is_structured())
+        return value.is_array() ? "an array" : "an object";
+    return value.dump();
+}
+
 } // namespace
 
 namespace {
@@ -132,7 +141,7 @@ Result<std::vector<TensorPlacement>> readPlan(
     const auto schema = doc.find("schema");
     if (schema == doc.end() || !schema->is_string() || *schema != kPlanSchema)
         return Error{file + ": not a plan file: \"schema\" is "
-            + (schema == doc.end() ? std::string("missing") : schema->dump()) + ", expected \""
+            + (schema == doc.end() ? std::string("missing") : shown(*schema)) + ", expected \""
             + kPlanSchema + "\""};
     const auto list = doc.find("tensors");
     if (list == doc.end() || !list->is_array())
@@ -177,7 +186,7 @@ Result<std::vector<TensorPlacement>> readPlan(
         if (storage == entry.end() || !storage->is_string()
             || (*storage != "inline" && *storage != "external"))
             return Error{tensor + ": \"storage\" is "
-                + (storage == entry.end() ? std::string("missing") : storage->dump())
+                + (storage == entry.end() ? std::string("missing") : shown(*storage))
                 + ", expected \"inline\" or \"external\""};
         if (*storage == "inline") {
             plan[i] = {Placement::Inline};
@@ -189,7 +198,7 @@ Result<std::vector<TensorPlacement>> readPlan(
         if (const auto loc = entry.find("location"); loc != entry.end() && !loc->is_null()) {
             if (!loc->is_string())
                 return Error{
-                    tensor + ": \"location\" must be a data file name, found " + loc->dump()};
+                    tensor + ": \"location\" must be a data file name, found " + shown(*loc)};
             location = loc->get<std::string>();
         }
         plan[i] = {Placement::External, std::move(location)};

@@ -85,6 +85,7 @@ private slots:
     void unreadableFile();
     // Fuzz findings (docs/fuzzing.md), each named after the finding.
     void fuzzPlanNumberOverflow();
+    void fuzzPlanDeepNesting();
 };
 
 void TestPlacementPlan::jsonSaysWhereEveryTensorGoes()
@@ -308,6 +309,24 @@ void TestPlacementPlan::fuzzPlanNumberOverflow()
         QVERIFY2(plan.error().message.starts_with("p.json: not a plan file"),
             plan.error().message.c_str());
         QVERIFY2(plan.error().message.find("number overflow") != std::string::npos,
+            plan.error().message.c_str());
+    }
+}
+
+// fuzz_plan: a "schema", "storage" or "location" of nested arrays was dumped whole into the
+// error message, one recursion per level: a million levels overflowed the stack.
+void TestPlacementPlan::fuzzPlanDeepNesting()
+{
+    auto model = fixtureModel();
+    const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+    const std::string entry = R"({"schema": "onnx-repack/plan/1", "tensors": [{"scope": "graph",
+        "name": "t1", )";
+    for (const std::string& text : {R"({"schema": )" + deep + "}",
+             entry + R"("storage": )" + deep + "}]}",
+             entry + R"("storage": "external", "location": )" + deep + "}]}"}) {
+        auto plan = readPlan(*model, text, "p.json");
+        QVERIFY(!plan.ok());
+        QVERIFY2(plan.error().message.find(" an array") != std::string::npos,
             plan.error().message.c_str());
     }
 }
