@@ -17,16 +17,16 @@ int clean(const std::string& path)
 {
     auto removed = removeLeftovers(path);
     if (!removed) {
-        std::cerr << "onnx-repack: " << removed.error().message << '\n';
+        std::cerr << "onnx-repack: " << printable(removed.error().message) << '\n';
         return Failed;
     }
     uint64_t total = 0;
     for (const auto& e : *removed) {
-        std::cout << "removed " << e.path.string() << " (" << formatBytes(e.bytes) << ")\n";
+        std::cout << "removed " << printable(e.path.string()) << " (" << formatBytes(e.bytes) << ")\n";
         total += e.bytes;
     }
     if (removed->empty())
-        std::cout << "no leftovers of dead saves beside " << path << '\n';
+        std::cout << "no leftovers of dead saves beside " << printable(path) << '\n';
     else
         std::cout << removed->size() << " leftover(s) removed, " << formatBytes(total)
                   << " freed\n";

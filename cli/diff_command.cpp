@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "core/diff.h"
+#include "core/format.h"
 #include "core/model.h"
 #include "core/report.h"
 
@@ -22,7 +23,7 @@ std::string placeText(const TensorInfo& t)
 {
     if (!t.isExternal())
         return "inline";
-    return t.external.location + "@" + std::to_string(t.external.offset);
+    return printable(t.external.location) + "@" + std::to_string(t.external.offset);
 }
 
 // What `--exit-code` gates on: a tensor whose content differs, or one only one side has.
@@ -39,12 +40,12 @@ int diff(const std::string& pathA, const std::string& pathB, bool json, bool exi
     auto a = Model::load(pathA);
     auto b = a ? Model::load(pathB) : Result<std::unique_ptr<Model>>(Error{});
     if (!a || !b) {
-        std::cerr << "onnx-repack: " << (!a ? a.error() : b.error()).message << '\n';
+        std::cerr << "onnx-repack: " << printable((!a ? a.error() : b.error()).message) << '\n';
         return Failed;
     }
     auto entries = diffModels(**a, **b);
     if (!entries) {
-        std::cerr << "onnx-repack: " << entries.error().message << '\n';
+        std::cerr << "onnx-repack: " << printable(entries.error().message) << '\n';
         return Failed;
     }
     const int code = exitCode && changesContent(*entries) ? Failed : Ok;
@@ -57,7 +58,7 @@ int diff(const std::string& pathA, const std::string& pathB, bool json, bool exi
         ++counts[e.status];
         if (e.status == DiffStatus::Unchanged)
             continue;
-        std::cout << diffStatusName(e.status) << "  " << e.scope << "/" << e.name;
+        std::cout << diffStatusName(e.status) << "  " << printable(e.scope + "/" + e.name);
         if (e.a >= 0 && e.b >= 0)
             std::cout << "  " << placeText((*a)->tensors()[static_cast<size_t>(e.a)]) << " -> "
                       << placeText((*b)->tensors()[static_cast<size_t>(e.b)]);

@@ -23,8 +23,8 @@ void ProgressBar::update(const Progress& progress)
     const int filled = static_cast<int>(fraction * kWidth);
     std::string bar(static_cast<size_t>(filled), '#');
     bar.append(static_cast<size_t>(kWidth - filled), '.');
-    std::string tensor(progress.tensor.substr(0, 32));
-    std::fprintf(stderr, "\r[%s] %3.0f%%  %s / %s  %s/s  ETA %.0fs  %-32s", bar.c_str(),
+    const std::string tensor = fitWidth(progress.tensor, 32);
+    std::fprintf(stderr, "\r[%s] %3.0f%%  %s / %s  %s/s  ETA %.0f s  %s", bar.c_str(),
         fraction * 100, formatBytes(progress.bytesDone).c_str(),
         formatBytes(progress.bytesTotal).c_str(), formatBytes(static_cast<uint64_t>(rate)).c_str(),
         eta, tensor.c_str());

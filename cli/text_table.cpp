@@ -1,5 +1,7 @@
 #include "text_table.h"
 
+#include "core/format.h"
+
 #include <algorithm>
 #include <ostream>
 
@@ -7,16 +9,26 @@ namespace repack::cli {
 
 void TextTable::print(std::ostream& out, const std::vector<size_t>& rightAligned) const
 {
+    // Cells come from models: escaped so that no name can break a line, measured in columns
+    // so that wide (CJK) names keep the columns aligned.
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::vector<size_t>> cellWidths;
     std::vector<size_t> widths;
     for (const auto& row : m_rows) {
+        auto& safe = cells.emplace_back();
+        auto& rowWidths = cellWidths.emplace_back();
         widths.resize(std::max(widths.size(), row.size()));
-        for (size_t c = 0; c < row.size(); ++c)
-            widths[c] = std::max(widths[c], row[c].size());
+        for (size_t c = 0; c < row.size(); ++c) {
+            safe.push_back(printable(row[c]));
+            rowWidths.push_back(displayWidth(safe.back()));
+            widths[c] = std::max(widths[c], rowWidths.back());
+        }
     }
-    for (const auto& row : m_rows) {
+    for (size_t r = 0; r < cells.size(); ++r) {
+        const auto& row = cells[r];
         std::string line;
         for (size_t c = 0; c < row.size(); ++c) {
-            const size_t pad = widths[c] - row[c].size();
+            const size_t pad = widths[c] - cellWidths[r][c];
             const bool right
                 = std::find(rightAligned.begin(), rightAligned.end(), c) != rightAligned.end();
             if (c)

@@ -1,4 +1,5 @@
-// A plain-text table with columns sized to their widest cell, for terminal output.
+// A plain-text table with columns sized to their widest cell, for terminal output. Cells are
+// printed as printable() makes them (control characters escaped) and measured by displayWidth().
 #pragma once
 
 #include <iosfwd>

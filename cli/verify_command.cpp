@@ -2,24 +2,45 @@
 #include "commands.h"
 
 #include "core/folder_scan.h"
+#include "core/format.h"
+#include "core/json_stream.h"
 #include "core/model.h"
 #include "core/report.h"
 #include "core/verify.h"
 
 #include <CLI/CLI.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 namespace repack::cli {
 namespace {
 
+// `verify --json` of a model that could not be read: the keys of writeVerifyJson's document,
+// "ok" false, the reason as the one problem; what is unknown is null. The path is absolute, as
+// a loaded model's.
+void writeUnreadableJson(std::ostream& out, const std::string& path, const Error& error)
+{
+    using Json = nlohmann::ordered_json;
+    const Json problem{{"severity", severityName(Severity::Error)}, {"tensor", ""},
+        {"code", code::UnreadableFile}, {"message", error.message}};
+    const Json document{{"schema", kVerifySchema}, {"model", Json{{"path", std::filesystem::absolute(path).lexically_normal().string()}}}, {"ok", false},
+        {"external_tensors", nullptr}, {"external_bytes", nullptr},
+        {"problems", Json::array({problem})}};
+    out << jsonText(document) << '\n';
+}
+
 int verifyModel(const std::string& path, bool json)
 {
     auto model = Model::load(path);
     if (!model) {
-        std::cerr << "onnx-repack: " << model.error().message << '\n';
+        std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
+        if (json)
+            writeUnreadableJson(std::cout, path, model.error());
         return Failed;
     }
     std::vector<Problem> problems = verify(**model);
@@ -31,10 +52,11 @@ int verifyModel(const std::string& path, bool json)
         writeVerifyJson(std::cout, **model, problems);
     } else {
         for (const auto& p : problems)
-            std::cerr << path << ": " << severityName(p.severity) << ": " << p.code << ": "
-                      << p.message << '\n';
+            std::cerr << printable(path) << ": " << severityName(p.severity) << ": " << p.code
+                      << ": " << printable(p.message) << '\n';
         if (!failed)
-            std::cout << path << ": ok, " << (*model)->tensors().size() << " tensors verified\n";
+            std::cout << printable(path) << ": ok, " << (*model)->tensors().size()
+                      << " tensors verified\n";
     }
     return failed ? Failed : Ok;
 }
@@ -47,7 +69,8 @@ Command addVerify(CLI::App& app)
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     sub->add_option("MODEL", *path, "The .onnx file")->required();
-    sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/verify/1)");
+    sub->add_flag("--json", *json,
+        "Print one JSON object (schema onnx-repack/verify/1), also when the model cannot be read");
     return {sub, [path, json] { return verifyModel(*path, *json); }};
 }
 

@@ -1,9 +1,14 @@
 // The onnx-repack executable as users run it ($REPACK_CLI): exit codes 0/1/2, one-line
-// reasons on stderr naming the file, and `inspect --json` following SPEC section 6.
+// reasons on stderr naming the file, `inspect --json` following SPEC section 6, `verify --json`
+// also for models it cannot read, and text output that names from a model cannot break.
 #include "tests/support/cli_run.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"
+
+#include "core/format.h"
+
+#include <algorithm>
 
 #include <QFile>
 #include <QFileInfo>
@@ -11,6 +16,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -34,6 +40,11 @@ private slots:
     void inspectJsonSchema();
     void verifyReportsEveryProblem();
     void verifyHealthyModel();
+    void verifyJsonOfUnreadableModel_data();
+    void verifyJsonOfUnreadableModel();
+    void controlCharactersEscapedInText();
+    void wideNamesKeepColumnsAligned();
+    void terminalTextHelpers();
 
 private:
     QTemporaryDir m_dir;
@@ -231,6 +242,177 @@ void TestCli::verifyHealthyModel()
     const QJsonObject root = QJsonDocument::fromJson(json.out).object();
     QCOMPARE(root["schema"].toString(), QString("onnx-repack/verify/1"));
     QCOMPARE(root["ok"].toBool(), true);
+}
+
+void TestCli::verifyJsonOfUnreadableModel_data()
+{
+    QTest::addColumn<QString>("file"); // under a temporary dir
+    QTest::addColumn<QByteArray>("contents"); // null: the file is not created
+    QTest::newRow("missing file") << "missing.onnx" << QByteArray();
+    QTest::newRow("text file") << "README.onnx" << QByteArray("not an ONNX model\n");
+    QTest::newRow("empty file") << "empty.onnx" << QByteArray("");
+    QTest::newRow("binary junk") << "junk.onnx" << QByteArray(64, '\xff');
+}
+
+void TestCli::verifyJsonOfUnreadableModel()
+{
+    QFETCH(QString, file);
+    QFETCH(QByteArray, contents);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(file);
+    if (!contents.isNull()) {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(contents);
+    }
+    const Run text = runCli({"verify", path});
+    const Run run = runCli({"verify", path, "--json"});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.exitCode, text.exitCode);
+    QCOMPARE(run.errLines(), text.errLines()); // the reason on stderr as well
+    QJsonParseError error;
+    const QJsonObject root = QJsonDocument::fromJson(run.out, &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, run.out.constData());
+    // The keys of a readable model's verify document, in the same order.
+    QCOMPARE(root.keys(), (QStringList{"external_bytes", "external_tensors", "model", "ok",
+                              "problems", "schema"}));
+    QVERIFY(run.out.startsWith("{\n  \"schema\": \"onnx-repack/verify/1\",\n  \"model\""));
+    QCOMPARE(root["ok"].toBool(true), false);
+    QCOMPARE(root["model"].toObject()["path"].toString(), path);
+    QVERIFY(root["external_tensors"].isNull() && root["external_bytes"].isNull());
+    const QJsonArray problems = root["problems"].toArray();
+    QCOMPARE(problems.size(), 1);
+    const QJsonObject p = problems[0].toObject();
+    QCOMPARE(p["severity"].toString(), QString("error"));
+    QCOMPARE(p["code"].toString(), QString("unreadable-file"));
+    QCOMPARE(p["tensor"].toString(), QString());
+    QVERIFY2(p["message"].toString().contains(path), run.out.constData());
+}
+
+namespace {
+
+// Bytes a terminal acts on: C0 controls but the line feed ending each line, DEL, and C1
+// controls (UTF-8 C2 80 to C2 9F).
+bool hasRawControl(const QByteArray& text)
+{
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if ((c < 0x20 && c != '\n') || c == 0x7F)
+            return true;
+        if (c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80
+            && static_cast<unsigned char>(text[i + 1]) < 0xA0)
+            return true;
+    }
+    return false;
+}
+
+// Columns of the names used below: CJK ideographs take 2, combining accents 0.
+int columns(const QString& text)
+{
+    int n = 0;
+    for (char32_t c : text.toUcs4())
+        n += (c >= 0x4E00 && c <= 0x9FFF) ? 2 : (c >= 0x300 && c <= 0x36F) ? 0 : 1;
+    return n;
+}
+
+// The table rows of `inspect` text: from the NAME header to the first empty line.
+QStringList tableLines(const QByteArray& out)
+{
+    const QStringList lines = QString::fromUtf8(out).split('\n');
+    const qsizetype header = lines.indexOf(QRegularExpression("NAME .*")); // an exact match
+    const qsizetype end = lines.indexOf(QString(), header);
+    return header < 0 || end < 0 ? QStringList{} : lines.mid(header, end - header);
+}
+
+} // namespace
+
+void TestCli::controlCharactersEscapedInText()
+{
+    QTemporaryDir dir;
+    onnx::ModelProto model = emptyModel();
+    DataFileBuilder data("w\x1b[2J.bin"); // ESC [2J clears a terminal
+    *model.mutable_graph()->add_initializer() = rawTensor("line\nbreak", 1, {4});
+    *model.mutable_graph()->add_initializer() = rawTensor("tab\there\x7f", 1, {4});
+    *model.mutable_graph()->add_initializer() = rawTensor("c1\xc2\x85next", 1, {4});
+    *model.mutable_graph()->add_initializer() = rawTensor("bell\a\x1b[31mred", 1, {4});
+    auto ext = rawTensor("ext", 1, {4});
+    data.append(ext);
+    *model.mutable_graph()->add_initializer() = ext;
+    auto gone = rawTensor("gone\r", 1, {4});
+    setExternal(gone, "no\x1bwhere.bin", "0", "16");
+    *model.mutable_graph()->add_initializer() = gone;
+    QVERIFY(data.save(dir.path()));
+    const QString path = dir.filePath("m.onnx");
+    QVERIFY(saveModel(model, path));
+
+    const Run inspect = runCli({"inspect", path});
+    QCOMPARE(inspect.exitCode, 1); // the missing data file
+    const QStringList table = tableLines(inspect.out);
+    QCOMPARE(table.size(), 1 + 6); // no name broke a row in two
+    QVERIFY2(!hasRawControl(table.join('\n').toUtf8()), inspect.out.constData());
+    for (const char* escaped : {"line\\nbreak", "tab\\there\\x7f", "c1\\u0085next",
+             "bell\\x07\\x1b[31mred", "w\\x1b[2J.bin", "gone\\r", "no\\x1bwhere.bin"})
+        QVERIFY2(inspect.out.contains(escaped), escaped);
+
+    const Run verify = runCli({"verify", path});
+    QCOMPARE(verify.exitCode, 1);
+    QVERIFY2(!hasRawControl(verify.err), verify.err.constData());
+    QVERIFY2(verify.err.contains("no\\x1bwhere.bin"), verify.err.constData());
+
+    const Run json = runCli({"inspect", path, "--json"}); // JSON escapes them itself, exactly
+    const QJsonArray tensors = QJsonDocument::fromJson(json.out).object()["tensors"].toArray();
+    QCOMPARE(tensors.size(), 6);
+    QCOMPARE(tensors[0].toObject()["name"].toString(), QString("line\nbreak"));
+    QCOMPARE(tensors[4].toObject()["location"].toString(), QString("w\x1b[2J.bin"));
+}
+
+void TestCli::wideNamesKeepColumnsAligned()
+{
+    QTemporaryDir dir;
+    onnx::ModelProto model = emptyModel();
+    const QStringList names{"w", "权重矩阵_嵌入层", "e\u0301cole", "x_很长的张量名称"};
+    for (const QString& name : names)
+        *model.mutable_graph()->add_initializer() = rawTensor(name.toStdString(), 1, {4});
+    const QString path = dir.filePath("m.onnx");
+    QVERIFY(saveModel(model, path));
+
+    const Run run = runCli({"inspect", path});
+    QCOMPARE(run.exitCode, 0);
+    const QStringList lines = tableLines(run.out);
+    QCOMPARE(lines.size(), 1 + names.size());
+    // Every row's SCOPE cell starts at the same terminal column as the header's.
+    const int scopeColumn = columns(lines[0].left(lines[0].indexOf("SCOPE")));
+    int widest = 0;
+    for (const QString& name : names)
+        widest = std::max(widest, columns(name));
+    QCOMPARE(scopeColumn, widest + 2);
+    for (int row = 1; row < lines.size(); ++row) {
+        const QString& line = lines[row];
+        QVERIFY2(line.startsWith(names[row - 1]), qPrintable(line));
+        QCOMPARE(columns(line.left(line.indexOf("graph"))), scopeColumn);
+    }
+}
+
+void TestCli::terminalTextHelpers()
+{
+    using repack::displayWidth;
+    QCOMPARE(displayWidth("weights"), size_t(7));
+    QCOMPARE(displayWidth("权重"), size_t(4)); // East Asian wide
+    QCOMPARE(displayWidth("ＡＢ"), size_t(4)); // fullwidth forms
+    QCOMPARE(displayWidth("e\u0301"), size_t(1)); // a combining accent takes no column
+    QCOMPARE(displayWidth("a\u200bb"), size_t(2)); // nor does a zero-width space
+    QCOMPARE(repack::printable("ok \\ é 权"), std::string("ok \\ é 权"));
+    QCOMPARE(repack::printable(std::string("a\0b", 3)), std::string("a\\x00b"));
+    QCOMPARE(repack::printable("\xff\xc3"), std::string("\\xff\\xc3")); // not UTF-8
+    QCOMPARE(repack::printable("\xed\xa0\x80"), std::string("\\xed\\xa0\\x80")); // a surrogate
+    QCOMPARE(repack::fitWidth("权重矩阵", 5), std::string("权重 ")); // never half a character
+    QCOMPARE(repack::fitWidth("a\nb", 6), std::string("a\\nb  "));
+    QCOMPARE(repack::formatSeconds(0.0912), std::string("0.09 s"));
+    QCOMPARE(repack::formatSeconds(0), std::string("0.00 s"));
+    QCOMPARE(repack::formatSeconds(4.2), std::string("4.20 s"));
+    QCOMPARE(repack::formatSeconds(9.999), std::string("10.0 s"));
+    QCOMPARE(repack::formatSeconds(12.345), std::string("12.3 s"));
+    QCOMPARE(repack::formatSeconds(125.4), std::string("125 s"));
 }
 
 QTEST_APPLESS_MAIN(TestCli)
