@@ -35,6 +35,9 @@ DataWriter::DataWriter(const Model& model, const SavePlan& plan, const SaveOptio
     for (size_t i = 0; i < tensors.size(); ++i)
         if (tensors[i].isExternal() && !plan.tensors[i].external)
             m_progress.bytesTotal += tensors[i].byteSize();
+        else if (!plan.tensors[i].external && tensors[i].inlineRange
+            && tensors[i].proto->raw_data().empty())
+            m_progress.bytesTotal += tensors[i].inlineRange->length; // spliced into the model
 }
 
 Status DataWriter::advance(size_t tensor, uint64_t bytes)
@@ -133,15 +136,18 @@ Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
     return {};
 }
 
-Status DataWriter::copyRange(size_t tensor, const SourceRange& source, int targetFd,
-    uint64_t targetOffset, const std::filesystem::path& targetPath)
+Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t length,
+    int targetFd, uint64_t targetOffset, const std::filesystem::path& targetPath, bool verify,
+    bool countProgress)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
     auto src = sourceFd(tensor, source);
     if (!src)
         return src.error();
-    const uint64_t length = t.byteSize();
-    const bool hashing = m_options.checksum || !t.external.checksum.empty();
+    const bool hashing = verify && (m_options.checksum || !t.external.checksum.empty());
+    auto progressed = [&](uint64_t bytes) {
+        return advance(tensor, countProgress ? bytes : 0);
+    };
     Sha1 sha;
     uint64_t done = 0;
     bool kernelCopy = !hashing;
@@ -166,7 +172,7 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, int targe
                     + " ended while copying (truncated underneath?)"};
             done += static_cast<uint64_t>(n);
             startWriteback(targetFd, targetOffset + done);
-            if (Status s = advance(tensor, static_cast<uint64_t>(n)); !s)
+            if (Status s = progressed(static_cast<uint64_t>(n)); !s)
                 return s;
             continue;
         }
@@ -182,7 +188,7 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, int targe
             return s;
         done += piece;
         startWriteback(targetFd, targetOffset + done);
-        if (Status s = advance(tensor, piece); !s)
+        if (Status s = progressed(piece); !s)
             return s;
     }
     return hashing ? checkDigest(tensor, sha.hexDigest()) : Status{};
@@ -220,10 +226,46 @@ Status DataWriter::writeInline(
     return {};
 }
 
-Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path& targetPath)
+void DataWriter::startTarget()
 {
     m_writebackStart = 0;
     m_writebackDone = 0;
+}
+
+std::optional<uint64_t> DataWriter::payloadLength(size_t tensor) const
+{
+    const TensorInfo& t = m_model.tensors()[tensor];
+    if (t.isExternal())
+        return t.external.file ? std::optional<uint64_t>(t.byteSize()) : std::nullopt;
+    if (t.inlineRange && t.proto->raw_data().empty() && m_model.inFileSource())
+        return t.inlineRange->length;
+    return std::nullopt;
+}
+
+Status DataWriter::copyPayload(size_t tensor, int targetFd, uint64_t targetOffset,
+    const std::filesystem::path& targetPath, bool countProgress)
+{
+    const TensorInfo& t = m_model.tensors()[tensor];
+    if (t.isExternal()) {
+        auto source = sourceOf(tensor);
+        if (!source)
+            return source.error();
+        return copyRange(tensor, *source, t.byteSize(), targetFd, targetOffset, targetPath, true,
+            countProgress);
+    }
+    // A payload left in the .onnx goes on as it is, whatever its size (corrupt bytes carried
+    // under allowCorrupt included): the model never reinterprets inline bytes.
+    const DataFile* model = m_model.inFileSource();
+    if (!t.inlineRange || !model)
+        return Error{t.qualifiedName() + ": its bytes are not in a file"};
+    const SourceRange source{&model->path(), model->identity(), t.inlineRange->offset};
+    return copyRange(tensor, source, t.inlineRange->length, targetFd, targetOffset, targetPath,
+        false, countProgress);
+}
+
+Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path& targetPath)
+{
+    startTarget();
     for (size_t tensor : m_plan.fileOrder[file]) {
         const uint64_t offset = m_plan.tensors[tensor].offset;
         // Bytes that lie in a file (external data, or a payload left in the .onnx) are copied
@@ -231,7 +273,8 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
         const TensorInfo& t = m_model.tensors()[tensor];
         const bool inFile = t.isExternal() || (t.inlineRange && t.proto->raw_data().empty());
         auto source = inFile ? sourceOf(tensor) : Result<SourceRange>(Error{});
-        Status s = inFile ? (source ? copyRange(tensor, *source, targetFd, offset, targetPath)
+        Status s = inFile ? (source ? copyRange(tensor, *source, t.byteSize(), targetFd, offset,
+                                          targetPath, true, true)
                                     : Status(source.error()))
                           : writeInline(tensor, targetFd, offset, targetPath);
         if (!s)

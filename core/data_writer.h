@@ -32,6 +32,17 @@ public:
     // Reads one external tensor's bytes into memory, for tensors that come back inline.
     Result<std::string> readExternal(size_t tensor);
 
+    // Copies the bytes of `tensor` as they lie in a file, its external data or its raw_data
+    // payload left in the .onnx, into `targetFd` at `targetOffset`: a payload spliced into a
+    // model being written (core/model_writer.h). External bytes are checked against their
+    // checksum like data file copies; progress counts them once (`countProgress`).
+    Status copyPayload(size_t tensor, int targetFd, uint64_t targetOffset,
+        const std::filesystem::path& targetPath, bool countProgress);
+    // The bytes copyPayload() copies for `tensor`, or nullopt when they are not in a file.
+    std::optional<uint64_t> payloadLength(size_t tensor) const;
+    // Starts a new target file (for the background writeback of copies into it).
+    void startTarget();
+
     // The checksum key each written tensor gets, by tensor index: the SHA-1 of its bytes when
     // options.checksum is set or it had a matching key; the old key, kept as evidence, for
     // corrupt bytes carried forward under options.allowCorrupt. Never a hash of corrupt bytes.
@@ -48,8 +59,9 @@ private:
     Result<SourceRange> sourceOf(size_t tensor) const;
     Result<int> sourceFd(size_t tensor, const SourceRange& source);
     Status checkDigest(size_t tensor, const std::string& actual);
-    Status copyRange(size_t tensor, const SourceRange& source, int targetFd, uint64_t targetOffset,
-        const std::filesystem::path& targetPath);
+    Status copyRange(size_t tensor, const SourceRange& source, uint64_t length, int targetFd,
+        uint64_t targetOffset, const std::filesystem::path& targetPath, bool verify,
+        bool countProgress);
     Status writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
         const std::filesystem::path& targetPath);
     Status advance(size_t tensor, uint64_t bytes);

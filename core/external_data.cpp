@@ -66,7 +66,9 @@ Status rewriteData(
     if (Status s = inlined.materialize([&](size_t i) { return !plan.tensors[i].external; }); !s)
         return s;
     TensorRewrite rewrite(model);
-    if (Status s = rewrite.apply(plan, plan.files, writer, writer.checksums()); !s)
+    if (Status s = rewrite.apply(
+            plan, plan.files, writer, writer.checksums(), TensorRewrite::Inline::Read);
+        !s)
         return s;
     const auto stale = readsReplacedBy(model, *targets);
     for (const auto& target : *targets)
@@ -128,7 +130,7 @@ Status loadToModel(Model& model, const SaveOptions& options)
     if (Status s = inlined.materialize(); !s)
         return s;
     TensorRewrite rewrite(model);
-    if (Status s = rewrite.apply(*plan, {}, writer, {}); !s)
+    if (Status s = rewrite.apply(*plan, {}, writer, {}, TensorRewrite::Inline::Read); !s)
         return s;
     rewrite.commit();
     inlined.commit();

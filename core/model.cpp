@@ -275,6 +275,20 @@ void Model::forgetInline()
         info.inlineRange.reset();
 }
 
+void Model::adoptSavedFile(const fs::path& path, const FileIdentity& identity,
+    const std::vector<std::pair<onnx::TensorProto*, FileRange>>& ranges)
+{
+    m_materialized.clear();
+    m_inFile.clear();
+    for (const auto& [tensor, range] : ranges)
+        m_inFile.emplace(tensor, range);
+    m_modelFile = m_inFile.empty()
+        ? nullptr
+        : std::make_shared<DataFile>(fs::absolute(path).lexically_normal(), identity);
+    for (auto& info : m_tensors)
+        info.inlineRange.reset(); // until reindex()
+}
+
 Result<TensorBytes> Model::read(size_t index) const
 {
     if (index >= m_tensors.size())

@@ -82,6 +82,12 @@ public:
     // materialized stays in the protos); call reindex() next.
     void forgetInline();
 
+    // After a save wrote the model to `path` (the file with `identity`): the raw_data payloads
+    // of `ranges` lie in it and are read from there from now on; nothing else is read from the
+    // file the model was loaded from. Call setLocation() next.
+    void adoptSavedFile(const std::filesystem::path& path, const FileIdentity& identity,
+        const std::vector<std::pair<onnx::TensorProto*, FileRange>>& ranges);
+
     const std::filesystem::path& path() const { return m_path; }
     // Size of the .onnx file when loaded or last saved (0 for in-memory models).
     uint64_t fileBytes() const { return m_fileBytes; }

@@ -31,19 +31,69 @@ namespace fs = std::filesystem;
 namespace repack {
 namespace {
 
-// Writes `proto` to a new temporary for `modelPath`, registered with `cleanup`.
-Result<TempFile> writeModelTemp(
-    const onnx::ModelProto& proto, const fs::path& modelPath, uint64_t& bytes, TempCleanup& cleanup)
+// The tensors whose raw_data the model writer copies from a file: payloads left in the .onnx
+// that stay inline, and external data coming back inline (TensorRewrite::Inline::Spliced).
+struct Splices {
+    std::vector<SplicedPayload> payloads;
+    std::vector<size_t> tensors; // index in the model of each payload
+};
+
+Splices splicesOf(const Model& model, const SavePlan& plan, const DataWriter& writer)
+{
+    Splices out;
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        if (plan.tensors[i].external)
+            continue;
+        const auto length = writer.payloadLength(i);
+        if (!length || *length == 0)
+            continue;
+        out.payloads.push_back({tensors[i].proto, *length});
+        out.tensors.push_back(i);
+    }
+    return out;
+}
+
+// A model file written by the save, and where its spliced payloads lie in it.
+struct ModelTemp {
+    TempFile file;
+    WrittenModel written;
+    FileIdentity identity;
+};
+
+// Writes `model` to a new temporary for `modelPath`, registered with `cleanup`.
+Result<ModelTemp> writeModelTemp(Model& model, const fs::path& modelPath, const Splices& splices,
+    DataWriter& writer, bool countProgress, TempCleanup& cleanup)
 {
     auto temp = createReplacementFor(modelPath);
     if (!temp)
         return temp.error();
     cleanup.add(temp->path);
-    auto written = writeModel(proto, temp->fd.get(), temp->path);
+    writer.startTarget();
+    const int fd = temp->fd.get();
+    const fs::path& tempPath = temp->path;
+    auto written = writeModel(model.mutableProto(), fd, tempPath, splices.payloads,
+        [&](size_t payload, int target, uint64_t offset) {
+            return writer.copyPayload(splices.tensors[payload], target, offset, tempPath,
+                countProgress);
+        });
     if (!written)
         return written.error();
-    bytes = *written;
-    return temp;
+    auto identity = identityOf(fd);
+    if (!identity)
+        return Error{tempPath.string() + ": " + identity.error().message};
+    return ModelTemp{std::move(*temp), std::move(*written), *identity};
+}
+
+// Where the spliced payloads now lie in the committed model file `committed`.
+std::vector<std::pair<onnx::TensorProto*, FileRange>> payloadRanges(
+    const Splices& splices, const ModelTemp& committed)
+{
+    std::vector<std::pair<onnx::TensorProto*, FileRange>> ranges;
+    for (size_t i = 0; i < splices.payloads.size(); ++i)
+        ranges.emplace_back(splices.payloads[i].tensor,
+            FileRange{committed.written.payloadOffsets[i], splices.payloads[i].length});
+    return ranges;
 }
 
 std::string joinMessages(const std::vector<SaveConflict>& conflicts)
@@ -182,24 +232,24 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         tempNames.push_back(t.temp.path.lexically_relative(dir).generic_string());
         finalNames.push_back(t.finalPath.lexically_relative(dir).generic_string());
     }
-    // The model is serialized below: payloads left in the .onnx go back into the tensors that
-    // stay inline (the others get new storage); a failure puts the model back as it was.
-    InlineMaterialization inlined(model);
-    if (Status s = inlined.materialize([&](size_t i) { return !plan->tensors[i].external; }); !s)
-        return Error{cannot + s.error().message};
+    // The model is streamed below: the raw_data of tensors that stay inline (or come back
+    // inline) is copied file to file from where it lies, never held in memory; a failure puts
+    // the model back as it was.
+    const Splices splices = splicesOf(model, *plan, writer);
     TensorRewrite rewrite(model);
-    if (Status s = rewrite.apply(*plan, tempNames, writer, writer.checksums()); !s)
+    if (Status s = rewrite.apply(
+            *plan, tempNames, writer, writer.checksums(), TensorRewrite::Inline::Spliced);
+        !s)
         return Error{cannot + s.error().message};
-    uint64_t tempModelBytes = 0, finalModelBytes = 0;
-    std::optional<TempFile> modelViaTemps;
+    std::optional<ModelTemp> modelViaTemps;
     if (!targets.empty()) {
-        auto temp = writeModelTemp(model.proto(), path, tempModelBytes, cleanup);
+        auto temp = writeModelTemp(model, path, splices, writer, true, cleanup);
         if (!temp)
             return Error{cannot + temp.error().message};
         modelViaTemps = std::move(*temp);
     }
     rewrite.relocate(finalNames);
-    auto modelFinal = writeModelTemp(model.proto(), path, finalModelBytes, cleanup);
+    auto modelFinal = writeModelTemp(model, path, splices, writer, !modelViaTemps, cleanup);
     if (!modelFinal)
         return Error{cannot + modelFinal.error().message};
     crashPoint("models-written");
@@ -210,7 +260,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         return Error{"save cancelled"};
 
     // 3. Commit: the model now names the complete new data (under its temporary names).
-    const fs::path& commitFrom = modelViaTemps ? modelViaTemps->path : modelFinal->path;
+    const fs::path& commitFrom = modelViaTemps ? modelViaTemps->file.path : modelFinal->file.path;
     if (Status s = renameFile(commitFrom, path, "rename-model-temp"); !s)
         return Error{cannot + s.error().message};
     cleanup.release(); // from here on nothing that was committed is deleted
@@ -236,7 +286,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         }
         // 5. The model names the final files.
         if (finalNamesOk) {
-            finalNamesOk = finish.check(renameFile(modelFinal->path, path, "rename-model-final"),
+            finalNamesOk = finish.check(renameFile(modelFinal->file.path, path, "rename-model-final"),
                 path.filename().string()
                     + " keeps naming its data by temporary names (complete and valid); saving "
                       "the model again gives them their final names");
@@ -246,7 +296,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
             }
         }
         if (!finalNamesOk) {
-            ::unlink(modelFinal->path.c_str()); // never committed
+            ::unlink(modelFinal->file.path.c_str()); // never committed
         } else {
             // 6. The temporary names go.
             for (const auto& t : targets)
@@ -260,9 +310,10 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     // The in-memory model now is what is on disk; reads through replaced files fail.
     rewrite.relocate(finalNamesOk ? finalNames : tempNames);
     rewrite.commit();
-    inlined.commit();
+    const ModelTemp& committed = finalNamesOk ? *modelFinal : *modelViaTemps;
+    model.adoptSavedFile(path, committed.identity, payloadRanges(splices, committed));
     model.invalidateDataFiles(stale, "replaced by a save to " + path.string());
-    model.setLocation(path, finalNamesOk ? finalModelBytes : tempModelBytes);
+    model.setLocation(path, committed.written.bytes);
 
     std::vector<fs::path> finals{path};
     for (const auto& t : targets) {
@@ -275,7 +326,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         removeOwnLeftovers(finals);
 
     report.modelPath = path;
-    report.bytesWritten = finalNamesOk ? finalModelBytes : tempModelBytes;
+    report.bytesWritten = committed.written.bytes;
     for (auto bytes : plan->fileBytes)
         report.bytesWritten += bytes;
     for (const auto& p : plan->tensors)

@@ -44,7 +44,7 @@ TensorRewrite::~TensorRewrite()
 }
 
 Status TensorRewrite::apply(const SavePlan& plan, const std::vector<std::string>& locations,
-    DataWriter& writer, const std::map<size_t, std::string>& checksums)
+    DataWriter& writer, const std::map<size_t, std::string>& checksums, Inline comingInline)
 {
     const auto& tensors = m_model.tensors();
     for (size_t i = 0; i < tensors.size(); ++i) {
@@ -53,7 +53,7 @@ Status TensorRewrite::apply(const SavePlan& plan, const std::vector<std::string>
         if (!target.external && !info.isExternal())
             continue; // inline stays inline, untouched
         std::string inlineBytes;
-        if (!target.external) {
+        if (!target.external && comingInline == Inline::Read) {
             auto bytes = writer.readExternal(i);
             if (!bytes)
                 return bytes.error();
@@ -70,7 +70,7 @@ Status TensorRewrite::apply(const SavePlan& plan, const std::vector<std::string>
             if (auto it = checksums.find(i); it != checksums.end())
                 addEntry(*info.proto, "checksum", it->second);
         } else {
-            info.proto->set_raw_data(std::move(inlineBytes));
+            info.proto->set_raw_data(std::move(inlineBytes)); // empty when spliced later
         }
         m_entries.push_back({info.proto, std::move(original), target.external ? target.file : -1});
     }

@@ -28,11 +28,15 @@ public:
     TensorRewrite(const TensorRewrite&) = delete;
     TensorRewrite& operator=(const TensorRewrite&) = delete;
 
+    // How external tensors that come back inline get their bytes.
+    enum class Inline {
+        Read, // read into raw_data now, while their old file still exists
+        Spliced, // raw_data left empty: the model writer splices them in from the old file
+    };
     // Rewrites every tensor whose storage changes or that goes external: external ones get
-    // entries naming `locations[file]`, offset, length (and checksum); external tensors that
-    // come back inline are read now, while their old file still exists.
+    // entries naming `locations[file]`, offset, length (and checksum).
     Status apply(const SavePlan& plan, const std::vector<std::string>& locations,
-        DataWriter& writer, const std::map<size_t, std::string>& checksums);
+        DataWriter& writer, const std::map<size_t, std::string>& checksums, Inline comingInline);
     // Renames the data file locations of the rewritten external tensors.
     void relocate(const std::vector<std::string>& locations);
 

@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <limits>
+#include <optional>
 #include <memory>
 #include <utility>
 
@@ -97,12 +98,13 @@ struct Counters {
     }
 };
 
-// A field whose value changes in the skeleton.
+// A field whose value changes in the output.
 struct Edit {
     uint64_t tagEnd; // bytes before this are copied as they are
     uint64_t valueBegin; // after the length prefix
     uint64_t end; // end of the field
-    int node; // the changed child message, or -1: a payload emptied
+    int node; // the changed child message, or -1: a payload replaced by `replacement`
+    PayloadReplacement replacement;
 };
 
 // A message that changes: its new length and its changed fields in file order.
@@ -132,30 +134,43 @@ void appendVarint(std::string& out, uint64_t v)
 
 class Scanner {
 public:
-    Scanner(std::span<const std::byte> file, const std::string& fileName, uint64_t minStripped)
+    Scanner(std::span<const std::byte> file, const std::string& fileName, const PayloadRule& rule,
+        bool recordPayloads)
         : m_data(reinterpret_cast<const unsigned char*>(file.data()))
         , m_size(file.size())
         , m_fileName(fileName)
-        , m_minStripped(minStripped)
+        , m_rule(rule)
+        , m_recordPayloads(recordPayloads)
     {
     }
 
-    Result<WireScan> run()
+    // Walks the whole model; the root's Node index, or -1 when nothing changes.
+    Result<int> walk()
     {
         Counters root;
         int rootNode = -1;
         if (!message(Kind::Model, 0, m_size, root, 0, rootNode))
             return Error{m_fileName
                 + ": not a valid ONNX model (malformed or truncated protobuf): " + m_error};
-        WireScan scan;
-        scan.changed = rootNode >= 0;
-        if (scan.changed) {
-            scan.skeleton.reserve(m_nodes[static_cast<size_t>(rootNode)].newSize);
-            emit(rootNode, 0, m_size, scan.skeleton);
-        }
-        scan.payloads = std::move(m_payloads);
-        return scan;
+        return rootNode;
     }
+
+    uint64_t newSize(int node) const
+    {
+        return node < 0 ? m_size : m_nodes[static_cast<size_t>(node)].newSize;
+    }
+
+    // The output without the spliced payloads' bytes; `inserts` gets where each goes.
+    void emit(int rootNode, std::string& out, std::vector<PayloadInsert>* inserts) const
+    {
+        if (rootNode < 0) {
+            out.assign(reinterpret_cast<const char*>(m_data), m_size);
+            return;
+        }
+        emit(rootNode, 0, m_size, out, inserts);
+    }
+
+    std::vector<RawPayload> takePayloads() { return std::move(m_payloads); }
 
 private:
     bool fail(const std::string& what, uint64_t at)
@@ -261,7 +276,7 @@ private:
     bool message(Kind kind, uint64_t begin, uint64_t end, Counters& counters, int depth, int& node)
     {
         Node self;
-        uint64_t shrink = 0; // old size - new size
+        int64_t growth = 0; // new size - old size
         uint64_t pos = begin;
         while (pos < end) {
             const uint64_t at = pos;
@@ -283,11 +298,13 @@ private:
             pos = fieldEnd;
 
             if (kind == Kind::Tensor && field == kRawDataField) {
-                const bool strip = len > 0 && len >= m_minStripped;
-                m_payloads.push_back({m_path, valueBegin, len, strip});
-                if (strip) {
-                    self.edits.push_back({tagEnd, valueBegin, fieldEnd, -1});
-                    shrink += (fieldEnd - tagEnd) - 1; // a one-byte zero length stays
+                const auto replacement = m_rule(
+                    {reinterpret_cast<const std::byte*>(m_data) + valueBegin, len});
+                if (m_recordPayloads)
+                    m_payloads.push_back({m_path, valueBegin, len, replacement.has_value()});
+                if (replacement) {
+                    self.edits.push_back({tagEnd, valueBegin, fieldEnd, -1, *replacement});
+                    growth += fieldSize(replacement->length) - fieldSize(len);
                 }
                 continue;
             }
@@ -307,31 +324,37 @@ private:
                 return false;
             if (childNode >= 0) {
                 const uint64_t newLen = m_nodes[static_cast<size_t>(childNode)].newSize;
-                self.edits.push_back({tagEnd, valueBegin, fieldEnd, childNode});
-                shrink += (fieldEnd - tagEnd) - (varintSize(newLen) + newLen);
+                self.edits.push_back({tagEnd, valueBegin, fieldEnd, childNode, {}});
+                growth += fieldSize(newLen) - fieldSize(len);
             }
         }
         if (self.edits.empty()) {
             node = -1;
             return true;
         }
-        self.newSize = (end - begin) - shrink;
+        self.newSize = static_cast<uint64_t>(static_cast<int64_t>(end - begin) + growth);
         m_nodes.push_back(std::move(self));
         node = static_cast<int>(m_nodes.size() - 1);
         return true;
     }
 
-    void emit(int node, uint64_t begin, uint64_t end, std::string& out) const
+    // A length-delimited value of `len` bytes with its length prefix (the tag is unchanged).
+    static int64_t fieldSize(uint64_t len) { return static_cast<int64_t>(varintSize(len) + len); }
+
+    void emit(int node, uint64_t begin, uint64_t end, std::string& out,
+        std::vector<PayloadInsert>* inserts) const
     {
         const char* data = reinterpret_cast<const char*>(m_data);
         uint64_t pos = begin;
         for (const Edit& e : m_nodes[static_cast<size_t>(node)].edits) {
             out.append(data + pos, e.tagEnd - pos);
             if (e.node < 0) {
-                appendVarint(out, 0);
+                appendVarint(out, e.replacement.length);
+                if (e.replacement.length > 0 && inserts)
+                    inserts->push_back({out.size(), e.replacement.id});
             } else {
                 appendVarint(out, m_nodes[static_cast<size_t>(e.node)].newSize);
-                emit(e.node, e.valueBegin, e.end, out);
+                emit(e.node, e.valueBegin, e.end, out, inserts);
             }
             pos = e.end;
         }
@@ -341,7 +364,8 @@ private:
     const unsigned char* m_data;
     uint64_t m_size;
     const std::string& m_fileName;
-    uint64_t m_minStripped;
+    const PayloadRule& m_rule;
+    bool m_recordPayloads;
     std::vector<Node> m_nodes;
     std::vector<WireStep> m_path;
     std::vector<RawPayload> m_payloads;
@@ -359,7 +383,38 @@ template <typename T> T* element(google::protobuf::RepeatedPtrField<T>& field, u
 Result<WireScan> scanModel(
     std::span<const std::byte> file, const std::string& fileName, uint64_t minStrippedBytes)
 {
-    return Scanner(file, fileName, minStrippedBytes).run();
+    const PayloadRule strip
+        = [minStrippedBytes](std::span<const std::byte> payload) -> std::optional<PayloadReplacement> {
+        if (payload.empty() || payload.size() < minStrippedBytes)
+            return std::nullopt;
+        return PayloadReplacement{};
+    };
+    Scanner scanner(file, fileName, strip, true);
+    auto root = scanner.walk();
+    if (!root)
+        return root.error();
+    WireScan scan;
+    scan.changed = *root >= 0;
+    if (scan.changed) {
+        scan.skeleton.reserve(scanner.newSize(*root));
+        scanner.emit(*root, scan.skeleton, nullptr);
+    }
+    scan.payloads = scanner.takePayloads();
+    return scan;
+}
+
+Result<SplicedModel> spliceModel(
+    std::span<const std::byte> serialized, const std::string& fileName, const PayloadRule& rule)
+{
+    Scanner scanner(serialized, fileName, rule, false);
+    auto root = scanner.walk();
+    if (!root)
+        return root.error();
+    SplicedModel out;
+    out.size = scanner.newSize(*root);
+    out.bytes.reserve(serialized.size());
+    scanner.emit(*root, out.bytes, &out.inserts);
+    return out;
 }
 
 onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>& path)

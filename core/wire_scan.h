@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,6 +55,37 @@ struct WireScan {
 // the byte offset; nothing outside `file` is ever read.
 Result<WireScan> scanModel(
     std::span<const std::byte> file, const std::string& fileName, uint64_t minStrippedBytes = 0);
+
+// What a raw_data payload becomes: `length` bytes, supplied by the caller as payload `id`
+// (a zero length empties it).
+struct PayloadReplacement {
+    uint64_t length = 0;
+    size_t id = 0;
+};
+// Decides, for each raw_data payload, whether it is replaced (nullopt keeps it).
+using PayloadRule
+    = std::function<std::optional<PayloadReplacement>(std::span<const std::byte> payload)>;
+
+// Where a replacing payload goes: before byte `at` of SplicedModel::bytes.
+struct PayloadInsert {
+    uint64_t at = 0;
+    size_t id = 0;
+};
+
+// A serialized model with payloads replaced: `bytes` holds everything but the replacing
+// payloads (every enclosing length already counts them), `inserts` says where each goes in
+// order, `size` is the length of the whole result.
+struct SplicedModel {
+    std::string bytes;
+    std::vector<PayloadInsert> inserts;
+    uint64_t size = 0;
+};
+
+// Rewrites the serialized ModelProto `serialized` with the payloads `rule` replaces: how a
+// model is written with payloads that stay in their files (core/model_writer.h). Errors as
+// scanModel's.
+Result<SplicedModel> spliceModel(
+    std::span<const std::byte> serialized, const std::string& fileName, const PayloadRule& rule);
 
 // The TensorProto that `path` leads to in a parsed model, or null when there is none.
 onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>& path);

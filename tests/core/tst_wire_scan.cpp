@@ -3,6 +3,8 @@
 // protobuf parses, and the tensor index, problems, every tensor's bytes and saved files are the
 // same whether the model was parsed whole or from the skeleton.
 #include "core/model.h"
+#include "core/model_writer.h"
+#include "core/posix_file.h"
 #include "core/save.h"
 #include "core/wire_scan.h"
 #include "tests/support/model_builder.h"
@@ -166,13 +168,76 @@ private slots:
     void failedSaveLeavesSkeleton();
     void testdataSkeletons();
     void testdataModelsAgree();
+    void writerSplicesEveryPlace_data();
+    void writerSplicesEveryPlace();
+    void testdataWriterAgrees();
+    void writerRefusesPast2GiB();
 
 private:
     // Scans `bytes` with `minStripped`, checks the skeleton against protobuf's parse of `bytes`
     // and returns the number of payloads stripped.
     static int checkSkeleton(const std::string& bytes, uint64_t minStripped, const QString& what);
     static void checkLoad(const QString& path);
+    // Writes the skeleton of `bytes` with its payloads spliced back by writeModel and returns
+    // whether the file is byte for byte protobuf's deterministic serialization of `bytes`.
+    static bool checkWriter(const std::string& bytes, const QString& what);
 };
+
+bool TestWireScan::checkWriter(const std::string& bytes, const QString& what)
+{
+    onnx::ModelProto oracle;
+    if (!oracle.ParseFromString(bytes))
+        return false;
+    auto scan = scanModel(spanOf(bytes), what.toStdString(), 1);
+    if (!scan)
+        return false;
+    onnx::ModelProto skeleton;
+    if (!skeleton.ParseFromString(scan->changed ? scan->skeleton : bytes))
+        return false;
+    std::map<onnx::TensorProto*, RawPayload> last; // a tensor's raw_data is its last payload
+    for (const auto& p : scan->payloads) {
+        onnx::TensorProto* t = tensorAt(skeleton, p.path);
+        if (p.stripped)
+            last[t] = p;
+        else
+            last.erase(t);
+    }
+    std::vector<SplicedPayload> payloads;
+    std::vector<uint64_t> sources;
+    for (const auto& [tensor, p] : last) {
+        payloads.push_back({tensor, p.length});
+        sources.push_back(p.offset);
+    }
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("out.onnx").toStdString();
+    auto fd = UniqueFd::create(path, true);
+    if (!fd)
+        return false;
+    int copies = 0;
+    auto written = writeModel(skeleton, fd->get(), path, payloads,
+        [&](size_t i, int target, uint64_t offset) {
+            ++copies;
+            return pwriteAll(target, spanOf(bytes).subspan(sources[i], payloads[i].length), offset,
+                path);
+        });
+    if (!written) {
+        qWarning("%s: %s", qPrintable(what), written.error().message.c_str());
+        return false;
+    }
+    QFile out(QString::fromStdString(path));
+    if (!out.open(QIODevice::ReadOnly))
+        return false;
+    const std::string expected = canonical(oracle);
+    const bool same = out.readAll().toStdString() == expected && written->bytes == expected.size()
+        && copies == int(payloads.size());
+    // The model is as it was: spliced tensors empty again.
+    for (const auto& p : payloads)
+        if (!p.tensor->raw_data().empty())
+            return false;
+    if (!same)
+        qWarning("%s: the streamed model differs from protobuf's serialization", qPrintable(what));
+    return same;
+}
 
 int TestWireScan::checkSkeleton(const std::string& bytes, uint64_t minStripped, const QString& what)
 {
@@ -381,7 +446,11 @@ void TestWireScan::loadAgreesWithFullParse()
     auto b = save(*oracle, dir.filePath("old/out.onnx").toStdString(), options);
     QCOMPARE(a.ok(), b.ok());
     QCOMPARE(hashFolder(dir.filePath("new")), hashFolder(dir.filePath("old")));
+    // Payloads that stayed inline were spliced into the new file and are read from there.
+    QVERIFY((*loaded)->materializeInline().ok());
     QCOMPARE(canonical((*loaded)->proto()), canonical(oracle->proto()));
+    (*loaded)->releaseInline();
+    QCOMPARE(readAllTensors(**loaded), readAllTensors(*oracle));
 }
 
 // Protobuf keeps the last raw_data; a small last one stays in the proto, a big earlier one must
@@ -516,10 +585,16 @@ void TestWireScan::failedSaveLeavesSkeleton()
     QCOMPARE(canonical(model->proto()), before);
     QCOMPARE(model->inFileCount(), size_t(2));
     QCOMPARE(readAllTensors(*model), tensors);
-    // And one that succeeds: the saved model holds its bytes and reads them back.
+    // And one that succeeds: the payload that stays inline is read from the new file, the
+    // other from its data file.
     QVERIFY(save(*model, dir.filePath("out.onnx").toStdString(), options).ok());
-    QCOMPARE(model->inFileCount(), size_t(0));
+    QCOMPARE(model->inFileCount(), size_t(1));
+    QVERIFY(model->inFileSource());
+    QCOMPARE(QString::fromStdString(model->inFileSource()->path().string()),
+        QFileInfo(dir.filePath("out.onnx")).absoluteFilePath());
     QCOMPARE(readAllTensors(*model), tensors);
+    for (const TensorInfo& t : model->tensors()) // never materialized
+        QVERIFY(!t.inlineRange || t.proto->raw_data().empty());
     auto reloaded = loadModel(dir.filePath("out.onnx"));
     QVERIFY(reloaded);
     QCOMPARE(readAllTensors(*reloaded), tensors);
@@ -567,6 +642,58 @@ void TestWireScan::testdataModelsAgree()
     }
     qInfo("%d models agree, %d of them with payloads left in the file", models, lazy);
     QVERIFY(lazy > 0);
+}
+
+void TestWireScan::writerSplicesEveryPlace_data()
+{
+    skeletonRematerializes_data();
+}
+
+void TestWireScan::writerSplicesEveryPlace()
+{
+    QFETCH(QByteArray, bytes);
+    QVERIFY(checkWriter(bytes.toStdString(), QTest::currentDataTag()));
+}
+
+void TestWireScan::testdataWriterAgrees()
+{
+    if (!QFileInfo(kDataDir).isDir())
+        QSKIP("libonnx-testdata is not installed");
+    QDirIterator it(kDataDir, {"*.onnx"}, QDir::Files, QDirIterator::Subdirectories);
+    int models = 0, failures = 0;
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        failures += !checkWriter(file.readAll().toStdString(), path);
+        ++models;
+    }
+    QVERIFY(models > 1000);
+    QCOMPARE(failures, 0);
+}
+
+// The limit counts the spliced payloads, which the proto does not hold.
+void TestWireScan::writerRefusesPast2GiB()
+{
+    onnx::ModelProto model = emptyModel();
+    onnx::TensorProto& t = *model.mutable_graph()->add_initializer();
+    t = rawTensor("huge", 2, {1});
+    t.set_raw_data(std::string());
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("out.onnx").toStdString();
+    auto fd = UniqueFd::create(path, true);
+    QVERIFY(fd.ok());
+    const SplicedPayload huge{&t, (uint64_t(1) << 31)};
+    bool copied = false;
+    auto written = writeModel(model, fd->get(), path, std::span(&huge, 1),
+        [&](size_t, int, uint64_t) {
+            copied = true;
+            return Status{};
+        });
+    QVERIFY(!written.ok());
+    QVERIFY2(contains(written.error().message, "2 GiB"), written.error().message.c_str());
+    QVERIFY(!copied);
+    QCOMPARE(QFileInfo(QString::fromStdString(path)).size(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestWireScan)
