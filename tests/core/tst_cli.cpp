@@ -27,6 +27,15 @@ namespace {
 using Run = fixtures::CliRun;
 using fixtures::runCli;
 
+// A file holding `contents` at `path`; a null `contents` creates no file.
+bool writeFile(const QString& path, const QByteArray& contents)
+{
+    if (contents.isNull())
+        return true;
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(contents) == contents.size();
+}
+
 } // namespace
 
 class TestCli : public QObject {
@@ -112,7 +121,7 @@ void TestCli::unusableFile_data()
 {
     QTest::addColumn<QString>("command");
     QTest::addColumn<QString>("file"); // under the temporary dir
-    QTest::addColumn<QByteArray>("contents"); // empty: the file is not created
+    QTest::addColumn<QByteArray>("contents"); // null: the file is not created
 
     const QByteArray text = "this is a README, not an ONNX model\n";
     QTest::newRow("inspect missing file") << "inspect"
@@ -135,11 +144,7 @@ void TestCli::unusableFile()
 
     QTemporaryDir dir;
     const QString path = dir.filePath(file);
-    if (!contents.isEmpty()) {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(contents);
-    }
+    QVERIFY(writeFile(path, contents));
     const Run run = runCli({command, path});
     QCOMPARE(run.exitCode, 1);
     const QStringList lines = run.errLines();
@@ -260,11 +265,7 @@ void TestCli::verifyJsonOfUnreadableModel()
     QFETCH(QByteArray, contents);
     QTemporaryDir dir;
     const QString path = dir.filePath(file);
-    if (!contents.isNull()) {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(contents);
-    }
+    QVERIFY(writeFile(path, contents));
     const Run text = runCli({"verify", path});
     const Run run = runCli({"verify", path, "--json"});
     QCOMPARE(run.exitCode, 1);
