@@ -52,11 +52,11 @@ void writeFile(const fs::path& path, std::span<const std::byte> bytes)
     ::close(fd);
 }
 
-void require(bool ok, std::string_view what)
+void require(bool ok, const std::string& what)
 {
     if (ok)
         return;
-    std::fprintf(stderr, "repack fuzz: broken promise: %.*s\n", int(what.size()), what.data());
+    std::fprintf(stderr, "repack fuzz: broken promise: %s\n", what.c_str());
     std::abort();
 }
 

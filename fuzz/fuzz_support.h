@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace repack::fuzz {
@@ -23,6 +24,6 @@ inline std::span<const std::byte> bytesOf(const uint8_t* data, size_t size)
 }
 
 // Aborts with `what` when `ok` is false: a crash libFuzzer reports and minimizes.
-void require(bool ok, std::string_view what);
+void require(bool ok, const std::string& what);
 
 } // namespace repack::fuzz
