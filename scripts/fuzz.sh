@@ -53,5 +53,5 @@ for target in "${targets[@]}"; do
   echo "== fuzz_$target: ${seconds} s" >&2
   "$build/fuzz/fuzz_$target" "$work" "${from[@]}" "${dict[@]}" \
     -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 -max_len=65536 \
-    -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" "${extra[@]}"
+    -print_funcs=0 -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" "${extra[@]}"
 done

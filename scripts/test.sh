@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Builds Onnx Repack and runs every test suite with CTest (GUI suites run offscreen).
+# Builds Onnx Repack and runs every test suite with CTest (GUI suites run offscreen), then the
+# hostile-input hardening step: sanitizers and fuzzing (scripts/test-hardening.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/build.sh"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
+# Then the suites again under ASan + UBSan and each fuzz target for 60 s (docs/fuzzing.md);
+# REPACK_HARDENING=0 skips that for a quick local run.
+if [ "${REPACK_HARDENING:-1}" != 0 ]; then
+  bash "$root/scripts/test-hardening.sh"
+fi
