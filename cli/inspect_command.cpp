@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "text_table.h"
 
+#include "core/audit.h"
 #include "core/dtype.h"
 #include "core/file_layout.h"
 #include "core/folder_scan.h"
@@ -71,6 +72,8 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
             << ", orphaned " << formatBytes(f.orphanedBytes);
         if (f.overlappingBytes)
             out << ", overlapping " << formatBytes(f.overlappingBytes);
+        if (f.sharedBytes)
+            out << ", shared by identical tensors " << formatBytes(f.sharedBytes);
         out << '\n';
     }
     if (!problems.empty()) {
@@ -89,8 +92,11 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
         err << "onnx-repack: " << model.error().message << '\n';
         return Failed;
     }
-    // The folder's housekeeping (leftovers, unused or hard-linked data) is only ever warnings.
-    const std::vector<Problem> folderProblems = housekeepingProblems(**model);
+    // The folder's housekeeping (leftovers, unused or hard-linked data) and the storage audit
+    // (alignment, limits, unused and duplicate tensors) are only ever warnings.
+    std::vector<Problem> folderProblems = housekeepingProblems(**model);
+    for (auto& p : auditModel(**model))
+        folderProblems.push_back(std::move(p));
     if (json) {
         writeInspectJson(out, **model, folderProblems);
     } else {
@@ -98,7 +104,7 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
         problems.insert(problems.end(), folderProblems.begin(), folderProblems.end());
         printText(**model, problems, out);
     }
-    return (*model)->hasErrors() ? Failed : Ok; // the listing is complete either way
+    return (*model)->hasErrors() ? Failed : Ok; // warnings never fail; the listing is complete
 }
 
 Command addInspect(CLI::App& app)

@@ -39,8 +39,18 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors)
     uint64_t covered = 0;
     uint64_t overlapEnd = 0;
     std::vector<Region> overlaps;
-    for (const Region& r : tensors) {
+    size_t previous = SIZE_MAX; // index in layout.regions of the previous tensor
+    for (Region& r : tensors) {
         const uint64_t end = r.offset + r.length;
+        if (previous != SIZE_MAX && layout.regions[previous].offset == r.offset
+            && layout.regions[previous].length == r.length) {
+            if (!layout.regions[previous].shared)
+                layout.sharedBytes += r.length;
+            layout.regions[previous].shared = r.shared = true;
+            layout.regions.push_back(r);
+            previous = layout.regions.size() - 1;
+            continue;
+        }
         if (r.offset >= covered) {
             addGap(layout, covered, r.offset, true);
             layout.referencedBytes += r.length;
@@ -62,6 +72,7 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors)
             }
         }
         layout.regions.push_back(r);
+        previous = layout.regions.size() - 1;
     }
     addGap(layout, covered, layout.bytes, false);
     std::sort(layout.regions.begin(), layout.regions.end(),

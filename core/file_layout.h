@@ -19,6 +19,9 @@ struct Region {
     uint64_t offset = 0;
     uint64_t length = 0;
     int tensor = -1; // index into Model::tensors() for Tensor regions
+    // A Tensor region whose exact range (offset and length) other tensors read too: stored
+    // once for several identical tensors (repack --dedupe), not an overlap.
+    bool shared = false;
 };
 
 struct FileLayout {
@@ -28,12 +31,13 @@ struct FileLayout {
     uint64_t referencedBytes = 0;
     uint64_t paddingBytes = 0;
     uint64_t orphanedBytes = 0;
-    uint64_t overlappingBytes = 0;
+    uint64_t overlappingBytes = 0; // ranges that partly overlap, never exactly shared ones
+    uint64_t sharedBytes = 0; // ranges read by several tensors, each counted once
     std::vector<Region> regions; // sorted by offset; overlaps listed after the tensors
 };
 
 // One entry per data file that a validly resolved external tensor references, ordered by
-// location. An unreferenced gap counts as padding when it is shorter than the largest power of
+// location. Tensors at exactly the same range share it; any other overlap is an Overlap. An unreferenced gap counts as padding when it is shorter than the largest power of
 // two (at most 64 KiB) that the next tensor's offset is a multiple of; otherwise orphaned.
 std::vector<FileLayout> computeLayout(const Model& model);
 

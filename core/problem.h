@@ -40,6 +40,16 @@ inline constexpr std::string_view InterruptedSave = "interrupted-save";
 inline constexpr std::string_view LeftoverTemporary = "leftover-temporary";
 inline constexpr std::string_view UnusedDataFile = "unused-data-file";
 inline constexpr std::string_view HardLinkedData = "hard-linked-data";
+// Two tensors of one scope with one name (issue 10): onnx.checker rejects duplicate
+// initializers (an error); for attribute tensors only diffs and plans cannot tell them apart.
+inline constexpr std::string_view DuplicateName = "duplicate-name";
+// The storage audit of `inspect` (core/audit.h, issue 10), warnings with the fix.
+inline constexpr std::string_view NotMappable = "not-mappable";
+inline constexpr std::string_view NotMappableOnWindows = "not-mappable-on-windows";
+inline constexpr std::string_view BrowserFileLimit = "browser-file-limit";
+inline constexpr std::string_view ProtobufNearLimit = "protobuf-near-limit";
+inline constexpr std::string_view UnusedInitializer = "unused-initializer";
+inline constexpr std::string_view DuplicateBytes = "duplicate-bytes";
 } // namespace code
 
 struct Problem {

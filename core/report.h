@@ -20,7 +20,7 @@ inline constexpr const char* kVerifySchema = "onnx-repack/verify/1";
 inline constexpr const char* kDiffSchema = "onnx-repack/diff/1";
 
 // {"schema", "model", "tensors", "files", "totals", "problems"}; `folderProblems` (housekeeping
-// of the model's folder) follow the model's own problems.
+// of the model's folder, the storage audit) follow the model's own problems.
 void writeInspectJson(
     std::ostream& out, const Model& model, const std::vector<Problem>& folderProblems = {});
 // writeInspectJson's document as one value (for the open benchmark): its jsonText is that text.

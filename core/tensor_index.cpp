@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <unordered_map>
 
 namespace repack {
 namespace {
@@ -193,6 +194,31 @@ private:
     const InlineRanges& m_inFile;
 };
 
+// Tensors of one scope sharing a name: onnx.checker rejects two initializers (or sparse
+// initializers) of one name in a graph, so that is an error; attribute tensors may repeat a
+// name for onnx, but diffs and plans match tensors by scope and name, so that is a warning.
+void reportDuplicateNames(const std::vector<TensorInfo>& tensors, std::vector<Problem>& problems)
+{
+    std::unordered_map<std::string, std::vector<const TensorInfo*>> byName;
+    for (const auto& t : tensors)
+        byName[t.qualifiedName()].push_back(&t);
+    for (const auto& t : tensors) {
+        const auto& same = byName[t.qualifiedName()];
+        if (same.size() < 2 || same.front() != &t)
+            continue;
+        const auto values = std::count_if(same.begin(), same.end(),
+            [](const TensorInfo* s) { return s->kind != TensorKind::Attribute; });
+        const bool invalid = values >= 2;
+        problems.push_back({invalid ? Severity::Error : Severity::Warning, t.qualifiedName(),
+            std::string(code::DuplicateName),
+            t.qualifiedName() + ": " + std::to_string(same.size()) + " tensors of scope '" + t.scope
+                + "' are named '" + t.name + "'"
+                + (invalid ? "; onnx.checker rejects duplicate initializer names"
+                           : "; diffs and plan files cannot tell them apart")
+                + "; fix: rename all but one"});
+    }
+}
+
 } // namespace
 
 std::vector<TensorInfo> indexTensors(
@@ -205,6 +231,7 @@ std::vector<TensorInfo> indexTensors(
     for (auto& function : *model.mutable_functions())
         indexer.nodes(
             *function.mutable_node(), "function:" + function.domain() + ":" + function.name());
+    reportDuplicateNames(out, problems);
     return out;
 }
 

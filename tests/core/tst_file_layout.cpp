@@ -56,8 +56,11 @@ void TestFileLayout::accounting_data()
         << Placements{{0, 1000}, {600, 1000}} << 1600ull << 1600ull << 0ull << 0ull << 400ull;
     QTest::newRow("tensor inside another")
         << Placements{{0, 1000}, {200, 100}} << 1000ull << 1000ull << 0ull << 0ull << 100ull;
+    // Exactly one range read by two tensors is shared (repack --dedupe), not an overlap.
     QTest::newRow("same range twice")
-        << Placements{{0, 256}, {0, 256}} << 256ull << 256ull << 0ull << 0ull << 256ull;
+        << Placements{{0, 256}, {0, 256}} << 256ull << 256ull << 0ull << 0ull << 0ull;
+    QTest::newRow("same offset, other length")
+        << Placements{{0, 256}, {0, 100}} << 256ull << 256ull << 0ull << 0ull << 100ull;
     // Padding to 4096, a 4096-byte tensor, 777 junk bytes, a tensor at odd 8969 (31 bytes)
     // overlapped by 10 bytes of another, then 5 trailing junk bytes.
     QTest::newRow("all at once") << Placements{{0, 1000}, {4096, 4096}, {8969, 31}, {8979, 10}}

@@ -36,6 +36,18 @@ SaveOptions targetOptions(const char* name, const std::filesystem::path& modelPa
     return options;
 }
 
+// Plans saving a sparse model (`count` external tensors of `bytes` each, none written) for
+// `target`.
+Result<SavePlan> planSparse(
+    const QString& dir, const QString& name, size_t count, uint64_t bytes, const char* target)
+{
+    const QString path = writeSparseModel(dir, name, count, bytes, name.toStdString() + ".src");
+    auto model = loadModel(path);
+    if (!model)
+        return Error{"cannot load " + path.toStdString()};
+    return planSave(*model, path.toStdString(), targetOptions(target, path.toStdString()));
+}
+
 // Runs interop.py over one "source<TAB>output<TAB>expectations" line: onnx.checker accepts the
 // output, onnx.load gives the source's values.
 QString interopFailure(const QString& dir, const QString& source, const QString& output)
@@ -127,10 +139,7 @@ private Q_SLOTS:
     void webChunksStayUnderTheBrowserLimit()
     {
         QTemporaryDir dir;
-        const QString path = writeSparseModel(dir.path(), "m.onnx", 5, 700 * kMiB, "src.data");
-        auto model = loadModel(path);
-        QVERIFY(model);
-        auto plan = planSave(*model, path.toStdString(), targetOptions("web", path.toStdString()));
+        auto plan = planSparse(dir.path(), "m.onnx", 5, 700 * kMiB, "web");
         QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
         const std::vector<std::string> expected{"m.onnx_data", "m.onnx_data_1", "m.onnx_data_2"};
         QCOMPARE(plan->files, expected);
@@ -141,10 +150,7 @@ private Q_SLOTS:
     void webRefusesATensorPastTheLimit()
     {
         QTemporaryDir dir;
-        const QString path = writeSparseModel(dir.path(), "m.onnx", 2, 2 * kGiB, "src.data");
-        auto model = loadModel(path);
-        QVERIFY(model);
-        auto plan = planSave(*model, path.toStdString(), targetOptions("web", path.toStdString()));
+        auto plan = planSparse(dir.path(), "m.onnx", 2, 2 * kGiB, "web");
         QVERIFY(!plan);
         QVERIFY2(plan.error().message.find("graph/t0") != std::string::npos,
             plan.error().message.c_str());
@@ -154,19 +160,13 @@ private Q_SLOTS:
     void webRefusesMoreThan100Chunks()
     {
         QTemporaryDir dir;
-        const QString path = writeSparseModel(dir.path(), "m.onnx", 101, kGiB + 1, "src.data");
-        auto model = loadModel(path);
-        QVERIFY(model);
-        auto plan = planSave(*model, path.toStdString(), targetOptions("web", path.toStdString()));
+        auto plan = planSparse(dir.path(), "m.onnx", 101, kGiB + 1, "web");
         QVERIFY(!plan);
         QVERIFY2(plan.error().message.find("101") != std::string::npos
                 && plan.error().message.find("100") != std::string::npos,
             plan.error().message.c_str());
         // 100 chunks are fine.
-        const QString fits = writeSparseModel(dir.path(), "n.onnx", 100, kGiB + 1, "src2.data");
-        auto smaller = loadModel(fits);
-        QVERIFY(smaller);
-        auto ok = planSave(*smaller, fits.toStdString(), targetOptions("web", fits.toStdString()));
+        auto ok = planSparse(dir.path(), "n.onnx", 100, kGiB + 1, "web");
         QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
         QCOMPARE(ok->files.size(), size_t(100));
         QCOMPARE(QString::fromStdString(ok->files.back()), QStringLiteral("n.onnx_data_99"));
@@ -176,10 +176,7 @@ private Q_SLOTS:
     void hubShardsAt5GB()
     {
         QTemporaryDir dir;
-        const QString path = writeSparseModel(dir.path(), "model.onnx", 5, 2 * kGiB, "src.data");
-        auto model = loadModel(path);
-        QVERIFY(model);
-        auto plan = planSave(*model, path.toStdString(), targetOptions("hub", path.toStdString()));
+        auto plan = planSparse(dir.path(), "model.onnx", 5, 2 * kGiB, "hub");
         QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
         const std::vector<std::string> expected{"model-00001-of-00003.onnx_data",
             "model-00002-of-00003.onnx_data", "model-00003-of-00003.onnx_data"};
