@@ -1,5 +1,5 @@
 // Target "wire_scan": any bytes through scanModel, checked against protobuf itself. Whenever
-// protobuf parses the bytes as a ModelProto and the scan succeeds, the skeleton parses too and
+// protobuf parses the bytes as a ModelProto, the scan succeeds, the skeleton parses too and
 // putting the payloads back into the tensors their paths name gives exactly protobuf's
 // own parse (what Model::load relies on). The scan never reads outside the input (ASan sees
 // the input as an exactly-sized heap buffer).
@@ -22,8 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     // have some, large enough to keep both kinds.
     constexpr uint64_t kMinStripped = 8;
     auto scan = scanModel(file, "fuzz.onnx", kMinStripped);
+    onnx::ModelProto full;
+    const bool parses
+        = size <= size_t(std::numeric_limits<int>::max()) && full.ParseFromArray(data, int(size));
     if (!scan) {
         fuzz::require(!scan.error().message.empty(), "a scan error without a message");
+        // Model::load would refuse a model protobuf (and so python3-onnx) reads.
+        fuzz::require(!parses, "the scan refuses what protobuf parses: " + scan.error().message);
         return 0;
     }
     for (const RawPayload& p : scan->payloads) {
@@ -32,8 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     }
     fuzz::require(scan->changed || scan->skeleton.empty(), "a skeleton for an unchanged scan");
 
-    onnx::ModelProto full;
-    if (size > size_t(std::numeric_limits<int>::max()) || !full.ParseFromArray(data, int(size)))
+    if (!parses)
         return 0;
     onnx::ModelProto rebuilt;
     const bool parsed = scan->changed
