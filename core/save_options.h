@@ -39,8 +39,10 @@ struct TensorPlacement {
 };
 
 struct SaveOptions {
-    // Data file path relative to the output model's folder; empty: "<model file name>.data".
+    // Data file path relative to the output model's folder; empty: "<model file name>" plus
+    // dataSuffix, or plus ".data" when that is empty too.
     std::string dataFile;
+    std::string dataSuffix; // a target's, e.g. "_data" (core/targets.h)
     uint64_t threshold = 1024; // external iff byte size >= threshold
     uint64_t alignment = 4096; // offset alignment for large tensors; 0 = dense
     uint64_t alignThreshold = 1 << 20; // tensors of at least this many bytes are aligned

@@ -85,8 +85,10 @@ Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
 
 Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
 {
-    const std::string dataFile
-        = options.dataFile.empty() ? defaultDataFile(modelPath) : options.dataFile;
+    std::string dataFile = options.dataFile;
+    if (dataFile.empty())
+        dataFile = options.dataSuffix.empty() ? defaultDataFile(modelPath)
+                                              : modelPath.filename().string() + options.dataSuffix;
     if (Status s = checkDataFileName(dataFile); !s)
         return s.error();
     if (options.alignment != 0

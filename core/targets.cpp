@@ -54,6 +54,7 @@ std::string targetDataFile(const Target& target, const std::filesystem::path& mo
 void applyTarget(const Target& target, const std::filesystem::path& modelPath, SaveOptions& options)
 {
     options.dataFile = targetDataFile(target, modelPath);
+    options.dataSuffix = target.dataSuffix;
     options.alignment = target.alignment;
     options.alignThreshold = target.alignThreshold;
     options.shardSize = target.shardSize;

@@ -274,11 +274,19 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
                               .arg(region.length)
                               .arg(formatBytes(region.length));
     switch (region.type) {
-    case repack::RegionType::Tensor:
+    case repack::RegionType::Tensor: {
         if (region.tensor < 0 || region.tensor >= m_tensors.size())
             return range;
-        return m_tensors[region.tensor].scope + u'/' + m_tensors[region.tensor].name + u'\n'
-            + range;
+        QString text = m_tensors[region.tensor].scope + u'/' + m_tensors[region.tensor].name;
+        // A range stored once for identical tensors (repack --dedupe) is not an overlap.
+        for (const repack::Region& other : m_files[hit.file].regions)
+            if (region.shared && other.shared && &other != &region && other.offset == region.offset
+                && other.tensor >= 0 && other.tensor < m_tensors.size())
+                text += u'\n' + tr("shared with %1 (identical bytes)")
+                                     .arg(m_tensors[other.tensor].scope + u'/'
+                                         + m_tensors[other.tensor].name);
+        return text + u'\n' + range;
+    }
     case repack::RegionType::Padding:
         return tr("Alignment padding") + u'\n' + range;
     case repack::RegionType::Orphaned:

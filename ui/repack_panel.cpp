@@ -2,6 +2,8 @@
 
 #include "size_edit.h"
 
+#include "core/targets.h"
+
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
@@ -36,6 +38,7 @@ QString dataFileNameError(const QString& name)
 
 RepackPanel::RepackPanel(QWidget* parent)
     : QWidget(parent)
+    , m_target(new QComboBox(this))
     , m_threshold(new SizeEdit(this))
     , m_dataFile(new QLineEdit(this))
     , m_dataFileError(new QLabel(this))
@@ -49,6 +52,16 @@ RepackPanel::RepackPanel(QWidget* parent)
     , m_preview(new QLabel(this))
     , m_buttons(new QWidget(this))
 {
+    m_target->addItem(tr("None"), QString());
+    m_target->setItemData(0, tr("Set every option below yourself"), Qt::ToolTipRole);
+    for (const repack::Target& t : repack::targets()) {
+        const QString name = QString::fromUtf8(t.name.data(), qsizetype(t.name.size()));
+        m_target->addItem(name, name);
+        m_target->setItemData(m_target->count() - 1,
+            QString::fromUtf8(t.summary.data(), qsizetype(t.summary.size())), Qt::ToolTipRole);
+    }
+    m_target->setToolTip(tr("Data file name, alignment and file limits for one reader "
+                            "(docs/targets.md); options changed afterwards win."));
     m_threshold->setValue(1024);
     m_threshold->setToolTip(tr("Tensors of at least this size are stored in the data file."));
     m_dataFile->setClearButtonEnabled(true);
@@ -81,6 +94,7 @@ RepackPanel::RepackPanel(QWidget* parent)
 
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(tr("Tar&get:"), m_target);
     form->addRow(tr("&Threshold:"), m_threshold);
     form->addRow(tr("&Data file:"), m_dataFile);
     form->addRow(QString(), m_dataFileError);
@@ -107,6 +121,10 @@ RepackPanel::RepackPanel(QWidget* parent)
     new QHBoxLayout(m_buttons);
     m_buttons->layout()->setContentsMargins(0, 0, 0, 0);
 
+    connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
+        applyTarget();
+        Q_EMIT optionsChanged();
+    });
     connect(m_threshold, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
     connect(m_shardSize, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
     connect(m_dataFile, &QLineEdit::textChanged, this, [this] {
@@ -123,6 +141,28 @@ RepackPanel::RepackPanel(QWidget* parent)
     connect(m_attributes, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
     connect(m_checksum, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
     connect(m_removeUnused, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
+}
+
+const repack::Target* RepackPanel::target() const
+{
+    return repack::findTarget(m_target->currentData().toString().toStdString());
+}
+
+// Sets the fields the chosen target decides; the data file name shows as the placeholder.
+void RepackPanel::applyTarget()
+{
+    const repack::Target* t = target();
+    if (t) {
+        const int align = m_alignment->findData(QVariant::fromValue<qulonglong>(t->alignment));
+        if (align >= 0)
+            m_alignment->setCurrentIndex(align);
+        m_alignThreshold->setValue(t->alignThreshold);
+        // The field shows whole MiB (0x7fe00000 - 1 and 5,000,000,000 bytes are no whole
+        // unit); options() uses the exact limit while the field still shows that.
+        m_shardSize->setValue(t->shardSize / (1u << 20) * (1u << 20));
+        m_targetShardShown = m_shardSize->value();
+    }
+    setDefaultDataFile(m_defaultDataFile);
 }
 
 void RepackPanel::addButtons(const QList<QAction*>& actions)
@@ -162,12 +202,28 @@ repack::SaveOptions RepackPanel::options() const
     options.shardSize = m_shardSize->value();
     options.checksum = m_checksum->isChecked();
     options.removeUnused = m_removeUnused->isChecked();
+    if (const repack::Target* t = target()) {
+        if (options.shardSize == m_targetShardShown)
+            options.shardSize = t->shardSize;
+        options.shardNaming = t->shardNaming;
+        options.shardSizeIsLimit = t->shardSizeIsLimit;
+        options.maxShards = t->maxShards;
+        options.dataSuffix = t->dataSuffix; // named after the model it is saved as
+    }
     return options;
 }
 
 void RepackPanel::setDefaultDataFile(const QString& name)
 {
-    m_dataFile->setPlaceholderText(name);
+    m_defaultDataFile = name;
+    const repack::Target* t = target();
+    // The default is "<model file>.data"; a target appends its own suffix to the model file.
+    const QString suffix = QStringLiteral(".data");
+    if (t && name.endsWith(suffix))
+        m_dataFile->setPlaceholderText(QString::fromStdString(
+            repack::targetDataFile(*t, name.chopped(suffix.size()).toStdString())));
+    else
+        m_dataFile->setPlaceholderText(name);
 }
 
 void RepackPanel::setPreview(const QString& text, bool problem)
@@ -184,6 +240,7 @@ void RepackPanel::setPreview(const QString& text, bool problem)
 QVariantMap RepackPanel::settingValues() const
 {
     return {
+        {QStringLiteral("repack/target"), m_target->currentData()},
         {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(m_threshold->value())},
         {QStringLiteral("repack/dataFile"), m_dataFile->text()},
         {QStringLiteral("repack/alignment"), m_alignment->currentIndex()},
@@ -202,6 +259,8 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     auto value = [&](const char* key, const QVariant& fallback) {
         return values.value(QStringLiteral("repack/") + QLatin1StringView(key), fallback);
     };
+    // The target first: the saved fields below then win, as they did when saved.
+    m_target->setCurrentIndex(std::max(0, m_target->findData(value("target", QString()))));
     m_threshold->setValue(value("threshold", 1024).toULongLong());
     m_dataFile->setText(value("dataFile", QString()).toString());
     m_alignment->setCurrentIndex(

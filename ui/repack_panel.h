@@ -14,6 +14,10 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 
+namespace repack {
+struct Target;
+}
+
 namespace ui {
 
 class SizeEdit;
@@ -28,7 +32,8 @@ public:
     // Empty when the options can be used, else why not (shown under the data file field).
     QString validationError() const;
 
-    // The data file name used when the field is empty ("<model>.data").
+    // The data file name used when the field is empty ("<model>.data"); a target names it
+    // after the same model file ("<model>_data").
     void setDefaultDataFile(const QString& name);
     // `problem`: the preview says the options cannot be saved, and why (`text`); saveBlocker()
     // returns that text until a preview without a problem replaces it.
@@ -47,6 +52,10 @@ public:
     QComboBox* alignmentBox() const { return m_alignment; }
     SizeEdit* alignThresholdEdit() const { return m_alignThreshold; }
     QCheckBox* removeUnusedBox() const { return m_removeUnused; }
+    SizeEdit* shardSizeEdit() const { return m_shardSize; }
+    // "None", then each save target (core/targets.h): choosing one sets alignment and shard
+    // size; fields edited afterwards win, as explicit options do on the command line.
+    QComboBox* targetBox() const { return m_target; }
 
 Q_SIGNALS:
     void optionsChanged();
@@ -55,7 +64,12 @@ Q_SIGNALS:
 
 private:
     void validate();
+    void applyTarget();
+    const repack::Target* target() const;
 
+    QComboBox* m_target;
+    QString m_defaultDataFile;
+    uint64_t m_targetShardShown = 0; // the shard field as the target set it
     SizeEdit* m_threshold;
     QLineEdit* m_dataFile;
     QLabel* m_dataFileError;

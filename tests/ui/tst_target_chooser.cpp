@@ -1,0 +1,105 @@
+// The repack panel's Target chooser (issue 10): choosing a target sets the fields it decides
+// and the limits behind them, fields edited afterwards win (as explicit CLI options do), the
+// data file is named after the model it is saved as, and the choice is remembered.
+#include "core/model.h"
+#include "core/save_plan.h"
+#include "core/targets.h"
+#include "tests/support/save_fixtures.h"
+#include "ui/repack_panel.h"
+#include "ui/size_edit.h"
+
+#include <QComboBox>
+#include <QLineEdit>
+#include <QTemporaryDir>
+#include <QtTest>
+
+namespace {
+
+void choose(ui::RepackPanel& panel, const QString& target)
+{
+    const int index = panel.targetBox()->findData(target);
+    QVERIFY2(index >= 0, qPrintable(target));
+    panel.targetBox()->setCurrentIndex(index);
+}
+
+} // namespace
+
+class TestTargetChooser : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void listsEveryTarget()
+    {
+        ui::RepackPanel panel;
+        QCOMPARE(panel.targetBox()->count(), int(repack::targets().size()) + 1);
+        QVERIFY(panel.targetBox()->currentData().toString().isEmpty()); // None by default
+        QCOMPARE(panel.options().shardNaming, repack::ShardNaming::Numbered);
+        QVERIFY(panel.options().dataSuffix.empty());
+    }
+
+    void webSetsChunksAndLimits()
+    {
+        ui::RepackPanel panel;
+        panel.setDefaultDataFile(QStringLiteral("encoder.onnx.data"));
+        QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
+        choose(panel, QStringLiteral("web"));
+        QVERIFY(changed.count() >= 1);
+        const repack::SaveOptions options = panel.options();
+        QCOMPARE(options.shardSize, repack::kBrowserBufferLimit - 1);
+        QCOMPARE(options.shardNaming, repack::ShardNaming::Chunks);
+        QVERIFY(options.shardSizeIsLimit);
+        QCOMPARE(options.maxShards, repack::kBrowserMaxChunks);
+        QCOMPARE(panel.dataFileEdit()->placeholderText(), QStringLiteral("encoder.onnx_data"));
+        QVERIFY(options.dataFile.empty()); // named after the model it is saved as
+
+        // Fields edited afterwards win.
+        panel.shardSizeEdit()->setValue(1 << 20);
+        QCOMPARE(panel.options().shardSize, uint64_t(1) << 20);
+        QCOMPARE(panel.options().shardNaming, repack::ShardNaming::Chunks);
+    }
+
+    void ortSetsAlignment()
+    {
+        ui::RepackPanel panel;
+        choose(panel, QStringLiteral("ort"));
+        QCOMPARE(panel.options().alignment, repack::kWindowsMapGranularity);
+        panel.alignmentBox()->setCurrentIndex(1); // 4 KiB, chosen by hand
+        QCOMPARE(panel.options().alignment, uint64_t(4096));
+        choose(panel, QStringLiteral("optimum"));
+        QCOMPARE(panel.options().alignment, uint64_t(4096));
+        QCOMPARE(panel.options().dataSuffix, std::string("_data"));
+    }
+
+    // What the panel's options plan when saving as another model: that model's name.
+    void savedAsAnotherModelNamesItsData()
+    {
+        QTemporaryDir dir;
+        const QString in
+            = fixtures::writeUint8Model(dir.path(), "in.onnx", {4096, 8192}, 0, "src.data");
+        auto model = fixtures::loadModel(in);
+        QVERIFY(model);
+        ui::RepackPanel panel;
+        panel.setDefaultDataFile(QStringLiteral("in.onnx.data"));
+        choose(panel, QStringLiteral("web"));
+        panel.shardSizeEdit()->setValue(8192);
+        auto plan = repack::planSave(*model, dir.filePath("other.onnx").toStdString(), panel.options());
+        QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
+        const std::vector<std::string> expected{"other.onnx_data", "other.onnx_data_1"};
+        QCOMPARE(plan->files, expected);
+    }
+
+    void rememberedInSettings()
+    {
+        ui::RepackPanel panel;
+        choose(panel, QStringLiteral("hub"));
+        panel.shardSizeEdit()->setValue(3u << 30); // changed after choosing: kept
+        ui::RepackPanel restored;
+        restored.restoreSettings(panel.settingValues());
+        QCOMPARE(restored.targetBox()->currentData().toString(), QStringLiteral("hub"));
+        QCOMPARE(restored.options().shardSize, uint64_t(3) << 30);
+        QCOMPARE(restored.options().dataSuffix, std::string("_data"));
+    }
+};
+
+QTEST_MAIN(TestTargetChooser)
+#include "tst_target_chooser.moc"
