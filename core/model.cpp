@@ -9,6 +9,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
@@ -22,15 +23,22 @@ namespace repack {
 
 Model::~Model() = default;
 
+void Model::ProtoDeleter::operator()(onnx::ModelProto* proto) const
+{
+    if (proto && !proto->GetArena())
+        delete proto; // an arena's messages go with the arena
+}
+
 namespace {
 
-// The model parsed from the (skeleton) bytes `data`.
-Result<std::unique_ptr<onnx::ModelProto>> parseModel(std::string_view data, const fs::path& path)
+// The model parsed from the (skeleton) bytes `data`, allocated in `arena`.
+Result<onnx::ModelProto*> parseModel(
+    std::string_view data, const fs::path& path, google::protobuf::Arena& arena)
 {
     if (data.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
         return Error{path.string() + ": not a valid ONNX model (malformed or truncated protobuf): "
             + std::to_string(data.size()) + " bytes, past protobuf's 2 GiB limit"};
-    auto proto = std::make_unique<onnx::ModelProto>();
+    auto* proto = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     google::protobuf::io::ArrayInputStream stream(data.data(), static_cast<int>(data.size()));
     google::protobuf::io::CodedInputStream coded(&stream);
     coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
@@ -43,23 +51,33 @@ Result<std::unique_ptr<onnx::ModelProto>> parseModel(std::string_view data, cons
 
 // A parsed model whose large raw_data payloads stay in `file` (mapped, never copied).
 struct Parsed {
-    std::unique_ptr<onnx::ModelProto> proto;
+    std::unique_ptr<google::protobuf::Arena> arena;
+    onnx::ModelProto* proto = nullptr; // in `arena`
     std::unordered_map<onnx::TensorProto*, FileRange> inFile;
 };
+
+std::unique_ptr<google::protobuf::Arena> newArena()
+{
+    google::protobuf::ArenaOptions options;
+    options.start_block_size = 64 << 10;
+    options.max_block_size = 1 << 20;
+    return std::make_unique<google::protobuf::Arena>(options);
+}
 
 Result<Parsed> parseMapped(std::span<const std::byte> file, const fs::path& path)
 {
     auto scan = scanModel(file, path.string(), Model::kInFileMinBytes);
     if (!scan)
         return scan.error();
+    Parsed parsed{newArena(), nullptr, {}};
     auto proto = parseModel(scan->changed
             ? std::string_view(scan->skeleton)
             : std::string_view(reinterpret_cast<const char*>(file.data()), file.size()),
-        path);
+        path, *parsed.arena);
     if (!proto)
         return proto.error();
     std::string().swap(scan->skeleton);
-    Parsed parsed{std::move(*proto), {}};
+    parsed.proto = *proto;
     // In file order: a tensor's raw_data is its last payload, as protobuf keeps it.
     for (const auto& payload : scan->payloads) {
         onnx::TensorProto* tensor = tensorAt(*parsed.proto, payload.path);
@@ -104,6 +122,8 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
         auto identity = identityOf(fd->get());
         if (!identity)
             return Error{path.string() + ": " + identity.error().message};
+        if (identity->size == 0)
+            return Error{path.string() + ": empty file"};
         const fs::path absolute = fs::absolute(path).lexically_normal();
         // Mapped through the DataFile that later serves the payloads: it is refused if the
         // path no longer names the file opened (a save replaced it meanwhile: read it again).
@@ -116,7 +136,8 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
             return parsed.error();
 
         std::unique_ptr<Model> model(new Model);
-        model->m_proto = std::move(parsed->proto);
+        model->m_arena = std::move(parsed->arena);
+        model->m_proto.reset(parsed->proto);
         model->m_inFile = std::move(parsed->inFile);
         if (!model->m_inFile.empty())
             model->m_modelFile = std::move(file);
@@ -135,7 +156,7 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
 std::unique_ptr<Model> Model::fromProto(std::unique_ptr<onnx::ModelProto> proto, fs::path baseDir)
 {
     std::unique_ptr<Model> model(new Model);
-    model->m_proto = std::move(proto);
+    model->m_proto.reset(proto.release());
     model->m_baseDir = fs::absolute(baseDir).lexically_normal();
     model->reindex();
     return model;

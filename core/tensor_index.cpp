@@ -225,6 +225,11 @@ std::vector<TensorInfo> indexTensors(
     onnx::ModelProto& model, std::vector<Problem>& problems, const InlineRanges& inFile)
 {
     std::vector<TensorInfo> out;
+    // Most tensors are the main graph's initializers: one allocation, not ~17 regrowths each
+    // holding two copies of the index (40 MB at 100,000 tensors).
+    if (model.has_graph())
+        out.reserve(static_cast<size_t>(
+            model.graph().initializer_size() + model.graph().sparse_initializer_size()));
     Indexer indexer(out, problems, inFile);
     if (model.has_graph())
         indexer.graph(*model.mutable_graph(), "graph");
