@@ -35,10 +35,22 @@ UniqueFd::~UniqueFd()
 
 Result<UniqueFd> UniqueFd::openRead(const std::filesystem::path& path)
 {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Non-blocking, so that a FIFO (or a device) put where a model or data file was expected
+    // is refused instead of waiting forever for a writer; regular files ignore the flag.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return Error{systemMessage("cannot open", path)};
-    return UniqueFd(fd);
+    UniqueFd file(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0)
+        return Error{systemMessage("cannot stat", path)};
+    if (S_ISDIR(st.st_mode))
+        return Error{path.string() + ": is a directory, not a file"};
+    if (!S_ISREG(st.st_mode))
+        return Error{path.string() + ": not a regular file (a pipe, socket or device)"};
+    if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        return Error{systemMessage("cannot open", path)};
+    return file;
 }
 
 Result<UniqueFd> UniqueFd::create(const std::filesystem::path& path, bool exclusive)

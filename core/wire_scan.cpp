@@ -200,8 +200,10 @@ private:
         uint64_t t = 0;
         if (!varint(pos, end, t))
             return false;
-        if (t > std::numeric_limits<uint32_t>::max())
-            return fail("field tag out of range", at);
+        // As protobuf reads a tag: at most 5 bytes, of which it keeps the low 32 bits.
+        if (pos - at > 5)
+            return fail("field tag longer than 5 bytes", at);
+        t &= std::numeric_limits<uint32_t>::max();
         field = static_cast<uint32_t>(t >> 3);
         wireType = static_cast<int>(t & 7);
         if (field == 0)

@@ -21,6 +21,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace repack;
 using namespace fixtures;
 
@@ -172,6 +174,8 @@ private slots:
     void writerSplicesEveryPlace();
     void testdataWriterAgrees();
     void writerRefusesPast2GiB();
+    void fuzzWireScanLongTag();
+    void fuzzModelLoadFifoHang();
 
 private:
     // Scans `bytes` with `minStripped`, checks the skeleton against protobuf's parse of `bytes`
@@ -694,6 +698,47 @@ void TestWireScan::writerRefusesPast2GiB()
     QVERIFY2(contains(written.error().message, "2 GiB"), written.error().message.c_str());
     QVERIFY(!copied);
     QCOMPARE(QFileInfo(QString::fromStdString(path)).size(), 0);
+}
+
+// Fuzz finding wire-scan-long-tag: protobuf reads a tag varint of up to 5 bytes and keeps its
+// low 32 bits; the scanner refused such a file, so a model python3-onnx reads did not open.
+void TestWireScan::fuzzWireScanLongTag()
+{
+    // Field 7 (graph), wire type 2, written with 35 bits (bits past 32 set), then a graph.
+    const std::string graph = len(5, uint8Tensor("w", std::string(2000, 'x')));
+    const std::string longTag = std::string("\xba\x80\x80\x80\x70", 5);
+    const std::string model = num(1, 8) + longTag + varint(graph.size()) + graph;
+    onnx::ModelProto oracle;
+    QVERIFY(oracle.ParseFromString(model)); // protobuf accepts it
+    QCOMPARE(oracle.graph().initializer_size(), 1);
+    QCOMPARE(checkSkeleton(model, 1, "long tag"), 1);
+    QVERIFY(checkWriter(model, "long tag"));
+    // Six bytes are too many for protobuf, and for the scanner.
+    const std::string tooLong = num(1, 8) + std::string("\xba\x80\x80\x80\x80\x00", 6)
+        + varint(graph.size()) + graph;
+    QVERIFY(!oracle.ParseFromString(tooLong));
+    auto scan = scanModel(spanOf(tooLong), "too long", 1);
+    QVERIFY(!scan.ok());
+    QVERIFY2(contains(scan.error().message, "longer than 5 bytes"), scan.error().message.c_str());
+}
+
+// Fuzz review finding model-load-fifo-hang: opening a FIFO named like a model blocked forever
+// waiting for a writer (without the fix this test never returns and CTest's timeout fails it).
+void TestWireScan::fuzzModelLoadFifoHang()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath("pipe.onnx");
+    QCOMPARE(::mkfifo(path.toLocal8Bit().constData(), 0600), 0);
+    auto model = Model::load(path.toStdString());
+    QVERIFY(!model.ok());
+    QVERIFY2(contains(model.error().message, path.toStdString())
+            && contains(model.error().message, "not a regular file"),
+        model.error().message.c_str());
+    // An empty file says so.
+    QVERIFY(writeFile(dir.filePath("empty.onnx"), ""));
+    auto empty = Model::load(dir.filePath("empty.onnx").toStdString());
+    QVERIFY(!empty.ok());
+    QVERIFY2(contains(empty.error().message, "empty file"), empty.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestWireScan)
