@@ -32,9 +32,9 @@ std::string percent(uint64_t part, uint64_t whole)
 void printText(const Model& model, const std::vector<Problem>& problems, std::ostream& out)
 {
     const auto& proto = model.proto();
-    out << "Model " << model.path().string() << "  (IR " << proto.ir_version();
+    out << "Model " << printable(model.path().string()) << "  (IR " << proto.ir_version();
     if (!proto.producer_name().empty())
-        out << ", " << proto.producer_name() << ' ' << proto.producer_version();
+        out << ", " << printable(proto.producer_name() + ' ' + proto.producer_version());
     out << ")\n\n";
 
     TextTable table(
@@ -67,7 +67,7 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
     out << "protobuf " << formatBytes(model.fileBytes()) << " of the 2 GiB limit ("
         << percent(model.fileBytes(), kProtobufLimit) << ")\n";
     for (const auto& f : computeLayout(model)) {
-        out << "data file " << f.location << ": " << formatBytes(f.bytes) << ", referenced "
+        out << "data file " << printable(f.location) << ": " << formatBytes(f.bytes) << ", referenced "
             << formatBytes(f.referencedBytes) << ", padding " << formatBytes(f.paddingBytes)
             << ", orphaned " << formatBytes(f.orphanedBytes);
         if (f.overlappingBytes)
@@ -79,23 +79,24 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
     if (!problems.empty()) {
         out << "\n" << problems.size() << " problem(s):\n";
         for (const auto& p : problems)
-            out << severityName(p.severity) << ": " << p.code << ": " << p.message << '\n';
+            out << severityName(p.severity) << ": " << p.code << ": " << printable(p.message) << '\n';
     }
 }
 
 } // namespace
 
-int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err)
+int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep)
 {
     auto model = Model::load(modelPath);
     if (!model) {
-        err << "onnx-repack: " << model.error().message << '\n';
+        err << "onnx-repack: " << printable(model.error().message) << '\n';
         return Failed;
     }
     // The folder's housekeeping (leftovers, unused or hard-linked data) and the storage audit
     // (alignment, limits, unused and duplicate tensors) are only ever warnings.
     std::vector<Problem> folderProblems = housekeepingProblems(**model);
-    for (auto& p : auditModel(**model))
+    // Only --deep reads weights (to find identical copies): inspecting never touches them.
+    for (auto& p : auditModel(**model, {.compareBytes = deep}))
         folderProblems.push_back(std::move(p));
     if (json) {
         writeInspectJson(out, **model, folderProblems);
@@ -113,8 +114,13 @@ Command addInspect(CLI::App& app)
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     sub->add_option("MODEL", *path, "The .onnx file")->required();
+    auto deep = std::make_shared<bool>(false);
     sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/inspect/1)");
-    return {sub, [path, json] { return inspect(path->c_str(), *json, std::cout, std::cerr); }};
+    sub->add_flag("--deep", *deep,
+        "Also read the weights to find tensors stored more than once (duplicate-bytes)");
+    return {sub, [path, json, deep] {
+                return inspect(path->c_str(), *json, std::cout, std::cerr, *deep);
+            }};
 }
 
 } // namespace repack::cli

@@ -59,14 +59,14 @@ int planCommand(const PlanArgs& args)
         return Usage;
     auto model = Model::load(args.input);
     if (!model) {
-        std::cerr << "onnx-repack: " << model.error().message << '\n';
+        std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
         return Failed;
     }
     if (!readPlanOption(args.layout, **model, *options))
         return Failed;
     auto plan = planSave(**model, output, *options);
     if (!plan) {
-        std::cerr << "onnx-repack: " << plan.error().message << '\n';
+        std::cerr << "onnx-repack: " << printable(plan.error().message) << '\n';
         return Failed;
     }
     if (args.json)

@@ -119,16 +119,16 @@ std::map<fs::path, uintmax_t> dataFileSizes(const Model& model, const fs::path& 
 void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& oldSizes)
 {
     for (const auto& warning : report.warnings)
-        std::cerr << "onnx-repack: warning: " << warning << '\n';
+        std::cerr << "onnx-repack: warning: " << printable(warning) << '\n';
     std::cout << (report.warnings.empty() ? "wrote " : "saved with a warning: ")
-              << report.modelPath.string() << ": " << report.externalTensors << " external and "
+              << printable(report.modelPath.string()) << ": " << report.externalTensors << " external and "
               << report.inlineTensors << " inline tensors, " << formatBytes(report.bytesWritten)
               << " in " << report.dataFiles.size() << " data file(s) and the model, "
-              << report.seconds << " s\n";
+              << formatSeconds(report.seconds) << '\n';
     const fs::path folder = fs::absolute(report.modelPath).parent_path();
     for (const auto& file : report.noLongerUsed) {
         const fs::path absolute = (folder / file).lexically_normal();
-        std::cout << "no longer used by the model: " << file.string();
+        std::cout << "no longer used by the model: " << printable(file.string());
         std::error_code ec;
         uintmax_t bytes = fs::file_size(absolute, ec);
         if (ec) {
@@ -143,7 +143,7 @@ void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& 
         std::cout << '\n';
     }
     for (const auto& file : report.removed)
-        std::cout << "removed " << file.string() << '\n';
+        std::cout << "removed " << printable(file.string()) << '\n';
 }
 
 // For transformers.js: how many chunks of the data file the model config must name.
@@ -174,7 +174,7 @@ int repack(const RepackArgs& args)
 
     auto model = Model::load(args.input);
     if (!model) {
-        std::cerr << "onnx-repack: " << model.error().message << '\n';
+        std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
         return Failed;
     }
     if (!readPlanOption(args.layout, **model, options))
@@ -190,7 +190,7 @@ int repack(const RepackArgs& args)
     bar.finish();
     if (!report) {
         removeCreatedFolders(*created);
-        std::cerr << "onnx-repack: " << report.error().message << '\n';
+        std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
         return Failed;
     }
     printReport(*report, oldSizes);

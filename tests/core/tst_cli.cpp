@@ -54,6 +54,8 @@ private slots:
     void controlCharactersEscapedInText();
     void wideNamesKeepColumnsAligned();
     void terminalTextHelpers();
+    void emptyFileSaysSo_data();
+    void emptyFileSaysSo();
 
 private:
     QTemporaryDir m_dir;
@@ -414,6 +416,26 @@ void TestCli::terminalTextHelpers()
     QCOMPARE(repack::formatSeconds(9.999), std::string("10.0 s"));
     QCOMPARE(repack::formatSeconds(12.345), std::string("12.3 s"));
     QCOMPARE(repack::formatSeconds(125.4), std::string("125 s"));
+}
+
+void TestCli::emptyFileSaysSo_data()
+{
+    QTest::addColumn<QStringList>("args"); // the model's path follows
+    QTest::newRow("inspect") << QStringList{"inspect"};
+    QTest::newRow("verify") << QStringList{"verify"};
+    QTest::newRow("repack") << QStringList{"repack", "-o", "out.onnx"};
+    QTest::newRow("plan") << QStringList{"plan"};
+}
+
+void TestCli::emptyFileSaysSo()
+{
+    QFETCH(QStringList, args);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("empty.onnx");
+    QVERIFY(writeFile(path, QByteArray("")));
+    const Run run = runCli(args << path);
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(QString::fromUtf8(run.err), "onnx-repack: " + path + ": empty file\n");
 }
 
 QTEST_APPLESS_MAIN(TestCli)
