@@ -11,6 +11,8 @@ enum ExitCode { Ok = 0, Failed = 1, Usage = 2 };
 int run(int argc, const char* const* argv);
 
 // `onnx-repack inspect MODEL` as text, for the GUI's no-display fallback.
-int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err);
+// `deep` adds the audit checks that read weight bytes (duplicate-bytes).
+int inspect(
+    const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep = false);
 
 } // namespace repack::cli

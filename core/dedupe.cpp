@@ -159,18 +159,23 @@ Result<std::vector<IdenticalGroup>> findIdenticalTensors(const Model& model,
         if (members.size() < 2)
             continue;
         std::vector<Copy> copies;
+        // External tensors at one range are one copy (a map: buckets of thousands of
+        // same-shaped tensors made a scan of the copies so far quadratic).
+        std::map<std::pair<const std::filesystem::path*, uint64_t>, size_t> atRange;
+        std::map<std::filesystem::path, const std::filesystem::path*> paths;
         for (size_t i : members) {
             const TensorInfo& t = tensors[i];
-            auto same = std::find_if(copies.begin(), copies.end(), [&](const Copy& c) {
-                const TensorInfo& o = tensors[c.tensor];
-                return t.isExternal() && o.isExternal()
-                    && t.external.resolvedPath == o.external.resolvedPath
-                    && t.external.offset == o.external.offset;
-            });
-            if (same != copies.end())
-                same->sharing.push_back(i);
-            else
+            if (!t.isExternal()) {
                 copies.push_back({i, {i}});
+                continue;
+            }
+            const auto* path = paths.emplace(t.external.resolvedPath, &t.external.resolvedPath)
+                                   .first->second;
+            auto [it, fresh] = atRange.emplace(std::pair(path, t.external.offset), copies.size());
+            if (fresh)
+                copies.push_back({i, {i}});
+            else
+                copies[it->second].sharing.push_back(i);
         }
         finder.m_progress.bytesTotal += std::get<2>(key) * copies.size();
         buckets.push_back(std::move(copies));

@@ -50,16 +50,6 @@ std::string shown(const Json& value)
 
 namespace {
 
-// Bytes of each of plan.files that tensors use (the rest is padding).
-std::vector<uint64_t> usedBytes(const Model& model, const SavePlan& plan)
-{
-    std::vector<uint64_t> used(plan.files.size(), 0);
-    for (size_t i = 0; i < model.tensors().size() && i < plan.tensors.size(); ++i)
-        if (plan.tensors[i].external)
-            used[static_cast<size_t>(plan.tensors[i].file)] += plan.tensors[i].length;
-    return used;
-}
-
 Json plannedTensorJson(const TensorInfo& tensor, const PlannedTensor& p, const SavePlan& plan)
 {
     Json t{{"scope", tensor.scope}, {"name", tensor.name},
@@ -86,10 +76,9 @@ Json planJson(const Model& model, const SavePlan& plan, const std::filesystem::p
     Json list = Json::array();
     for (size_t i = 0; i < tensors.size() && i < plan.tensors.size(); ++i)
         list.push_back(plannedTensorJson(tensors[i], plan.tensors[i], plan));
-    const std::vector<uint64_t> used = usedBytes(model, plan);
     Json files = Json::array();
     for (size_t f = 0; f < plan.files.size(); ++f)
-        files.push_back(planFileJson(plan, f, used[f]));
+        files.push_back(planFileJson(plan, f, usedBytes(plan, f)));
     return Json{{"schema", kPlanSchema}, {"model", modelPath.string()},
         {"tensors", std::move(list)}, {"files", std::move(files)}};
 }
@@ -107,11 +96,10 @@ void writePlanJson(std::ostream& out, const Model& model, const SavePlan& plan,
     for (size_t i = 0; i < tensors.size() && i < plan.tensors.size(); ++i)
         json.value(plannedTensorJson(tensors[i], plan.tensors[i], plan));
     json.endArray();
-    const std::vector<uint64_t> used = usedBytes(model, plan);
     json.key("files");
     json.beginArray();
     for (size_t f = 0; f < plan.files.size(); ++f)
-        json.value(planFileJson(plan, f, used[f]));
+        json.value(planFileJson(plan, f, usedBytes(plan, f))); // shared ranges counted once
     json.endArray();
     json.endObject();
     out << '\n';

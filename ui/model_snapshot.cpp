@@ -1,6 +1,7 @@
 #include "model_snapshot.h"
 
 #include "core/dtype.h"
+#include "core/audit.h"
 #include "core/folder_scan.h"
 #include "core/format.h"
 #include "core/model.h"
@@ -149,6 +150,8 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
 void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model)
 {
     addProblems(snapshot, model, repack::housekeepingProblems(model));
+    // The storage audit, without the byte comparison: opening never reads weights.
+    addProblems(snapshot, model, repack::auditModel(model, {.compareBytes = false}));
 }
 
 bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b)

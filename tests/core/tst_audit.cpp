@@ -264,6 +264,14 @@ private Q_SLOTS:
         QVERIFY2(message.contains("graph/lm_head") && !message.contains("graph/other")
                 && message.contains("8192 bytes) wasted") && message.contains("--dedupe"),
             qPrintable(message));
+        // The CLI reads weights for it only when asked: inspect never touches weight bytes.
+        const QString path = dir.filePath("model.onnx");
+        const auto plain = runCli({"inspect", path});
+        QCOMPARE(plain.exitCode, 0);
+        QVERIFY2(!plain.out.contains("duplicate-bytes"), plain.out.constData());
+        const auto deep = runCli({"inspect", path, "--deep"});
+        QCOMPARE(deep.exitCode, 0);
+        QVERIFY2(deep.out.contains("duplicate-bytes: graph/embed"), deep.out.constData());
 
         // Both pointing at one range of a data file: stored once, nothing wasted.
         QTemporaryDir shared;
