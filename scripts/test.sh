@@ -5,6 +5,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/build.sh"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
+# The Debian package builds, installs with apt-get, runs, and is removed again.
+bash "$root/scripts/test-package.sh" "$root/build"
 # Then the suites again under ASan + UBSan and each fuzz target for 60 s (docs/fuzzing.md);
 # REPACK_HARDENING=0 skips that for a quick local run.
 if [ "${REPACK_HARDENING:-1}" != 0 ]; then
