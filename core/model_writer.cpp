@@ -23,22 +23,31 @@ Error tooLarge(const std::filesystem::path& path, uint64_t size)
         + " bytes, past protobuf's 2 GiB limit; move tensors to external data"};
 }
 
-Result<uint64_t> serializeTo(const onnx::ModelProto& model, int fd, const std::filesystem::path& path)
+// Serializes `model` deterministically into `stream`, refusing models past protobuf's limit
+// before writing a byte. Returns the model's size; the stream reports write errors.
+Result<uint64_t> serialize(const onnx::ModelProto& model,
+    google::protobuf::io::ZeroCopyOutputStream& stream, const std::filesystem::path& path)
 {
-    const size_t size = model.ByteSizeLong();
+    const size_t size = model.ByteSizeLong(); // also the cached sizes serialization uses
     if (size > static_cast<size_t>(INT_MAX))
         return tooLarge(path, size);
-    google::protobuf::io::FileOutputStream stream(fd, 1 << 20);
-    {
-        google::protobuf::io::CodedOutputStream coded(&stream);
-        coded.SetSerializationDeterministic(true);
-        model.SerializeWithCachedSizes(&coded);
-        if (coded.HadError())
-            return Error{systemMessage("cannot write", path, stream.GetErrno())};
-    }
-    if (!stream.Flush())
-        return Error{systemMessage("cannot write", path, stream.GetErrno())};
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    model.SerializeWithCachedSizes(&coded);
+    if (coded.HadError())
+        return Error{path.string() + ": cannot serialize the model"};
     return static_cast<uint64_t>(size);
+}
+
+Result<uint64_t> serializeTo(const onnx::ModelProto& model, int fd, const std::filesystem::path& path)
+{
+    google::protobuf::io::FileOutputStream stream(fd, 1 << 20);
+    auto size = serialize(model, stream, path);
+    if (!size && stream.GetErrno() == 0)
+        return size.error(); // refused before writing
+    if (!size || !stream.Flush())
+        return Error{systemMessage("cannot write", path, stream.GetErrno())};
+    return size;
 }
 
 // A placeholder raw_data: a nonce no real payload can be expected to equal, then the index.
@@ -88,17 +97,11 @@ Result<std::string> serializeWithPlaceholders(onnx::ModelProto& model,
     std::span<const SplicedPayload> payloads, const Nonce& nonce, const std::filesystem::path& path)
 {
     Placeholders placeholders(payloads, nonce);
-    const size_t size = model.ByteSizeLong();
-    if (size > static_cast<size_t>(INT_MAX))
-        return tooLarge(path, size);
     std::string out;
-    out.reserve(size);
-    {
-        google::protobuf::io::StringOutputStream stream(&out);
-        google::protobuf::io::CodedOutputStream coded(&stream);
-        coded.SetSerializationDeterministic(true);
-        model.SerializeWithCachedSizes(&coded);
-    }
+    google::protobuf::io::StringOutputStream stream(&out);
+    auto size = serialize(model, stream, path);
+    if (!size)
+        return size.error();
     return out;
 }
 
