@@ -23,6 +23,12 @@ constexpr uint64_t kWritebackLag = 128u << 20;
 // open-file limit (1024 by default, often less in containers).
 constexpr size_t kMaxOpenSources = 32;
 
+// An inline tensor whose raw_data Model::load left in the .onnx (not materialized).
+bool payloadInModelFile(const TensorInfo& t)
+{
+    return t.inlineRange && t.proto->raw_data().empty();
+}
+
 } // namespace
 
 DataWriter::DataWriter(const Model& model, const SavePlan& plan, const SaveOptions& options)
@@ -35,8 +41,7 @@ DataWriter::DataWriter(const Model& model, const SavePlan& plan, const SaveOptio
     for (size_t i = 0; i < tensors.size(); ++i)
         if (tensors[i].isExternal() && !plan.tensors[i].external)
             m_progress.bytesTotal += tensors[i].byteSize();
-        else if (!plan.tensors[i].external && tensors[i].inlineRange
-            && tensors[i].proto->raw_data().empty())
+        else if (!plan.tensors[i].external && payloadInModelFile(tensors[i]))
             m_progress.bytesTotal += tensors[i].inlineRange->length; // spliced into the model
 }
 
@@ -237,7 +242,7 @@ std::optional<uint64_t> DataWriter::payloadLength(size_t tensor) const
     const TensorInfo& t = m_model.tensors()[tensor];
     if (t.isExternal())
         return t.external.file ? std::optional<uint64_t>(t.byteSize()) : std::nullopt;
-    if (t.inlineRange && t.proto->raw_data().empty() && m_model.inFileSource())
+    if (payloadInModelFile(t) && m_model.inFileSource())
         return t.inlineRange->length;
     return std::nullopt;
 }
@@ -271,7 +276,7 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
         // Bytes that lie in a file (external data, or a payload left in the .onnx) are copied
         // file to file; the others come from the model's memory.
         const TensorInfo& t = m_model.tensors()[tensor];
-        const bool inFile = t.isExternal() || (t.inlineRange && t.proto->raw_data().empty());
+        const bool inFile = t.isExternal() || payloadInModelFile(t);
         auto source = inFile ? sourceOf(tensor) : Result<SourceRange>(Error{});
         Status s = inFile ? (source ? copyRange(tensor, *source, t.byteSize(), targetFd, offset,
                                           targetPath, true, true)
