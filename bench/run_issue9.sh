@@ -18,20 +18,9 @@
 # free. RUNS (default 3) runs per side and job; PYTHON_4G=0 skips python3-onnx at 4 GiB.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-build=${REPACK_BUILD_DIR:-$here/../build-bench}
-gen=$build/bench/repack-genmodel
-cli=$build/app/onnx-repack
-python=/usr/bin/python3
-pysave=$here/bench_save_python.py
+source "$(dirname "$0")/bench_env.sh"
 runs=${RUNS:-3}
 python_4g=${PYTHON_4G:-1}
-for tool in "$gen" "$cli"; do
-    [[ -x $tool ]] || { echo "missing $tool: build it first (see bench/README.md)" >&2; exit 2; }
-done
-[[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time: apt-get install time" >&2; exit 2; }
-"$python" -c 'import onnx' 2>/dev/null ||
-    { echo "needs python3-onnx for $python: apt-get install python3-onnx" >&2; exit 2; }
 
 parent=${1:-/var/tmp}
 mkdir -p "$parent"
