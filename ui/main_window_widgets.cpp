@@ -77,9 +77,10 @@ public:
     explicit NameColumnFit(QTableView* table)
         : QObject(table)
         , m_table(table)
+        , m_viewport(table->viewport())
         , m_minimum(table->fontMetrics().averageCharWidth() * 24)
     {
-        table->viewport()->installEventFilter(this);
+        m_viewport->installEventFilter(this);
         connect(table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int section) {
             if (m_fitting)
                 return;
@@ -109,13 +110,16 @@ public:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override
     {
-        if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        // Compared with the viewport kept at construction: the viewport still sends events while
+        // the table is being destroyed, when m_table is no longer a QTableView to call into.
+        if (watched == m_viewport && event->type() == QEvent::Resize)
             fit();
         return false;
     }
 
 private:
     QTableView* m_table;
+    QWidget* m_viewport;
     int m_minimum;
     bool m_fitting = false;
     bool m_userSized = false;

@@ -82,7 +82,7 @@ QString compareModels(const repack::Model& a, const repack::Model& b)
         if (!x || !y)
             return name + ": " + QString::fromStdString((x ? y : x).error().message);
         const auto bx = x->bytes(), by = y->bytes();
-        if (bx.size() != by.size() || std::memcmp(bx.data(), by.data(), bx.size()) != 0)
+        if (!std::equal(bx.begin(), bx.end(), by.begin(), by.end()))
             return name + ": bytes differ";
     }
     return {};
