@@ -67,7 +67,11 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
     out << "protobuf " << formatBytes(model.fileBytes()) << " of the 2 GiB limit ("
         << percent(model.fileBytes(), kProtobufLimit) << ")\n";
     for (const auto& f : computeLayout(model)) {
-        out << "data file " << printable(f.location) << ": " << formatBytes(f.bytes) << ", referenced "
+        out << "data file " << printable(f.location) << (f.headerBytes ? " (safetensors)" : "")
+            << ": " << formatBytes(f.bytes);
+        if (f.headerBytes)
+            out << ", header " << formatBytes(f.headerBytes);
+        out << ", referenced "
             << formatBytes(f.referencedBytes) << ", padding " << formatBytes(f.paddingBytes)
             << ", orphaned " << formatBytes(f.orphanedBytes);
         if (f.overlappingBytes)

@@ -98,10 +98,18 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
         = sub.add_option("--shard-size", args.shardSize,
                  "Maximum bytes per data file, 0 = one file (default " + defaults.shardSize + ")")
               ->type_name("SIZE");
-    allInline->excludes(threshold)->excludes(data)->excludes(shardSize)->excludes(target);
-    sub.add_flag("--dedupe", args.dedupe,
+    auto* dedupe = sub.add_flag("--dedupe", args.dedupe,
         "Store tensors with identical dtype, shape and bytes once (tied embeddings, repeated "
         "constants); their entries point at the same range");
+    auto* format = sub.add_option("--format", args.format,
+                          "Data file format: onnx (raw bytes) or safetensors (each data file is "
+                          "also a .safetensors file; default name OUT's name + .safetensors, "
+                          "tensors back to back, so no --align or --dedupe; default onnx)")
+                       ->check(CLI::IsMember({"onnx", "safetensors"}))
+                       ->type_name("FORMAT");
+    allInline->excludes(threshold)->excludes(data)->excludes(shardSize)->excludes(target)->excludes(
+        format);
+    format->excludes(dedupe);
     sub.add_flag("--allow-corrupt", args.allowCorrupt,
         "Carry forward bytes that fail validation as they are, keeping their old checksum");
     sub.add_option("--plan", args.planFile,
@@ -122,6 +130,15 @@ std::optional<SaveOptions> parseLayoutOptions(
         & size("--shard-size", args.shardSize, options.shardSize);
     if (!sizes)
         return std::nullopt;
+    if (args.format == "safetensors") {
+        // The format has no gaps between tensors: an alignment asked for cannot be kept.
+        if (!args.align.empty() && options.alignment > 1) {
+            std::cerr << "onnx-repack: --align: safetensors files hold tensors back to back, "
+                         "so they cannot be aligned (--format onnx can)\n";
+            return std::nullopt;
+        }
+        options.format = DataFormat::Safetensors; // a target's file names still apply
+    }
     if (!validAlignment(options.alignment)) {
         std::cerr << "onnx-repack: --align: '" << args.align
                   << "' must be 0 or a power of two up to " << sizeText(kMaxAlignment) << '\n';

@@ -32,10 +32,12 @@ struct LayoutArgs {
     bool allowCorrupt = false;
     std::string planFile; // --plan: a SPEC 5b plan file
     bool dedupe = false;
+    std::string format; // --format: onnx (raw data files) or safetensors
 };
 
 // Registers --target, --data, --threshold, --align, --align-threshold, --order,
-// --no-attributes, --inline, --shard-size, --dedupe, --allow-corrupt and --plan on `sub`.
+// --no-attributes, --inline, --shard-size, --dedupe, --format, --allow-corrupt and --plan on
+// `sub`.
 void addLayoutOptions(CLI::App& sub, LayoutArgs& args);
 
 // The SaveOptions `args` ask for when writing `outputModel` (a target names the data file

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -38,11 +39,19 @@ void printPlan(const Model& model, const SavePlan& plan)
     }
     tensors.print(std::cout, {3, 4});
     std::cout << '\n';
-    TextTable files({"file", "bytes", "padding"});
-    for (size_t f = 0; f < plan.files.size(); ++f)
-        files.addRow({plan.files[f], std::to_string(plan.fileBytes[f]),
-            std::to_string(plan.fileBytes[f] - usedBytes(plan, f))});
-    files.print(std::cout, {1, 2});
+    const bool headers = std::any_of(plan.fileHeaders.begin(), plan.fileHeaders.end(),
+        [](const std::string& h) { return !h.empty(); });
+    TextTable files(headers ? std::vector<std::string>{"file", "bytes", "padding", "header"}
+                            : std::vector<std::string>{"file", "bytes", "padding"});
+    for (size_t f = 0; f < plan.files.size(); ++f) {
+        const uint64_t header = f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0;
+        std::vector<std::string> row{plan.files[f], std::to_string(plan.fileBytes[f]),
+            std::to_string(plan.fileBytes[f] - usedBytes(plan, f) - header)};
+        if (headers)
+            row.push_back(std::to_string(header) + " (safetensors)");
+        files.addRow(std::move(row));
+    }
+    files.print(std::cout, headers ? std::vector<size_t>{1, 2, 3} : std::vector<size_t>{1, 2});
     std::cout << plan.externalBytes << " bytes (" << formatBytes(plan.externalBytes)
               << ") external in " << plan.files.size() << " data file(s), " << plan.inlineBytes
               << " bytes (" << formatBytes(plan.inlineBytes) << ") inline; nothing written\n";

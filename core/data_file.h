@@ -29,6 +29,8 @@ struct FileIdentity {
 // The identity of the file `fd` is open on.
 Result<FileIdentity> identityOf(int fd);
 
+struct SafetensorsHeader;
+
 class DataFile {
 public:
     // `expected` is what validation saw; the file is refused if it is not that file anymore.
@@ -48,6 +50,14 @@ public:
     void invalidate(std::string reason);
     bool isInvalidated() const { return m_invalidated.load(); }
 
+    // The file's header when it is also a .safetensors file (core/safetensors.h): set once
+    // while the model is validated, before the file is shared.
+    void setSafetensors(std::shared_ptr<const SafetensorsHeader> header)
+    {
+        m_safetensors = std::move(header);
+    }
+    const SafetensorsHeader* safetensors() const { return m_safetensors.get(); }
+
     // Number of times the file was mapped (1 at most); tests use it to prove sharing.
     int mapCount() const { return m_mapCount; }
 
@@ -65,6 +75,7 @@ private:
     uint64_t m_size = 0;
     bool m_mapped = false;
     int m_mapCount = 0;
+    std::shared_ptr<const SafetensorsHeader> m_safetensors;
 };
 
 } // namespace repack

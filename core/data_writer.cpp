@@ -271,6 +271,14 @@ Status DataWriter::copyPayload(size_t tensor, int targetFd, uint64_t targetOffse
 Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path& targetPath)
 {
     startTarget();
+    // A safetensors header first; its length is where the plan's offsets begin.
+    if (file < m_plan.fileHeaders.size() && !m_plan.fileHeaders[file].empty()) {
+        const std::string& header = m_plan.fileHeaders[file];
+        if (Status s = pwriteAll(targetFd, std::as_bytes(std::span(header.data(), header.size())),
+                0, targetPath);
+            !s)
+            return s;
+    }
     for (size_t tensor : m_plan.fileOrder[file]) {
         const uint64_t offset = m_plan.tensors[tensor].offset;
         // Bytes that lie in a file (external data, or a payload left in the .onnx) are copied

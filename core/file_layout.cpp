@@ -2,7 +2,9 @@
 
 #include "save_options.h"
 
+#include "data_file.h"
 #include "model.h"
+#include "safetensors.h"
 
 #include <algorithm>
 #include <map>
@@ -37,6 +39,10 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors)
     });
     // Sweep: `covered` is the end of the union so far, `overlapEnd` the end of doubly covered.
     uint64_t covered = 0;
+    if (layout.headerBytes) {
+        layout.regions.push_back({RegionType::Header, 0, layout.headerBytes});
+        covered = layout.headerBytes;
+    }
     uint64_t overlapEnd = 0;
     std::vector<Region> overlaps;
     size_t previous = SIZE_MAX; // index in layout.regions of the previous tensor
@@ -99,6 +105,8 @@ std::vector<FileLayout> computeLayout(const Model& model)
             if (::stat(layout.path.c_str(), &st) == 0)
                 layout.bytes = static_cast<uint64_t>(st.st_size);
         }
+        if (t.external.file && t.external.file->safetensors())
+            layout.headerBytes = std::min(t.external.file->safetensors()->dataStart, layout.bytes);
         // A reference past the end claims only the bytes that exist.
         const uint64_t offset = t.external.offset;
         if (offset >= layout.bytes)

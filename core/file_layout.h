@@ -12,7 +12,8 @@ namespace repack {
 
 class Model;
 
-enum class RegionType { Tensor, Padding, Orphaned, Overlap };
+// Header: the JSON header a safetensors data file starts with (core/safetensors.h).
+enum class RegionType { Tensor, Padding, Orphaned, Overlap, Header };
 
 struct Region {
     RegionType type = RegionType::Tensor;
@@ -33,11 +34,12 @@ struct FileLayout {
     uint64_t orphanedBytes = 0;
     uint64_t overlappingBytes = 0; // ranges that partly overlap, never exactly shared ones
     uint64_t sharedBytes = 0; // ranges read by several tensors, each counted once
+    uint64_t headerBytes = 0; // a safetensors file's header (its length included); 0: raw data
     std::vector<Region> regions; // sorted by offset; overlaps listed after the tensors
 };
 
 // One entry per data file that a validly resolved external tensor references, ordered by
-// location. Tensors at exactly the same range share it; any other overlap is an Overlap. An unreferenced gap counts as padding when it is shorter than the largest power of
+// location. A safetensors file's header is a Header region. Tensors at exactly the same range share it; any other overlap is an Overlap. An unreferenced gap counts as padding when it is shorter than the largest power of
 // two (at most 64 KiB) that the next tensor's offset is a multiple of; otherwise orphaned.
 std::vector<FileLayout> computeLayout(const Model& model);
 

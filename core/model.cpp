@@ -2,6 +2,7 @@
 
 #include "external_reference.h"
 #include "posix_file.h"
+#include "safetensors.h"
 #include "temp_file.h"
 #include "tensor_index.h"
 #include "typed_data.h"
@@ -223,6 +224,9 @@ void Model::reindex()
         if (info.hasError)
             info.external.file.reset(); // never read through a reference we found broken
     }
+    // Data files that are also .safetensors files: their headers must agree with the model.
+    // Only reported (after `broken`): reads and saves use the model's references, not them.
+    checkSafetensorsFiles(m_tensors, m_problems);
 }
 
 std::shared_ptr<DataFile> Model::dataFile(const fs::path& resolved, const FileIdentity& identity)

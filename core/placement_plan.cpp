@@ -64,8 +64,12 @@ Json plannedTensorJson(const TensorInfo& tensor, const PlannedTensor& p, const S
 
 Json planFileJson(const SavePlan& plan, size_t f, uint64_t used)
 {
-    return Json{{"location", plan.files[f]}, {"bytes", plan.fileBytes[f]},
-        {"padding_bytes", plan.fileBytes[f] - used}};
+    const uint64_t header = plan.fileHeaders.size() > f ? plan.fileHeaders[f].size() : 0;
+    Json json{{"location", plan.files[f]}, {"bytes", plan.fileBytes[f]},
+        {"padding_bytes", plan.fileBytes[f] - used - header}};
+    if (header)
+        json["header_bytes"] = header; // a safetensors header (SaveOptions::format)
+    return json;
 }
 
 } // namespace

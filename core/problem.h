@@ -50,6 +50,9 @@ inline constexpr std::string_view BrowserFileLimit = "browser-file-limit";
 inline constexpr std::string_view ProtobufNearLimit = "protobuf-near-limit";
 inline constexpr std::string_view UnusedInitializer = "unused-initializer";
 inline constexpr std::string_view DuplicateBytes = "duplicate-bytes";
+// Data files that are also .safetensors files (core/safetensors.h, issue 10).
+inline constexpr std::string_view SafetensorsMismatch = "safetensors-mismatch";
+inline constexpr std::string_view SafetensorsHeader = "safetensors-header";
 } // namespace code
 
 struct Problem {

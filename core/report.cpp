@@ -79,7 +79,8 @@ Json fileJson(const FileLayout& f)
     return Json{{"location", f.location}, {"bytes", f.bytes},
         {"referenced_bytes", f.referencedBytes}, {"padding_bytes", f.paddingBytes},
         {"orphaned_bytes", f.orphanedBytes}, {"overlapping_bytes", f.overlappingBytes},
-        {"shared_bytes", f.sharedBytes}};
+        {"shared_bytes", f.sharedBytes},
+        {"format", f.headerBytes ? "safetensors" : "raw"}, {"header_bytes", f.headerBytes}};
 }
 
 Json totalsJson(const Model& model)

@@ -21,6 +21,11 @@ enum class ShardNaming {
     Chunks, // transformers.js: "name", "name_1", "name_2", ... (core/targets.h)
 };
 
+// What the data files a save writes are. Safetensors: each data file is at the same time a
+// .safetensors file (core/safetensors.h): a header first, tensors back to back (the format has
+// no gaps, so alignment does not apply), no shared ranges.
+enum class DataFormat { Raw, Safetensors };
+
 // One tensor's destination. Auto follows the threshold rule of SPEC section 5.
 enum class Placement { Auto, Inline, External };
 
@@ -58,6 +63,7 @@ struct SaveOptions {
     // Tensors with identical dtype, shape and bytes are stored once, their external entries
     // pointing at the same range (core/dedupe.h). Planning then reads the candidates' bytes.
     bool dedupe = false;
+    DataFormat format = DataFormat::Raw;
     bool checksum = false; // write a SHA-1 "checksum" key per external tensor
     bool force = false; // may replace files other models use, or that no model uses
     // Carry forward bytes that fail validation (a checksum mismatch, inline data whose size

@@ -4,6 +4,7 @@
 #include "dtype.h"
 #include "format.h"
 #include "model.h"
+#include "safetensors.h"
 #include "targets.h"
 #include "temp_file.h"
 
@@ -85,10 +86,16 @@ Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
 
 Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
 {
+    const bool safetensors = options.format == DataFormat::Safetensors;
     std::string dataFile = options.dataFile;
+    if (dataFile.empty() && safetensors && options.dataSuffix.empty())
+        dataFile = modelPath.filename().string() + ".safetensors";
     if (dataFile.empty())
         dataFile = options.dataSuffix.empty() ? defaultDataFile(modelPath)
                                               : modelPath.filename().string() + options.dataSuffix;
+    if (safetensors && options.dedupe)
+        return Error{"safetensors files cannot share one range between tensors: --dedupe and "
+                     "the safetensors format do not go together"};
     if (Status s = checkDataFileName(dataFile); !s)
         return s.error();
     if (options.alignment != 0
@@ -122,6 +129,11 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         if (!goesExternal)
             return goesExternal.error();
         if (*goesExternal) {
+            if (safetensors && safetensorsDtype(t.dataType).empty())
+                return Error{t.qualifiedName() + ": "
+                    + std::string(dtype::name(t.dataType).value_or("its element type"))
+                    + " has no safetensors dtype; keep it inline (--threshold, or a plan) or "
+                      "save raw data files"};
             if (t.hasError)
                 return Error{t.qualifiedName()
                     + ": cannot be saved until its problems are fixed (see verify)"};
@@ -184,8 +196,33 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
     // one, so a tensor larger than the shard size gets a shard of its own. A tensor identical
     // to one already placed in the same group gets its range: it is written there again (the
     // same bytes), so every tensor stays in fileOrder and gets its checksum.
+    // Safetensors: every external tensor's name in the headers, unique across the files; a
+    // shard keeps room for its header (an upper bound, grown with each tensor).
+    std::vector<std::string> names;
+    if (safetensors) {
+        names.resize(tensors.size());
+        std::unordered_set<std::string> bases;
+        for (size_t i : external)
+            bases.insert(safetensorsName(tensors[i]));
+        std::unordered_set<std::string> given{"__metadata__"}; // the format's own key
+        for (size_t i : external) {
+            const std::string base = safetensorsName(tensors[i]);
+            std::string name = base;
+            for (int n = 2; given.count(name) || (name != base && bases.count(name)); ++n)
+                name = base + "_" + std::to_string(n);
+            given.insert(name);
+            names[i] = std::move(name);
+        }
+    }
+    auto headerBound = [&](size_t i) {
+        return safetensors ? safetensorsEntryBound(names[i],
+                   safetensorsDtype(tensors[i].dataType), tensors[i].shape)
+                           : uint64_t(0);
+    };
+
     auto place = [&](const std::vector<size_t>& group, uint64_t shardSize) {
         const size_t first = plan.fileOrder.size();
+        uint64_t reserve = safetensors ? kSafetensorsEmptyHeaderBound : 0;
         std::unordered_map<size_t, size_t> placed; // partner -> the tensor placed for it
         for (size_t i : group) {
             if (auto copy = placed.find(partner[i]); copy != placed.end()) {
@@ -197,18 +234,22 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
             }
             placed.emplace(partner[i], i);
             const uint64_t bytes = tensors[i].byteSize();
-            const bool aligned = options.alignment && bytes >= options.alignThreshold;
+            const bool aligned
+                = !safetensors && options.alignment && bytes >= options.alignThreshold;
             if (plan.fileOrder.size() == first) {
                 plan.fileOrder.emplace_back();
                 plan.fileBytes.push_back(0);
             }
             uint64_t offset = aligned ? alignUp(plan.fileBytes.back(), options.alignment)
                                       : plan.fileBytes.back();
-            if (shardSize && !plan.fileOrder.back().empty() && offset + bytes > shardSize) {
+            if (shardSize && !plan.fileOrder.back().empty()
+                && offset + bytes + reserve + headerBound(i) > shardSize) {
                 plan.fileOrder.emplace_back();
                 plan.fileBytes.push_back(0);
                 offset = 0;
+                reserve = safetensors ? kSafetensorsEmptyHeaderBound : 0;
             }
+            reserve += headerBound(i);
             plan.fileOrder.back().push_back(i);
             plan.tensors[i] = {true, static_cast<int>(plan.fileOrder.size() - 1), offset, bytes};
             plan.fileBytes.back() = offset + bytes;
@@ -231,6 +272,22 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
     for (const auto& name : plan.files)
         if (std::count(plan.files.begin(), plan.files.end(), name) > 1)
             return Error{"data file '" + name + "' is both a shard and a pinned destination"};
+    // Each safetensors file starts with its header; the tensors move past it.
+    plan.fileHeaders.resize(plan.files.size());
+    if (safetensors) {
+        for (size_t f = 0; f < plan.files.size(); ++f) {
+            std::vector<SafetensorsEntry> entries;
+            for (size_t i : plan.fileOrder[f])
+                entries.push_back({names[i], std::string(safetensorsDtype(tensors[i].dataType)),
+                    tensors[i].shape, plan.tensors[i].offset,
+                    plan.tensors[i].offset + plan.tensors[i].length});
+            plan.fileHeaders[f] = makeSafetensorsHeader(entries);
+            const uint64_t shift = plan.fileHeaders[f].size();
+            for (size_t i : plan.fileOrder[f])
+                plan.tensors[i].offset += shift;
+            plan.fileBytes[f] += shift;
+        }
+    }
     if (options.shardSizeIsLimit && options.shardSize)
         if (Status s = checkFileLimit(model, plan, options.shardSize); !s)
             return s.error();

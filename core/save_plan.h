@@ -27,6 +27,9 @@ struct SavePlan {
     std::vector<std::string> files; // data file names relative to the model folder
     std::vector<uint64_t> fileBytes; // size of each data file, padding included
     std::vector<std::vector<size_t>> fileOrder; // tensor indices in write order, per file
+    // Bytes each data file starts with, before its first tensor: the safetensors header
+    // (DataFormat::Safetensors, counted in fileBytes); empty for raw data files.
+    std::vector<std::string> fileHeaders;
     uint64_t externalBytes = 0;
     uint64_t inlineBytes = 0;
     size_t movedToExternal = 0; // inline now, external after the save
@@ -40,7 +43,8 @@ struct SavePlan {
 // Bytes of data file `file` that are tensors (each shared range once); the rest is padding.
 uint64_t usedBytes(const SavePlan& plan, size_t file);
 
-// Fails on an unusable data file name (absolute, escaping with ..), an inline result past
+// Fails on an unusable data file name, a safetensors save of a tensor whose dtype the format
+// lacks or with dedupe, (absolute, escaping with ..), an inline result past
 // the 2 GiB protobuf limit, a target's file limits (shardSizeIsLimit, maxShards), or, with
 // dedupe, a tensor whose bytes cannot be read or a cancellation.
 Result<SavePlan> planSave(

@@ -136,6 +136,9 @@ void fillFromSnapshot(LayoutDiff& diff, const Lanes& lanes, const ModelSnapshot&
                 side.gaps.push_back(
                     {region.offset, region.length, region.type == repack::RegionType::Orphaned});
                 break;
+            case repack::RegionType::Header:
+                side.gaps.push_back({region.offset, region.length, false, true});
+                break;
             case repack::RegionType::Overlap:
                 break;
             }
@@ -302,8 +305,12 @@ LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan&
         LaneSide& side = lane.after;
         side.present = true;
         side.bytes = f < plan.fileBytes.size() ? plan.fileBytes[f] : 0;
-        uint64_t end = 0;
-        uint64_t used = 0;
+        // A safetensors file starts with its header (SavePlan::fileHeaders).
+        const uint64_t header = f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0;
+        if (header)
+            side.gaps.push_back({0, header, false, true});
+        uint64_t end = header;
+        uint64_t used = header;
         const auto& order = f < plan.fileOrder.size() ? plan.fileOrder[f] : std::vector<size_t>{};
         for (size_t i : order) {
             if (i >= n)

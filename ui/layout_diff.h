@@ -57,6 +57,7 @@ struct DiffGap {
     uint64_t offset = 0;
     uint64_t length = 0;
     bool orphaned = false; // else alignment padding
+    bool header = false; // a safetensors file's header (neither)
 };
 
 struct LaneSide {

@@ -30,6 +30,7 @@ constexpr size_t kMaxHighlighted = 20000; // more selected tensors are outlined 
 const QColor kSelected(0xf5, 0xb7, 0x00);
 const QColor kPadding(0xb8, 0xbe, 0xc6);
 const QColor kOrphaned(0xe8, 0x8a, 0x2e);
+const QColor kHeader(0x4a, 0x5a, 0x78); // a safetensors header, as in the layout map
 
 // Which colour wins where several tensors share a pixel: the rarer, more telling change.
 constexpr int kPriority[kChangeKindCount] = {0, 1, 3, 4, 2, 5, 6, 7};
@@ -228,9 +229,9 @@ void LayoutDiffView::buildCache() const
         for (const DiffGap& gap : side.gaps) {
             const double x0 = xOf(bar.lane, gap.offset);
             const double x1 = std::max(x0 + 1, xOf(bar.lane, gap.offset + gap.length));
-            m_blocks.push_back(
-                {QRectF(x0, bar.top, x1 - x0, kBarHeight), gap.orphaned ? kOrphaned : kPadding,
-                    gap.orphaned ? Qt::SolidPattern : Qt::BDiagPattern});
+            m_blocks.push_back({QRectF(x0, bar.top, x1 - x0, kBarHeight),
+                gap.header ? kHeader : gap.orphaned ? kOrphaned : kPadding,
+                gap.orphaned || gap.header ? Qt::SolidPattern : Qt::BDiagPattern});
         }
         const int left = kGutter;
         std::vector<int> column(size_t(std::max(1, viewport()->width() - left + 2)), -1);
@@ -370,6 +371,13 @@ void LayoutDiffView::paintHeader(QPainter& painter) const
     }
     swatch(kPadding, Qt::BDiagPattern, tr("padding"));
     swatch(kOrphaned, Qt::SolidPattern, tr("orphaned"));
+    const auto hasHeader = [](const LaneSide& side) {
+        return std::any_of(
+            side.gaps.begin(), side.gaps.end(), [](const DiffGap& g) { return g.header; });
+    };
+    if (std::any_of(m_diff->lanes.begin(), m_diff->lanes.end(),
+            [&](const DiffLane& l) { return hasHeader(l.before) || hasHeader(l.after); }))
+        swatch(kHeader, Qt::SolidPattern, tr("safetensors header"));
 }
 
 void LayoutDiffView::paintLaneTitle(QPainter& painter, int lane, int top) const

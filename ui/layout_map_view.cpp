@@ -41,6 +41,7 @@ const QColor kPadding(0xc8, 0xcc, 0xd2);
 const QColor kOrphaned(0xe8, 0x8a, 0x2e);
 const QColor kOverlap(0xd0, 0x21, 0x2a);
 const QColor kPinned(0x91, 0x41, 0xac);
+const QColor kHeader(0x4a, 0x5a, 0x78);
 
 QColor colorFor(repack::RegionType type, int tensor)
 {
@@ -53,6 +54,8 @@ QColor colorFor(repack::RegionType type, int tensor)
         return kOrphaned;
     case repack::RegionType::Overlap:
         return kOverlap;
+    case repack::RegionType::Header:
+        return kHeader;
     }
     return kPadding;
 }
@@ -293,6 +296,10 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
         return tr("Orphaned: no tensor references these bytes") + u'\n' + range;
     case repack::RegionType::Overlap:
         return tr("Overlap: several tensors share these bytes") + u'\n' + range;
+    case repack::RegionType::Header:
+        return tr("Safetensors header: the name, dtype, shape and offsets of each tensor in the "
+                  "file")
+            + u'\n' + range;
     }
     return {};
 }
@@ -446,6 +453,7 @@ void LayoutMapView::paintLegend(QPainter& painter) const
     };
     const Entry entries[] = {{kTensorA, tr("tensor")}, {kSelected, tr("selected")},
         {kPadding, tr("padding")}, {kOrphaned, tr("orphaned")}, {kOverlap, tr("overlap")},
+        {kHeader, tr("header")},
         {kPinned, tr("pinned (outline)")}};
     int x = kMargin;
     const int y = kMargin - verticalScrollBar()->value();

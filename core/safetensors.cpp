@@ -1,0 +1,280 @@
+#include "safetensors.h"
+
+#include "data_file.h"
+#include "dtype.h"
+#include "posix_file.h"
+#include "tensor_info.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+#include <span>
+
+namespace repack {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+struct DtypeName {
+    int32_t onnx;
+    std::string_view name;
+};
+
+// The element types both formats have, by the safetensors name (same little-endian bytes).
+constexpr DtypeName kDtypes[] = {
+    {dtype::Bool, "BOOL"},
+    {dtype::Uint8, "U8"},
+    {dtype::Int8, "I8"},
+    {dtype::Uint16, "U16"},
+    {dtype::Int16, "I16"},
+    {dtype::Float16, "F16"},
+    {dtype::Bfloat16, "BF16"},
+    {dtype::Uint32, "U32"},
+    {dtype::Int32, "I32"},
+    {dtype::Float, "F32"},
+    {dtype::Uint64, "U64"},
+    {dtype::Int64, "I64"},
+    {dtype::Double, "F64"},
+    {dtype::Float8E4M3FN, "F8_E4M3"},
+    {dtype::Float8E5M2, "F8_E5M2"},
+    {dtype::Float8E8M0, "F8_E8M0"},
+};
+
+// Bytes per element of a safetensors dtype this reader knows; 0 otherwise (sizes unchecked).
+uint64_t elementBytes(std::string_view name)
+{
+    for (const auto& d : kDtypes)
+        if (d.name == name)
+            return static_cast<uint64_t>(dtype::bitsPerElement(d.onnx) / 8);
+    return 0;
+}
+
+std::string dump(const Json& json)
+{
+    return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string shapeText(const std::vector<int64_t>& shape)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        out.append(i ? ", " : "").append(std::to_string(shape[i]));
+    return out + "]";
+}
+
+// The header's entries, or why they are not valid safetensors.
+Result<std::vector<SafetensorsEntry>> parseEntries(
+    const std::string& text, uint64_t dataStart, uint64_t fileBytes)
+{
+    Json json;
+    try {
+        json = Json::parse(text);
+    } catch (const Json::exception& e) {
+        return Error{std::string("its header is not JSON: ") + e.what()};
+    }
+    if (!json.is_object())
+        return Error{"its header is not a JSON object"};
+    std::vector<SafetensorsEntry> entries;
+    for (const auto& [name, value] : json.items()) {
+        if (name == "__metadata__") {
+            if (!value.is_object())
+                return Error{"__metadata__ is not an object"};
+            for (const auto& [key, text] : value.items())
+                if (!text.is_string())
+                    return Error{"__metadata__ value '" + key + "' is not a string"};
+            continue;
+        }
+        const auto where = "entry '" + name + "'";
+        if (!value.is_object() || !value.contains("dtype") || !value["dtype"].is_string()
+            || !value.contains("shape") || !value["shape"].is_array()
+            || !value.contains("data_offsets") || !value["data_offsets"].is_array()
+            || value["data_offsets"].size() != 2)
+            return Error{where + " needs a dtype, a shape and two data_offsets"};
+        SafetensorsEntry entry{name, value["dtype"].get<std::string>(), {}, 0, 0};
+        for (const auto& dim : value["shape"]) {
+            if (!dim.is_number_unsigned()
+                || dim.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+                return Error{where + " has a shape that is not a list of sizes"};
+            entry.shape.push_back(dim.get<int64_t>());
+        }
+        const auto& offsets = value["data_offsets"];
+        if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+            return Error{where + " has data_offsets that are not byte offsets"};
+        const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
+        if (begin > end || end > fileBytes - dataStart)
+            return Error{where + " has data_offsets [" + std::to_string(begin) + ", "
+                + std::to_string(end) + "] past the file's " + std::to_string(fileBytes - dataStart)
+                + " bytes of data"};
+        // dtype x shape must be the range's size, for the dtypes both formats share.
+        if (const uint64_t size = elementBytes(entry.dtype)) {
+            uint64_t bytes = size;
+            for (int64_t d : entry.shape) {
+                const auto u = static_cast<uint64_t>(d);
+                bytes = (u && bytes > std::numeric_limits<uint64_t>::max() / u) ? 0 : bytes * u;
+            }
+            if (bytes != end - begin)
+                return Error{where + ": " + entry.dtype + " " + shapeText(entry.shape) + " needs "
+                    + std::to_string(bytes) + " bytes, its data_offsets hold "
+                    + std::to_string(end - begin)};
+        }
+        entry.begin = dataStart + begin;
+        entry.end = dataStart + end;
+        entries.push_back(std::move(entry));
+    }
+    // The format has no holes: tensors cover the data back to back, to the end of the file.
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    uint64_t covered = dataStart;
+    for (const auto& e : entries) {
+        if (e.begin != covered)
+            return Error{"entry '" + e.name + "' starts at data offset "
+                + std::to_string(e.begin - dataStart) + ", not where the previous tensor ends ("
+                + std::to_string(covered - dataStart) + ")"};
+        covered = e.end;
+    }
+    if (covered != fileBytes)
+        return Error{"its tensors end at byte " + std::to_string(covered) + " of "
+            + std::to_string(fileBytes)};
+    return entries;
+}
+
+} // namespace
+
+std::string_view safetensorsDtype(int32_t onnxType)
+{
+    for (const auto& d : kDtypes)
+        if (d.onnx == onnxType)
+            return d.name;
+    return {};
+}
+
+std::string safetensorsName(const TensorInfo& tensor)
+{
+    constexpr std::string_view kMain = "graph";
+    std::string_view scope = tensor.scope;
+    if (scope.starts_with("graph/"))
+        scope.remove_prefix(kMain.size() + 1);
+    const std::string name
+        = scope == kMain ? tensor.name : std::string(scope).append("/").append(tensor.name);
+    // Valid UTF-8, as the JSON header will spell it (invalid bytes become U+FFFD), so that
+    // names are made unique in their final form.
+    return Json::parse(dump(Json(name))).get<std::string>();
+}
+
+Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(
+    int fd, uint64_t fileBytes, const std::filesystem::path& path)
+{
+    std::array<std::byte, 9> start{};
+    if (fileBytes < start.size())
+        return std::optional<SafetensorsHeader>();
+    if (Status s = preadExact(fd, start, 0, path); !s)
+        return s.error();
+    uint64_t length = 0;
+    for (int i = 7; i >= 0; --i)
+        length = (length << 8) | static_cast<uint8_t>(start[static_cast<size_t>(i)]);
+    if (length < 2 || length > fileBytes - 8 || static_cast<char>(start[8]) != '{')
+        return std::optional<SafetensorsHeader>();
+    if (length > kSafetensorsMaxHeader)
+        return Error{path.string() + ": a safetensors header of " + std::to_string(length)
+            + " bytes is past the format's limit of " + std::to_string(kSafetensorsMaxHeader)};
+    std::string text(length, '\0');
+    if (Status s = preadExact(
+            fd, std::as_writable_bytes(std::span(text.data(), text.size())), 8, path);
+        !s)
+        return s.error();
+    auto entries = parseEntries(text, 8 + length, fileBytes);
+    if (!entries)
+        return Error{path.string() + ": starts like a safetensors file, but "
+            + entries.error().message};
+    return std::optional<SafetensorsHeader>(SafetensorsHeader{8 + length, std::move(*entries)});
+}
+
+std::string makeSafetensorsHeader(const std::vector<SafetensorsEntry>& entries)
+{
+    Json json = Json::object();
+    for (const auto& e : entries)
+        json[e.name] = Json{{"dtype", e.dtype}, {"shape", e.shape},
+            {"data_offsets", Json::array({e.begin, e.end})}};
+    std::string text = dump(json);
+    text.append((8 - text.size() % 8) % 8, ' '); // 8 + length: a multiple of 8
+    std::string out(8, '\0');
+    for (size_t i = 0; i < 8; ++i)
+        out[i] = static_cast<char>((uint64_t(text.size()) >> (8 * i)) & 0xff);
+    return out + text;
+}
+
+uint64_t safetensorsEntryBound(
+    std::string_view name, std::string_view dtype, const std::vector<int64_t>& shape)
+{
+    // Each name byte escapes to at most 6 ("\u001f"); each number to at most 20 digits and a
+    // comma; the keys, quotes and brackets of one entry take 48.
+    return 6 * name.size() + dtype.size() + 21 * (shape.size() + 2) + 48;
+}
+
+void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<Problem>& problems)
+{
+    // Per data file: the tensors that read it (only those whose reference validated).
+    std::map<DataFile*, std::vector<const TensorInfo*>> files;
+    for (const auto& t : tensors)
+        if (t.isExternal() && t.external.file)
+            files[t.external.file.get()].push_back(&t);
+    for (auto& [file, readers] : files) {
+        auto fd = UniqueFd::openRead(file->path());
+        if (!fd)
+            continue; // reading any tensor reports it
+        auto identity = identityOf(fd->get());
+        if (!identity || !(*identity == file->identity()))
+            continue;
+        auto header = readSafetensorsHeader(fd->get(), identity->size, file->path());
+        // A file whose tensors lie in what would be the header is plain ONNX data.
+        const uint64_t firstByte = (*std::min_element(readers.begin(), readers.end(),
+            [](const TensorInfo* a, const TensorInfo* b) {
+                return a->external.offset < b->external.offset;
+            }))->external.offset;
+        if (!header) {
+            uint64_t length = 0;
+            std::array<std::byte, 8> start{};
+            if (preadExact(fd->get(), start, 0, file->path()))
+                for (int i = 7; i >= 0; --i)
+                    length = (length << 8) | static_cast<uint8_t>(start[static_cast<size_t>(i)]);
+            if (firstByte >= 8 + length)
+                problems.push_back({Severity::Warning, {}, std::string(code::SafetensorsHeader),
+                    header.error().message});
+            continue;
+        }
+        if (!*header || firstByte < (*header)->dataStart)
+            continue;
+        std::map<uint64_t, const SafetensorsEntry*> byOffset;
+        for (const auto& e : (*header)->entries)
+            byOffset.emplace(e.begin, &e);
+        for (const TensorInfo* t : readers) {
+            const uint64_t begin = t->external.offset;
+            const uint64_t end = begin + t->external.length.value_or(t->byteSize());
+            auto it = byOffset.find(begin);
+            std::string why;
+            if (it == byOffset.end() || it->second->end != end)
+                why = "no entry of the header holds exactly its bytes "
+                    + std::to_string(begin - (*header)->dataStart) + " to "
+                    + std::to_string(end - (*header)->dataStart) + " (data offsets)";
+            else if (it->second->dtype != safetensorsDtype(t->dataType))
+                why = "the header's entry '" + it->second->name + "' says " + it->second->dtype
+                    + ", the model says "
+                    + std::string(dtype::name(t->dataType).value_or("an unknown type"));
+            else if (it->second->shape != t->shape)
+                why = "the header's entry '" + it->second->name + "' has shape "
+                    + shapeText(it->second->shape) + ", the model " + shapeText(t->shape);
+            if (!why.empty())
+                problems.push_back({Severity::Error, t->qualifiedName(),
+                    std::string(code::SafetensorsMismatch),
+                    t->qualifiedName() + ": " + file->path().string()
+                        + " is a safetensors file, but " + why});
+        }
+        file->setSafetensors(std::make_shared<const SafetensorsHeader>(std::move(**header)));
+    }
+}
+
+} // namespace repack
