@@ -39,6 +39,7 @@ QString dataFileNameError(const QString& name)
 RepackPanel::RepackPanel(QWidget* parent)
     : QWidget(parent)
     , m_target(new QComboBox(this))
+    , m_format(new QComboBox(this))
     , m_threshold(new SizeEdit(this))
     , m_dataFile(new QLineEdit(this))
     , m_dataFileError(new QLabel(this))
@@ -62,6 +63,14 @@ RepackPanel::RepackPanel(QWidget* parent)
     }
     m_target->setToolTip(tr("Data file name, alignment and file limits for one reader "
                             "(docs/targets.md); options changed afterwards win."));
+    m_format->addItem(tr("ONNX data"), int(repack::DataFormat::Raw));
+    m_format->setItemData(0, tr("Raw bytes, aligned as set below"), Qt::ToolTipRole);
+    m_format->addItem(tr("safetensors"), int(repack::DataFormat::Safetensors));
+    m_format->setItemData(1,
+        tr("Each data file is also a .safetensors file: a header naming every tensor, then the "
+           "tensors back to back (the format allows no alignment gaps)"),
+        Qt::ToolTipRole);
+    m_format->setToolTip(tr("What the data files are (docs/targets.md)"));
     m_threshold->setValue(1024);
     m_threshold->setToolTip(tr("Tensors of at least this size are stored in the data file."));
     m_dataFile->setClearButtonEnabled(true);
@@ -96,6 +105,7 @@ RepackPanel::RepackPanel(QWidget* parent)
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     form->addRow(tr("Tar&get:"), m_target);
     form->addRow(tr("&Threshold:"), m_threshold);
+    form->addRow(tr("Fo&rmat:"), m_format);
     form->addRow(tr("&Data file:"), m_dataFile);
     form->addRow(QString(), m_dataFileError);
     form->addRow(tr("&Alignment:"), m_alignment);
@@ -133,14 +143,31 @@ RepackPanel::RepackPanel(QWidget* parent)
     });
     connect(m_alignThreshold, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
     connect(m_alignment, &QComboBox::currentIndexChanged, this, [this] {
-        // Without alignment, the size it starts from means nothing.
-        m_alignThreshold->setEnabled(m_alignment->currentData().toULongLong() != 0);
+        applyFormat();
+        Q_EMIT optionsChanged();
+    });
+    connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
+        applyFormat();
+        setDefaultDataFile(m_defaultDataFile);
         Q_EMIT optionsChanged();
     });
     connect(m_order, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
     connect(m_attributes, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
     connect(m_checksum, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
     connect(m_removeUnused, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
+}
+
+bool RepackPanel::safetensors() const
+{
+    return m_format->currentData().toInt() == int(repack::DataFormat::Safetensors);
+}
+
+// Safetensors files have no gaps, so no alignment; without alignment, the size it starts from
+// means nothing.
+void RepackPanel::applyFormat()
+{
+    m_alignment->setEnabled(!safetensors());
+    m_alignThreshold->setEnabled(!safetensors() && m_alignment->currentData().toULongLong() != 0);
 }
 
 const repack::Target* RepackPanel::target() const
@@ -202,6 +229,10 @@ repack::SaveOptions RepackPanel::options() const
     options.shardSize = m_shardSize->value();
     options.checksum = m_checksum->isChecked();
     options.removeUnused = m_removeUnused->isChecked();
+    if (safetensors()) {
+        options.format = repack::DataFormat::Safetensors;
+        options.alignment = 0;
+    }
     if (const repack::Target* t = target()) {
         if (options.shardSize == m_targetShardShown)
             options.shardSize = t->shardSize;
@@ -222,6 +253,8 @@ void RepackPanel::setDefaultDataFile(const QString& name)
     if (t && name.endsWith(suffix))
         m_dataFile->setPlaceholderText(QString::fromStdString(
             repack::targetDataFile(*t, name.chopped(suffix.size()).toStdString())));
+    else if (safetensors() && name.endsWith(suffix)) // as planSave names it
+        m_dataFile->setPlaceholderText(name.chopped(suffix.size()) + QStringLiteral(".safetensors"));
     else
         m_dataFile->setPlaceholderText(name);
 }
@@ -241,6 +274,7 @@ QVariantMap RepackPanel::settingValues() const
 {
     return {
         {QStringLiteral("repack/target"), m_target->currentData()},
+        {QStringLiteral("repack/format"), m_format->currentIndex()},
         {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(m_threshold->value())},
         {QStringLiteral("repack/dataFile"), m_dataFile->text()},
         {QStringLiteral("repack/alignment"), m_alignment->currentIndex()},
@@ -261,6 +295,7 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     };
     // The target first: the saved fields below then win, as they did when saved.
     m_target->setCurrentIndex(std::max(0, m_target->findData(value("target", QString()))));
+    m_format->setCurrentIndex(std::clamp(value("format", 0).toInt(), 0, m_format->count() - 1));
     m_threshold->setValue(value("threshold", 1024).toULongLong());
     m_dataFile->setText(value("dataFile", QString()).toString());
     m_alignment->setCurrentIndex(

@@ -56,6 +56,8 @@ public:
     // "None", then each save target (core/targets.h): choosing one sets alignment and shard
     // size; fields edited afterwards win, as explicit options do on the command line.
     QComboBox* targetBox() const { return m_target; }
+    // Raw ONNX data files, or files that are also .safetensors files (no alignment then).
+    QComboBox* formatBox() const { return m_format; }
 
 Q_SIGNALS:
     void optionsChanged();
@@ -65,9 +67,12 @@ Q_SIGNALS:
 private:
     void validate();
     void applyTarget();
+    void applyFormat();
+    bool safetensors() const;
     const repack::Target* target() const;
 
     QComboBox* m_target;
+    QComboBox* m_format;
     QString m_defaultDataFile;
     uint64_t m_targetShardShown = 0; // the shard field as the target set it
     SizeEdit* m_threshold;

@@ -1,5 +1,6 @@
 // The repack panel: data file names validated as typed, the widgets mapped onto the core's
-// SaveOptions (the align threshold too), and only alignments the core accepts offered.
+// SaveOptions (the align threshold and the data file format too), and only alignments the core
+// accepts offered.
 #include "ui/repack_panel.h"
 #include "ui/size_edit.h"
 
@@ -143,6 +144,35 @@ private Q_SLOTS:
         QVERIFY(!panel.alignThresholdEdit()->isEnabled());
         panel.alignmentBox()->setCurrentIndex(1);
         QVERIFY(panel.alignThresholdEdit()->isEnabled());
+    }
+
+    // Safetensors data files (issue 10): the format reaches the options, alignment cannot be
+    // chosen (the format has no gaps), the default name is the one planSave gives, it persists.
+    void safetensorsFormatMapsOntoTheOptions()
+    {
+        ui::RepackPanel panel;
+        panel.setDefaultDataFile(QStringLiteral("model.onnx.data"));
+        QCOMPARE(panel.options().format, repack::DataFormat::Raw);
+        QVERIFY(panel.alignmentBox()->isEnabled());
+        QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
+        panel.formatBox()->setCurrentIndex(
+            panel.formatBox()->findData(int(repack::DataFormat::Safetensors)));
+        QVERIFY(!changed.isEmpty());
+        QCOMPARE(panel.options().format, repack::DataFormat::Safetensors);
+        QCOMPARE(panel.options().alignment, uint64_t(0));
+        QVERIFY(!panel.alignmentBox()->isEnabled());
+        QVERIFY(!panel.alignThresholdEdit()->isEnabled());
+        QCOMPARE(panel.dataFileEdit()->placeholderText(), QStringLiteral("model.onnx.safetensors"));
+
+        ui::RepackPanel restored;
+        restored.restoreSettings(panel.settingValues());
+        QCOMPARE(restored.options().format, repack::DataFormat::Safetensors);
+
+        panel.formatBox()->setCurrentIndex(0);
+        QCOMPARE(panel.options().format, repack::DataFormat::Raw);
+        QVERIFY(panel.alignmentBox()->isEnabled());
+        QVERIFY(panel.options().alignment != 0);
+        QCOMPARE(panel.dataFileEdit()->placeholderText(), QStringLiteral("model.onnx.data"));
     }
 
     void settingsRoundTrip()
