@@ -14,7 +14,9 @@ OUT/external_data: MODEL "=REPACK-DATA=" DATA inputs for external_data: models c
 """
 import glob
 import hashlib
+import json
 import os
+import struct
 import sys
 
 import numpy as np
@@ -124,6 +126,41 @@ def testdata_tensors():
         yield model_of(helper.make_graph([], "pb", [], [], [t]))
 
 
+# ONNX element types by their safetensors dtype (core/safetensors.cpp); others are given "U8".
+SAFETENSORS_DTYPES = {1: "F32", 2: "U8", 3: "I8", 4: "U16", 5: "I16", 6: "I32", 7: "I64",
+                      9: "BOOL", 10: "F16", 11: "F64", 12: "U32", 13: "U64", 16: "BF16"}
+
+
+def safetensors_variant(m, data):
+    """`m` (external, into `data`) with its data file rewritten as a safetensors file: a
+    JSON header, then the tensors back to back; the offsets moved past the header."""
+    v = onnx.ModelProto()
+    v.CopyFrom(m)
+    tensors = [t for t in onnx.external_data_helper._get_all_tensors(v)
+               if onnx.external_data_helper.uses_external_data(t)]
+    header, body = {"__metadata__": {"format": "pt"}}, bytearray()
+    for i, t in enumerate(tensors):
+        info = {e.key: e.value for e in t.external_data}
+        offset, length = int(info["offset"]), int(info["length"])
+        dtype = SAFETENSORS_DTYPES.get(t.data_type, "U8")
+        shape = list(t.dims) if dtype != "U8" or t.data_type == 2 else [length]
+        header["t%d" % i] = {"dtype": dtype, "shape": shape,
+                             "data_offsets": [len(body), len(body) + length]}
+        t.ClearField("external_data")
+        body += data[offset:offset + length]
+        t.external_data.add(key="location", value="model.onnx.data")
+        t.external_data.add(key="offset", value="START+%d" % (len(body) - length))
+        t.external_data.add(key="length", value=str(length))
+    text = json.dumps(header).encode()
+    text += b" " * ((-len(text)) % 8)
+    start = 8 + len(text)
+    for t in tensors:
+        for e in t.external_data:
+            if e.key == "offset":
+                e.value = str(start + int(e.value.split("+")[1]))
+    return v.SerializeToString() + SEPARATOR + struct.pack("<Q", len(text)) + text + bytes(body)
+
+
 def external_variants(model):
     """`model` moved to external data, then its locations, offsets and lengths varied."""
     m = onnx.ModelProto()
@@ -146,6 +183,7 @@ def external_variants(model):
             e = t.external_data.add()
             e.key, e.value = k, v
     yield m.SerializeToString() + SEPARATOR + bytes(data)
+    yield safetensors_variant(m, data)
     external = [t for t in onnx.external_data_helper._get_all_tensors(m)
                 if onnx.external_data_helper.uses_external_data(t)]
     if not external:

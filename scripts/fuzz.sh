@@ -38,6 +38,12 @@ if [ ! -d "$seeds/models" ]; then
 fi
 
 mkdir -p "$build/artifacts"
+# The harnesses write each input to a scratch file: on tmpfs, so a busy disk (a build, a test's
+# fsyncs) cannot stall an execution past the 1 s timeout (a false timeout seen in open()).
+if [ -z "${REPACK_FUZZ_TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  REPACK_FUZZ_TMPDIR=/dev/shm
+fi
+export TMPDIR="${REPACK_FUZZ_TMPDIR:-${TMPDIR:-/tmp}}"
 for target in "${targets[@]}"; do
   case "$target" in
     model_load | wire_scan) from=("$seeds/models"); dict=(-dict="$root/fuzz/onnx.dict") ;;
