@@ -179,6 +179,9 @@ private slots:
         QCOMPARE(plan->files.size(), plan->fileHeaders.size());
         auto saved = save(*model, out, options);
         QVERIFY2(saved, saved ? "" : saved.error().message.c_str());
+        // The saved model itself (what the GUI shows after a save) sees the headers too.
+        for (const FileLayout& f : computeLayout(*model))
+            QVERIFY2(f.headerBytes > 0, f.location.c_str());
         auto reloaded = loadModel(QString::fromStdString(out.string()));
         QVERIFY(reloaded);
         for (size_t i = 0; i < reloaded->tensors().size(); ++i) {
