@@ -29,6 +29,9 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tensor_values import tensors as all_tensors  # noqa: E402  every tensor, in one order
+
 EXTERNAL = onnx.TensorProto.EXTERNAL
 DTYPES = {
     onnx.TensorProto.BOOL: ("BOOL", 1), onnx.TensorProto.UINT8: ("U8", 1),
@@ -84,33 +87,6 @@ def read_header(path):
     if 8 + n + covered != size:
         fail(f"{path}: tensors end at {8 + n + covered}, the file at {size}")
     return 8 + n, header
-
-
-def all_tensors(model):
-    """Every tensor of the model, in one order for any copy of it."""
-    out = []
-
-    def graph(g):
-        out.extend(g.initializer)
-        for s in g.sparse_initializer:
-            out.extend([s.values, s.indices])
-        for node in g.node:
-            for a in node.attribute:
-                if a.HasField("t"):
-                    out.append(a.t)
-                out.extend(a.tensors)
-                if a.HasField("g"):
-                    graph(a.g)
-                for sub in a.graphs:
-                    graph(sub)
-
-    graph(model.graph)
-    for f in model.functions:
-        for node in f.node:
-            for a in node.attribute:
-                if a.HasField("t"):
-                    out.append(a.t)
-    return out
 
 
 def check(model_path):

@@ -8,6 +8,7 @@
 #include "core/save_plan.h"
 #include "core/save.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/python_reader.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
@@ -41,23 +42,6 @@ QString tool(const QStringList& args)
         return "FAILED: safetensors_tool.py did not finish";
     const QString out = QString::fromUtf8(python.readAll());
     return python.exitCode() == 0 ? out : "FAILED: " + out;
-}
-
-// interop.py over one model: onnx.checker accepts `output`, onnx.load gives `source`'s values.
-QString interopFailure(const QString& dir, const QString& source, const QString& output)
-{
-    const QString list = dir + "/interop.txt";
-    QFile file(list);
-    if (!file.open(QIODevice::WriteOnly)
-        || file.write((source + '\t' + output + '\t').toUtf8()) < 0)
-        return "cannot write " + list;
-    file.close();
-    QProcess python;
-    python.setProcessChannelMode(QProcess::MergedChannels);
-    python.start(qEnvironmentVariable("REPACK_PYTHON"), {QStringLiteral(REPACK_INTEROP_SCRIPT), list});
-    if (!python.waitForFinished(120000) || python.exitStatus() != QProcess::NormalExit)
-        return "interop.py did not finish";
-    return python.exitCode() == 0 ? QString() : QString::fromUtf8(python.readAll());
 }
 
 QJsonObject inspectJson(const QString& model)
@@ -142,7 +126,7 @@ private slots:
                 QVERIFY2(pattern.match(line.mid(5)).hasMatch(), qPrintable(line));
             }
         QCOMPARE(seen, files);
-        const QString failure = interopFailure(dir.path(), in, out);
+        const QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
 
         // inspect: each file is safetensors, its header a header, nothing orphaned or padded.
@@ -223,7 +207,7 @@ private slots:
             "w", "w_2", "__metadata___3", "__metadata___2", "branch/then_branch/w"};
         expected.sort();
         QCOMPARE(names, expected);
-        const QString failure = interopFailure(dir.path(), in, out);
+        const QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
@@ -287,9 +271,9 @@ private slots:
         QCOMPARE(runCli({"repack", raw, "-o", again, "--format", "safetensors"}).exitCode, 0);
         const QString checked = tool({"check", again});
         QVERIFY2(!checked.startsWith("FAILED"), qPrintable(checked));
-        QString failure = interopFailure(dir.path(), model, raw);
+        QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), model, raw);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
-        failure = interopFailure(dir.path(), model, again);
+        failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), model, again);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 

@@ -6,6 +6,7 @@
 #include "core/save_plan.h"
 #include "core/targets.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/python_reader.h"
 #include "tests/support/save_fixtures.h"
 
 #include <QDir>
@@ -46,24 +47,6 @@ Result<SavePlan> planSparse(
     if (!model)
         return Error{"cannot load " + path.toStdString()};
     return planSave(*model, path.toStdString(), targetOptions(target, path.toStdString()));
-}
-
-// Runs interop.py over one "source<TAB>output<TAB>expectations" line: onnx.checker accepts the
-// output, onnx.load gives the source's values.
-QString interopFailure(const QString& dir, const QString& source, const QString& output)
-{
-    const QString list = dir + "/interop.txt";
-    QFile file(list);
-    if (!file.open(QIODevice::WriteOnly)
-        || file.write((source + '\t' + output + '\t').toUtf8()) < 0)
-        return "cannot write " + list;
-    file.close();
-    QProcess python;
-    python.setProcessChannelMode(QProcess::MergedChannels);
-    python.start(qEnvironmentVariable("REPACK_PYTHON"), {QStringLiteral(REPACK_INTEROP_SCRIPT), list});
-    if (!python.waitForFinished(120000) || python.exitStatus() != QProcess::NormalExit)
-        return "interop.py did not finish";
-    return python.exitCode() == 0 ? QString() : QString::fromUtf8(python.readAll());
 }
 
 QStringList dataFilesIn(const QString& dir)
@@ -199,7 +182,7 @@ private Q_SLOTS:
         for (const auto& v : doc["tensors"].toArray()) {
             const QJsonObject t = v.toObject();
             QCOMPARE(t["location"].toString(), QStringLiteral("w.bin"));
-            off64k |= t["offset"].toInteger() % 65536 != 0 && t["length"].toInteger() >= kMiB;
+            off64k |= t["offset"].toInteger() % 65536 != 0 && t["length"].toInteger() >= qint64(kMiB);
         }
         QVERIFY2(off64k, "with --align 4KiB some large tensor is not at a multiple of 64 KiB");
 
@@ -253,7 +236,7 @@ private Q_SLOTS:
                                           .arg(files)
                                           .toUtf8()),
                 run.out.constData());
-        const QString failure = interopFailure(dir.path(), in, out);
+        const QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 };

@@ -1,6 +1,7 @@
 #include "python_reader.h"
 
 #include <QCryptographicHash>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -52,6 +53,24 @@ QString compareValues(const ValueHashes& got, const ValueHashes& expected)
         if (!expected.contains(it.key()))
             out += it.key() + QStringLiteral(": not expected\n");
     return out;
+}
+
+QString interopFailure(
+    const QString& script, const QString& dir, const QString& source, const QString& output)
+{
+    const QString list = dir + QStringLiteral("/interop.txt");
+    QFile file(list);
+    if (!file.open(QIODevice::WriteOnly)
+        || file.write((source + u'\t' + output + u'\t').toUtf8()) < 0)
+        return QStringLiteral("cannot write ") + list;
+    file.close();
+    QProcess python;
+    python.setProcessChannelMode(QProcess::MergedChannels);
+    python.start(qEnvironmentVariable("REPACK_PYTHON", QStringLiteral("/usr/bin/python3")),
+        {script, list});
+    if (!python.waitForFinished(120000) || python.exitStatus() != QProcess::NormalExit)
+        return script + QStringLiteral(" did not finish");
+    return python.exitCode() == 0 ? QString() : QString::fromUtf8(python.readAll());
 }
 
 } // namespace fixtures

@@ -28,6 +28,12 @@ ValueHashes hashesOf(const std::map<std::string, std::string>& bytes);
 // Empty when `got` equals `expected`; otherwise the differences, one per line.
 QString compareValues(const ValueHashes& got, const ValueHashes& expected);
 
+// Runs `script` (tests/save/interop.py) over one "source<TAB>output<TAB>" line written to
+// `dir`/interop.txt: empty when onnx.checker accepts `output` and onnx.load gives `source`'s
+// values, else what it printed.
+QString interopFailure(
+    const QString& script, const QString& dir, const QString& source, const QString& output);
+
 } // namespace fixtures
 
 // For Qt Test suites: fails the test unless onnx.load(`path`) succeeds and every tensor's values
