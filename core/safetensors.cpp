@@ -16,7 +16,9 @@
 namespace repack {
 namespace {
 
-using Json = nlohmann::ordered_json;
+// Parsed headers need no order (entries are sorted by offset); nlohmann's ordered_json finds
+// keys linearly, which made a header of many entries quadratic.
+using Json = nlohmann::json;
 
 struct DtypeName {
     int32_t onnx;
@@ -43,13 +45,28 @@ constexpr DtypeName kDtypes[] = {
     {dtype::Float8E8M0, "F8_E8M0"},
 };
 
-// Bytes per element of a safetensors dtype this reader knows; 0 otherwise (sizes unchecked).
+// Bytes per element of a safetensors dtype this reader knows; 0 otherwise (sizes unchecked:
+// newer releases of the format add dtypes).
 uint64_t elementBytes(std::string_view name)
 {
     for (const auto& d : kDtypes)
         if (d.name == name)
             return static_cast<uint64_t>(dtype::bitsPerElement(d.onnx) / 8);
     return 0;
+}
+
+// The element count as the reference reader computes it: a checked product, dimension by
+// dimension, so [2^62, 2^62, 0] overflows although it holds no element.
+std::optional<uint64_t> checkedElements(const std::vector<int64_t>& shape)
+{
+    uint64_t n = 1;
+    for (int64_t d : shape) {
+        const auto u = static_cast<uint64_t>(d);
+        if (d < 0 || (u && n > std::numeric_limits<uint64_t>::max() / u))
+            return std::nullopt;
+        n *= u;
+    }
+    return n;
 }
 
 std::string dump(const Json& json)
@@ -109,12 +126,13 @@ Result<std::vector<SafetensorsEntry>> parseEntries(
                 + std::to_string(end) + "] past the file's " + std::to_string(fileBytes - dataStart)
                 + " bytes of data"};
         // dtype x shape must be the range's size, for the dtypes both formats share.
+        const auto elements = checkedElements(entry.shape);
+        if (!elements)
+            return Error{where + " has a shape whose element count overflows"};
         if (const uint64_t size = elementBytes(entry.dtype)) {
-            uint64_t bytes = size;
-            for (int64_t d : entry.shape) {
-                const auto u = static_cast<uint64_t>(d);
-                bytes = (u && bytes > std::numeric_limits<uint64_t>::max() / u) ? 0 : bytes * u;
-            }
+            if (*elements > std::numeric_limits<uint64_t>::max() / size)
+                return Error{where + " has a shape whose byte size overflows"};
+            const uint64_t bytes = *elements * size;
             if (bytes != end - begin)
                 return Error{where + ": " + entry.dtype + " " + shapeText(entry.shape) + " needs "
                     + std::to_string(bytes) + " bytes, its data_offsets hold "
@@ -165,8 +183,15 @@ std::string safetensorsName(const TensorInfo& tensor)
     return Json::parse(dump(Json(name))).get<std::string>();
 }
 
+bool safetensorsShapeFits(std::string_view dtype, const std::vector<int64_t>& shape)
+{
+    const auto elements = checkedElements(shape);
+    const uint64_t size = std::max<uint64_t>(elementBytes(dtype), 1);
+    return elements && *elements <= std::numeric_limits<uint64_t>::max() / size;
+}
+
 Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(
-    int fd, uint64_t fileBytes, const std::filesystem::path& path)
+    int fd, uint64_t fileBytes, const std::filesystem::path& path, uint64_t firstReference)
 {
     std::array<std::byte, 9> start{};
     if (fileBytes < start.size())
@@ -176,7 +201,8 @@ Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(
     uint64_t length = 0;
     for (int i = 7; i >= 0; --i)
         length = (length << 8) | static_cast<uint8_t>(start[static_cast<size_t>(i)]);
-    if (length < 2 || length > fileBytes - 8 || static_cast<char>(start[8]) != '{')
+    if (length < 2 || length > fileBytes - 8 || static_cast<char>(start[8]) != '{'
+        || 8 + length > firstReference) // a tensor lies in it: plain ONNX data
         return std::optional<SafetensorsHeader>();
     if (length > kSafetensorsMaxHeader)
         return Error{path.string() + ": a safetensors header of " + std::to_string(length)
@@ -195,11 +221,14 @@ Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(
 
 std::string makeSafetensorsHeader(const std::vector<SafetensorsEntry>& entries)
 {
-    Json json = Json::object();
-    for (const auto& e : entries)
-        json[e.name] = Json{{"dtype", e.dtype}, {"shape", e.shape},
-            {"data_offsets", Json::array({e.begin, e.end})}};
-    std::string text = dump(json);
+    // Entry by entry (names are unique): one JSON object, in the order of the entries.
+    std::string text = "{";
+    for (const auto& e : entries) {
+        text.append(text.size() > 1 ? "," : "").append(dump(Json(e.name))).append(":");
+        text.append(dump(nlohmann::ordered_json{{"dtype", e.dtype}, {"shape", e.shape},
+            {"data_offsets", nlohmann::ordered_json::array({e.begin, e.end})}}));
+    }
+    text += '}';
     text.append((8 - text.size() % 8) % 8, ' '); // 8 + length: a multiple of 8
     std::string out(8, '\0');
     for (size_t i = 0; i < 8; ++i)
@@ -217,61 +246,68 @@ uint64_t safetensorsEntryBound(
 
 void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<Problem>& problems)
 {
-    // Per data file: the tensors that read it (only those whose reference validated).
-    std::map<DataFile*, std::vector<const TensorInfo*>> files;
+    // Per data file (by path, so problems come in a stable order): the tensors that read it,
+    // only those whose reference validated.
+    std::map<std::filesystem::path, std::pair<DataFile*, std::vector<const TensorInfo*>>> files;
     for (const auto& t : tensors)
-        if (t.isExternal() && t.external.file)
-            files[t.external.file.get()].push_back(&t);
-    for (auto& [file, readers] : files) {
-        auto fd = UniqueFd::openRead(file->path());
+        if (t.isExternal() && t.external.file) {
+            auto& [file, readers] = files[t.external.file->path()];
+            file = t.external.file.get();
+            readers.push_back(&t);
+        }
+    for (auto& [path, entry] : files) {
+        auto& [file, readers] = entry;
+        file->setSafetensors(nullptr); // a file reused from an earlier index is read again
+        auto fd = UniqueFd::openRead(path);
         if (!fd)
             continue; // reading any tensor reports it
         auto identity = identityOf(fd->get());
         if (!identity || !(*identity == file->identity()))
             continue;
-        auto header = readSafetensorsHeader(fd->get(), identity->size, file->path());
         // A file whose tensors lie in what would be the header is plain ONNX data.
         const uint64_t firstByte = (*std::min_element(readers.begin(), readers.end(),
             [](const TensorInfo* a, const TensorInfo* b) {
                 return a->external.offset < b->external.offset;
             }))->external.offset;
+        auto header = readSafetensorsHeader(fd->get(), identity->size, path, firstByte);
         if (!header) {
-            uint64_t length = 0;
-            std::array<std::byte, 8> start{};
-            if (preadExact(fd->get(), start, 0, file->path()))
-                for (int i = 7; i >= 0; --i)
-                    length = (length << 8) | static_cast<uint8_t>(start[static_cast<size_t>(i)]);
-            if (firstByte >= 8 + length)
-                problems.push_back({Severity::Warning, {}, std::string(code::SafetensorsHeader),
-                    header.error().message});
+            problems.push_back({Severity::Warning, {}, std::string(code::SafetensorsHeader),
+                header.error().message});
             continue;
         }
-        if (!*header || firstByte < (*header)->dataStart)
+        if (!*header)
             continue;
-        std::map<uint64_t, const SafetensorsEntry*> byOffset;
+        // Several entries may share a range (zero-length tensors): any with the tensor's dtype
+        // and shape matches.
+        std::multimap<std::pair<uint64_t, uint64_t>, const SafetensorsEntry*> byRange;
         for (const auto& e : (*header)->entries)
-            byOffset.emplace(e.begin, &e);
+            byRange.emplace(std::pair(e.begin, e.end), &e);
+        const uint64_t dataStart = (*header)->dataStart;
         for (const TensorInfo* t : readers) {
             const uint64_t begin = t->external.offset;
             const uint64_t end = begin + t->external.length.value_or(t->byteSize());
-            auto it = byOffset.find(begin);
+            const auto [first, last] = byRange.equal_range({begin, end});
+            const std::string_view dtype = safetensorsDtype(t->dataType);
+            const bool agrees = std::any_of(first, last, [&](const auto& candidate) {
+                return candidate.second->dtype == dtype && candidate.second->shape == t->shape;
+            });
+            if (agrees)
+                continue;
             std::string why;
-            if (it == byOffset.end() || it->second->end != end)
+            if (first == last)
                 why = "no entry of the header holds exactly its bytes "
-                    + std::to_string(begin - (*header)->dataStart) + " to "
-                    + std::to_string(end - (*header)->dataStart) + " (data offsets)";
-            else if (it->second->dtype != safetensorsDtype(t->dataType))
-                why = "the header's entry '" + it->second->name + "' says " + it->second->dtype
-                    + ", the model says "
+                    + std::to_string(begin - dataStart) + " to " + std::to_string(end - dataStart)
+                    + " (data offsets)";
+            else if (first->second->dtype != dtype)
+                why = "the header's entry '" + first->second->name + "' says "
+                    + first->second->dtype + ", the model says "
                     + std::string(dtype::name(t->dataType).value_or("an unknown type"));
-            else if (it->second->shape != t->shape)
-                why = "the header's entry '" + it->second->name + "' has shape "
-                    + shapeText(it->second->shape) + ", the model " + shapeText(t->shape);
-            if (!why.empty())
-                problems.push_back({Severity::Error, t->qualifiedName(),
-                    std::string(code::SafetensorsMismatch),
-                    t->qualifiedName() + ": " + file->path().string()
-                        + " is a safetensors file, but " + why});
+            else
+                why = "the header's entry '" + first->second->name + "' has shape "
+                    + shapeText(first->second->shape) + ", the model " + shapeText(t->shape);
+            problems.push_back({Severity::Error, t->qualifiedName(),
+                std::string(code::SafetensorsMismatch),
+                t->qualifiedName() + ": " + path.string() + " is a safetensors file, but " + why});
         }
         file->setSafetensors(std::make_shared<const SafetensorsHeader>(std::move(**header)));
     }

@@ -43,10 +43,15 @@ std::string_view safetensorsDtype(int32_t onnxType);
 std::string safetensorsName(const TensorInfo& tensor);
 
 // Reads the header of the file `fd` is open on (`fileBytes` long). nullopt when the file does
-// not start like a safetensors file (a header length that fits the file, then '{'); an Error
-// naming `path` when it does but the header is not valid safetensors.
-Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(
-    int fd, uint64_t fileBytes, const std::filesystem::path& path);
+// not start like a safetensors file (a header length that fits the file, then '{') or the
+// header would cover `firstReference` (a tensor the model reads there: plain data; nothing more
+// is read); an Error naming `path` when it does but the header is not valid safetensors.
+Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(int fd, uint64_t fileBytes,
+    const std::filesystem::path& path, uint64_t firstReference = UINT64_MAX);
+
+// Whether the reference reader can compute the size of `shape` of `dtype` (a checked product,
+// dimension by dimension: [2^62, 2^62, 0] overflows although it is empty).
+bool safetensorsShapeFits(std::string_view dtype, const std::vector<int64_t>& shape);
 
 // The bytes a data file starts with: the length, then the JSON header of `entries` (offsets
 // relative to the data start; empty file: "{}"), padded with spaces so tensors start at a

@@ -44,7 +44,8 @@ Status checkDataFileName(const std::string& name)
     return {};
 }
 
-// Whether tensor `t` goes external under `placement`, or an error naming it.
+// Whether tensor `t` goes external under `placement`, or an error naming it. Empty tensors
+// never do.
 Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions& options)
 {
     const bool isString = t.dataType == dtype::String;
@@ -53,7 +54,9 @@ Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions&
             return Error{t.qualifiedName() + ": STRING tensors cannot be stored externally"};
         if (!t.bytes)
             return Error{t.qualifiedName() + ": its size is unknown, so it cannot be moved"};
-        return true;
+        // Even when pinned: onnx.load (1.12) reads a "length" of 0 as "to the end of the file",
+        // so an empty tensor stored externally comes back holding the file's remaining bytes.
+        return *t.bytes != 0;
     }
     if (placement == Placement::Inline || options.allInline)
         return false;
@@ -84,15 +87,21 @@ Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
 
 } // namespace
 
+std::string saveDataFile(const fs::path& modelPath, const SaveOptions& options)
+{
+    if (!options.dataFile.empty())
+        return options.dataFile;
+    if (!options.dataSuffix.empty())
+        return modelPath.filename().string() + options.dataSuffix;
+    if (options.format == DataFormat::Safetensors)
+        return modelPath.filename().string() + ".safetensors";
+    return defaultDataFile(modelPath);
+}
+
 Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
 {
     const bool safetensors = options.format == DataFormat::Safetensors;
-    std::string dataFile = options.dataFile;
-    if (dataFile.empty() && safetensors && options.dataSuffix.empty())
-        dataFile = modelPath.filename().string() + ".safetensors";
-    if (dataFile.empty())
-        dataFile = options.dataSuffix.empty() ? defaultDataFile(modelPath)
-                                              : modelPath.filename().string() + options.dataSuffix;
+    const std::string dataFile = saveDataFile(modelPath, options);
     if (safetensors && options.dedupe)
         return Error{"safetensors files cannot share one range between tensors: --dedupe and "
                      "the safetensors format do not go together"};
@@ -134,6 +143,10 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
                     + std::string(dtype::name(t.dataType).value_or("its element type"))
                     + " has no safetensors dtype; keep it inline (--threshold, or a plan) or "
                       "save raw data files"};
+            if (safetensors && !safetensorsShapeFits(safetensorsDtype(t.dataType), t.shape))
+                return Error{t.qualifiedName()
+                    + ": safetensors readers cannot compute the size of its shape (the product "
+                      "of its dimensions overflows before its zero); keep it inline"};
             if (t.hasError)
                 return Error{t.qualifiedName()
                     + ": cannot be saved until its problems are fixed (see verify)"};
@@ -156,6 +169,14 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
     if (options.order == TensorOrder::SizeAscending)
         std::stable_sort(external.begin(), external.end(),
             [&](size_t a, size_t b) { return tensors[a].byteSize() < tensors[b].byteSize(); });
+    // Safetensors files have no padding: larger elements first keep every tensor at a multiple
+    // of its element size (the data starts at a multiple of 8), as the reference writer does;
+    // readers that view the bytes as typed arrays need it.
+    if (safetensors)
+        std::stable_sort(external.begin(), external.end(), [&](size_t a, size_t b) {
+            return dtype::bitsPerElement(tensors[a].dataType)
+                > dtype::bitsPerElement(tensors[b].dataType);
+        });
 
     // Tensors pinned to a named file go there; the others into the save's data file, sharded.
     // Named files follow the default one, in the order their first tensor comes.
@@ -283,6 +304,11 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
                     plan.tensors[i].offset + plan.tensors[i].length});
             plan.fileHeaders[f] = makeSafetensorsHeader(entries);
             const uint64_t shift = plan.fileHeaders[f].size();
+            if (shift - 8 > kSafetensorsMaxHeader)
+                return Error{"data file '" + plan.files[f] + "' would need a safetensors header of "
+                    + std::to_string(shift - 8) + " bytes, past the format's limit of "
+                    + std::to_string(kSafetensorsMaxHeader)
+                    + "; shard it (--shard-size) or keep small tensors inline"};
             for (size_t i : plan.fileOrder[f])
                 plan.tensors[i].offset += shift;
             plan.fileBytes[f] += shift;

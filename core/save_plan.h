@@ -40,6 +40,11 @@ struct SavePlan {
     uint64_t sharedBytes = 0;
 };
 
+// The data file a save of the model as `modelPath` writes unpinned external tensors to:
+// options.dataFile, else the model's file name + the target's suffix, + ".safetensors" for
+// safetensors, or + ".data".
+std::string saveDataFile(const std::filesystem::path& modelPath, const SaveOptions& options);
+
 // Bytes of data file `file` that are tensors (each shared range once); the rest is padding.
 uint64_t usedBytes(const SavePlan& plan, size_t file);
 

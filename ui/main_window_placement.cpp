@@ -33,10 +33,10 @@ namespace {
 // The data file the next save writes unpinned external tensors to.
 QString saveDataFileName(const RepackPanel& panel, const ModelSnapshot& snapshot)
 {
-    const std::string name = panel.options().dataFile;
-    if (!name.empty() || snapshot.path.isEmpty())
-        return QString::fromStdString(name);
-    return QString::fromStdString(repack::defaultDataFile(snapshot.path.toStdString()));
+    const repack::SaveOptions options = panel.options();
+    if (!options.dataFile.empty() || snapshot.path.isEmpty())
+        return QString::fromStdString(options.dataFile);
+    return QString::fromStdString(repack::saveDataFile(snapshot.path.toStdString(), options));
 }
 
 } // namespace

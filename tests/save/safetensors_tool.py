@@ -10,13 +10,14 @@ back from 0 and end exactly at the end of the file.
 usage:
   safetensors_tool.py check MODEL   every data file MODEL's external tensors use is a valid
                                     safetensors file; each external tensor has an entry at
-                                    exactly its range with its dtype and shape, and the bytes
-                                    the entry names are the tensor's values as onnx.load reads
-                                    them. Prints the files' names and header names, one per line.
+                                    exactly its range with its dtype and shape and at a
+                                    multiple of its element size, and the bytes the entry
+                                    names are the bytes onnx.load reads for the tensor. Prints the files' names and header names, one per line.
   safetensors_tool.py make DIR [--mismatch]
                                     writes DIR/model.onnx and DIR/weights.safetensors the way
                                     another tool would (its own names, __metadata__, a padded
-                                    header); with --mismatch one ONNX tensor disagrees with its
+                                    header, two empty entries the model does not use); with
+                                    --mismatch one ONNX tensor disagrees with its
                                     entry (FLOAT16 [4, 8] over an F32 [4, 4] entry, same bytes).
 Exits 1 with a message on the first failure.
 """
@@ -41,6 +42,7 @@ DTYPES = {
     onnx.TensorProto.INT32: ("I32", 4), onnx.TensorProto.FLOAT: ("F32", 4),
     onnx.TensorProto.UINT64: ("U64", 8), onnx.TensorProto.INT64: ("I64", 8),
     onnx.TensorProto.DOUBLE: ("F64", 8),
+    17: ("F8_E4M3", 1), 19: ("F8_E5M2", 1),  # FLOAT8E4M3FN, FLOAT8E5M2 (ONNX 1.14+)
 }
 SIZES = {name: size for name, size in DTYPES.values()}
 
@@ -71,7 +73,11 @@ def read_header(path):
     for name, e in header.items():
         if set(e) != {"dtype", "shape", "data_offsets"}:
             fail(f"{path}: entry {name!r} has keys {sorted(e)}")
-        begin, end = e["data_offsets"]
+        dims_ok = all(isinstance(d, int) and d >= 0 for d in e["shape"])
+        offsets = e["data_offsets"]
+        if not dims_ok or len(offsets) != 2 or not all(isinstance(o, int) and o >= 0 for o in offsets):
+            fail(f"{path}: entry {name!r}: shape and data_offsets must be non-negative integers")
+        begin, end = offsets
         count = 1
         for d in e["shape"]:
             count *= d
@@ -107,18 +113,22 @@ def check(model_path):
         start, header = headers[path]
         offset = int(info.get("offset", "0"))
         length = int(info["length"])
-        entry = [e for e in header.values()
-                 if e["data_offsets"] == [offset - start, offset - start + length]]
-        if len(entry) != 1:
-            fail(f"{t.name}: no single entry of {path} at data offsets "
-                 f"[{offset - start}, {offset - start + length}]")
-        e = entry[0]
-        if DTYPES.get(t.data_type, ("?",))[0] != e["dtype"] or list(t.dims) != e["shape"]:
-            fail(f"{t.name}: ONNX {t.data_type} {list(t.dims)} vs entry {e['dtype']} {e['shape']}")
+        at = [e for e in header.values()
+              if e["data_offsets"] == [offset - start, offset - start + length]]
+        dtype, size = DTYPES.get(t.data_type, ("?", 1))
+        # Zero-length entries may share a range: one of them must be this tensor's.
+        if not any(e["dtype"] == dtype and e["shape"] == list(t.dims) for e in at):
+            fail(f"{t.name}: no entry of {path} at data offsets "
+                 f"[{offset - start}, {offset - start + length}] with {dtype} {list(t.dims)}; "
+                 f"there: {at}")
+        if (offset - start) % size or offset % size:
+            fail(f"{t.name}: at data offset {offset - start}, not a multiple of its {size}-byte "
+                 "elements")
         with open(path, "rb") as f:
             f.seek(offset)
             data = f.read(length)
-        if numpy_helper.to_array(value).tobytes() != data:
+        # onnx.load's own read of the reference (interop.py compares values with the source).
+        if value.raw_data != data:
             fail(f"{t.name}: the entry's bytes are not the tensor's values")
     if not headers:
         fail(f"{model_path}: no external tensors")
@@ -135,7 +145,10 @@ def make(folder, mismatch):
     names = {np.dtype(np.float32): "F32", np.dtype(np.int64): "I64", np.dtype(np.bool_): "BOOL"}
     header = {"__metadata__": {"format": "pt", "producer": "another tool"}}
     offset = 0
-    for name, array in weights:
+    for i, (name, array) in enumerate(weights):
+        if i == 1:  # empty entries at the next tensor's offset, listed before it
+            for empty in ("encoder.unused.a", "encoder.unused.b"):
+                header[empty] = {"dtype": "F32", "shape": [0, 8], "data_offsets": [offset, offset]}
         header[name] = {"dtype": names[array.dtype], "shape": list(array.shape),
                         "data_offsets": [offset, offset + array.nbytes]}
         offset += array.nbytes

@@ -211,6 +211,66 @@ private slots:
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
+    // Mixed element sizes are laid out largest first so every tensor starts at a multiple of its
+    // element size (torch views need it). Empty tensors stay inline even when pinned external:
+    // onnx.load (1.12) reads a length of 0 as "to the end of the file".
+    void emptyTensorsAndMixedElementSizes()
+    {
+        QTemporaryDir dir;
+        onnx::ModelProto model = emptyModel();
+        auto& g = *model.mutable_graph();
+        *g.add_initializer() = rawTensor("z", onnx::TensorProto::FLOAT, {0});
+        *g.add_initializer() = rawTensor("b", onnx::TensorProto::UINT8, {1001});
+        *g.add_initializer() = rawTensor("z2", onnx::TensorProto::FLOAT16, {4, 0});
+        *g.add_initializer() = rawTensor("h", onnx::TensorProto::FLOAT16, {301});
+        *g.add_initializer() = rawTensor("w", onnx::TensorProto::FLOAT, {300});
+        *g.add_initializer() = rawTensor("m", onnx::TensorProto::BOOL, {7});
+        *g.add_initializer() = rawTensor("d", onnx::TensorProto::DOUBLE, {50});
+        const QString in = dir.path() + "/in.onnx";
+        QVERIFY(saveModel(model, in));
+        auto loaded = loadModel(in);
+        QVERIFY(loaded);
+        SaveOptions options;
+        options.format = DataFormat::Safetensors;
+        options.plan.assign(loaded->tensors().size(), TensorPlacement(Placement::External));
+        const QString out = dir.path() + "/out.onnx";
+        auto saved = save(*loaded, out.toStdString(), options);
+        QVERIFY2(saved, saved ? "" : saved.error().message.c_str());
+        auto reloaded = loadModel(out);
+        QVERIFY(reloaded);
+        for (const auto& p : reloaded->problems())
+            QVERIFY2(p.severity != Severity::Error, p.message.c_str());
+        for (const TensorInfo& t : reloaded->tensors())
+            QVERIFY2(t.isExternal() == (t.byteSize() != 0), t.name.c_str());
+        QCOMPARE(computeLayout(*reloaded).front().regions.front().type, RegionType::Header);
+        const QString checked = tool({"check", out});
+        QVERIFY2(!checked.startsWith("FAILED"), qPrintable(checked));
+        const QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
+        QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    }
+
+    // A header past the format's 100,000,000 bytes would be refused by every reader: the plan
+    // fails before writing, naming the file (a long name of control characters, 6 bytes each).
+    void headerPastTheFormatsLimitIsRefused()
+    {
+        QTemporaryDir dir;
+        onnx::ModelProto model = emptyModel();
+        *model.mutable_graph()->add_initializer()
+            = rawTensor(std::string(17'000'000, '\x01'), onnx::TensorProto::UINT8, {2000});
+        const QString in = dir.path() + "/in.onnx";
+        QVERIFY(saveModel(model, in));
+        auto loaded = loadModel(in);
+        QVERIFY(loaded);
+        SaveOptions options;
+        options.format = DataFormat::Safetensors;
+        auto plan = planSave(*loaded, (dir.path() + "/out.onnx").toStdString(), options);
+        QVERIFY(!plan);
+        QVERIFY2(plan.error().message.find("out.onnx.safetensors") != std::string::npos,
+            plan.error().message.c_str());
+        QVERIFY2(plan.error().message.find("100000000") != std::string::npos,
+            plan.error().message.c_str());
+    }
+
     // What the format cannot hold is refused before anything is written, naming why.
     void refusedBeforeWriting_data()
     {
@@ -243,7 +303,8 @@ private slots:
     }
 
     // A model another tool pointed into its own .safetensors file (own names, metadata, a
-    // padded header): inspect shows the header, verify agrees, a repack keeps every value.
+    // padded header, empty entries sharing the next tensor's offset, which once hid it): inspect
+    // shows the header, verify agrees, a repack keeps every value.
     void readsFilesMadeByOtherTools()
     {
         QTemporaryDir dir;
