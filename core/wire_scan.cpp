@@ -306,7 +306,7 @@ private:
                     m_payloads.push_back({m_path, valueBegin, len, replacement.has_value()});
                 if (replacement) {
                     self.edits.push_back({tagEnd, valueBegin, fieldEnd, -1, *replacement});
-                    growth += fieldSize(replacement->length) - fieldSize(len);
+                    growth += fieldSize(replacement->length) - oldFieldSize(tagEnd, fieldEnd);
                 }
                 continue;
             }
@@ -327,7 +327,7 @@ private:
             if (childNode >= 0) {
                 const uint64_t newLen = m_nodes[static_cast<size_t>(childNode)].newSize;
                 self.edits.push_back({tagEnd, valueBegin, fieldEnd, childNode, {}});
-                growth += fieldSize(newLen) - fieldSize(len);
+                growth += fieldSize(newLen) - oldFieldSize(tagEnd, fieldEnd);
             }
         }
         if (self.edits.empty()) {
@@ -340,8 +340,15 @@ private:
         return true;
     }
 
-    // A length-delimited value of `len` bytes with its length prefix (the tag is unchanged).
+    // A length-delimited value of `len` bytes with its length prefix as the output writes it:
+    // minimal (the tag is unchanged).
     static int64_t fieldSize(uint64_t len) { return static_cast<int64_t>(varintSize(len) + len); }
+    // The same for a field of the input: its prefix as written, which protobuf accepts padded
+    // past its minimal width (0x85 0x00 for 5), so not varintSize(len).
+    static int64_t oldFieldSize(uint64_t tagEnd, uint64_t fieldEnd)
+    {
+        return static_cast<int64_t>(fieldEnd - tagEnd);
+    }
 
     void emit(int node, uint64_t begin, uint64_t end, std::string& out,
         std::vector<PayloadInsert>* inserts) const

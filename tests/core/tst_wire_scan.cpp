@@ -175,6 +175,7 @@ private slots:
     void testdataWriterAgrees();
     void writerRefusesPast2GiB();
     void fuzzWireScanLongTag();
+    void fuzzWireScanPaddedLength();
     void fuzzModelLoadFifoHang();
 
 private:
@@ -720,6 +721,45 @@ void TestWireScan::fuzzWireScanLongTag()
     auto scan = scanModel(spanOf(tooLong), "too long", 1);
     QVERIFY(!scan.ok());
     QVERIFY2(contains(scan.error().message, "longer than 5 bytes"), scan.error().message.c_str());
+}
+
+// Fuzz finding wire-scan-padded-length: protobuf reads a length prefix written with more bytes
+// than it needs (0x85 0x00 is 5; writers that reserve a fixed-width prefix and fill it in later
+// produce such lengths). The scanner counted the old prefix as its minimal size, so every
+// enclosing length in the skeleton, and in a model the writer spliced, was short by the padding:
+// Model::load refused the model and a save would have written one nothing can parse.
+void TestWireScan::fuzzWireScanPaddedLength()
+{
+    // `value`'s length prefix padded to `width` bytes.
+    const auto padded = [](uint32_t field, const std::string& value, int width) {
+        std::string prefix;
+        uint64_t v = value.size();
+        for (int i = 0; i < width - 1; ++i) {
+            prefix.push_back(char((v & 0x7f) | 0x80));
+            v >>= 7;
+        }
+        prefix.push_back(char(v));
+        return tag(field, 2) + prefix + value;
+    };
+    const std::string raw(2000, 'x');
+    // raw_data, the initializer and the graph each with a padded prefix, and a second
+    // initializer with minimal ones between padded siblings.
+    const std::string tensor = num(1, raw.size()) + num(2, 2) + len(8, "w") + padded(9, raw, 4);
+    const std::string graph = padded(5, tensor, 5) + len(5, uint8Tensor("v", std::string(900, 'v')))
+        + padded(5, num(1, 3) + num(2, 2) + len(8, "s") + padded(9, "abc", 3), 2);
+    const std::string model = num(1, 8) + len(8, len(1, "") + num(2, 17)) + padded(7, graph, 5);
+    onnx::ModelProto oracle;
+    QVERIFY(oracle.ParseFromString(model)); // protobuf accepts it
+    QCOMPARE(oracle.graph().initializer_size(), 3);
+    QCOMPARE(oracle.graph().initializer(0).raw_data(), raw);
+    QCOMPARE(checkSkeleton(model, 1, "padded lengths"), 3);
+    QCOMPARE(checkSkeleton(model, 1000, "padded lengths, one stripped"), 1);
+    QVERIFY(checkWriter(model, "padded lengths"));
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("padded.onnx");
+    QVERIFY(writeFile(path, model));
+    checkLoad(path);
 }
 
 // Fuzz review finding model-load-fifo-hang: opening a FIFO named like a model blocked forever
