@@ -137,7 +137,15 @@ std::optional<SaveOptions> parseLayoutOptions(
                          "so they cannot be aligned (--format onnx can)\n";
             return std::nullopt;
         }
-        options.format = DataFormat::Safetensors; // a target's file names still apply
+        // A target's file names and limits still apply; its alignment cannot, which is said
+        // (the audit in `inspect` then lists the tensors a reader cannot map).
+        if (!args.target.empty() && args.align.empty() && options.alignment > 1)
+            std::cerr << "onnx-repack: note: --target " << args.target << " aligns tensors of "
+                      << sizeText(options.alignThreshold) << " and more to "
+                      << sizeText(options.alignment)
+                      << "; safetensors files hold tensors back to back, so this save does not "
+                         "(--format onnx can)\n";
+        options.format = DataFormat::Safetensors;
     }
     if (!validAlignment(options.alignment)) {
         std::cerr << "onnx-repack: --align: '" << args.align

@@ -302,6 +302,38 @@ private slots:
         QCOMPARE(hashFolder(dir.path()), before);
     }
 
+    // A target's alignment cannot be kept in a safetensors file; the save goes on (the names and
+    // limits still apply) but says so instead of dropping it silently. An explicit --align
+    // stays a usage error (refusedBeforeWriting); without a target nothing is said.
+    void targetAlignmentDroppedIsSaid_data()
+    {
+        QTest::addColumn<QStringList>("options");
+        QTest::addColumn<QString>("note"); // empty: no note
+        QTest::addRow("ort") << QStringList{"--target", "ort"} << "--target ort aligns tensors of 1MiB and more to 64KiB";
+        QTest::addRow("web") << QStringList{"--target", "web"} << "--target web aligns tensors of 1MiB and more to 4KiB";
+        QTest::addRow("ort, --align 0") << QStringList{"--target", "ort", "--align", "0"} << "";
+        QTest::addRow("no target") << QStringList{} << "";
+    }
+    void targetAlignmentDroppedIsSaid()
+    {
+        QFETCH(QStringList, options);
+        QFETCH(QString, note);
+        QTemporaryDir dir;
+        const QString in = writeScopedModel(dir.path());
+        const auto run = runCli(QStringList{"repack", in, "-o", dir.path() + "/out.onnx",
+                                    "--format", "safetensors"}
+            + options);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        if (note.isEmpty()) {
+            QVERIFY2(!run.err.contains("aligns"), run.err.constData());
+        } else {
+            QVERIFY2(run.err.contains(note.toUtf8()), run.err.constData());
+            QVERIFY2(run.err.contains("back to back"), run.err.constData());
+        }
+        const QString checked = tool({"check", dir.path() + "/out.onnx"});
+        QVERIFY2(!checked.startsWith("FAILED"), qPrintable(checked));
+    }
+
     // A model another tool pointed into its own .safetensors file (own names, metadata, a
     // padded header, empty entries sharing the next tensor's offset, which once hid it): inspect
     // shows the header, verify agrees, a repack keeps every value.
