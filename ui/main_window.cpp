@@ -162,6 +162,7 @@ void MainWindow::onOpened(const LoadedModel& loaded)
     // The old model and rows are freed off this thread once nothing here refers to them.
     std::shared_ptr<repack::Model> oldModel = std::exchange(m_model, loaded.model);
     ModelSnapshot oldSnapshot = std::exchange(m_snapshot, loaded.snapshot);
+    m_panel->followModelFormat(dataFormatOf(m_snapshot));
     showSnapshot();
     releaseInBackground(std::make_pair(std::move(oldModel), std::move(oldSnapshot)));
     m_recent->add(m_snapshot.path);

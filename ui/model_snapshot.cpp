@@ -147,6 +147,19 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
     return snap;
 }
 
+std::optional<repack::DataFormat> dataFormatOf(const ModelSnapshot& snapshot)
+{
+    std::optional<repack::DataFormat> format;
+    for (const repack::FileLayout& file : snapshot.layouts) {
+        if (file.bytes == 0)
+            continue; // missing or empty: says nothing about the format
+        if (file.headerBytes == 0)
+            return repack::DataFormat::Raw;
+        format = repack::DataFormat::Safetensors;
+    }
+    return format;
+}
+
 void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model)
 {
     addProblems(snapshot, model, repack::housekeepingProblems(model));

@@ -5,12 +5,14 @@
 #pragma once
 
 #include "core/file_layout.h"
+#include "core/save_options.h"
 
 #include <QList>
 #include <QString>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace repack {
@@ -68,6 +70,10 @@ ModelSnapshot takeSnapshot(const repack::Model& model);
 // no model there uses, hard-linked data files). Reads the folder and may parse the other models
 // in it: call it on a worker thread only.
 void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model);
+
+// What the model's data files are: Safetensors when every one that exists is a .safetensors
+// file, Raw when any is not, nullopt without external data (or with none of its files there).
+std::optional<repack::DataFormat> dataFormatOf(const ModelSnapshot& snapshot);
 
 // True when `a` and `b` list the same tensors in the same order (name, scope, kind, type,
 // shape, size), wherever each is stored: what a save leaves unchanged.

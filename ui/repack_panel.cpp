@@ -170,6 +170,15 @@ void RepackPanel::applyFormat()
     m_alignThreshold->setEnabled(!safetensors() && m_alignment->currentData().toULongLong() != 0);
 }
 
+void RepackPanel::followModelFormat(std::optional<repack::DataFormat> format)
+{
+    if (!format)
+        return;
+    const int index = m_format->findData(int(*format));
+    if (index >= 0)
+        m_format->setCurrentIndex(index); // applyFormat and optionsChanged when it changes
+}
+
 const repack::Target* RepackPanel::target() const
 {
     return repack::findTarget(m_target->currentData().toString().toStdString());

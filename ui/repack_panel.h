@@ -8,6 +8,8 @@
 #include <QVariantMap>
 #include <QWidget>
 
+#include <optional>
+
 class QAction;
 class QCheckBox;
 class QComboBox;
@@ -35,6 +37,9 @@ public:
     // The data file name used when the field is empty ("<model>.data"); a target names it
     // after the same model file ("<model>_data").
     void setDefaultDataFile(const QString& name);
+    // A model was opened whose data files are all of `format`: the Format chooser follows it,
+    // so a re-save keeps what the files are. nullopt (no external data) keeps the choice.
+    void followModelFormat(std::optional<repack::DataFormat> format);
     // `problem`: the preview says the options cannot be saved, and why (`text`); saveBlocker()
     // returns that text until a preview without a problem replaces it.
     void setPreview(const QString& text, bool problem = false);

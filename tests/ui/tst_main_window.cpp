@@ -21,6 +21,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
@@ -383,6 +384,45 @@ private Q_SLOTS:
                 built[i].content);
         }
         QVERIFY(reloaded.value()->problems().empty());
+    }
+
+    // The Format chooser follows the model opened: a model whose data files are all
+    // .safetensors files is saved as such again unless the user picks otherwise, one with raw
+    // data files as raw; a model without external data keeps the user's last choice.
+    void formatFollowsTheOpenedModel()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 5000, 300000}).empty());
+        const QString inlineModel = dir.filePath(QStringLiteral("model.onnx"));
+        ui::MainWindow window;
+        QComboBox* format = window.repackPanel()->formatBox();
+        const auto choose = [format](repack::DataFormat f) {
+            format->setCurrentIndex(format->findData(int(f)));
+        };
+        const auto shown = [format] { return repack::DataFormat(format->currentData().toInt()); };
+        QVERIFY(open(window, inlineModel));
+        window.repackPanel()->thresholdEdit()->setValue(4096);
+        for (const auto& [name, f] : {std::pair{"raw.onnx", repack::DataFormat::Raw},
+                 std::pair{"st.onnx", repack::DataFormat::Safetensors}}) {
+            choose(f);
+            QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+            QVERIFY(window.saveTo(dir.filePath(QString::fromLatin1(name))));
+            QVERIFY(finished.wait(60000));
+            QCOMPARE(finished.first().first().toBool(), true);
+        }
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("st.onnx.safetensors"))));
+
+        choose(repack::DataFormat::Raw);
+        QVERIFY(open(window, dir.filePath(QStringLiteral("st.onnx"))));
+        QCOMPARE(shown(), repack::DataFormat::Safetensors);
+        QVERIFY(!window.repackPanel()->alignmentBox()->isEnabled());
+        QCOMPARE(window.repackPanel()->options().format, repack::DataFormat::Safetensors);
+        QVERIFY(open(window, dir.filePath(QStringLiteral("raw.onnx"))));
+        QCOMPARE(shown(), repack::DataFormat::Raw);
+        choose(repack::DataFormat::Safetensors);
+        QVERIFY(open(window, inlineModel));
+        QCOMPARE(shown(), repack::DataFormat::Safetensors);
+        QVERIFY2(m_dialogs.isEmpty(), qPrintable(m_dialogs.join(u',')));
     }
 
     void foreignDataFileIsOverwrittenOnlyWithConsent_data()
