@@ -34,8 +34,9 @@ void printPlan(const Model& model, const SavePlan& plan)
                 plan.files[static_cast<size_t>(p.file)], std::to_string(p.offset),
                 std::to_string(p.length)});
         else
-            tensors.addRow({model.tensors()[i].qualifiedName(), "inline", "", "",
-                std::to_string(model.tensors()[i].byteSize())});
+            tensors.addRow({model.tensors()[i].qualifiedName(),
+                model.tensors()[i].mustStayInline() ? "inline (read at graph build)" : "inline",
+                "", "", std::to_string(model.tensors()[i].byteSize())});
     }
     tensors.print(std::cout, {3, 4});
     std::cout << '\n';

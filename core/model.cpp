@@ -224,6 +224,15 @@ void Model::reindex()
         if (info.hasError)
             info.external.file.reset(); // never read through a reference we found broken
     }
+    // An external tensor readers need while building the graph: an error for the model's
+    // readers, not for its bytes (after `broken`), so a save may bring it inline.
+    for (const auto& info : m_tensors)
+        if (info.isExternal() && info.mustStayInline())
+            m_problems.push_back({Severity::Error, info.qualifiedName(),
+                std::string(code::ExternalGraphBuildInput),
+                info.qualifiedName() + " is stored externally, but it is " + info.readAtGraphBuild
+                    + ", whose values readers need while building the graph: ONNX Runtime "
+                      "refuses to load the model; fix: onnx-repack repack (keeps it inline)"});
     // Data files that are also .safetensors files: their headers must agree with the model.
     // Only reported (after `broken`): reads and saves use the model's references, not them.
     checkSafetensorsFiles(m_tensors, m_problems);

@@ -58,6 +58,8 @@ Json plannedTensorJson(const TensorInfo& tensor, const PlannedTensor& p, const S
         t["location"] = plan.files[static_cast<size_t>(p.file)];
         t["offset"] = p.offset;
         t["length"] = p.length;
+    } else if (tensor.mustStayInline()) {
+        t["kept_inline"] = tensor.readAtGraphBuild; // whatever the threshold or plan (SPEC 5c)
     }
     return t;
 }

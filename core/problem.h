@@ -53,6 +53,9 @@ inline constexpr std::string_view DuplicateBytes = "duplicate-bytes";
 // Data files that are also .safetensors files (core/safetensors.h, issue 10).
 inline constexpr std::string_view SafetensorsMismatch = "safetensors-mismatch";
 inline constexpr std::string_view SafetensorsHeader = "safetensors-header";
+// An external tensor whose values readers need while building the graph
+// (core/graph_build_inputs.h): ONNX Runtime and onnx.shape_inference refuse the model.
+inline constexpr std::string_view ExternalGraphBuildInput = "external-graph-build-input";
 } // namespace code
 
 struct Problem {

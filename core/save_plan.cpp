@@ -54,13 +54,18 @@ Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions&
             return Error{t.qualifiedName() + ": STRING tensors cannot be stored externally"};
         if (!t.bytes)
             return Error{t.qualifiedName() + ": its size is unknown, so it cannot be moved"};
+        if (t.mustStayInline())
+            return Error{t.qualifiedName() + " cannot be stored externally: it is "
+                + t.readAtGraphBuild
+                + ", whose values readers need while building the graph (ONNX Runtime refuses "
+                  "the model otherwise); keep it inline"};
         // Even when pinned: onnx.load (1.12) reads a "length" of 0 as "to the end of the file",
         // so an empty tensor stored externally comes back holding the file's remaining bytes.
         return *t.bytes != 0;
     }
     if (placement == Placement::Inline || options.allInline)
         return false;
-    if (isString || !t.bytes || *t.bytes == 0)
+    if (isString || !t.bytes || *t.bytes == 0 || t.mustStayInline())
         return false;
     if (t.kind == TensorKind::Attribute && !options.includeAttributes)
         return false;

@@ -2,6 +2,7 @@
 
 #include "dtype.h"
 #include "external_reference.h"
+#include "graph_build_inputs.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -236,6 +237,7 @@ std::vector<TensorInfo> indexTensors(
     for (auto& function : *model.mutable_functions())
         indexer.nodes(
             *function.mutable_node(), "function:" + function.domain() + ":" + function.name());
+    markGraphBuildInputs(model, out);
     reportDuplicateNames(out, problems);
     return out;
 }

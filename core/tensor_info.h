@@ -51,9 +51,13 @@ struct TensorInfo {
     // Model::materializeInline()); Model::read maps it.
     std::optional<FileRange> inlineRange;
     bool hasError = false; // some error-severity problem names this tensor
+    // Why readers need this tensor's values while they build the graph (core/graph_build_inputs.h),
+    // e.g. "the shape input of Reshape 'r1'"; empty when they do not. Such a tensor stays inline.
+    std::string readAtGraphBuild;
     onnx::TensorProto* proto = nullptr; // owned by the Model
 
     bool isExternal() const { return storage == Storage::External; }
+    bool mustStayInline() const { return !readAtGraphBuild.empty(); }
     uint64_t byteSize() const { return bytes.value_or(0); }
     // Stable identity within a model, used for diffs and problem reports.
     std::string qualifiedName() const { return scope + "/" + name; }

@@ -12,7 +12,8 @@ namespace {
 void copyMetadata(const onnx::TensorProto& original, onnx::TensorProto& out)
 {
     out.Clear();
-    out.set_name(original.name());
+    if (original.has_name()) // an unnamed attribute tensor stays unnamed
+        out.set_name(original.name());
     out.set_data_type(original.data_type());
     *out.mutable_dims() = original.dims();
     if (original.has_doc_string())

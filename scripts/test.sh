@@ -4,6 +4,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/build.sh"
+# ONNX Runtime (npm's onnxruntime-node) as an independent reader for the tests, when npm has it.
+bash "$root/scripts/install-test-readers.sh"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
 # The Debian package builds, installs with apt-get, runs, and is removed again.
 bash "$root/scripts/test-package.sh" "$root/build"

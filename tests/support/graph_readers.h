@@ -1,0 +1,19 @@
+// Readers that build a model's graph, not only parse it: ONNX Runtime (onnxruntime-node, when
+// scripts/install-test-readers.sh could install it) and onnx 1.12's strict shape inference
+// (python3-onnx). Both need the values of shape, axes, pads, ... inputs while building the graph
+// and refuse external ones (core/graph_build_inputs.h).
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+namespace fixtures {
+
+// Whether ONNX Runtime is installed for the tests ($REPACK_ORT_MODULES and $REPACK_NODE).
+bool onnxRuntimeAvailable();
+
+// Empty when every available reader builds the graph of each model; otherwise what each one that
+// refused printed, a line per model.
+QString graphBuildFailure(const QStringList& modelPaths);
+
+} // namespace fixtures
