@@ -1,6 +1,7 @@
 #include "data_writer.h"
 
 #include "checksum.h"
+#include "mapped_memory.h"
 #include "model.h"
 #include "typed_data.h"
 
@@ -210,15 +211,23 @@ Status DataWriter::writeInline(
         return Error{m_model.tensors()[tensor].qualifiedName() + ": holds "
             + std::to_string(view.size()) + " bytes, dtype x shape needs "
             + std::to_string(m_plan.tensors[tensor].length)};
-    if (m_options.checksum)
-        m_checksums[tensor] = Sha1::of(view);
+    const std::string where = bytes->where(m_model.tensors()[tensor]);
+    if (m_options.checksum) {
+        Sha1 sha;
+        if (Status s = readMapped(where, [&] { sha.update(view); }); !s)
+            return s;
+        m_checksums[tensor] = sha.hexDigest();
+    }
     // Through the page-aligned buffer: the kernel copies from the model's memory (16 bytes off
     // a page) several times slower than from an aligned buffer, more than the extra memcpy.
     if (!m_buffer)
         m_buffer.emplace(kBufferBytes);
     for (size_t done = 0; done < view.size();) {
         const size_t piece = std::min(m_buffer->size(), view.size() - done);
-        std::memcpy(m_buffer->data(), view.data() + done, piece);
+        if (Status s = readMapped(
+                where, [&] { std::memcpy(m_buffer->data(), view.data() + done, piece); });
+            !s)
+            return s;
         if (Status s
             = pwriteAll(targetFd, {m_buffer->data(), piece}, targetOffset + done, targetPath);
             !s)

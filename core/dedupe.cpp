@@ -2,6 +2,7 @@
 
 #include "checksum.h"
 #include "dtype.h"
+#include "mapped_memory.h"
 #include "model.h"
 
 #include <algorithm>
@@ -24,12 +25,19 @@ struct Copy {
     std::vector<size_t> sharing; // it and the others at the same range
 };
 
-std::string sample(std::span<const std::byte> bytes)
+// The first and last kSampleBytes of `bytes`, read into memory sized before the read.
+Result<std::string> sample(const TensorInfo& tensor, const TensorBytes& tensorBytes)
 {
+    const auto bytes = tensorBytes.bytes();
     const size_t head = std::min(bytes.size(), kSampleBytes);
     const size_t tail = std::min(bytes.size() - head, kSampleBytes);
-    std::string out(reinterpret_cast<const char*>(bytes.data()), head);
-    out.append(reinterpret_cast<const char*>(bytes.data() + bytes.size() - tail), tail);
+    std::string out(head + tail, '\0');
+    Status s = readMapped(tensorBytes.where(tensor), [&] {
+        std::memcpy(out.data(), bytes.data(), head);
+        std::memcpy(out.data() + head, bytes.data() + bytes.size() - tail, tail);
+    });
+    if (!s)
+        return s.error();
     return out;
 }
 
@@ -52,12 +60,16 @@ public:
     Result<TensorBytes> read(size_t tensor) const { return m_model.read(tensor); }
 
     // SHA-1 of `bytes`, reporting progress and checking for cancellation between chunks.
-    Result<std::string> hash(size_t tensor, std::span<const std::byte> bytes)
+    Result<std::string> hash(size_t tensor, const TensorBytes& tensorBytes)
     {
+        const auto bytes = tensorBytes.bytes();
         Sha1 sha;
         for (size_t done = 0; done < bytes.size();) {
             const size_t piece = std::min(kHashChunk, bytes.size() - done);
-            sha.update(bytes.subspan(done, piece));
+            if (Status s = readMapped(tensorBytes.where(m_model.tensors()[tensor]),
+                    [&] { sha.update(bytes.subspan(done, piece)); });
+                !s)
+                return s.error();
             done += piece;
             m_progress.bytesDone += piece;
             m_progress.tensor = m_model.tensors()[tensor].name;
@@ -78,7 +90,10 @@ public:
             auto bytes = read(c.tensor);
             if (!bytes)
                 return bytes.error();
-            bySample[sample(bytes->bytes())].push_back(&c);
+            auto key = sample(m_model.tensors()[c.tensor], *bytes);
+            if (!key)
+                return key.error();
+            bySample[*key].push_back(&c);
         }
         for (auto& [key, similar] : bySample) {
             if (similar.size() < 2) { // unlike the others: a group only when already shared
@@ -91,7 +106,7 @@ public:
                 auto bytes = read(c->tensor);
                 if (!bytes)
                     return bytes.error();
-                auto digest = hash(c->tensor, bytes->bytes());
+                auto digest = hash(c->tensor, *bytes);
                 if (!digest)
                     return digest.error();
                 byHash[*digest].push_back(c);
@@ -120,7 +135,13 @@ private:
                     return bytes.error();
                 const auto a = first->bytes();
                 const auto b = bytes->bytes();
-                if (a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size()) != 0)
+                bool same = a.size() == b.size();
+                if (Status s = readMapped(first->where(m_model.tensors()[equal.front()->tensor])
+                            + " or " + bytes->where(m_model.tensors()[c->tensor]),
+                        [&] { same = same && std::memcmp(a.data(), b.data(), a.size()) == 0; });
+                    !s)
+                    return s;
+                if (!same)
                     continue; // a SHA-1 collision: not shared
             }
             g.tensors.insert(g.tensors.end(), c->sharing.begin(), c->sharing.end());

@@ -1,6 +1,7 @@
 #include "diff.h"
 
 #include "data_file.h"
+#include "mapped_memory.h"
 #include "model.h"
 
 #include <algorithm>
@@ -60,7 +61,11 @@ Result<bool> sameBytes(const Model& a, size_t ia, const Model& b, size_t ib,
         if (options.cancel && options.cancel->isCancelled())
             return Error{"cancelled"};
         const size_t n = std::min(kCompareChunk, va.size() - at);
-        const bool equal = std::memcmp(va.data() + at, vb.data() + at, n) == 0;
+        bool equal = false;
+        if (Status s = readMapped(ba->where(a.tensors()[ia]) + " or " + bb->where(b.tensors()[ib]),
+                [&] { equal = std::memcmp(va.data() + at, vb.data() + at, n) == 0; });
+            !s)
+            return s.error();
         progress.bytesDone += n;
         if (options.progress)
             options.progress(progress);

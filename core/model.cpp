@@ -1,6 +1,7 @@
 #include "model.h"
 
 #include "external_reference.h"
+#include "mapped_memory.h"
 #include "posix_file.h"
 #include "safetensors.h"
 #include "temp_file.h"
@@ -132,7 +133,11 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
         auto bytes = file->view(0, identity->size);
         if (!bytes)
             continue;
-        auto parsed = parseMapped(*bytes, path);
+        // A file truncated while it is scanned faults (SIGBUS) instead of reading short: that
+        // read is abandoned (what the scan had allocated is lost, once) and the load fails.
+        Result<Parsed> parsed = Error{};
+        if (Status s = readMapped(path.string(), [&] { parsed = parseMapped(*bytes, path); }); !s)
+            return s.error();
         if (!parsed)
             return parsed.error();
 
@@ -340,7 +345,7 @@ Result<TensorBytes> Model::read(size_t index) const
         auto view = info.external.file->view(info.external.offset, length);
         if (!view)
             return Error{info.qualifiedName() + ": " + view.error().message};
-        return TensorBytes::view(*view);
+        return TensorBytes::view(*view, info.external.file.get());
     }
     case Storage::Raw: {
         if (info.inlineRange) {
@@ -349,7 +354,7 @@ Result<TensorBytes> Model::read(size_t index) const
             auto view = m_modelFile->view(info.inlineRange->offset, info.inlineRange->length);
             if (!view)
                 return Error{info.qualifiedName() + ": " + view.error().message};
-            return TensorBytes::view(*view);
+            return TensorBytes::view(*view, m_modelFile.get());
         }
         const std::string& raw = info.proto->raw_data();
         return TensorBytes::view(std::as_bytes(std::span(raw.data(), raw.size())));

@@ -26,12 +26,15 @@ namespace repack {
 
 // The bytes of one tensor, little-endian as in raw_data. Views into a mapping of a data file or
 // of the .onnx, or the model's own raw_data; typed-field tensors are converted into `owned`.
+// Bytes mapped from a file fault (SIGBUS) if the file shrinks underneath: touch them inside
+// readMapped (core/mapped_memory.h) with where() as its label.
 class TensorBytes {
 public:
-    static TensorBytes view(std::span<const std::byte> bytes)
+    static TensorBytes view(std::span<const std::byte> bytes, const DataFile* file = nullptr)
     {
         TensorBytes t;
         t.m_view = bytes;
+        t.m_file = file;
         return t;
     }
     static TensorBytes own(std::vector<std::byte> bytes)
@@ -44,9 +47,16 @@ public:
     {
         return m_owned.empty() ? m_view : std::span<const std::byte>(m_owned);
     }
+    // "<tensor> (in <file>)" for a mapped view, else the tensor's name: what an error says.
+    std::string where(const TensorInfo& tensor) const
+    {
+        return m_file ? tensor.qualifiedName() + " (in " + m_file->path().string() + ")"
+                      : tensor.qualifiedName();
+    }
 
 private:
     std::span<const std::byte> m_view;
+    const DataFile* m_file = nullptr; // the mapping m_view lies in, if any
     std::vector<std::byte> m_owned;
 };
 
