@@ -182,6 +182,15 @@ void Model::setLocation(fs::path path, uint64_t fileBytes)
     reindex();
 }
 
+std::string Model::firstErrorOf(const TensorInfo& tensor) const
+{
+    const std::string name = tensor.qualifiedName();
+    for (const auto& p : m_problems)
+        if (p.severity == Severity::Error && p.tensor == name)
+            return p.message;
+    return {};
+}
+
 bool Model::hasErrors() const
 {
     return std::any_of(m_problems.begin(), m_problems.end(),
@@ -334,8 +343,7 @@ Result<TensorBytes> Model::read(size_t index) const
         return Error{"tensor index " + std::to_string(index) + " out of range"};
     const TensorInfo& info = m_tensors[index];
     if (info.hasError)
-        return Error{info.qualifiedName() + ": cannot be read until its problems are fixed "
-            + "(see the model's problems)"};
+        return Error{"cannot read " + info.qualifiedName() + ": " + firstErrorOf(info)};
     switch (info.storage) {
     case Storage::External: {
         if (!info.external.file)

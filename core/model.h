@@ -111,6 +111,9 @@ public:
     const std::vector<TensorInfo>& tensors() const { return m_tensors; }
     const std::vector<Problem>& problems() const { return m_problems; }
     bool hasErrors() const;
+    // The message of the first error naming `tensor`, for errors that refuse to use it; empty
+    // when none does.
+    std::string firstErrorOf(const TensorInfo& tensor) const;
 
     // Reads one tensor's bytes: mapped for external tensors, never garbage: a broken or
     // invalidated reference is an error naming the tensor and the file.

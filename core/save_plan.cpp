@@ -154,14 +154,16 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
                       "of its dimensions overflows before its zero); keep it inline"};
             if (t.hasError)
                 return Error{t.qualifiedName()
-                    + ": cannot be saved until its problems are fixed (see verify)"};
+                    + ": cannot be saved until its problems are fixed: "
+                    + model.firstErrorOf(t)};
             external.push_back(i);
             plan.externalBytes += t.byteSize();
             plan.movedToExternal += t.isExternal() ? 0 : 1;
         } else {
             if (t.isExternal() && t.hasError)
                 return Error{t.qualifiedName()
-                    + ": its external data is unreadable, so it cannot be brought inline"};
+                    + ": its external data is unreadable, so it cannot be brought inline: "
+                    + model.firstErrorOf(t)};
             plan.inlineBytes += t.byteSize();
             plan.movedToInline += t.isExternal() ? 1 : 0;
         }
