@@ -44,6 +44,7 @@ struct RepackArgs {
     bool checksum = false;
     bool force = false;
     bool removeUnused = false;
+    bool rewrite = false;
     std::string wait; // seconds
     bool progress = false;
 };
@@ -120,6 +121,13 @@ void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& 
 {
     for (const auto& warning : report.warnings)
         std::cerr << "onnx-repack: warning: " << printable(warning) << '\n';
+    if (report.unchanged) {
+        std::cout << "nothing to change: " << printable(report.modelPath.string())
+                  << " and its " << report.dataFiles.size()
+                  << " data file(s) are already laid out as planned; nothing written "
+                     "(--rewrite writes them anyway)\n";
+        return;
+    }
     std::cout << (report.warnings.empty() ? "wrote " : "saved with a warning: ")
               << printable(report.modelPath.string()) << ": " << report.externalTensors << " external and "
               << report.inlineTensors << " inline tensors, " << formatBytes(report.bytesWritten)
@@ -171,6 +179,7 @@ int repack(const RepackArgs& args)
     options.force = args.force;
     options.removeUnused = args.removeUnused;
     options.lockWaitMs = *wait;
+    options.rewrite = args.rewrite;
 
     auto model = Model::load(args.input);
     if (!model) {
@@ -222,6 +231,9 @@ Command addRepack(CLI::App& app)
            "(default "
                + defaults.wait + ")")
         ->type_name("SECONDS");
+    sub->add_flag("--rewrite", args->rewrite,
+        "Write the files even when an in-place save would change nothing (by default it writes "
+        "nothing and says so)");
     sub->add_flag("--progress", args->progress, "Draw a progress bar on stderr");
     return {sub, [args] { return repack(*args); }};
 }

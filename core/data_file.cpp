@@ -28,6 +28,15 @@ Result<FileIdentity> identityOf(int fd)
     return identityOf(st);
 }
 
+bool namesFile(const std::filesystem::path& path, const FileIdentity& identity)
+{
+    auto fd = UniqueFd::openRead(path);
+    if (!fd)
+        return false;
+    auto now = identityOf(fd->get());
+    return now && *now == identity;
+}
+
 DataFile::DataFile(std::filesystem::path path, FileIdentity expected)
     : m_path(std::move(path))
     , m_identity(expected)

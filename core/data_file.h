@@ -28,6 +28,8 @@ struct FileIdentity {
 
 // The identity of the file `fd` is open on.
 Result<FileIdentity> identityOf(int fd);
+// Whether `path` still names the file with `identity` (false when it cannot be opened).
+bool namesFile(const std::filesystem::path& path, const FileIdentity& identity);
 
 struct SafetensorsHeader;
 

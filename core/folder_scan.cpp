@@ -392,6 +392,15 @@ FolderReport scanFolder(const Model& model)
     }
 }
 
+Result<std::vector<FolderEntry>> deadSaveLeftovers(const Model& model)
+{
+    try {
+        return scan(model, true).leftovers;
+    } catch (const std::exception& e) {
+        return Error{"cannot scan " + model.baseDir().string() + ": " + e.what()};
+    }
+}
+
 std::vector<Problem> housekeepingProblems(const Model& model)
 {
     const FolderReport report = scanFolder(model);

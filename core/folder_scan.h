@@ -45,6 +45,10 @@ struct FolderReport {
 // so an unsaved change counts. Never throws; what cannot be read is left out.
 FolderReport scanFolder(const Model& model);
 
+// FolderReport::leftovers for a caller that holds the lock of every folder of `model` (so no
+// temporary belongs to a live save). Fails when the folder cannot be scanned.
+Result<std::vector<FolderEntry>> deadSaveLeftovers(const Model& model);
+
 // scanFolder as warnings with codes leftover-temporary, unused-data-file, hard-linked-data.
 std::vector<Problem> housekeepingProblems(const Model& model);
 

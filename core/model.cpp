@@ -94,16 +94,6 @@ Result<Parsed> parseMapped(std::span<const std::byte> file, const fs::path& path
     return parsed;
 }
 
-// Whether `path` still names the file with `identity`.
-bool stillNames(const fs::path& path, const FileIdentity& identity)
-{
-    auto fd = UniqueFd::openRead(path);
-    if (!fd)
-        return false;
-    auto now = identityOf(fd->get());
-    return now && *now == identity;
-}
-
 constexpr int kLoadAttempts = 8;
 
 } // namespace
@@ -149,9 +139,10 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
             model->m_modelFile = std::move(file);
         model->m_path = absolute;
         model->m_fileBytes = identity->size;
+        model->m_fileIdentity = *identity;
         model->m_baseDir = model->m_path.parent_path();
         model->reindex();
-        if (stillNames(path, *identity))
+        if (namesFile(path, *identity))
             return model;
     }
     return Error{path.string()
@@ -328,6 +319,7 @@ void Model::adoptSavedFile(const fs::path& path, const FileIdentity& identity,
 {
     m_materialized.clear();
     m_inFile.clear();
+    m_fileIdentity = identity;
     for (const auto& [tensor, range] : ranges)
         m_inFile.emplace(tensor, range);
     m_modelFile = m_inFile.empty()

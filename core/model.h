@@ -104,6 +104,8 @@ public:
     const std::filesystem::path& path() const { return m_path; }
     // Size of the .onnx file when loaded or last saved (0 for in-memory models).
     uint64_t fileBytes() const { return m_fileBytes; }
+    // Which file the .onnx was when loaded or last saved (all zero for in-memory models).
+    const FileIdentity& fileIdentity() const { return m_fileIdentity; }
     const std::filesystem::path& baseDir() const { return m_baseDir; }
     // Resolves every external tensor against `dir` from now on, and revalidates.
     void setBaseDir(std::filesystem::path dir);
@@ -145,6 +147,7 @@ private:
     std::filesystem::path m_path;
     std::filesystem::path m_baseDir;
     uint64_t m_fileBytes = 0;
+    FileIdentity m_fileIdentity;
     std::vector<TensorInfo> m_tensors;
     std::vector<Problem> m_problems;
     std::map<std::filesystem::path, std::shared_ptr<DataFile>> m_dataFiles;

@@ -18,6 +18,7 @@
 #include "save_steps.h"
 #include "temp_file.h"
 #include "tensor_rewrite.h"
+#include "verify.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -158,6 +159,27 @@ void removeOwnLeftovers(const std::vector<fs::path>& finals)
     }
 }
 
+// A save that writes nothing still refuses what a rewrite would refuse: bytes that fail their
+// checksum (unless options.allowCorrupt). Only models with checksum keys are read.
+Status checkChecksums(const Model& model, const SaveOptions& options)
+{
+    if (options.allowCorrupt
+        || std::none_of(model.tensors().begin(), model.tensors().end(),
+            [](const TensorInfo& t) { return t.isExternal() && !t.external.checksum.empty(); }))
+        return {};
+    VerifyOptions verifying;
+    verifying.progress = options.progress;
+    verifying.cancel = options.cancel;
+    for (const Problem& p : verify(model, verifying))
+        if (p.code == code::ChecksumMismatch || p.code == code::ReadFailed)
+            return Error{p.message
+                + "; refusing to carry corrupt bytes forward (--allow-corrupt keeps them and "
+                  "their old checksum)"};
+    if (options.cancel && options.cancel->isCancelled())
+        return Error{"save cancelled"};
+    return {};
+}
+
 // The data files an in-place save stopped using, and (options.removeUnused) removes those no
 // other model in the folder references.
 void dropUnused(const std::vector<fs::path>& readBefore, const std::vector<fs::path>& finals,
@@ -211,6 +233,31 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     if (!lock)
         return Error{cannot + lock.error().message};
     crashPoint("locked");
+    if (!options.rewrite && planKeepsLayout(model, path, *plan, options)) {
+        if (Status s = checkChecksums(model, options); !s)
+            return Error{cannot + s.error().message};
+        SaveReport report;
+        Finisher finish(report.warnings);
+        report.modelPath = path;
+        report.unchanged = true;
+        std::set<std::string> finals{path.filename().string()};
+        for (const auto& name : plan->files)
+            finals.insert(report.dataFiles.emplace_back((dir / name).lexically_normal())
+                              .filename()
+                              .string());
+        // As the rewrite would: temporaries of a killed save of these names go, also those
+        // that are only another link to a final file (killed after the swap).
+        if (auto leftovers = deadSaveLeftovers(model))
+            for (const auto& e : *leftovers)
+                if (finals.count(finalNameOfTemp(e.path.filename().string())))
+                    finish.unlinkFile(e.path, "unlink-leftover",
+                        "it is a leftover of a save that died; onnx-repack clean removes it");
+        for (const auto& p : plan->tensors)
+            (p.external ? report.externalTensors : report.inlineTensors)++;
+        report.seconds
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        return report;
+    }
     if (!options.force)
         if (auto conflicts = conflictsOf(model, path, *plan); !conflicts.empty())
             return Error{joinMessages(conflicts)};

@@ -21,6 +21,9 @@ struct SaveReport {
     size_t externalTensors = 0;
     size_t inlineTensors = 0;
     double seconds = 0;
+    // Nothing was written: an in-place save whose files already are what it would write
+    // (planKeepsLayout, unless SaveOptions::rewrite). bytesWritten is 0.
+    bool unchanged = false;
     // Non-empty: the new model was committed and loads, but a step after the commit point
     // failed (a directory sync, a final rename, removing a temporary): "saved with a warning",
     // never "nothing changed". Each names the file and what to do.

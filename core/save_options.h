@@ -75,6 +75,9 @@ struct SaveOptions {
     // How long to wait for another save of the same folder to finish (SPEC 5a: one save at a
     // time) before failing with a clear message.
     int lockWaitMs = 30000;
+    // Write even when an in-place save would change nothing (planKeepsLayout): by default such
+    // a save writes nothing and says so.
+    bool rewrite = false;
     std::vector<TensorPlacement> plan; // per index of Model::tensors(); empty = all Auto
 
     ProgressCallback progress;

@@ -4,6 +4,7 @@
 #include "dtype.h"
 #include "format.h"
 #include "model.h"
+#include "posix_file.h"
 #include "safetensors.h"
 #include "targets.h"
 #include "temp_file.h"
@@ -88,6 +89,18 @@ Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
             + std::to_string(plan.tensors[biggest].length) + " bytes"};
     }
     return {};
+}
+
+// Whether the file at `path` starts with `bytes`.
+bool startsWith(const fs::path& path, const std::string& bytes)
+{
+    auto fd = UniqueFd::openRead(path);
+    if (!fd)
+        return false;
+    std::string head(bytes.size(), '\0');
+    return preadExact(fd->get(), std::as_writable_bytes(std::span(head.data(), head.size())), 0,
+               path)
+        && head == bytes;
 }
 
 } // namespace
@@ -325,6 +338,40 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         if (Status s = checkFileLimit(model, plan, options.shardSize); !s)
             return s.error();
     return plan;
+}
+
+bool planKeepsLayout(
+    const Model& model, const fs::path& modelPath, const SavePlan& plan, const SaveOptions& options)
+{
+    if (model.path().empty() || fs::absolute(modelPath).lexically_normal() != model.path())
+        return false;
+    const fs::path dir = model.path().parent_path();
+    std::vector<const DataFile*> files(plan.files.size(), nullptr);
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorInfo& t = tensors[i];
+        const PlannedTensor& p = plan.tensors[i];
+        if (p.external != t.isExternal())
+            return false;
+        if (!p.external)
+            continue;
+        const auto f = static_cast<size_t>(p.file);
+        if (!t.external.file || t.external.offset != p.offset || t.external.length != p.length
+            || t.external.resolvedPath != (dir / plan.files[f]).lexically_normal()
+            || fs::path(t.external.location).lexically_normal()
+                != fs::path(plan.files[f]).lexically_normal()
+            || (options.checksum && t.external.checksum.empty()))
+            return false;
+        files[f] = t.external.file.get();
+    }
+    for (size_t f = 0; f < files.size(); ++f) {
+        if (!files[f] || files[f]->identity().size != plan.fileBytes[f]
+            || !namesFile(files[f]->path(), files[f]->identity()))
+            return false;
+        if (!plan.fileHeaders[f].empty() && !startsWith(files[f]->path(), plan.fileHeaders[f]))
+            return false;
+    }
+    return namesFile(model.path(), model.fileIdentity());
 }
 
 uint64_t usedBytes(const SavePlan& plan, size_t file)

@@ -48,6 +48,14 @@ std::string saveDataFile(const std::filesystem::path& modelPath, const SaveOptio
 // Bytes of data file `file` that are tensors (each shared range once); the rest is padding.
 uint64_t usedBytes(const SavePlan& plan, size_t file);
 
+// Whether saving `model` to `modelPath` with `plan` would write what is on disk already: the
+// model's own path, every tensor where the plan puts it (inline, or the same file, offset and
+// length), the data files exactly the plan's files at their planned sizes (no orphaned bytes;
+// a safetensors header as planned), checksums present where asked. The padding between tensors
+// is not read. Files replaced since the model was opened never count as unchanged.
+bool planKeepsLayout(const Model& model, const std::filesystem::path& modelPath,
+    const SavePlan& plan, const SaveOptions& options);
+
 // Fails on an unusable data file name, a safetensors save of a tensor whose dtype the format
 // lacks or with dedupe, (absolute, escaping with ..), an inline result past
 // the 2 GiB protobuf limit, a target's file limits (shardSizeIsLimit, maxShards), or, with

@@ -209,6 +209,7 @@ void MainWindow::updatePreview()
     // The worker owns the model while it saves.
     if (!m_model || isSaving() || isLoading())
         return;
+    m_nothingToChange = false; // until this preview finds otherwise
     const QString invalid = m_panel->validationError();
     if (!invalid.isEmpty()) {
         m_panel->setPreview(tr("Cannot save: %1").arg(invalid), true);
@@ -223,8 +224,18 @@ void MainWindow::updatePreview()
             tr("Cannot save: %1").arg(QString::fromStdString(plan.error().message)));
         return;
     }
-    m_panel->setPreview(describePlan(plan.value(), m_snapshot));
+    // An in-place save that would write what is on disk already writes nothing: Save says so.
+    const bool unchanged = repack::planKeepsLayout(
+        *m_model, m_snapshot.path.toStdString(), plan.value(), saveOptions());
+    const QString preview = describePlan(plan.value(), m_snapshot);
+    m_panel->setPreview(unchanged
+            ? tr("Nothing to change: the model and its data files are already laid out as "
+                 "planned.")
+                + u'\n' + preview
+            : preview);
     m_beforeAfter->setPlan(m_snapshot, plan.value());
+    m_nothingToChange = unchanged;
+    updateActions();
 }
 
 void MainWindow::open()
@@ -264,6 +275,7 @@ bool MainWindow::saveTo(const QString& path)
     // While a model loads, the one shown is about to be replaced.
     if (!m_model || isSaving() || isLoading())
         return false;
+    m_nothingToChange = false; // until this preview finds otherwise
     const QString invalid = m_panel->validationError();
     if (!invalid.isEmpty()) {
         QMessageBox::warning(this, tr("Cannot save"), invalid);
@@ -301,9 +313,12 @@ void MainWindow::updateActions()
     const bool canSave = !saving && !isLoading() && m_model;
     // When the preview says the save would fail, the buttons say why instead of trying.
     const QString blocker = m_panel->saveBlocker();
-    m_saveAction->setEnabled(canSave && blocker.isEmpty());
+    m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange);
     m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
-    m_saveAction->setToolTip(blocker.isEmpty() ? tr("Save the model with these options") : blocker);
+    m_saveAction->setToolTip(!blocker.isEmpty() ? blocker
+            : m_nothingToChange
+            ? tr("Nothing to change: the files are already laid out as planned")
+            : tr("Save the model with these options"));
     m_saveAsAction->setToolTip(
         blocker.isEmpty() ? tr("Save a copy elsewhere with these options") : blocker);
     m_openAction->setEnabled(!saving);

@@ -81,6 +81,8 @@ public:
     CompareWindow* compareWith(const QString& path);
     PlacementState* placementState() const { return m_placement; }
     PlacementView* placementView() const { return m_placementView; }
+    // File > Save: disabled, saying why, while the preview finds it would change nothing.
+    QAction* saveAction() const { return m_saveAction; }
     // The repack panel's options with the placement pins: what Save and the preview use.
     repack::SaveOptions saveOptions() const;
     // The placement plan as a SPEC 5b JSON file, and back as the pins (one undoable edit);
@@ -161,6 +163,7 @@ private:
     BusyIndicator* m_busy = nullptr;
     SaveFlow* m_saveFlow = nullptr;
     bool m_askingReload = false;
+    bool m_nothingToChange = false; // the preview found an in-place save would write nothing
 
     QAction* m_openAction = nullptr;
     QAction* m_reloadAction = nullptr;

@@ -124,6 +124,8 @@ PlacementView::PlacementView(PlacementState* state, QWidget* parent)
     auto* reset = new QPushButton(tr("Reset pins"), this);
     reset->setToolTip(m_resetPins->toolTip());
     connect(reset, &QPushButton::clicked, m_resetPins, &QAction::trigger);
+    connect(m_resetPins, &QAction::changed, reset,
+        [this, reset] { reset->setEnabled(m_resetPins->isEnabled()); });
     auto* resetAll = new QPushButton(tr("Reset all"), this);
     connect(resetAll, &QPushButton::clicked, m_resetAll, &QAction::trigger);
     connect(m_resetAll, &QAction::changed, resetAll,
@@ -177,8 +179,10 @@ void PlacementView::changeEvent(QEvent* event)
 void PlacementView::updateActions()
 {
     const bool enabled = isEnabled();
-    for (QAction* action : {m_moveInline, m_moveExternal, m_resetPins})
+    for (QAction* action : {m_moveInline, m_moveExternal})
         action->setEnabled(enabled);
+    // Resetting needs a pin to reset.
+    m_resetPins->setEnabled(enabled && m_state->pinnedCount() > 0);
     m_resetAll->setEnabled(enabled && m_state->pinnedCount() > 0);
 }
 

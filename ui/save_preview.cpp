@@ -23,10 +23,17 @@ QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
     uint64_t toExternalBytes = 0;
     uint64_t toInlineBytes = 0;
     size_t externalCount = 0;
+    size_t moving = 0; // external before and after, at another file or offset
     for (size_t i = 0; i < plan.tensors.size() && i < size_t(current.tensors.size()); ++i) {
-        const bool now = current.tensors[qsizetype(i)].external;
+        const TensorRow& row = current.tensors[qsizetype(i)];
+        const bool now = row.external;
         const bool after = plan.tensors[i].external;
         externalCount += after;
+        if (now && after
+            && (row.offset != plan.tensors[i].offset
+                || row.storage
+                    != QString::fromStdString(plan.files[size_t(plan.tensors[i].file)])))
+            ++moving;
         if (after && !now)
             toExternalBytes += current.tensors[qsizetype(i)].bytes;
         if (!after && now)
@@ -34,7 +41,12 @@ QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
     }
     QStringList lines;
     if (plan.movedToExternal == 0 && plan.movedToInline == 0)
-        lines << tr("No tensor changes storage.");
+        lines << (moving ? tr("No tensor changes storage; %n tensor(s) move within their data "
+                              "files.",
+                              int(moving))
+                         : tr("No tensor changes storage."));
+    else if (moving)
+        lines << tr("%n external tensor(s) move within their data files.", int(moving));
     if (plan.movedToExternal)
         lines << tr("%n tensor(s) move to external data", int(plan.movedToExternal))
                 + QStringLiteral(" (") + formatBytes(toExternalBytes) + u')';

@@ -20,6 +20,7 @@
 #include <QAbstractButton>
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QLabel>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
@@ -384,6 +385,39 @@ private Q_SLOTS:
                 built[i].content);
         }
         QVERIFY(reloaded.value()->problems().empty());
+    }
+
+    // A re-save that would write what is on disk already: Save is disabled and says so, the
+    // preview too; other options enable it again, and a layout change within the data file is
+    // named as such, not as "no tensor changes storage".
+    void saveSaysNothingToChangeWhenTheLayoutIsAsPlanned()
+    {
+        QTemporaryDir dir;
+        const std::vector<uint64_t> sizes{100, 4096, 20000, 300000, 300001};
+        QVERIFY(!uifixtures::writeInlineModel(dir.path(), sizes).empty());
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        ui::MainWindow window;
+        QVERIFY(open(window, path));
+        window.repackPanel()->thresholdEdit()->setValue(4096);
+        QTRY_VERIFY(window.saveAction()->isEnabled());
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(path));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.first().first().toBool(), true);
+
+        QTRY_VERIFY(!window.saveAction()->isEnabled());
+        QVERIFY2(window.saveAction()->toolTip().contains(QStringLiteral("Nothing to change")),
+            qPrintable(window.saveAction()->toolTip()));
+        QVERIFY(window.repackPanel()->previewLabel()->text().contains(
+            QStringLiteral("Nothing to change")));
+
+        // Aligning the two largest moves them within the file: Save is back, the preview says so.
+        window.repackPanel()->alignThresholdEdit()->setValue(300000);
+        QTRY_VERIFY(window.saveAction()->isEnabled());
+        const QString preview = window.repackPanel()->previewLabel()->text();
+        QVERIFY2(preview.contains(QStringLiteral("move within their data files"))
+                && !preview.contains(QStringLiteral("Nothing to change")),
+            qPrintable(preview));
     }
 
     // The Format chooser follows the model opened: a model whose data files are all

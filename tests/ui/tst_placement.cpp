@@ -405,6 +405,23 @@ private Q_SLOTS:
         QCOMPARE(window.placementView()->model()->rowCount(), 4);
     }
 
+    // Reset Pin and Reset All need a pin to reset: disabled on a model without any.
+    void resettingNeedsAPin()
+    {
+        ui::MainWindow window;
+        QVERIFY(open(window, mixedModel(QStringLiteral("reset"))));
+        ui::PlacementView* pane = window.placementView();
+        QVERIFY(!pane->resetPinsAction()->isEnabled());
+        QVERIFY(!pane->resetAllAction()->isEnabled());
+        QVERIFY(window.placementState()->pinTo(
+            {tensorOf(window, QStringLiteral("small_a"))}, {Placement::External}));
+        QVERIFY(pane->resetPinsAction()->isEnabled());
+        QVERIFY(pane->resetAllAction()->isEnabled());
+        pane->resetAllAction()->trigger();
+        QVERIFY(!pane->resetPinsAction()->isEnabled());
+        QVERIFY(!pane->resetAllAction()->isEnabled());
+    }
+
     void stringTensorCannotGoExternal()
     {
         const QString dir = m_dir.filePath(QStringLiteral("strings"));
