@@ -3,6 +3,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <string>
 
 namespace repack::cli {
 
@@ -11,8 +12,9 @@ enum ExitCode { Ok = 0, Failed = 1, Usage = 2 };
 int run(int argc, const char* const* argv);
 
 // `onnx-repack inspect MODEL` as text, for the GUI's no-display fallback.
-// `deep` adds the audit checks that read weight bytes (duplicate-bytes).
-int inspect(
-    const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep = false);
+// `deep` adds the audit checks that read weight bytes (duplicate-bytes); `target` audits for
+// that save target's readers too (its alignment).
+int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err,
+    bool deep = false, const std::string& target = {});
 
 } // namespace repack::cli

@@ -9,6 +9,7 @@
 #include "core/format.h"
 #include "core/model.h"
 #include "core/report.h"
+#include "core/targets.h"
 
 #include <CLI/CLI.hpp>
 
@@ -89,8 +90,19 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
 
 } // namespace
 
-int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep)
+int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep,
+    const std::string& target)
 {
+    AuditOptions audit{.compareBytes = deep};
+    if (!target.empty()) {
+        const Target* found = findTarget(target);
+        if (!found) {
+            err << "onnx-repack: unknown target '" << printable(target) << "' (one of "
+                << targetNames() << ")\n";
+            return Usage;
+        }
+        audit.alignment = found->alignment;
+    }
     auto model = Model::load(modelPath);
     if (!model) {
         err << "onnx-repack: " << printable(model.error().message) << '\n';
@@ -100,7 +112,7 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
     // (alignment, limits, unused and duplicate tensors) are only ever warnings.
     std::vector<Problem> folderProblems = housekeepingProblems(**model);
     // Only --deep reads weights (to find identical copies): inspecting never touches them.
-    for (auto& p : auditModel(**model, {.compareBytes = deep}))
+    for (auto& p : auditModel(**model, audit))
         folderProblems.push_back(std::move(p));
     if (json) {
         writeInspectJson(out, **model, folderProblems);
@@ -122,8 +134,13 @@ Command addInspect(CLI::App& app)
     sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/inspect/1)");
     sub->add_flag("--deep", *deep,
         "Also read the weights to find tensors stored more than once (duplicate-bytes)");
-    return {sub, [path, json, deep] {
-                return inspect(path->c_str(), *json, std::cout, std::cerr, *deep);
+    auto target = std::make_shared<std::string>();
+    sub->add_option("--target", *target,
+           "Audit for a target's readers too (ort: the 64 KiB alignment ONNX Runtime before 1.23 "
+           "needs on Windows): " + targetNames())
+        ->type_name("NAME");
+    return {sub, [path, json, deep, target] {
+                return inspect(path->c_str(), *json, std::cout, std::cerr, *deep, *target);
             }};
 }
 

@@ -35,10 +35,12 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
                 where + " is not 4 KiB-aligned, so readers cannot memory-map it and copy it to "
                         "memory instead; fix: onnx-repack repack (aligns tensors of 1 MiB and "
                         "more to 4 KiB), or --target ort for 64 KiB");
-        else if (t.external.offset % kWindowsMapGranularity != 0)
+        else if (options.alignment >= kWindowsMapGranularity
+            && t.external.offset % options.alignment != 0)
             warn(out, t.qualifiedName(), code::NotMappableOnWindows,
-                where + " is not 64 KiB-aligned, so ONNX Runtime before 1.23 cannot "
-                        "memory-map it on Windows; fix: onnx-repack repack --target ort");
+                where + " is not " + formatBytes(options.alignment)
+                    + "-aligned, so ONNX Runtime before 1.23 cannot memory-map it on Windows; "
+                      "fix: onnx-repack repack --target ort");
     }
 }
 
