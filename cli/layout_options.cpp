@@ -177,4 +177,13 @@ bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& opt
     return true;
 }
 
+void printPaddingNote(uint64_t paddingBytes, uint64_t dataBytes)
+{
+    if (dataBytes == 0 || paddingBytes < dataBytes / 10)
+        return;
+    std::cout << "note: alignment padding takes " << formatBytes(paddingBytes) << " of the "
+              << formatBytes(dataBytes) << " of data files (" << paddingBytes * 100 / dataBytes
+              << " %); a smaller --align or a larger --align-threshold saves it\n";
+}
+
 } // namespace repack::cli

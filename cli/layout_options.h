@@ -4,6 +4,7 @@
 
 #include "core/save_options.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -49,5 +50,9 @@ std::optional<SaveOptions> parseLayoutOptions(
 
 // Reads --plan, when given, into `options.plan` for `model`; false after saying why on stderr.
 bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options);
+
+// When alignment padding takes a tenth or more of the data files (`--align 16MiB
+// --align-threshold 1` can multiply them), says how much on stdout; nothing otherwise.
+void printPaddingNote(uint64_t paddingBytes, uint64_t dataBytes);
 
 } // namespace repack::cli

@@ -56,6 +56,10 @@ void printPlan(const Model& model, const SavePlan& plan)
     std::cout << plan.externalBytes << " bytes (" << formatBytes(plan.externalBytes)
               << ") external in " << plan.files.size() << " data file(s), " << plan.inlineBytes
               << " bytes (" << formatBytes(plan.inlineBytes) << ") inline; nothing written\n";
+    uint64_t dataBytes = 0;
+    for (auto bytes : plan.fileBytes)
+        dataBytes += bytes;
+    printPaddingNote(paddingBytes(plan), dataBytes);
     if (plan.sharedTensors)
         std::cout << plan.sharedTensors << " tensor(s) share the range of an identical one ("
                   << formatBytes(plan.sharedBytes) << " stored once)\n";

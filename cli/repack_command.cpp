@@ -133,6 +133,7 @@ void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& 
               << report.inlineTensors << " inline tensors, " << formatBytes(report.bytesWritten)
               << " in " << report.dataFiles.size() << " data file(s) and the model, "
               << formatSeconds(report.seconds) << '\n';
+    printPaddingNote(report.paddingBytes, report.dataBytes);
     const fs::path folder = fs::absolute(report.modelPath).parent_path();
     for (const auto& file : report.noLongerUsed) {
         const fs::path absolute = (folder / file).lexically_normal();

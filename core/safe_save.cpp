@@ -375,7 +375,9 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     report.modelPath = path;
     report.bytesWritten = committed.written.bytes;
     for (auto bytes : plan->fileBytes)
-        report.bytesWritten += bytes;
+        report.dataBytes += bytes;
+    report.bytesWritten += report.dataBytes;
+    report.paddingBytes = paddingBytes(*plan);
     for (const auto& p : plan->tensors)
         (p.external ? report.externalTensors : report.inlineTensors)++;
     report.seconds

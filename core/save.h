@@ -18,6 +18,8 @@ struct SaveReport {
     std::filesystem::path modelPath;
     std::vector<std::filesystem::path> dataFiles; // as the saved model names them, shard order
     uint64_t bytesWritten = 0; // model file plus data files
+    uint64_t dataBytes = 0; // the data files' sizes
+    uint64_t paddingBytes = 0; // of those, alignment padding (zeros between tensors)
     size_t externalTensors = 0;
     size_t inlineTensors = 0;
     double seconds = 0;

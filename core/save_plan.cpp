@@ -385,3 +385,16 @@ uint64_t usedBytes(const SavePlan& plan, size_t file)
 }
 
 } // namespace repack
+
+namespace repack {
+
+uint64_t paddingBytes(const SavePlan& plan)
+{
+    uint64_t padding = 0;
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        padding += plan.fileBytes[f] - usedBytes(plan, f)
+            - (f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0);
+    return padding;
+}
+
+} // namespace repack

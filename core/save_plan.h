@@ -47,6 +47,8 @@ std::string saveDataFile(const std::filesystem::path& modelPath, const SaveOptio
 
 // Bytes of data file `file` that are tensors (each shared range once); the rest is padding.
 uint64_t usedBytes(const SavePlan& plan, size_t file);
+// The alignment padding of every data file of `plan` (not tensors, not safetensors headers).
+uint64_t paddingBytes(const SavePlan& plan);
 
 // Whether saving `model` to `modelPath` with `plan` would write what is on disk already: the
 // model's own path, every tensor where the plan puts it (inline, or the same file, offset and

@@ -92,6 +92,7 @@ private slots:
     void checksumOption();
     void forceOverwritesUnrelatedFile();
     void progressDrawsBarOnStderr();
+    void costlyAlignmentSaysWhatItsPaddingTakes();
     void usageErrorExits2_data();
     void usageErrorExits2();
     void refusedOptionsWriteNothing_data();
@@ -268,6 +269,29 @@ void TestCliRepack::progressDrawsBarOnStderr()
     QVERIFY2(run.err.contains("100%"), run.err.constData());
     QVERIFY2(run.err.contains('#') && run.err.contains('['), run.err.constData());
     QVERIFY(run.err.contains("ETA"));
+}
+
+// --align 16MiB --align-threshold 1 turned 84 MB of weights into 2.1 GB of data file without a
+// word: a repack (and a plan) whose padding takes a tenth of the data files says how much.
+void TestCliRepack::costlyAlignmentSaysWhatItsPaddingTakes()
+{
+    QTemporaryDir dir;
+    const QString in = writeUint8Model(dir.path(), "in.onnx", std::vector<uint64_t>(8, 5000), 1024,
+        "in.onnx.data");
+    const Run plain = runCli({"repack", in, "-o", dir.filePath("plain.onnx")});
+    QCOMPARE(plain.exitCode, 0);
+    QVERIFY2(!plain.out.contains("padding"), plain.out.constData());
+    const QStringList costly{"--align", "64KiB", "--align-threshold", "1"};
+    const Run run = runCli(QStringList{"repack", in, "-o", dir.filePath("costly.onnx")} + costly);
+    QCOMPARE(run.exitCode, 0);
+    // 8 tensors of 5000 bytes, each at a multiple of 64 KiB: 7 x (65536 - 5000) of padding.
+    const QByteArray note = QByteArray::fromStdString("note: alignment padding takes "
+        + formatBytes(7 * (65536 - 5000)) + " of the " + formatBytes(7 * 65536 + 5000)
+        + " of data files (");
+    QVERIFY2(run.out.contains(note), run.out.constData());
+    const Run plan = runCli(QStringList{"plan", in} + costly);
+    QCOMPARE(plan.exitCode, 0);
+    QVERIFY2(plan.out.contains(note), plan.out.constData());
 }
 
 void TestCliRepack::usageErrorExits2_data()
