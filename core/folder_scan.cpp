@@ -153,19 +153,21 @@ std::vector<Entry> listFolder(const fs::path& dir)
     return out;
 }
 
-// True when the bytes of `path` contain one of `needles`: a model that names a file holds its
+// Whether the bytes of `path` contain one of `needles`: a model that names a file holds its
 // location as plain bytes. Read in chunks (a file truncated meanwhile cannot fault as a mapping
-// could); an unreadable file mentions nothing, as it would not load either.
-bool mentionsAny(const fs::path& path, const std::vector<std::string>& needles)
+// could). A file that cannot be read could name anything: Unknown, never No.
+enum class Mention { No, Yes, Unknown };
+
+Mention mentionsAny(const fs::path& path, const std::vector<std::string>& needles)
 {
     size_t longest = 0;
     for (const auto& n : needles)
         longest = std::max(longest, n.size());
     if (longest == 0)
-        return false;
+        return Mention::No;
     UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid())
-        return false;
+        return errno == ENOENT ? Mention::No : Mention::Unknown; // a vanished file reads nothing
     (void)::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
     constexpr size_t kChunk = 1u << 20;
     AlignedBuffer buffer(kChunk + longest);
@@ -175,12 +177,14 @@ bool mentionsAny(const fs::path& path, const std::vector<std::string>& needles)
         const ssize_t got = ::read(fd.get(), data + carry, kChunk);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got <= 0)
-            return false;
+        if (got < 0)
+            return Mention::Unknown;
+        if (got == 0)
+            return Mention::No;
         const size_t filled = carry + static_cast<size_t>(got);
         for (const auto& n : needles)
             if (!n.empty() && ::memmem(data, filled, n.data(), n.size()))
-                return true;
+                return Mention::Yes;
         carry = std::min(filled, longest - 1);
         std::memmove(data, data + filled - carry, carry);
     }
@@ -217,15 +221,17 @@ void addReferences(const Model& model, References& refs)
     }
 }
 
-// Parses the model at `path` and adds what it reads; a model that does not load reads nothing.
-void addReferencesOf(const fs::path& path, References& refs)
+// Parses the model at `path` (whose bytes were just read) and adds what it reads: bytes that
+// are no ONNX model read nothing, as every reader refuses them too. False when it cannot be
+// told (loading threw: out of memory, say).
+bool addReferencesOf(const fs::path& path, References& refs)
 {
     try {
-        auto model = Model::load(path);
-        if (model)
+        if (auto model = Model::load(path))
             addReferences(**model, refs);
+        return true;
     } catch (...) {
-        // never let one broken sibling stop a scan
+        return false; // never let one broken sibling stop a scan
     }
 }
 
@@ -313,16 +319,22 @@ FolderReport scan(const Model& model, bool lockedByCaller)
         const auto names = needles();
         if (names.empty())
             break;
-        if (mentionsAny(sibling, names))
-            addReferencesOf(sibling, refs);
+        const Mention mention = mentionsAny(sibling, names);
+        if (mention == Mention::Unknown
+            || (mention == Mention::Yes && !addReferencesOf(sibling, refs)))
+            report.unreadable.push_back(sibling);
     }
 
-    for (const auto& e : temps)
-        if (!tempUsed(e))
-            report.leftovers.push_back({e.path, e.bytes});
-    for (const auto& e : data)
-        if (!dataUsed(e))
-            report.unusedData.push_back({e.path, e.bytes});
+    // A sibling that could not be read may use any of them: then nothing is a leftover or
+    // unused (could not tell means keep).
+    if (report.unreadable.empty()) {
+        for (const auto& e : temps)
+            if (!tempUsed(e))
+                report.leftovers.push_back({e.path, e.bytes});
+        for (const auto& e : data)
+            if (!dataUsed(e))
+                report.unusedData.push_back({e.path, e.bytes});
+    }
     std::set<Inode> seen;
     for (const auto& path : externalPaths(model)) {
         auto st = statOf(path);
@@ -344,42 +356,67 @@ std::string sized(const FolderEntry& e)
 
 } // namespace
 
-std::vector<fs::path> modelsReferencing(
-    const fs::path& dir, const fs::path& file, const std::vector<fs::path>& exclude)
+FolderReaders modelsReading(
+    const fs::path& dir, const std::vector<fs::path>& files, const std::vector<fs::path>& exclude)
 {
-    std::vector<fs::path> out;
+    FolderReaders out;
+    out.users.resize(files.size());
     try {
-        const auto target = inodeOf(file);
-        if (!target)
-            return out;
+        std::vector<std::optional<Inode>> targets;
+        for (const auto& file : files)
+            targets.push_back(inodeOf(file));
         const std::vector<Entry> entries = listFolder(dir);
-        // Every name in `dir` for the file (itself, symlinks, hard links) and the name it has
-        // where it really lives.
-        std::vector<std::string> needles{
-            file.filename().string(), canonicalName(file).filename().string()};
-        for (const auto& e : entries)
-            if (e.id == *target)
-                needles.push_back(e.name);
+        // Every name in `dir` of each file (itself, symlinks, hard links) and the name it has
+        // where it really lives: a model naming any of them may read it.
+        std::vector<std::string> needles;
+        for (size_t i = 0; i < files.size(); ++i) {
+            if (!targets[i])
+                continue;
+            needles.push_back(files[i].filename().string());
+            needles.push_back(canonicalName(files[i]).filename().string());
+            for (const auto& e : entries)
+                if (e.id == *targets[i])
+                    needles.push_back(e.name);
+        }
         std::sort(needles.begin(), needles.end());
         needles.erase(std::unique(needles.begin(), needles.end()), needles.end());
         std::erase(needles, std::string());
+        if (needles.empty())
+            return out;
 
+        // Each model of the folder is read once for all the files.
         for (const auto& e : entries) {
             if (!e.regular || !isModelName(e.name))
                 continue;
             if (std::any_of(exclude.begin(), exclude.end(),
                     [&](const fs::path& x) { return sameFile(e.path, x); }))
                 continue;
-            if (!mentionsAny(e.path, needles))
+            const Mention mention = mentionsAny(e.path, needles);
+            if (mention == Mention::No)
                 continue;
             References refs;
-            addReferencesOf(e.path, refs);
-            if (refs.files.count(*target))
-                out.push_back(e.path);
+            if (mention == Mention::Unknown || !addReferencesOf(e.path, refs)) {
+                out.unreadable.push_back(e.path);
+                continue;
+            }
+            for (size_t i = 0; i < files.size(); ++i)
+                if (targets[i] && refs.files.count(*targets[i]))
+                    out.users[i].push_back(e.path);
         }
-    } catch (...) {
-        // a scan is advisory: out of memory or a vanished folder yields what was found so far
+    } catch (const std::exception& e) {
+        out.failure = "cannot scan " + dir.string() + ": " + e.what();
     }
+    return out;
+}
+
+std::vector<fs::path> modelsReferencing(
+    const fs::path& dir, const fs::path& file, const std::vector<fs::path>& exclude)
+{
+    FolderReaders readers = modelsReading(dir, {file}, exclude);
+    std::vector<fs::path> out = std::move(readers.users.front());
+    out.insert(out.end(), readers.unreadable.begin(), readers.unreadable.end());
+    if (!readers.failure.empty())
+        out.push_back(dir); // could not tell: the folder itself stands for its unknown readers
     return out;
 }
 
@@ -414,6 +451,11 @@ std::vector<Problem> housekeepingProblems(const Model& model)
     for (const auto& e : report.unusedData)
         out.push_back(warning(code::UnusedDataFile,
             sized(e) + " looks like a data file, but no model in this folder references it"));
+    for (const auto& path : report.unreadable)
+        out.push_back(warning(code::UnreadableSibling,
+            path.string()
+                + " could not be read, so it may use any file of this folder: leftovers and "
+                  "unused data files are not reported (and saves ask before replacing files)"));
     for (const auto& e : report.hardLinked)
         out.push_back(warning(code::HardLinkedData,
             sized(e)

@@ -40,6 +40,9 @@ inline constexpr std::string_view InterruptedSave = "interrupted-save";
 inline constexpr std::string_view LeftoverTemporary = "leftover-temporary";
 inline constexpr std::string_view UnusedDataFile = "unused-data-file";
 inline constexpr std::string_view HardLinkedData = "hard-linked-data";
+// Another model of the folder could not be read: it may use any file there, so none is called
+// a leftover or unused, and replacing one needs consent.
+inline constexpr std::string_view UnreadableSibling = "unreadable-sibling";
 // Two tensors of one scope with one name (issue 10): onnx.checker rejects duplicate
 // initializers (an error); for attribute tensors only diffs and plans cannot tell them apart.
 inline constexpr std::string_view DuplicateName = "duplicate-name";

@@ -199,10 +199,21 @@ void dropUnused(const std::vector<fs::path>& readBefore, const std::vector<fs::p
         if (!remove)
             continue;
         std::set<fs::path> folders{path.parent_path(), modelPath.parent_path()};
+        std::vector<fs::path> unknown;
         bool used = false;
-        for (const auto& folder : folders)
-            used |= !modelsReferencing(folder, path, {modelPath}).empty();
-        if (used)
+        for (const auto& folder : folders) {
+            FolderReaders readers = modelsReading(folder, {path}, {modelPath});
+            used |= !readers.users.front().empty();
+            unknown.insert(unknown.end(), readers.unreadable.begin(), readers.unreadable.end());
+            if (!readers.failure.empty())
+                report.warnings.push_back(path.string() + " is kept: " + readers.failure);
+            used |= !readers.failure.empty();
+        }
+        // Could not tell means keep, and say which model could not be read.
+        for (const auto& model : unknown)
+            report.warnings.push_back(path.string() + " is kept: " + model.string()
+                + " could not be read to tell whether it uses it");
+        if (used || !unknown.empty())
             continue;
         const size_t before = report.warnings.size();
         finish.unlinkFile(path, "unlink-unused", "the model no longer uses it; remove it by hand");

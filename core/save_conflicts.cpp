@@ -6,6 +6,7 @@
 #include "model.h"
 #include "save_steps.h"
 
+#include <map>
 #include <set>
 #include <sys/stat.h>
 
@@ -84,6 +85,30 @@ std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, c
     if (!model.path().empty())
         exclude.push_back(model.path());
 
+    // Each folder's models are read once for all the files replaced (a file is looked up in
+    // its own folder and in the output model's).
+    std::map<fs::path, std::vector<size_t>> byFolder;
+    for (size_t i = 0; i < replaced.size(); ++i)
+        if (fileId(replaced[i]))
+            for (const fs::path& folder : std::set<fs::path>{replaced[i].parent_path(), out.parent_path()})
+                byFolder[folder].push_back(i);
+    std::vector<std::vector<fs::path>> users(replaced.size());
+    std::vector<std::vector<fs::path>> unknown(replaced.size()); // could not tell: they may
+    for (const auto& [folder, indices] : byFolder) {
+        std::vector<fs::path> files;
+        for (size_t i : indices)
+            files.push_back(replaced[i]);
+        FolderReaders readers = modelsReading(folder, files, exclude);
+        for (size_t k = 0; k < indices.size(); ++k) {
+            auto& u = users[indices[k]];
+            u.insert(u.end(), readers.users[k].begin(), readers.users[k].end());
+            auto& n = unknown[indices[k]];
+            n.insert(n.end(), readers.unreadable.begin(), readers.unreadable.end());
+            if (!readers.failure.empty())
+                n.push_back(folder);
+        }
+    }
+
     std::vector<SaveConflict> conflicts;
     for (size_t i = 0; i < replaced.size(); ++i) {
         const fs::path& file = replaced[i];
@@ -93,18 +118,24 @@ std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, c
         SaveConflict conflict{file, {}, {}};
         if (sourceReads.count(*id))
             conflict.users.push_back(model.path());
-        std::set<fs::path> folders{file.parent_path(), out.parent_path()};
-        for (const auto& folder : folders)
-            for (auto& user : modelsReferencing(folder, file, exclude))
-                conflict.users.push_back(std::move(user));
+        conflict.users.insert(conflict.users.end(), users[i].begin(), users[i].end());
         const bool isModelFile = i == 0;
-        if (conflict.users.empty() && (isModelFile || own.count(*id)))
+        // A model file is read as a model: only a known reader of it as data counts, or every
+        // save beside an unreadable .onnx would need consent.
+        if (isModelFile)
+            unknown[i].clear();
+        if (conflict.users.empty() && unknown[i].empty() && (isModelFile || own.count(*id)))
             continue; // replacing an output model nobody reads, or this model's own data
         conflict.message = file.string()
-            + (conflict.users.empty() ? " already exists and no model in its folder uses it"
-                                      : " is read by " + names(conflict.users)
-                        + ", which would read wrong bytes after this save")
+            + (!conflict.users.empty() ? " is read by " + names(conflict.users)
+                        + ", which would read wrong bytes after this save"
+                    : unknown[i].empty() ? " already exists and no model in its folder uses it"
+                                         : std::string(" exists"))
+            + (unknown[i].empty() ? std::string()
+                                  : (conflict.users.empty() ? "; " : "; also, ") + names(unknown[i])
+                        + " could not be read to tell whether it uses it")
             + "; replacing it needs explicit consent (--force)";
+        conflict.users.insert(conflict.users.end(), unknown[i].begin(), unknown[i].end());
         conflicts.push_back(std::move(conflict));
     }
     return conflicts;

@@ -193,6 +193,8 @@ private slots:
     void offsetPast4GiB();
     void dataFileNoLongerUsed_data();
     void dataFileNoLongerUsed();
+    void unreadableSiblingMeansKeep_data();
+    void unreadableSiblingMeansKeep();
     void replacedFilesKeepPermissionBits_data();
     void replacedFilesKeepPermissionBits();
     void otherHardLinkKeepsItsBytes();
@@ -694,6 +696,47 @@ void TestMultiUser::dataFileNoLongerUsed()
     }
     if (sibling)
         PYTHON_LOADS(dir.filePath("other.onnx"), values, "other.onnx");
+}
+
+// Could not tell means keep: other.onnx, which reads old.data too, cannot be read by the user
+// saving (mode 000; root drops to nobody for the run). --remove-unused keeps old.data and says
+// which model it could not read; replacing old.data needs consent that names it.
+void TestMultiUser::unreadableSiblingMeansKeep_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("--remove-unused keeps it")
+        << QStringList{"-o", "m.onnx", "--data", "new.data", "--remove-unused"} << 0;
+    QTest::newRow("replacing it needs consent")
+        << QStringList{"-o", "m.onnx", "--data", "old.data", "--align", "0"} << 1;
+}
+
+void TestMultiUser::unreadableSiblingMeansKeep()
+{
+    QFETCH(QStringList, args);
+    QFETCH(int, exitCode);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(!writeModel(dir.path(), "old.data").isEmpty());
+    QVERIFY(QFile::copy(dir.filePath("m.onnx"), dir.filePath("other.onnx")));
+    const bool root = ::geteuid() == 0;
+    // The saving user must write the folder and read m.onnx and old.data, not other.onnx.
+    QVERIFY(::chmod(dir.path().toLocal8Bit().constData(), 0777) == 0);
+    for (const char* name : {"m.onnx", "old.data"})
+        QVERIFY(::chmod(dir.filePath(name).toLocal8Bit().constData(), 0666) == 0);
+    QVERIFY(::chmod(dir.filePath("other.onnx").toLocal8Bit().constData(), 0) == 0);
+    const QByteArray oldData = fileContents(dir.filePath("old.data"));
+
+    const Run run = runCli(dir.path(), QStringList{"repack", "m.onnx"} + args, [root] {
+        if (root && (::setgid(65534) != 0 || ::setuid(65534) != 0))
+            ::_exit(99);
+    });
+    QVERIFY2(run.exitCode == exitCode, qPrintable(run.all()));
+    QVERIFY2(run.err.contains("other.onnx") && run.err.contains("could not be read"),
+        run.err.constData());
+    QCOMPARE(fileContents(dir.filePath("old.data")), oldData);
+    QVERIFY(::chmod(dir.filePath("other.onnx").toLocal8Bit().constData(), 0644) == 0);
+    PYTHON_LOADS(dir.filePath("other.onnx"), hashesOf(uint8Bytes(kSizes)), "other.onnx");
 }
 
 // SPEC 5a: replaced files keep their permission bits.
