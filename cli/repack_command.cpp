@@ -182,31 +182,48 @@ int repack(const RepackArgs& args)
     options.lockWaitMs = *wait;
     options.rewrite = args.rewrite;
 
-    auto model = Model::load(args.input);
-    if (!model) {
-        std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
-        return Failed;
-    }
-    if (!readPlanOption(args.layout, **model, options))
-        return Failed;
-    const auto oldSizes = dataFileSizes(**model, args.input);
     const auto created = createParentFolders(args.output);
     if (!created)
         return Failed;
     ProgressBar bar;
     if (args.progress)
         options.progress = [&bar](const Progress& p) { bar.update(p); };
-    auto report = save(**model, args.output, options);
-    bar.finish();
-    if (!report) {
-        removeCreatedFolders(*created);
-        std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
-        return Failed;
+    // Another save of the same model may hold the folder's lock; this one waits (--wait) and,
+    // when that save changed IN meanwhile, reads IN again and applies its own options to what
+    // is there now, instead of failing on a model that is no longer on disk.
+    constexpr int kAttempts = 4;
+    for (int attempt = 1;; ++attempt) {
+        options.plan.clear(); // --plan is read again for the model as it is now
+        auto model = Model::load(args.input);
+        if (!model) {
+            removeCreatedFolders(*created);
+            std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
+            return Failed;
+        }
+        if (!readPlanOption(args.layout, **model, options)) {
+            removeCreatedFolders(*created);
+            return Failed;
+        }
+        const auto oldSizes = dataFileSizes(**model, args.input);
+        auto report = save(**model, args.output, options);
+        if (!report && attempt < kAttempts
+            && !namesFile((*model)->path(), (*model)->fileIdentity())) {
+            std::cerr << "onnx-repack: " << printable(args.input)
+                      << " was changed by another save meanwhile; reading it again to apply "
+                         "these options\n";
+            continue;
+        }
+        bar.finish();
+        if (!report) {
+            removeCreatedFolders(*created);
+            std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
+            return Failed;
+        }
+        printReport(*report, oldSizes);
+        if (options.shardNaming == ShardNaming::Chunks)
+            printChunkCount(*report, options);
+        return Ok;
     }
-    printReport(*report, oldSizes);
-    if (options.shardNaming == ShardNaming::Chunks)
-        printChunkCount(*report, options);
-    return Ok;
 }
 
 } // namespace

@@ -244,6 +244,11 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     if (!lock)
         return Error{cannot + lock.error().message};
     crashPoint("locked");
+    // Another save may have replaced the model while this one waited for the lock: its bytes
+    // and references are not what this model describes any more.
+    if (!model.path().empty() && !namesFile(model.path(), model.fileIdentity()))
+        return Error{cannot + model.path().string()
+            + " changed since the model was opened (another save?); open it again"};
     if (!options.rewrite && planKeepsLayout(model, path, *plan, options)) {
         if (Status s = checkChecksums(model, options); !s)
             return Error{cannot + s.error().message};

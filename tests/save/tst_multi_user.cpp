@@ -186,6 +186,7 @@ private slots:
     void huggingFaceCacheBlobsStayIntact();
     // The bullets.
     void concurrentInPlaceSaves();
+    void waitingSaveAppliesItsOptionsToTheNewModel();
     void diskFullOnTmpfsChangesNothing_data();
     void diskFullOnTmpfsChangesNothing();
     void manySourceFilesUnderOpenFileLimit_data();
@@ -552,6 +553,58 @@ void TestMultiUser::concurrentInPlaceSaves()
             qPrintable(QStringLiteral("round %1 left %2").arg(round).arg(temps.join(", "))));
     }
     qInfo("concurrent saves: %d succeeded, %d failed cleanly", succeeded, refused);
+}
+
+// Two saves of one model with different options: the second waits for the first's lock, then
+// finds the model changed underneath, reads it again and applies its own options to the new
+// model, instead of failing with "changed since the model was opened". Both succeed, and the
+// model ends laid out as the save that committed last asked (re-running it changes nothing).
+void TestMultiUser::waitingSaveAppliesItsOptionsToTheNewModel()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::vector<uint64_t> sizes{100, 64 * MiB, 3000, 64 * MiB + 7, 40000, 32 * MiB};
+    QVERIFY(!writeUint8Model(dir.path(), "m.onnx", sizes, 1024, "m.onnx.data").isEmpty());
+    const ValueHashes values = hashesOf(uint8Bytes(sizes));
+    const QStringList common{"repack", "m.onnx", "-o", "m.onnx", "--wait", "120"};
+    const std::array<QStringList, 2> options{
+        QStringList{"--align", "0"}, QStringList{"--align", "64KiB", "--order", "size"}};
+    int reloaded = 0;
+    for (int round = 0; round < 3; ++round) {
+        std::array<std::unique_ptr<QProcess>, 2> saves;
+        for (size_t k = 0; k < saves.size(); ++k) {
+            saves[k] = std::make_unique<QProcess>();
+            saves[k]->setWorkingDirectory(dir.path());
+            saves[k]->start(qEnvironmentVariable("REPACK_CLI"), common + options[k]);
+            QVERIFY(saves[k]->waitForStarted());
+            QTest::qWait(30);
+        }
+        std::array<QString, 2> err;
+        int last = -1; // the save that committed last
+        for (size_t k = 0; k < saves.size(); ++k) {
+            QVERIFY(saves[k]->waitForFinished(180000));
+            err[k] = QString::fromUtf8(saves[k]->readAllStandardError());
+            QVERIFY2(saves[k]->exitStatus() == QProcess::NormalExit && saves[k]->exitCode() == 0,
+                qPrintable(QStringLiteral("round %1, save %2: %3").arg(round).arg(k).arg(err[k])));
+            if (err[k].contains("changed by another save meanwhile")) {
+                ++reloaded;
+                last = int(k);
+            }
+        }
+        if (last < 0)
+            last = 1; // no overlap: the one started later also committed later
+        const Run again = runCli(dir.path(), common + options[size_t(last)]);
+        QVERIFY2(again.exitCode == 0 && again.out.startsWith("nothing to change"),
+            qPrintable(QStringLiteral("round %1: the layout is not save %2's: %3")
+                           .arg(round)
+                           .arg(last)
+                           .arg(again.all())));
+        QVERIFY_PYTHON_LOADS(kValuesScript, dir.filePath("m.onnx"), values,
+            QStringLiteral("round %1").arg(round));
+        QCOMPARE(saveTempsIn(dir.path()), QStringList());
+    }
+    qInfo("%d of 3 rounds had the second save wait and read the model again", reloaded);
+    QVERIFY2(reloaded > 0, "no round overlapped: the saves were too quick to test waiting");
 }
 
 // Real ENOSPC on a small tmpfs: a save that needs more space than is free changes nothing.
