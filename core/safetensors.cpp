@@ -82,65 +82,197 @@ std::string shapeText(const std::vector<int64_t>& shape)
     return out + "]";
 }
 
-// The header's entries, or why they are not valid safetensors.
-Result<std::vector<SafetensorsEntry>> parseEntries(
-    const std::string& text, uint64_t dataStart, uint64_t fileBytes)
+// One entry of a header, checked against the file: the format's keys, dtype x shape the size of
+// its range, inside the data.
+Result<SafetensorsEntry> readEntry(
+    const std::string& name, const Json& value, uint64_t dataStart, uint64_t fileBytes)
 {
-    Json json;
-    try {
-        json = Json::parse(text);
-    } catch (const Json::exception& e) {
-        return Error{std::string("its header is not JSON: ") + e.what()};
+    const auto where = "entry '" + name + "'";
+    if (!value.is_object() || !value.contains("dtype") || !value["dtype"].is_string()
+        || !value.contains("shape") || !value["shape"].is_array() || !value.contains("data_offsets")
+        || !value["data_offsets"].is_array() || value["data_offsets"].size() != 2)
+        return Error{where + " needs a dtype, a shape and two data_offsets"};
+    SafetensorsEntry entry{name, value["dtype"].get<std::string>(), {}, 0, 0};
+    for (const auto& dim : value["shape"]) {
+        if (!dim.is_number_unsigned()
+            || dim.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
+            return Error{where + " has a shape that is not a list of sizes"};
+        entry.shape.push_back(dim.get<int64_t>());
     }
-    if (!json.is_object())
-        return Error{"its header is not a JSON object"};
+    const auto& offsets = value["data_offsets"];
+    if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
+        return Error{where + " has data_offsets that are not byte offsets"};
+    const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
+    if (begin > end || end > fileBytes - dataStart)
+        return Error{where + " has data_offsets [" + std::to_string(begin) + ", "
+            + std::to_string(end) + "] past the file's " + std::to_string(fileBytes - dataStart)
+            + " bytes of data"};
+    // dtype x shape must be the range's size, for the dtypes both formats share.
+    const auto elements = checkedElements(entry.shape);
+    if (!elements)
+        return Error{where + " has a shape whose element count overflows"};
+    if (const uint64_t size = elementBytes(entry.dtype)) {
+        if (*elements > std::numeric_limits<uint64_t>::max() / size)
+            return Error{where + " has a shape whose byte size overflows"};
+        const uint64_t bytes = *elements * size;
+        if (bytes != end - begin)
+            return Error{where + ": " + entry.dtype + " " + shapeText(entry.shape) + " needs "
+                + std::to_string(bytes) + " bytes, its data_offsets hold "
+                + std::to_string(end - begin)};
+    }
+    entry.begin = dataStart + begin;
+    entry.end = dataStart + end;
+    entry.begin = dataStart + begin;
+    entry.end = dataStart + end;
+    return entry;
+}
+
+Status checkMetadata(const Json& value)
+{
+    if (!value.is_object())
+        return Error{"__metadata__ is not an object"};
+    for (const auto& [key, text] : value.items())
+        if (!text.is_string())
+            return Error{"__metadata__ value '" + key + "' is not a string"};
+    return {};
+}
+
+// Reads a header entry by entry (nlohmann's SAX interface): only the entry being read is a
+// JSON document, so a hostile 100 MB header takes about its own size again in entries, not the
+// ten times a document of the whole header took.
+class HeaderReader : public nlohmann::json_sax<Json> {
+public:
+    HeaderReader(uint64_t dataStart, uint64_t fileBytes)
+        : m_dataStart(dataStart)
+        , m_fileBytes(fileBytes)
+    {
+    }
+
     std::vector<SafetensorsEntry> entries;
-    for (const auto& [name, value] : json.items()) {
-        if (name == "__metadata__") {
-            if (!value.is_object())
-                return Error{"__metadata__ is not an object"};
-            for (const auto& [key, text] : value.items())
-                if (!text.is_string())
-                    return Error{"__metadata__ value '" + key + "' is not a string"};
-            continue;
+    std::string error; // why the header is refused; empty while it is fine
+
+    bool null() override { return scalar(nullptr); }
+    bool boolean(bool v) override { return scalar(v); }
+    bool number_integer(number_integer_t v) override { return scalar(v); }
+    bool number_unsigned(number_unsigned_t v) override { return scalar(v); }
+    bool number_float(number_float_t v, const string_t&) override { return scalar(v); }
+    bool string(string_t& v) override { return scalar(std::move(v)); }
+    bool binary(binary_t& v) override { return scalar(Json::binary(std::move(v))); }
+    bool start_object(std::size_t) override { return open(Json::object()); }
+    bool start_array(std::size_t) override { return open(Json::array()); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& k) override
+    {
+        if (m_stack.empty()) // the header's own object: the next value is entry `k`
+            m_name = std::move(k);
+        else
+            m_key = std::move(k);
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override
+    {
+        error = std::string("its header is not JSON: ") + e.what();
+        return false;
+    }
+
+private:
+    // A value inside the entry being read (or the entry itself, a scalar).
+    bool scalar(Json v)
+    {
+        if (!m_started)
+            return fail("its header is not a JSON object");
+        if (m_stack.empty())
+            return finish(std::move(v));
+        insert(std::move(v));
+        return true;
+    }
+    bool open(Json container)
+    {
+        if (!m_started) {
+            if (!container.is_object())
+                return fail("its header is not a JSON object");
+            m_started = true; // the header's own object: not kept
+            return true;
         }
-        const auto where = "entry '" + name + "'";
-        if (!value.is_object() || !value.contains("dtype") || !value["dtype"].is_string()
-            || !value.contains("shape") || !value["shape"].is_array()
-            || !value.contains("data_offsets") || !value["data_offsets"].is_array()
-            || value["data_offsets"].size() != 2)
-            return Error{where + " needs a dtype, a shape and two data_offsets"};
-        SafetensorsEntry entry{name, value["dtype"].get<std::string>(), {}, 0, 0};
-        for (const auto& dim : value["shape"]) {
-            if (!dim.is_number_unsigned()
-                || dim.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
-                return Error{where + " has a shape that is not a list of sizes"};
-            entry.shape.push_back(dim.get<int64_t>());
+        if (m_stack.empty()) {
+            m_entry = std::move(container);
+            m_stack.push_back(&m_entry);
+        } else {
+            m_stack.push_back(insert(std::move(container)));
         }
-        const auto& offsets = value["data_offsets"];
-        if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
-            return Error{where + " has data_offsets that are not byte offsets"};
-        const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
-        if (begin > end || end > fileBytes - dataStart)
-            return Error{where + " has data_offsets [" + std::to_string(begin) + ", "
-                + std::to_string(end) + "] past the file's " + std::to_string(fileBytes - dataStart)
-                + " bytes of data"};
-        // dtype x shape must be the range's size, for the dtypes both formats share.
-        const auto elements = checkedElements(entry.shape);
-        if (!elements)
-            return Error{where + " has a shape whose element count overflows"};
-        if (const uint64_t size = elementBytes(entry.dtype)) {
-            if (*elements > std::numeric_limits<uint64_t>::max() / size)
-                return Error{where + " has a shape whose byte size overflows"};
-            const uint64_t bytes = *elements * size;
-            if (bytes != end - begin)
-                return Error{where + ": " + entry.dtype + " " + shapeText(entry.shape) + " needs "
-                    + std::to_string(bytes) + " bytes, its data_offsets hold "
-                    + std::to_string(end - begin)};
+        return true;
+    }
+    bool close()
+    {
+        if (m_stack.empty())
+            return true; // the end of the header's own object
+        m_stack.pop_back();
+        return m_stack.empty() ? finish(std::move(m_entry)) : true;
+    }
+    Json* insert(Json v)
+    {
+        Json& parent = *m_stack.back();
+        if (parent.is_array()) {
+            parent.push_back(std::move(v));
+            return &parent.back();
         }
-        entry.begin = dataStart + begin;
-        entry.end = dataStart + end;
-        entries.push_back(std::move(entry));
+        Json& slot = parent[m_key];
+        slot = std::move(v);
+        return &slot;
+    }
+    bool finish(Json value)
+    {
+        if (m_name == "__metadata__") {
+            if (m_metadata)
+                return fail("entry '__metadata__' appears twice");
+            m_metadata = true;
+            Status s = checkMetadata(value);
+            return s ? true : fail(s.error().message);
+        }
+        auto entry = readEntry(m_name, value, m_dataStart, m_fileBytes);
+        if (!entry)
+            return fail(entry.error().message);
+        entries.push_back(std::move(*entry));
+        return true;
+    }
+    bool fail(std::string why)
+    {
+        error = std::move(why);
+        return false;
+    }
+
+    uint64_t m_dataStart;
+    uint64_t m_fileBytes;
+    bool m_started = false;
+    std::string m_name; // of the entry being read
+    std::string m_key; // the key of the next value inside it
+    Json m_entry;
+    std::vector<Json*> m_stack; // the containers open inside the entry
+    bool m_metadata = false;
+};
+
+// The header's entries, or why they are not valid safetensors.
+// `text` is freed once read.
+Result<std::vector<SafetensorsEntry>> parseEntries(
+    std::string text, uint64_t dataStart, uint64_t fileBytes)
+{
+    HeaderReader reader(dataStart, fileBytes);
+    const bool parsed = Json::sax_parse(text, &reader);
+    std::string().swap(text);
+    if (!parsed || !reader.error.empty())
+        return Error{reader.error.empty() ? "its header is not JSON" : reader.error};
+    std::vector<SafetensorsEntry> entries = std::move(reader.entries);
+    // Names are unique (a JSON object's keys; a document would keep only the last).
+    {
+        std::vector<const std::string*> names;
+        names.reserve(entries.size());
+        for (const auto& e : entries)
+            names.push_back(&e.name);
+        std::sort(names.begin(), names.end(), [](auto* a, auto* b) { return *a < *b; });
+        for (size_t i = 1; i < names.size(); ++i)
+            if (*names[i] == *names[i - 1])
+                return Error{"entry '" + *names[i] + "' appears twice"};
     }
     // The format has no holes: tensors cover the data back to back, to the end of the file.
     std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
@@ -208,14 +340,14 @@ Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(
         return Error{path.string() + ": a safetensors header of " + std::to_string(length)
             + " bytes is past the format's limit of " + std::to_string(kSafetensorsMaxHeader)};
     std::string text(length, '\0');
-    if (Status s = preadExact(
-            fd, std::as_writable_bytes(std::span(text.data(), text.size())), 8, path);
+    if (Status s
+        = preadExact(fd, std::as_writable_bytes(std::span(text.data(), text.size())), 8, path);
         !s)
         return s.error();
-    auto entries = parseEntries(text, 8 + length, fileBytes);
+    auto entries = parseEntries(std::move(text), 8 + length, fileBytes);
     if (!entries)
-        return Error{path.string() + ": starts like a safetensors file, but "
-            + entries.error().message};
+        return Error{
+            path.string() + ": starts like a safetensors file, but " + entries.error().message};
     return std::optional<SafetensorsHeader>(SafetensorsHeader{8 + length, std::move(*entries)});
 }
 
@@ -266,9 +398,10 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
             continue;
         // A file whose tensors lie in what would be the header is plain ONNX data.
         const uint64_t firstByte = (*std::min_element(readers.begin(), readers.end(),
-            [](const TensorInfo* a, const TensorInfo* b) {
-                return a->external.offset < b->external.offset;
-            }))->external.offset;
+                                        [](const TensorInfo* a, const TensorInfo* b) {
+                                            return a->external.offset < b->external.offset;
+                                        }))
+                                       ->external.offset;
         auto header = readSafetensorsHeader(fd->get(), identity->size, path, firstByte);
         if (!header) {
             problems.push_back({Severity::Warning, {}, std::string(code::SafetensorsHeader),

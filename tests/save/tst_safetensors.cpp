@@ -443,6 +443,55 @@ private slots:
         for (const auto& [name, bytes] : readAllTensors(*loaded))
             QVERIFY2(!QByteArray::fromStdString(bytes).startsWith("<error"), name.c_str());
     }
+
+    // Headers are read entry by entry (a hostile 80 MB header took 1.2 GB as one JSON document):
+    // a header of many entries still gives every range, and one that names an entry twice
+    // (which a document silently reduced to the last) is refused with that name.
+    void headerIsReadEntryByEntry_data()
+    {
+        QTest::addColumn<int>("empties"); // zero-length entries before the tensor's
+        QTest::addColumn<bool>("duplicate");
+        QTest::addRow("20,000 entries") << 20000 << false;
+        QTest::addRow("an entry named twice") << 3 << true;
+    }
+    void headerIsReadEntryByEntry()
+    {
+        QFETCH(int, empties);
+        QFETCH(bool, duplicate);
+        QTemporaryDir dir;
+        std::string text = "{";
+        for (int i = 0; i < empties; ++i)
+            text += "\"e" + std::to_string(duplicate ? 0 : i)
+                + "\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]},";
+        text += "\"w\":{\"dtype\":\"U8\",\"shape\":[16],\"data_offsets\":[0,16]}}";
+        text.append((8 - (8 + text.size()) % 8) % 8, ' ');
+        std::string file(8, '\0');
+        for (size_t i = 0; i < 8; ++i)
+            file[i] = char((uint64_t(text.size()) >> (8 * i)) & 0xff);
+        const std::string weights = patternBytes(16);
+        file += text + weights;
+        QFile data(dir.filePath("w.safetensors"));
+        QVERIFY(data.open(QIODevice::WriteOnly));
+        data.write(file.data(), qint64(file.size()));
+        data.close();
+        onnx::ModelProto model = emptyModel();
+        onnx::TensorProto* w = model.mutable_graph()->add_initializer();
+        *w = rawTensor("w", onnx::TensorProto::UINT8, {16}, weights);
+        w->clear_raw_data();
+        setExternal(*w, "w.safetensors", std::to_string(8 + text.size()), "16");
+        QVERIFY(saveModel(model, dir.filePath("m.onnx")));
+
+        auto loaded = loadModel(dir.filePath("m.onnx"));
+        QVERIFY(loaded);
+        QCOMPARE(readAllTensors(*loaded)["graph/w"], weights);
+        const auto layout = computeLayout(*loaded);
+        QCOMPARE(layout.size(), size_t(1));
+        QCOMPARE(layout.front().headerBytes, duplicate ? uint64_t(0) : uint64_t(8 + text.size()));
+        const auto inspect = runCli({"inspect", dir.filePath("m.onnx")});
+        QCOMPARE(inspect.out.contains("safetensors-header"), duplicate);
+        if (duplicate)
+            QVERIFY2(inspect.out.contains("entry 'e0' appears twice"), inspect.out.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSafetensors)
