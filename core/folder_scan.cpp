@@ -127,11 +127,15 @@ struct Entry {
     uint64_t bytes = 0;
 };
 
-std::vector<Entry> listFolder(const fs::path& dir)
+// The names in `dir`; `listed` false when the folder could not be listed (a -wx folder): then
+// nothing can be told about who in it reads what.
+std::vector<Entry> listFolder(const fs::path& dir, bool* listed = nullptr)
 {
     std::vector<Entry> out;
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
+    if (listed)
+        *listed = !ec || ec == std::errc::no_such_file_or_directory;
     for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
         Entry e;
         e.path = it->path();
@@ -276,7 +280,11 @@ FolderReport scan(const Model& model, bool lockedByCaller)
     std::vector<fs::path> siblings;
     for (const auto& dir : folders) {
         const bool saveRunning = saveInFolder || (!lockedByCaller && FolderLock::isHeld(dir));
-        for (auto& e : listFolder(dir)) {
+        bool listed = true;
+        std::vector<Entry> entries = listFolder(dir, &listed);
+        if (!listed)
+            report.unreadable.push_back(dir); // could not tell what is in it
+        for (auto& e : entries) {
             if (e.symlink)
                 symlinks.push_back(e);
             if (!e.regular)
@@ -365,7 +373,12 @@ FolderReaders modelsReading(
         std::vector<std::optional<Inode>> targets;
         for (const auto& file : files)
             targets.push_back(inodeOf(file));
-        const std::vector<Entry> entries = listFolder(dir);
+        bool listed = true;
+        const std::vector<Entry> entries = listFolder(dir, &listed);
+        if (!listed) {
+            out.failure = "cannot list " + dir.string() + " to find the models that read these files";
+            return out;
+        }
         // Every name in `dir` of each file (itself, symlinks, hard links) and the name it has
         // where it really lives: a model naming any of them may read it.
         std::vector<std::string> needles;
@@ -454,8 +467,9 @@ std::vector<Problem> housekeepingProblems(const Model& model)
     for (const auto& path : report.unreadable)
         out.push_back(warning(code::UnreadableSibling,
             path.string()
-                + " could not be read, so it may use any file of this folder: leftovers and "
-                  "unused data files are not reported (and saves ask before replacing files)"));
+                + " could not be read, so which files of this folder are in use cannot be told: "
+                  "leftovers and unused data files are not reported, and saves ask before "
+                  "replacing files"));
     for (const auto& e : report.hardLinked)
         out.push_back(warning(code::HardLinkedData,
             sized(e)

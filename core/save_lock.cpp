@@ -35,7 +35,10 @@ Result<FolderLock> FolderLock::acquire(
     for (const auto& dir : real) {
         auto fd = UniqueFd::openDirectory(dir);
         if (!fd && errno == EACCES)
-            continue; // a folder we may write but not list: nothing to lock it by (see header)
+            return Error{"folder " + dir.string()
+                + " may be written but not read: another save of it cannot be excluded and the "
+                  "models in it that read these files cannot be found; give it read permission "
+                  "(chmod u+r) to save there"};
         if (!fd)
             return fd.error();
         while (::flock(fd->get(), LOCK_EX | LOCK_NB) != 0) {

@@ -3,8 +3,8 @@
 // folder's lock knows that every temporary in it belongs to a save that is no longer running.
 // flock locks belong to open file descriptions, so two saves in one process exclude each
 // other too; the kernel drops the lock when a killed process's descriptors close. A folder the
-// user may write into but not list (mode -wx) cannot be opened to lock it: saves there are not
-// serialized, as they cannot be listed for siblings or leftovers either.
+// user may write into but not list (mode -wx) cannot be opened to lock it, nor listed for the
+// models that read its files: a save there is refused, saying why.
 #pragma once
 
 #include "posix_file.h"
