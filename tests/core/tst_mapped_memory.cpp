@@ -107,8 +107,8 @@ void TestMappedMemory::viewOfATruncatedDataFileFailsTheCompare()
             sum += static_cast<uint8_t>(bytes[i]);
     });
     QVERIFY(!s);
-    QVERIFY2(QString::fromStdString(s.error().message).contains("a.data"),
-        s.error().message.c_str());
+    QVERIFY2(
+        QString::fromStdString(s.error().message).contains("a.data"), s.error().message.c_str());
     // A later diff sees the changed file before mapping anything and says so.
     auto diff = diffModels(*ma, *mb, {});
     QVERIFY(!diff);

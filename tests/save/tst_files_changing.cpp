@@ -38,8 +38,9 @@ void writeFixtures(const QString& dir, bool inlineModel, bool withB)
     QDir().mkpath(dir);
     for (const QString& name : folder.entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot))
         if (!name.startsWith("b."))
-            QFileInfo(folder.filePath(name)).isDir() ? (void)QDir(folder.filePath(name)).removeRecursively()
-                                                     : (void)folder.remove(name);
+            QFileInfo(folder.filePath(name)).isDir()
+                ? (void)QDir(folder.filePath(name)).removeRecursively()
+                : (void)folder.remove(name);
     const std::vector<uint64_t> sizes(kTensors, kTensorBytes);
     if (inlineModel)
         writeUint8Model(dir, "a.onnx", std::vector<uint64_t>(4000, 4096), uint64_t(-1), "a.data");
@@ -65,8 +66,8 @@ struct Outcome {
 };
 
 // Runs the CLI and truncates `victim` to `length` bytes after `delayUs` (-1: never).
-Outcome runTruncating(const QStringList& args, const QString& victim, qint64 delayUs,
-    qint64 length, const QProcessEnvironment& environment)
+Outcome runTruncating(const QStringList& args, const QString& victim, qint64 delayUs, qint64 length,
+    const QProcessEnvironment& environment)
 {
     QProcess process;
     process.setProcessEnvironment(environment);
@@ -113,17 +114,14 @@ void TestFilesChanging::truncationAtARandomMomentNeverKills_data()
         << QStringList{"inspect", "a.onnx", "--deep"} << data << false << "";
     QTest::addRow("diff") << QStringList{"diff", "a.onnx", "b.onnx"} << data << false << "";
     QTest::addRow("repack to a new file")
-        << QStringList{"repack", "a.onnx", "-o", "out/new.onnx"} << data << false
-        << "out/new.onnx";
+        << QStringList{"repack", "a.onnx", "-o", "out/new.onnx"} << data << false << "out/new.onnx";
     QTest::addRow("repack in place")
-        << QStringList{"repack", "a.onnx", "-o", "a.onnx", "--threshold", "8MiB"} << data
-        << false << "";
-    QTest::addRow("repack --dedupe")
-        << QStringList{"repack", "a.onnx", "-o", "out/d.onnx", "--dedupe"} << data << false
-        << "out/d.onnx";
-    QTest::addRow("repack --checksum")
-        << QStringList{"repack", "a.onnx", "-o", "out/c.onnx", "--checksum"} << data << false
-        << "out/c.onnx";
+        << QStringList{"repack", "a.onnx", "-o", "a.onnx", "--threshold", "8MiB"} << data << false
+        << "";
+    QTest::addRow("repack --dedupe") << QStringList{"repack", "a.onnx", "-o", "out/d.onnx",
+        "--dedupe"} << data << false << "out/d.onnx";
+    QTest::addRow("repack --checksum") << QStringList{"repack", "a.onnx", "-o", "out/c.onnx",
+        "--checksum"} << data << false << "out/c.onnx";
     QTest::addRow("inspect of a .onnx truncated while it is scanned")
         << QStringList{"inspect", "a.onnx", "--json"} << "a.onnx" << true << "";
     QTest::addRow("repack of an inline .onnx truncated while it is copied")

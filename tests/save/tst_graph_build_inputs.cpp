@@ -301,8 +301,8 @@ void TestGraphBuildInputs::pinToExternalIsRefusedWithTheReason()
     const QString out = dir.path() + "/out.onnx";
     const CliRun run = runCli({"repack", in, "-o", out, "--plan", planPath});
     QCOMPARE(run.exitCode, 1);
-    QVERIFY2(run.err.contains("outer_shape") && run.err.contains("keep it inline"),
-        run.err.constData());
+    QVERIFY2(
+        run.err.contains("outer_shape") && run.err.contains("keep it inline"), run.err.constData());
     QVERIFY(!QFile::exists(out));
 }
 
@@ -343,8 +343,8 @@ void TestGraphBuildInputs::externalOneOnDiskIsReportedAndRepackFixesIt()
 
     const CliRun verify = runCli({"verify", in});
     QCOMPARE(verify.exitCode, 1);
-    QVERIFY2(verify.err.contains("external-graph-build-input")
-            && verify.err.contains("graph/shape") && verify.err.contains("onnx-repack repack"),
+    QVERIFY2(verify.err.contains("external-graph-build-input") && verify.err.contains("graph/shape")
+            && verify.err.contains("onnx-repack repack"),
         verify.err.constData());
 
     const QString out = dir.path() + "/out.onnx";

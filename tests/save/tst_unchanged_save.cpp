@@ -39,8 +39,8 @@ QMap<QString, QString> stamps(const QString& dir)
 // m.onnx with external tensors in m.onnx.data, already saved once in place with `args`.
 QString savedModel(const QString& dir, const QStringList& args = {})
 {
-    const QString path = writeUint8Model(dir, "m.onnx", {100, 5000, 2 << 20, 3 << 20}, 1024,
-        "m.onnx.data");
+    const QString path
+        = writeUint8Model(dir, "m.onnx", {100, 5000, 2 << 20, 3 << 20}, 1024, "m.onnx.data");
     const CliRun run = runCli(QStringList{"repack", path, "-o", path} + args);
     return run.exitCode == 0 ? path : QString();
 }

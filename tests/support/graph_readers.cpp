@@ -50,9 +50,9 @@ QString graphBuildFailure(const QStringList& modelPaths)
         if (!ort.isEmpty())
             failures += QStringLiteral("ONNX Runtime: ") + ort;
     }
-    const QString python = failureOf(
-        qEnvironmentVariable("REPACK_PYTHON", QStringLiteral("/usr/bin/python3")),
-        QStringList{readersDir() + QStringLiteral("/graph_build.py")} + modelPaths);
+    const QString python
+        = failureOf(qEnvironmentVariable("REPACK_PYTHON", QStringLiteral("/usr/bin/python3")),
+            QStringList{readersDir() + QStringLiteral("/graph_build.py")} + modelPaths);
     if (!python.isEmpty())
         failures += QStringLiteral("onnx.shape_inference (strict): ") + python;
     return failures;
