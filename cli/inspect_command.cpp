@@ -137,7 +137,8 @@ Command addInspect(CLI::App& app)
     auto target = std::make_shared<std::string>();
     sub->add_option("--target", *target,
            "Audit for a target's readers too (ort: the 64 KiB alignment ONNX Runtime before 1.23 "
-           "needs on Windows): " + targetNames())
+           "needs on Windows): "
+               + targetNames())
         ->type_name("NAME");
     return {sub, [path, json, deep, target] {
                 return inspect(path->c_str(), *json, std::cout, std::cerr, *deep, *target);

@@ -35,8 +35,8 @@ void printPlan(const Model& model, const SavePlan& plan)
                 std::to_string(p.length)});
         else
             tensors.addRow({model.tensors()[i].qualifiedName(),
-                model.tensors()[i].mustStayInline() ? "inline (read at graph build)" : "inline",
-                "", "", std::to_string(model.tensors()[i].byteSize())});
+                model.tensors()[i].mustStayInline() ? "inline (read at graph build)" : "inline", "",
+                "", std::to_string(model.tensors()[i].byteSize())});
     }
     tensors.print(std::cout, {3, 4});
     std::cout << '\n';

@@ -122,8 +122,8 @@ void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& 
     for (const auto& warning : report.warnings)
         std::cerr << "onnx-repack: warning: " << printable(warning) << '\n';
     if (report.unchanged) {
-        std::cout << "nothing to change: " << printable(report.modelPath.string())
-                  << " and its " << report.dataFiles.size()
+        std::cout << "nothing to change: " << printable(report.modelPath.string()) << " and its "
+                  << report.dataFiles.size()
                   << " data file(s) are already laid out as planned; nothing written "
                      "(--rewrite writes them anyway)\n";
         return;

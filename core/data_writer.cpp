@@ -224,8 +224,8 @@ Status DataWriter::writeInline(
         m_buffer.emplace(kBufferBytes);
     for (size_t done = 0; done < view.size();) {
         const size_t piece = std::min(m_buffer->size(), view.size() - done);
-        if (Status s = readMapped(
-                where, [&] { std::memcpy(m_buffer->data(), view.data() + done, piece); });
+        if (Status s
+            = readMapped(where, [&] { std::memcpy(m_buffer->data(), view.data() + done, piece); });
             !s)
             return s;
         if (Status s

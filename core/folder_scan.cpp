@@ -376,7 +376,8 @@ FolderReaders modelsReading(
         bool listed = true;
         const std::vector<Entry> entries = listFolder(dir, &listed);
         if (!listed) {
-            out.failure = "cannot list " + dir.string() + " to find the models that read these files";
+            out.failure
+                = "cannot list " + dir.string() + " to find the models that read these files";
             return out;
         }
         // Every name in `dir` of each file (itself, symlinks, hard links) and the name it has

@@ -258,9 +258,8 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         report.unchanged = true;
         std::set<std::string> finals{path.filename().string()};
         for (const auto& name : plan->files)
-            finals.insert(report.dataFiles.emplace_back((dir / name).lexically_normal())
-                              .filename()
-                              .string());
+            finals.insert(
+                report.dataFiles.emplace_back((dir / name).lexically_normal()).filename().string());
         // As the rewrite would: temporaries of a killed save of these names go, also those
         // that are only another link to a final file (killed after the swap).
         if (auto leftovers = deadSaveLeftovers(model))

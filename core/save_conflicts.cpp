@@ -90,7 +90,8 @@ std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, c
     std::map<fs::path, std::vector<size_t>> byFolder;
     for (size_t i = 0; i < replaced.size(); ++i)
         if (fileId(replaced[i]))
-            for (const fs::path& folder : std::set<fs::path>{replaced[i].parent_path(), out.parent_path()})
+            for (const fs::path& folder :
+                std::set<fs::path>{replaced[i].parent_path(), out.parent_path()})
                 byFolder[folder].push_back(i);
     std::vector<std::vector<fs::path>> users(replaced.size());
     std::vector<std::vector<fs::path>> unknown(replaced.size()); // could not tell: they may

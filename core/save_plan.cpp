@@ -98,8 +98,8 @@ bool startsWith(const fs::path& path, const std::string& bytes)
     if (!fd)
         return false;
     std::string head(bytes.size(), '\0');
-    return preadExact(fd->get(), std::as_writable_bytes(std::span(head.data(), head.size())), 0,
-               path)
+    return preadExact(
+               fd->get(), std::as_writable_bytes(std::span(head.data(), head.size())), 0, path)
         && head == bytes;
 }
 
@@ -167,8 +167,7 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
                       "of its dimensions overflows before its zero); keep it inline"};
             if (t.hasError)
                 return Error{t.qualifiedName()
-                    + ": cannot be saved until its problems are fixed: "
-                    + model.firstErrorOf(t)};
+                    + ": cannot be saved until its problems are fixed: " + model.firstErrorOf(t)};
             external.push_back(i);
             plan.externalBytes += t.byteSize();
             plan.movedToExternal += t.isExternal() ? 0 : 1;

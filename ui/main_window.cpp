@@ -316,9 +316,8 @@ void MainWindow::updateActions()
     m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange);
     m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
     m_saveAction->setToolTip(!blocker.isEmpty() ? blocker
-            : m_nothingToChange
-            ? tr("Nothing to change: the files are already laid out as planned")
-            : tr("Save the model with these options"));
+            : m_nothingToChange ? tr("Nothing to change: the files are already laid out as planned")
+                                : tr("Save the model with these options"));
     m_saveAsAction->setToolTip(
         blocker.isEmpty() ? tr("Save a copy elsewhere with these options") : blocker);
     m_openAction->setEnabled(!saving);

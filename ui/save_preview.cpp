@@ -31,8 +31,7 @@ QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
         externalCount += after;
         if (now && after
             && (row.offset != plan.tensors[i].offset
-                || row.storage
-                    != QString::fromStdString(plan.files[size_t(plan.tensors[i].file)])))
+                || row.storage != QString::fromStdString(plan.files[size_t(plan.tensors[i].file)])))
             ++moving;
         if (after && !now)
             toExternalBytes += current.tensors[qsizetype(i)].bytes;
@@ -43,7 +42,7 @@ QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
     if (plan.movedToExternal == 0 && plan.movedToInline == 0)
         lines << (moving ? tr("No tensor changes storage; %n tensor(s) move within their data "
                               "files.",
-                              int(moving))
+                      int(moving))
                          : tr("No tensor changes storage."));
     else if (moving)
         lines << tr("%n external tensor(s) move within their data files.", int(moving));
