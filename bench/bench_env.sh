@@ -12,3 +12,12 @@ done
 [[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time: apt-get install time" >&2; exit 2; }
 "$python" -c 'import onnx' 2>/dev/null ||
     { echo "needs python3-onnx for $python: apt-get install python3-onnx" >&2; exit 2; }
+
+# Timing helpers shared by the scripts: nanoseconds, a settled page cache, samples and peak RSS
+# per job, the median of a column of numbers.
+now_ns() { date +%s%N; }
+settle() { sync; cat "$@" >/dev/null; }
+declare -A samples peak
+add() { samples[$1]+="$2"$'\n'; }
+add_rss() { if (($2 > ${peak[$1]:-0})); then peak[$1]=$2; fi; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -57,12 +57,6 @@ check_room() {
 # shellcheck disable=SC2086
 check_room $sizes
 
-now_ns() { date +%s%N; }
-settle() { sync; cat "$@" >/dev/null; }
-declare -A samples peak
-add() { samples[$1]+="$2"$'\n'; }
-add_rss() { if (($2 > ${peak[$1]:-0})); then peak[$1]=$2; fi; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 stdout_to=/dev/null
 timed() { # sets last_ns and last_kib; stdout goes to $stdout_to
     local t

@@ -32,12 +32,6 @@ if ((avail_kib < 16 * 1024 * 1024)); then
     exit 2
 fi
 
-now_ns() { date +%s%N; }
-settle() { sync; cat "$@" >/dev/null; }
-declare -A samples peak
-add() { samples[$1]+="$2"$'\n'; }
-add_rss() { if (($2 > ${peak[$1]:-0})); then peak[$1]=$2; fi; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 timed() { # sets last_ns and last_kib
     local t
     t=$(now_ns)
