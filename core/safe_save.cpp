@@ -135,28 +135,16 @@ private:
     std::vector<std::string>& m_warnings;
 };
 
-// Temporaries of earlier, dead saves of these final files that no model in their folder
-// references any more. Only called under the folders' lock, so no live save owns them.
-void removeOwnLeftovers(const std::vector<fs::path>& finals)
+// Temporaries of earlier, dead saves of these final files (names) that no model in the folder
+// names, also those that are only another link to a final file (a save killed after the swap).
+// Only called under the folders' lock with `model` describing what is on disk, so no live save
+// owns them; a temporary that cannot be removed stays for `onnx-repack clean`.
+void removeOwnLeftovers(const Model& model, const std::set<std::string>& finals)
 {
-    std::set<fs::path> folders;
-    std::set<std::string> finalNames;
-    for (const auto& f : finals) {
-        folders.insert(f.parent_path());
-        finalNames.insert(f.filename().string());
-    }
-    for (const auto& folder : folders) {
-        std::error_code ec;
-        std::vector<fs::path> candidates;
-        for (const auto& entry : fs::directory_iterator(folder, ec)) {
-            const std::string name = entry.path().filename().string();
-            if (isTempName(name) && finalNames.count(finalNameOfTemp(name)))
-                candidates.push_back(entry.path());
-        }
-        for (const auto& temp : candidates)
-            if (modelsReferencing(folder, temp).empty())
-                ::unlink(temp.c_str());
-    }
+    if (auto leftovers = deadSaveLeftovers(model))
+        for (const auto& e : *leftovers)
+            if (finals.count(finalNameOfTemp(e.path.filename().string())))
+                ::unlink(e.path.c_str());
 }
 
 // A save that writes nothing still refuses what a rewrite would refuse: bytes that fail their
@@ -253,20 +241,13 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         if (Status s = checkChecksums(model, options); !s)
             return Error{cannot + s.error().message};
         SaveReport report;
-        Finisher finish(report.warnings);
         report.modelPath = path;
         report.unchanged = true;
         std::set<std::string> finals{path.filename().string()};
         for (const auto& name : plan->files)
             finals.insert(
                 report.dataFiles.emplace_back((dir / name).lexically_normal()).filename().string());
-        // As the rewrite would: temporaries of a killed save of these names go, also those
-        // that are only another link to a final file (killed after the swap).
-        if (auto leftovers = deadSaveLeftovers(model))
-            for (const auto& e : *leftovers)
-                if (finals.count(finalNameOfTemp(e.path.filename().string())))
-                    finish.unlinkFile(e.path, "unlink-leftover",
-                        "it is a leftover of a save that died; onnx-repack clean removes it");
+        removeOwnLeftovers(model, finals); // as the rewrite would
         for (const auto& p : plan->tensors)
             (p.external ? report.externalTensors : report.inlineTensors)++;
         report.seconds
@@ -384,8 +365,12 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     }
     if (inPlace)
         dropUnused(readBefore, finals, path, options.removeUnused, finish, report);
-    if (finalNamesOk)
-        removeOwnLeftovers(finals);
+    if (finalNamesOk) {
+        std::set<std::string> names;
+        for (const auto& f : finals)
+            names.insert(f.filename().string());
+        removeOwnLeftovers(model, names);
+    }
 
     report.modelPath = path;
     report.bytesWritten = committed.written.bytes;
