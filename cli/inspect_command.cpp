@@ -32,10 +32,10 @@ std::string percent(uint64_t part, uint64_t whole)
 
 void printText(const Model& model, const std::vector<Problem>& problems, std::ostream& out)
 {
-    const auto& proto = model.proto();
-    out << "Model " << printable(model.path().string()) << "  (IR " << proto.ir_version();
-    if (!proto.producer_name().empty())
-        out << ", " << printable(proto.producer_name() + ' ' + proto.producer_version());
+    const ModelHeader& header = model.header();
+    out << "Model " << printable(model.path().string()) << "  (IR " << header.irVersion;
+    if (!header.producerName.empty())
+        out << ", " << printable(header.producerName + ' ' + header.producerVersion);
     out << ")\n\n";
 
     TextTable table(
@@ -72,9 +72,8 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
             << ": " << formatBytes(f.bytes);
         if (f.headerBytes)
             out << ", header " << formatBytes(f.headerBytes);
-        out << ", referenced "
-            << formatBytes(f.referencedBytes) << ", padding " << formatBytes(f.paddingBytes)
-            << ", orphaned " << formatBytes(f.orphanedBytes);
+        out << ", referenced " << formatBytes(f.referencedBytes) << ", padding "
+            << formatBytes(f.paddingBytes) << ", orphaned " << formatBytes(f.orphanedBytes);
         if (f.overlappingBytes)
             out << ", overlapping " << formatBytes(f.overlappingBytes);
         if (f.sharedBytes)
@@ -84,7 +83,8 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
     if (!problems.empty()) {
         out << "\n" << problems.size() << " problem(s):\n";
         for (const auto& p : problems)
-            out << severityName(p.severity) << ": " << p.code << ": " << printable(p.message) << '\n';
+            out << severityName(p.severity) << ": " << p.code << ": " << printable(p.message)
+                << '\n';
     }
 }
 

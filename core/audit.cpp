@@ -28,13 +28,14 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
     for (const TensorInfo& t : model.tensors()) {
         if (!t.isExternal() || t.byteSize() < options.largeTensor)
             continue;
-        const std::string where = t.qualifiedName() + ": " + formatBytes(t.byteSize()) + " at offset "
-            + std::to_string(t.external.offset) + " of " + t.external.location;
+        const std::string where = t.qualifiedName() + ": " + formatBytes(t.byteSize())
+            + " at offset " + std::to_string(t.external.offset) + " of " + t.external.location;
         if (t.external.offset % kPageAlignment != 0)
             warn(out, t.qualifiedName(), code::NotMappable,
-                where + " is not 4 KiB-aligned, so readers cannot memory-map it and copy it to "
-                        "memory instead; fix: onnx-repack repack (aligns tensors of 1 MiB and "
-                        "more to 4 KiB), or --target ort for 64 KiB");
+                where
+                    + " is not 4 KiB-aligned, so readers cannot memory-map it and copy it to "
+                      "memory instead; fix: onnx-repack repack (aligns tensors of 1 MiB and "
+                      "more to 4 KiB), or --target ort for 64 KiB");
         else if (options.alignment >= kWindowsMapGranularity
             && t.external.offset % options.alignment != 0)
             warn(out, t.qualifiedName(), code::NotMappableOnWindows,
@@ -60,43 +61,14 @@ void fileSizes(const Model& model, std::vector<Problem>& out)
                   "external data");
 }
 
-// Every name a node input or a graph output uses, in every graph and function.
-void collectUses(const onnx::GraphProto& graph, std::unordered_set<std::string>& used);
-
-void collectNodeUses(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
-    std::unordered_set<std::string>& used)
-{
-    for (const auto& node : nodes) {
-        used.insert(node.input().begin(), node.input().end());
-        for (const auto& attr : node.attribute()) {
-            if (attr.has_g())
-                collectUses(attr.g(), used);
-            for (const auto& g : attr.graphs())
-                collectUses(g, used);
-        }
-    }
-}
-
-void collectUses(const onnx::GraphProto& graph, std::unordered_set<std::string>& used)
-{
-    for (const auto& output : graph.output())
-        used.insert(output.name());
-    collectNodeUses(graph.node(), used);
-}
-
 void unusedInitializers(const Model& model, std::vector<Problem>& out)
 {
-    if (model.proto().graph().node_size() == 0)
-        return; // a weights container, not a computation: nothing is meant to use them
-    std::unordered_set<std::string> used;
-    collectUses(model.proto().graph(), used);
-    for (const auto& function : model.proto().functions())
-        collectNodeUses(function.node(), used);
     for (const TensorInfo& t : model.tensors()) {
-        if (t.kind != TensorKind::Initializer || used.count(t.name))
+        if (!t.unusedInitializer)
             continue;
         warn(out, t.qualifiedName(), code::UnusedInitializer,
-            t.qualifiedName() + ": no node and no graph output uses it (" + formatBytes(t.byteSize())
+            t.qualifiedName() + ": no node and no graph output uses it ("
+                + formatBytes(t.byteSize())
                 + " nobody reads); fix: remove it from the graph (onnx-repack changes storage, "
                   "not graphs)");
     }
@@ -124,8 +96,8 @@ void duplicateBytes(const Model& model, const AuditOptions& options, std::vector
         const auto type = dtype::name(first.dataType);
         warn(out, first.qualifiedName(), code::DuplicateBytes,
             names + " hold identical bytes (" + std::string(type ? *type : "?") + " "
-                + formatShape(first.shape) + ") in " + std::to_string(g.copies) + " copies: "
-                + formatBytes(wasted) + " (" + std::to_string(wasted)
+                + formatShape(first.shape) + ") in " + std::to_string(g.copies)
+                + " copies: " + formatBytes(wasted) + " (" + std::to_string(wasted)
                 + " bytes) wasted; fix: onnx-repack repack --dedupe stores them once");
     }
 }

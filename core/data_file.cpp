@@ -105,6 +105,19 @@ Status DataFile::checkStillCurrent() const
     return {};
 }
 
+void DataFile::releasePages(uint64_t offset, uint64_t length)
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_base || offset >= m_size)
+        return;
+    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t end = std::min(m_size, offset + std::min(length, m_size - offset));
+    const uint64_t first = (offset + page - 1) / page * page;
+    const uint64_t last = end == m_size ? (end + page - 1) / page * page : end / page * page;
+    if (last > first)
+        ::madvise(static_cast<char*>(m_base) + first, last - first, MADV_DONTNEED);
+}
+
 void DataFile::invalidate(std::string reason)
 {
     std::lock_guard lock(m_mutex);

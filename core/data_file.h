@@ -48,6 +48,11 @@ public:
     // unreadable, the range lies past its end, or the file has been invalidated.
     Result<std::span<const std::byte>> view(uint64_t offset, uint64_t length);
 
+    // Drops the mapped pages from this process's memory (they stay in the page cache and are
+    // read again on the next touch): after a walk over bytes that will not be needed soon.
+    // Only whole pages inside [offset, offset + length) are dropped.
+    void releasePages(uint64_t offset, uint64_t length);
+
     // Marks every view of this file as stale; later views fail with `reason`.
     void invalidate(std::string reason);
     bool isInvalidated() const { return m_invalidated.load(); }

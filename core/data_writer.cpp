@@ -83,7 +83,7 @@ Result<DataWriter::SourceRange> DataWriter::sourceOf(size_t tensor) const
         if (!t.external.file)
             return Error{t.qualifiedName() + ": its external data failed validation"};
         return SourceRange{
-            &t.external.resolvedPath, t.external.file->identity(), t.external.offset};
+            &t.external.resolvedPath.get(), t.external.file->identity(), t.external.offset};
     }
     const DataFile* model = m_model.inFileSource();
     if (!t.inlineRange || !model)
@@ -151,9 +151,7 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
     if (!src)
         return src.error();
     const bool hashing = verify && (m_options.checksum || !t.external.checksum.empty());
-    auto progressed = [&](uint64_t bytes) {
-        return advance(tensor, countProgress ? bytes : 0);
-    };
+    auto progressed = [&](uint64_t bytes) { return advance(tensor, countProgress ? bytes : 0); };
     Sha1 sha;
     uint64_t done = 0;
     bool kernelCopy = !hashing;
@@ -264,8 +262,8 @@ Status DataWriter::copyPayload(size_t tensor, int targetFd, uint64_t targetOffse
         auto source = sourceOf(tensor);
         if (!source)
             return source.error();
-        return copyRange(tensor, *source, t.byteSize(), targetFd, targetOffset, targetPath, true,
-            countProgress);
+        return copyRange(
+            tensor, *source, t.byteSize(), targetFd, targetOffset, targetPath, true, countProgress);
     }
     // A payload left in the .onnx goes on as it is, whatever its size (corrupt bytes carried
     // under allowCorrupt included): the model never reinterprets inline bytes.
@@ -283,8 +281,8 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
     // A safetensors header first; its length is where the plan's offsets begin.
     if (file < m_plan.fileHeaders.size() && !m_plan.fileHeaders[file].empty()) {
         const std::string& header = m_plan.fileHeaders[file];
-        if (Status s = pwriteAll(targetFd, std::as_bytes(std::span(header.data(), header.size())),
-                0, targetPath);
+        if (Status s = pwriteAll(
+                targetFd, std::as_bytes(std::span(header.data(), header.size())), 0, targetPath);
             !s)
             return s;
     }
@@ -296,7 +294,7 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
         const bool inFile = t.isExternal() || payloadInModelFile(t);
         auto source = inFile ? sourceOf(tensor) : Result<SourceRange>(Error{});
         Status s = inFile ? (source ? copyRange(tensor, *source, t.byteSize(), targetFd, offset,
-                                          targetPath, true, true)
+                                 targetPath, true, true)
                                     : Status(source.error()))
                           : writeInline(tensor, targetFd, offset, targetPath);
         if (!s)

@@ -190,8 +190,9 @@ Result<std::vector<IdenticalGroup>> findIdenticalTensors(const Model& model,
                 copies.push_back({i, {i}});
                 continue;
             }
-            const auto* path = paths.emplace(t.external.resolvedPath, &t.external.resolvedPath)
-                                   .first->second;
+            const auto* path
+                = paths.emplace(t.external.resolvedPath, &t.external.resolvedPath.get())
+                      .first->second;
             auto [it, fresh] = atRange.emplace(std::pair(path, t.external.offset), copies.size());
             if (fresh)
                 copies.push_back({i, {i}});

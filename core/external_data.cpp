@@ -54,6 +54,8 @@ Status rewriteData(
     auto lock = FolderLock::acquire(folders, options.lockWaitMs, options.cancel);
     if (!lock)
         return lock.error();
+    if (Status s = model.loadProtos(); !s)
+        return s;
     if (!options.force)
         if (Status s = checkTargets(model, plan, baseDir); !s)
             return s;
@@ -66,8 +68,8 @@ Status rewriteData(
     if (Status s = inlined.materialize([&](size_t i) { return !plan.tensors[i].external; }); !s)
         return s;
     TensorRewrite rewrite(model);
-    if (Status s = rewrite.apply(
-            plan, plan.files, writer, writer.checksums(), TensorRewrite::Inline::Read);
+    if (Status s
+        = rewrite.apply(plan, plan.files, writer, writer.checksums(), TensorRewrite::Inline::Read);
         !s)
         return s;
     const auto stale = readsReplacedBy(model, *targets);
@@ -125,6 +127,8 @@ Status loadToModel(Model& model, const SaveOptions& options)
     auto plan = planSave(model, model.path().empty() ? "model.onnx" : model.path(), inlineAll);
     if (!plan)
         return plan.error();
+    if (Status s = model.loadProtos(); !s)
+        return s;
     DataWriter writer(model, *plan, inlineAll);
     InlineMaterialization inlined(model);
     if (Status s = inlined.materialize(); !s)

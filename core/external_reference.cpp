@@ -2,8 +2,6 @@
 
 #include "data_file.h"
 
-#include <onnx/onnx_pb.h>
-
 #include <algorithm>
 #include <charconv>
 #include <sys/stat.h>
@@ -45,17 +43,16 @@ bool isUnder(const fs::path& path, const fs::path& dir)
 
 } // namespace
 
-void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems)
+void parseExternalKeys(
+    TensorInfo& info, const ExternalEntries& keys, std::vector<Problem>& problems)
 {
-    const auto& t = *info.proto;
     ExternalRef& ref = info.external;
-    bool hasLocation = false;
-    for (const auto& entry : t.external_data()) {
-        const std::string& key = entry.key();
-        const std::string& value = entry.value();
+    for (const auto& [keyView, valueView] : keys.entries) {
+        const std::string key(keyView);
+        const std::string value(valueView);
         if (key == "location") {
             ref.location = value;
-            hasLocation = true;
+            ref.hasLocation = true;
         } else if (key == "offset" || key == "length") {
             auto parsed = parseUnsigned(value);
             if (!parsed) {
@@ -74,16 +71,13 @@ void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems)
                 "unknown external_data key '" + key + "' is ignored", Severity::Warning);
         }
     }
-    if (!hasLocation)
+    if (!ref.hasLocation)
         report(problems, info, code::MissingLocation,
             "data_location is EXTERNAL but no 'location' key is given");
     if (info.dataType == 8)
         report(problems, info, code::ExternalString,
             "STRING tensors cannot be stored as external data");
-    const bool hasData = t.has_raw_data() || t.float_data_size() || t.int32_data_size()
-        || t.int64_data_size() || t.double_data_size() || t.uint64_data_size()
-        || t.string_data_size();
-    if (hasData)
+    if (keys.holdsData)
         report(problems, info, code::ExternalWithData,
             "data_location is EXTERNAL but the tensor also holds inline data");
     if (ref.length && info.bytes && *ref.length != *info.bytes)
@@ -168,13 +162,8 @@ void resolveExternal(TensorInfo& info, LocationResolver& resolver,
     ExternalRef& ref = info.external;
     ref.file.reset();
     ref.resolvedPath.clear();
-    if (info.proto) {
-        bool hasLocation = false;
-        for (const auto& entry : info.proto->external_data())
-            hasLocation |= entry.key() == "location";
-        if (!hasLocation)
-            return; // reported while parsing
-    }
+    if (!ref.hasLocation)
+        return; // reported while parsing
     std::string_view problemCode;
     auto resolved = resolver.resolve(ref.location, &problemCode);
     if (!resolved) {

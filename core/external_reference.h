@@ -9,7 +9,10 @@
 
 #include <filesystem>
 #include <functional>
+#include <span>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace repack {
@@ -17,13 +20,21 @@ namespace repack {
 // The in-memory marker ONNX Runtime writes for tensors that live at a process address.
 inline constexpr std::string_view kOrtMemoryMarker = "*/_ORT_MEM_ADDR_/*";
 
+// A TensorProto's external_data entries (key, value) in order, and whether it also holds data
+// inline (raw_data or a typed field).
+struct ExternalEntries {
+    std::span<const std::pair<std::string_view, std::string_view>> entries;
+    bool holdsData = false;
+};
+
 // Fills info.external from the tensor's key/value entries: location, offset, length, checksum
 // (basepath is accepted and ignored; other keys are warned about). Reports malformed values.
-void parseExternalKeys(TensorInfo& info, std::vector<Problem>& problems);
+void parseExternalKeys(
+    TensorInfo& info, const ExternalEntries& keys, std::vector<Problem>& problems);
 
 // Where a validated location points, or an error problem explaining why it may not be read.
 struct ResolvedLocation {
-    std::filesystem::path path; // base dir / location, lexically normal
+    SharedPath path; // base dir / location, lexically normal
     FileIdentity identity; // of the file the path named when it was checked (with its size)
 };
 

@@ -99,8 +99,9 @@ std::vector<FileLayout> computeLayout(const Model& model)
         auto& [layout, regions] = files[t.external.resolvedPath];
         if (layout.path.empty()) {
             layout.path = t.external.resolvedPath;
-            layout.location
-                = t.external.resolvedPath.lexically_relative(model.baseDir()).generic_string();
+            layout.location = t.external.resolvedPath.get()
+                                  .lexically_relative(model.baseDir())
+                                  .generic_string();
             struct stat st { };
             if (::stat(layout.path.c_str(), &st) == 0)
                 layout.bytes = static_cast<uint64_t>(st.st_size);

@@ -1,7 +1,6 @@
 #include "graph_build_inputs.h"
 
-#include <onnx/onnx_pb.h>
-
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 
@@ -69,94 +68,11 @@ const Table& microsoftOps()
     return ops;
 }
 
-using Names = std::unordered_map<std::string, const onnx::TensorProto*>;
-using Indices = std::unordered_map<const onnx::TensorProto*, size_t>;
-
-class Marker {
-public:
-    Marker(const Indices& indices, std::vector<TensorInfo>& tensors)
-        : m_indices(indices)
-        , m_tensors(tensors)
-    {
-    }
-
-    void graph(const onnx::GraphProto& g)
-    {
-        Names names;
-        for (const auto& init : g.initializer())
-            names.emplace(init.name(), &init);
-        for (const auto& sparse : g.sparse_initializer()) {
-            names.emplace(sparse.values().name(), &sparse.values());
-            m_sparseIndices.emplace(&sparse.values(), &sparse.indices());
-        }
-        nodes(g.node(), std::move(names));
-    }
-
-    void nodes(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& list, Names names)
-    {
-        m_scopes.push_back(std::move(names));
-        int index = 0;
-        for (const auto& node : list) {
-            const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
-            for (const auto& attr : node.attribute()) {
-                if (attr.has_g())
-                    graph(attr.g());
-                for (const auto& sub : attr.graphs())
-                    graph(sub);
-                if (standard && node.op_type() == "Constant" && attr.name() == "value"
-                    && attr.has_t() && node.output_size() > 0)
-                    m_scopes.back()[node.output(0)] = &attr.t();
-                if (standard && node.op_type() == "ConstantOfShape" && attr.name() == "value"
-                    && attr.has_t())
-                    mark(&attr.t(), "the value attribute of " + label(node, index));
-            }
-            for (int input : graphBuildInputs(node.domain(), node.op_type()))
-                if (input < node.input_size() && !node.input(input).empty())
-                    if (const auto* t = lookup(node.input(input)))
-                        mark(t, "input " + std::to_string(input) + " of " + label(node, index));
-            ++index;
-        }
-        m_scopes.pop_back();
-    }
-
-private:
-    static std::string label(const onnx::NodeProto& node, int index)
-    {
-        return node.op_type() + " "
-            + (node.name().empty() ? "#" + std::to_string(index) : "'" + node.name() + "'");
-    }
-
-    // The innermost graph's value of that name: a subgraph's own names shadow outer ones.
-    const onnx::TensorProto* lookup(const std::string& name) const
-    {
-        for (auto scope = m_scopes.rbegin(); scope != m_scopes.rend(); ++scope)
-            if (auto it = scope->find(name); it != scope->end())
-                return it->second;
-        return nullptr;
-    }
-
-    void mark(const onnx::TensorProto* proto, const std::string& why)
-    {
-        markOne(proto, why);
-        if (auto it = m_sparseIndices.find(proto); it != m_sparseIndices.end())
-            markOne(it->second, why); // a reader densifies the pair: both are read
-    }
-
-    void markOne(const onnx::TensorProto* proto, const std::string& why)
-    {
-        auto it = m_indices.find(proto);
-        if (it == m_indices.end())
-            return;
-        std::string& reason = m_tensors[it->second].readAtGraphBuild;
-        if (reason.empty())
-            reason = why; // the first use read in declaration order names it
-    }
-
-    const Indices& m_indices;
-    std::vector<TensorInfo>& m_tensors;
-    std::vector<Names> m_scopes;
-    std::unordered_map<const onnx::TensorProto*, const onnx::TensorProto*> m_sparseIndices;
-};
+std::string label(std::string_view opType, std::string_view name, int index)
+{
+    return std::string(opType) + " "
+        + (name.empty() ? "#" + std::to_string(index) : "'" + std::string(name) + "'");
+}
 
 } // namespace
 
@@ -171,17 +87,59 @@ std::span<const int> graphBuildInputs(std::string_view domain, std::string_view 
     return it == ops->end() ? std::span<const int>() : std::span<const int>(it->second);
 }
 
-void markGraphBuildInputs(const onnx::ModelProto& model, std::vector<TensorInfo>& tensors)
+void GraphBuildMarker::sparseInitializer(std::string_view name, size_t values, size_t indices)
 {
-    Indices indices;
-    indices.reserve(tensors.size());
-    for (size_t i = 0; i < tensors.size(); ++i)
-        indices.emplace(tensors[i].proto, i);
-    Marker marker(indices, tensors);
-    if (model.has_graph())
-        marker.graph(model.graph());
-    for (const auto& function : model.functions())
-        marker.nodes(function.node(), {});
+    m_scopes.back().names.emplace_back(std::hash<std::string_view>{}(name), values);
+    m_sparseIndices.emplace(values, indices);
+}
+
+void GraphBuildMarker::node(std::string_view domain, std::string_view opType, std::string_view name,
+    int index, std::span<const std::string_view> inputs)
+{
+    for (int input : graphBuildInputs(domain, opType)) {
+        if (static_cast<size_t>(input) >= inputs.size()
+            || inputs[static_cast<size_t>(input)].empty())
+            continue;
+        const std::string_view wanted = inputs[static_cast<size_t>(input)];
+        for (auto scope = m_scopes.rbegin(); scope != m_scopes.rend(); ++scope)
+            if (auto tensor = lookup(*scope, wanted)) {
+                mark(*tensor,
+                    "input " + std::to_string(input) + " of " + label(opType, name, index));
+                break;
+            }
+    }
+}
+
+std::optional<size_t> GraphBuildMarker::lookup(Scope& scope, std::string_view name)
+{
+    if (auto it = scope.constants.find(name); it != scope.constants.end())
+        return it->second;
+    auto byHash = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (!scope.sorted) {
+        std::stable_sort(scope.names.begin(), scope.names.end(), byHash);
+        scope.sorted = true;
+    }
+    const std::pair<size_t, size_t> key(std::hash<std::string_view>{}(name), 0);
+    auto [it, end] = std::equal_range(scope.names.begin(), scope.names.end(), key, byHash);
+    for (; it != end; ++it)
+        if (m_tensors[it->second].name == name)
+            return it->second;
+    return std::nullopt;
+}
+
+void GraphBuildMarker::constantOfShapeValue(
+    std::string_view opType, std::string_view name, int index, size_t tensor)
+{
+    mark(tensor, "the value attribute of " + label(opType, name, index));
+}
+
+void GraphBuildMarker::mark(size_t tensor, const std::string& why)
+{
+    // A reader densifies a sparse pair: both are read. The first use in declaration order
+    // names the reason.
+    for (size_t t : {tensor, m_sparseIndices.count(tensor) ? m_sparseIndices.at(tensor) : tensor})
+        if (std::string& reason = m_tensors[t].readAtGraphBuild; reason.empty())
+            reason = why;
 }
 
 } // namespace repack

@@ -84,11 +84,55 @@ void JsonStream::endArray()
     close(']');
 }
 
+namespace {
+
+// Text that dump() writes as it is between quotes: printable ASCII but quote and backslash.
+bool plain(std::string_view text)
+{
+    return std::all_of(text.begin(), text.end(),
+        [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+}
+
+} // namespace
+
+void JsonStream::string(std::string_view text)
+{
+    if (plain(text))
+        m_out << '"' << text << '"';
+    else
+        m_out << dumped(nlohmann::ordered_json(text), -1);
+}
+
 void JsonStream::key(std::string_view name)
 {
     nextMember();
-    m_out << dumped(nlohmann::ordered_json(name), -1) << ": ";
+    string(name);
+    m_out << ": ";
     m_afterKey = true;
+}
+
+void JsonStream::value(std::string_view text)
+{
+    nextMember();
+    string(text);
+}
+
+void JsonStream::value(uint64_t number)
+{
+    nextMember();
+    m_out << number;
+}
+
+void JsonStream::value(int64_t number)
+{
+    nextMember();
+    m_out << number;
+}
+
+void JsonStream::null()
+{
+    nextMember();
+    m_out << "null";
 }
 
 void JsonStream::value(const nlohmann::ordered_json& element)

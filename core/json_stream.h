@@ -35,11 +35,17 @@ public:
         key(name);
         value(element);
     }
+    // Scalars written without building a value: what a report of 100,000 tensors writes most.
+    void value(std::string_view text);
+    void value(uint64_t number);
+    void value(int64_t number);
+    void null();
 
 private:
     void open(char bracket);
     void close(char bracket);
     void nextMember(); // the separator and indentation before an array element or a key
+    void string(std::string_view text); // quoted and escaped as dump() does
     void indent(size_t depth);
 
     std::ostream& m_out;

@@ -107,6 +107,7 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
     // after the model file was replaced could be the new data under the old model's offsets.
     // So the model file must still be the one parsed once its data files are validated;
     // otherwise read it again (a save's steps are short).
+    Error lastError;
     for (int attempt = 0; attempt < kLoadAttempts; ++attempt) {
         auto fd = UniqueFd::openRead(path);
         if (!fd)
@@ -121,33 +122,88 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
         // path no longer names the file opened (a save replaced it meanwhile: read it again).
         auto file = std::make_shared<DataFile>(absolute, *identity);
         auto bytes = file->view(0, identity->size);
-        if (!bytes)
+        if (!bytes) {
+            lastError = bytes.error();
             continue;
-        // A file truncated while it is scanned faults (SIGBUS) instead of reading short: that
-        // read is abandoned (what the scan had allocated is lost, once) and the load fails.
-        Result<Parsed> parsed = Error{};
-        if (Status s = readMapped(path.string(), [&] { parsed = parseMapped(*bytes, path); }); !s)
+        }
+        // A file truncated while it is indexed faults (SIGBUS) instead of reading short: that
+        // read is abandoned (what the walk had allocated is lost, once) and the load fails.
+        Result<TensorIndex> index = Error{};
+        const RawPayloadRule inFile
+            = [](size_t, FileRange payload) { return std::optional<FileRange>(payload); };
+        const ReleaseRule release
+            = [&file](uint64_t offset, uint64_t length) { file->releasePages(offset, length); };
+        if (Status s = readMapped(path.string(),
+                [&] { index = indexTensors(*bytes, path.string(), inFile, release); });
+            !s)
             return s.error();
-        if (!parsed)
-            return parsed.error();
+        if (!index)
+            return index.error();
+        if (!index->hasGraph && index->functionCount == 0)
+            return Error{path.string() + ": not an ONNX model (no graph and no functions)"};
+        // The pages the walk touched are not needed until a save parses the file.
+        file->releasePages(0, identity->size);
 
         std::unique_ptr<Model> model(new Model);
-        model->m_arena = std::move(parsed->arena);
-        model->m_proto.reset(parsed->proto);
-        model->m_inFile = std::move(parsed->inFile);
-        if (!model->m_inFile.empty())
-            model->m_modelFile = std::move(file);
+        model->m_modelFile = std::move(file);
         model->m_path = absolute;
         model->m_fileBytes = identity->size;
         model->m_fileIdentity = *identity;
         model->m_baseDir = model->m_path.parent_path();
-        model->reindex();
+        model->adoptIndex(std::move(*index));
+        model->resolve();
         if (namesFile(path, *identity))
             return model;
+        lastError = Error{path.string() + ": replaced while it was read"};
     }
     return Error{path.string()
-        + ": the file kept changing while it was read (another save?); "
-          "try again"};
+        + ": the file kept changing while it was read (another save?); try again. Last: "
+        + lastError.message};
+}
+
+Status Model::loadProtos()
+{
+    if (m_proto)
+        return {};
+    if (!m_modelFile)
+        return Error{m_path.string() + ": the model file is no longer mapped"};
+    auto bytes = m_modelFile->view(0, m_fileBytes);
+    if (!bytes)
+        return bytes.error();
+    Result<Parsed> parsed = Error{};
+    if (Status s = readMapped(m_path.string(), [&] { parsed = parseMapped(*bytes, m_path); }); !s)
+        return s.error();
+    if (!parsed)
+        return parsed.error();
+    const std::vector<onnx::TensorProto*> protos = tensorProtos(*parsed->proto);
+    bool agree = protos.size() == m_tensors.size();
+    for (size_t i = 0; agree && i < protos.size(); ++i)
+        agree = protos[i]->name().empty() || protos[i]->name() == m_tensors[i].name;
+    if (!agree)
+        return Error{m_path.string()
+            + ": protobuf reads other tensors than the index found (a field given twice?)"};
+    for (size_t i = 0; i < protos.size(); ++i)
+        m_tensors[i].proto = protos[i];
+    m_arena = std::move(parsed->arena);
+    m_proto.reset(parsed->proto);
+    m_inFile = std::move(parsed->inFile);
+    m_typedSpans.clear();
+    return {};
+}
+
+const onnx::ModelProto& Model::proto() const
+{
+    if (!m_proto)
+        if (Status s = const_cast<Model*>(this)->loadProtos(); !s)
+            throw std::runtime_error(s.error().message);
+    return *m_proto;
+}
+
+onnx::ModelProto& Model::mutableProto()
+{
+    if (Status s = loadProtos(); !s)
+        throw std::runtime_error(s.error().message);
+    return *m_proto;
 }
 
 std::unique_ptr<Model> Model::fromProto(std::unique_ptr<onnx::ModelProto> proto, fs::path baseDir)
@@ -188,13 +244,56 @@ bool Model::hasErrors() const
         [](const Problem& p) { return p.severity == Severity::Error; });
 }
 
+size_t Model::inFileCount() const
+{
+    if (m_proto)
+        return m_inFile.size();
+    return static_cast<size_t>(
+        std::count_if(m_tensors.begin(), m_tensors.end(), [](const TensorInfo& t) {
+            return t.inlineRange && t.inlineRange->length >= kInFileMinBytes;
+        }));
+}
+
+void Model::adoptIndex(TensorIndex index)
+{
+    m_tensors = std::move(index.tensors);
+    m_indexProblems = std::move(index.problems);
+    m_header = std::move(index.header);
+    m_typedSpans.clear();
+    for (auto& [tensor, spans] : index.typedSpans)
+        m_typedSpans.emplace(tensor, std::move(spans));
+}
+
 void Model::reindex()
 {
-    m_problems.clear();
-    InlineRanges inFile;
-    for (const auto& [tensor, range] : m_inFile)
-        inFile.emplace(tensor, range);
-    m_tensors = indexTensors(*m_proto, m_problems, inFile);
+    if (m_proto) {
+        // The protos are the model now: index their serialization, whose payloads left in the
+        // .onnx are empty (their ranges come from m_inFile).
+        const std::vector<onnx::TensorProto*> protos = tensorProtos(*m_proto);
+        std::string bytes;
+        m_proto->SerializeToString(&bytes);
+        const RawPayloadRule inFile = [&](size_t tensor, FileRange) -> std::optional<FileRange> {
+            if (tensor >= protos.size())
+                return std::nullopt;
+            auto it = m_inFile.find(protos[tensor]);
+            return it == m_inFile.end() ? std::nullopt : std::optional<FileRange>(it->second);
+        };
+        auto index = indexTensors(
+            std::as_bytes(std::span(bytes.data(), bytes.size())), m_path.string(), inFile);
+        if (!index || index->tensors.size() != protos.size())
+            throw std::logic_error(m_path.string() + ": the index of the model's own protos failed"
+                + (index ? std::string() : ": " + index.error().message));
+        for (size_t i = 0; i < protos.size(); ++i)
+            index->tensors[i].proto = protos[i];
+        adoptIndex(std::move(*index));
+        m_typedSpans.clear(); // read from the protos
+    }
+    resolve();
+}
+
+void Model::resolve()
+{
+    m_problems = m_indexProblems;
     auto open = [this](const fs::path& resolved, const FileIdentity& identity) {
         return dataFile(resolved, identity);
     };
@@ -264,6 +363,8 @@ void Model::invalidateDataFiles(const std::vector<fs::path>& replaced, const std
 
 Status Model::materializeInline(const std::function<bool(size_t)>& needed)
 {
+    if (Status s = loadProtos(); !s)
+        return s;
     if (m_inFile.empty() || !m_materialized.empty())
         return {};
     std::unordered_set<const onnx::TensorProto*> skip;
@@ -329,6 +430,35 @@ void Model::adoptSavedFile(const fs::path& path, const FileIdentity& identity,
         info.inlineRange.reset(); // until reindex()
 }
 
+Result<std::vector<std::byte>> Model::typedBytesFromFile(size_t index) const
+{
+    const TensorInfo& info = m_tensors[index];
+    auto it = m_typedSpans.find(index);
+    if (it == m_typedSpans.end() || !m_modelFile)
+        return Error{info.qualifiedName() + ": its typed data is not loaded"};
+    // protobuf merges the occurrences of a message in order, as the index read them.
+    onnx::TensorProto tensor;
+    std::string failure;
+    for (const FileRange& range : it->second) {
+        auto view = m_modelFile->view(range.offset, range.length);
+        if (!view)
+            return Error{info.qualifiedName() + ": " + view.error().message};
+        Status s = readMapped(
+            info.qualifiedName() + " (in " + m_modelFile->path().string() + ")", [&] {
+                google::protobuf::io::CodedInputStream coded(
+                    reinterpret_cast<const uint8_t*>(view->data()), static_cast<int>(view->size()));
+                if (!tensor.MergeFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+                    failure = info.qualifiedName() + ": protobuf cannot read its TensorProto in "
+                        + m_modelFile->path().string();
+            });
+        if (!s)
+            return s.error();
+        if (!failure.empty())
+            return Error{failure};
+    }
+    return typedDataToBytes(tensor);
+}
+
 Result<TensorBytes> Model::read(size_t index) const
 {
     if (index >= m_tensors.size())
@@ -356,11 +486,13 @@ Result<TensorBytes> Model::read(size_t index) const
                 return Error{info.qualifiedName() + ": " + view.error().message};
             return TensorBytes::view(*view, m_modelFile.get());
         }
+        if (!info.proto)
+            return Error{info.qualifiedName() + ": its raw_data is not loaded"};
         const std::string& raw = info.proto->raw_data();
         return TensorBytes::view(std::as_bytes(std::span(raw.data(), raw.size())));
     }
     case Storage::Typed: {
-        auto bytes = typedDataToBytes(*info.proto);
+        auto bytes = info.proto ? typedDataToBytes(*info.proto) : typedBytesFromFile(index);
         if (!bytes)
             return Error{info.qualifiedName() + ": " + bytes.error().message};
         return TensorBytes::own(std::move(*bytes));

@@ -6,6 +6,7 @@
 #include "data_file.h"
 #include "problem.h"
 #include "result.h"
+#include "tensor_index.h"
 #include "tensor_info.h"
 
 #include <filesystem>
@@ -74,15 +75,27 @@ public:
         std::unique_ptr<onnx::ModelProto> proto, std::filesystem::path baseDir);
     ~Model();
 
-    // The parsed model. Tensors with an inlineRange have an empty raw_data here until
+    // The parsed model, parsed on first use for a loaded model (loading indexes the file at the
+    // wire level, core/tensor_index.h): call loadProtos() first where failure must be handled;
+    // these throw std::runtime_error when the file can no longer be parsed. Tensors with an
+    // inlineRange of at least kInFileMinBytes have an empty raw_data here until
     // materializeInline(); read their bytes with read().
-    const onnx::ModelProto& proto() const { return *m_proto; }
+    const onnx::ModelProto& proto() const;
     // Mutable access; call reindex() after changing tensors. Changing the tensors of a loaded
     // model needs materializeInline() and forgetInline() first (payload ranges are per proto).
-    onnx::ModelProto& mutableProto() { return *m_proto; }
+    onnx::ModelProto& mutableProto();
+    // Parses the .onnx into protos (a skeleton without the payloads of kInFileMinBytes or more)
+    // and points every TensorInfo::proto at its TensorProto, once: what a save or an
+    // external-data operation needs first. Fails, changing nothing, when the file was replaced
+    // or changed since it was opened, or protobuf refuses it.
+    Status loadProtos();
+    bool protosLoaded() const { return m_proto != nullptr; }
+    // ir_version, producer and opsets, as the index read them.
+    const ModelHeader& header() const { return m_header; }
 
-    // Payloads load() left in the .onnx file, and the file they are read from (null when none).
-    size_t inFileCount() const { return m_inFile.size(); }
+    // Payloads of at least kInFileMinBytes read from the .onnx file on demand, and the file
+    // they are read from (null when none).
+    size_t inFileCount() const;
     const DataFile* inFileSource() const { return m_modelFile.get(); }
     // Puts payloads left in the .onnx file back into their protos, for an operation that
     // serializes or rewrites them: all of them, or those of the tensors `needed` names by
@@ -136,6 +149,12 @@ public:
 
 private:
     Model() = default;
+    // Replaces the index with `index` (problems of external references are added by resolve()).
+    void adoptIndex(TensorIndex index);
+    // Resolves external references against the base directory, and the problems that follow.
+    void resolve();
+    // A typed tensor's bytes from its TensorProto in the .onnx, protos not being loaded.
+    Result<std::vector<std::byte>> typedBytesFromFile(size_t index) const;
 
     // A loaded model's protos live in an arena (declared first: destroyed last): one block
     // per megabyte instead of a malloc per string and message, and freed at once.
@@ -148,10 +167,15 @@ private:
     std::filesystem::path m_baseDir;
     uint64_t m_fileBytes = 0;
     FileIdentity m_fileIdentity;
+    ModelHeader m_header;
     std::vector<TensorInfo> m_tensors;
+    std::vector<Problem> m_indexProblems; // found by the index, before resolve()
     std::vector<Problem> m_problems;
+    // Typed tensors of a model whose protos are not loaded: their TensorProto's ranges.
+    std::unordered_map<size_t, std::vector<FileRange>> m_typedSpans;
     std::map<std::filesystem::path, std::shared_ptr<DataFile>> m_dataFiles;
-    // raw_data payloads left in the .onnx file, and the mapping they are read from.
+    // raw_data payloads left in the .onnx file once protos are loaded, and the mapping of the
+    // .onnx the index and every payload are read from (until a save replaces it).
     std::unordered_map<onnx::TensorProto*, FileRange> m_inFile;
     std::shared_ptr<DataFile> m_modelFile;
     std::vector<onnx::TensorProto*> m_materialized;

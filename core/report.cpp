@@ -47,6 +47,51 @@ Json tensorJson(const TensorInfo& t)
     return j;
 }
 
+// tensorJson(t), written member by member.
+void writeTensor(JsonStream& json, const TensorInfo& t)
+{
+    json.beginObject();
+    json.key("name");
+    json.value(std::string_view(t.name));
+    json.key("scope");
+    json.value(std::string_view(t.scope));
+    json.key("kind");
+    json.value(kindName(t.kind));
+    json.key("dtype");
+    if (const auto type = dtype::name(t.dataType))
+        json.value(*type);
+    else
+        json.value(std::string_view("unknown(" + std::to_string(t.dataType) + ")"));
+    json.key("shape");
+    json.beginArray();
+    for (int64_t d : t.shape)
+        json.value(d);
+    json.endArray();
+    for (const auto& [name, number] : {std::pair("elements", t.elements), {"bytes", t.bytes}}) {
+        json.key(name);
+        if (number)
+            json.value(*number);
+        else
+            json.null();
+    }
+    json.key("storage");
+    json.value(std::string_view(t.isExternal() ? "external" : "inline"));
+    json.key("location");
+    if (t.isExternal())
+        json.value(std::string_view(t.external.location));
+    else
+        json.null();
+    for (const auto& [name, number] : {std::pair("offset", t.external.offset),
+             {"length", t.external.length.value_or(t.byteSize())}}) {
+        json.key(name);
+        if (t.isExternal())
+            json.value(number);
+        else
+            json.null();
+    }
+    json.endObject();
+}
+
 Json placeJson(const TensorInfo& t)
 {
     if (!t.isExternal())
@@ -57,15 +102,15 @@ Json placeJson(const TensorInfo& t)
 
 Json modelJson(const Model& model)
 {
-    const auto& proto = model.proto();
+    const ModelHeader& header = model.header();
     Json opsets = Json::object();
-    for (const auto& opset : proto.opset_import())
-        opsets[opset.domain().empty() ? "ai.onnx" : opset.domain()] = opset.version();
-    std::string producer = proto.producer_name();
-    if (!proto.producer_version().empty())
-        producer += (producer.empty() ? "" : " ") + proto.producer_version();
+    for (const auto& [domain, version] : header.opsets)
+        opsets[domain.empty() ? "ai.onnx" : domain] = version;
+    std::string producer = header.producerName;
+    if (!header.producerVersion.empty())
+        producer += (producer.empty() ? "" : " ") + header.producerVersion;
     return Json{{"path", model.path().string()}, {"bytes", model.fileBytes()},
-        {"ir_version", proto.ir_version()}, {"producer", producer}, {"opsets", opsets}};
+        {"ir_version", header.irVersion}, {"producer", producer}, {"opsets", opsets}};
 }
 
 Json problemJson(const Problem& p)
@@ -79,8 +124,8 @@ Json fileJson(const FileLayout& f)
     return Json{{"location", f.location}, {"bytes", f.bytes},
         {"referenced_bytes", f.referencedBytes}, {"padding_bytes", f.paddingBytes},
         {"orphaned_bytes", f.orphanedBytes}, {"overlapping_bytes", f.overlappingBytes},
-        {"shared_bytes", f.sharedBytes},
-        {"format", f.headerBytes ? "safetensors" : "raw"}, {"header_bytes", f.headerBytes}};
+        {"shared_bytes", f.sharedBytes}, {"format", f.headerBytes ? "safetensors" : "raw"},
+        {"header_bytes", f.headerBytes}};
 }
 
 Json totalsJson(const Model& model)
@@ -115,7 +160,7 @@ void writeInspectJson(
     json.key("tensors");
     json.beginArray();
     for (const auto& t : model.tensors())
-        json.value(tensorJson(t));
+        writeTensor(json, t);
     json.endArray();
     json.key("files");
     json.beginArray();

@@ -75,8 +75,8 @@ Result<ModelTemp> writeModelTemp(Model& model, const fs::path& modelPath, const 
     const fs::path& tempPath = temp->path;
     auto written = writeModel(model.mutableProto(), fd, tempPath, splices.payloads,
         [&](size_t payload, int target, uint64_t offset) {
-            return writer.copyPayload(splices.tensors[payload], target, offset, tempPath,
-                countProgress);
+            return writer.copyPayload(
+                splices.tensors[payload], target, offset, tempPath, countProgress);
         });
     if (!written)
         return written.error();
@@ -257,6 +257,9 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     if (!options.force)
         if (auto conflicts = conflictsOf(model, path, *plan); !conflicts.empty())
             return Error{joinMessages(conflicts)};
+    // Writing needs the model's protos (an unchanged save above does not).
+    if (Status s = model.loadProtos(); !s)
+        return Error{cannot + s.error().message};
     const bool inPlace = !model.path().empty() && sameFile(path, model.path());
     const std::vector<fs::path> readBefore = inPlace ? filesReadBy(model) : std::vector<fs::path>{};
 
@@ -329,10 +332,11 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         }
         // 5. The model names the final files.
         if (finalNamesOk) {
-            finalNamesOk = finish.check(renameFile(modelFinal->file.path, path, "rename-model-final"),
-                path.filename().string()
-                    + " keeps naming its data by temporary names (complete and valid); saving "
-                      "the model again gives them their final names");
+            finalNamesOk
+                = finish.check(renameFile(modelFinal->file.path, path, "rename-model-final"),
+                    path.filename().string()
+                        + " keeps naming its data by temporary names (complete and valid); saving "
+                          "the model again gives them their final names");
             if (finalNamesOk) {
                 finish.check(syncFolder(dir), mayRevert);
                 crashPoint("model-final-committed");

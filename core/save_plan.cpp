@@ -84,9 +84,8 @@ Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
             [&](size_t a, size_t b) { return plan.tensors[a].length < plan.tensors[b].length; });
         return Error{"data file '" + plan.files[f] + "' would hold "
             + std::to_string(plan.fileBytes[f]) + " bytes, past the target's limit of "
-            + std::to_string(limit) + " bytes per file; "
-            + model.tensors()[biggest].qualifiedName() + " alone holds "
-            + std::to_string(plan.tensors[biggest].length) + " bytes"};
+            + std::to_string(limit) + " bytes per file; " + model.tensors()[biggest].qualifiedName()
+            + " alone holds " + std::to_string(plan.tensors[biggest].length) + " bytes"};
     }
     return {};
 }
@@ -255,8 +254,8 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         }
     }
     auto headerBound = [&](size_t i) {
-        return safetensors ? safetensorsEntryBound(names[i],
-                   safetensorsDtype(tensors[i].dataType), tensors[i].shape)
+        return safetensors ? safetensorsEntryBound(
+                   names[i], safetensorsDtype(tensors[i].dataType), tensors[i].shape)
                            : uint64_t(0);
     };
 
@@ -318,9 +317,9 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         for (size_t f = 0; f < plan.files.size(); ++f) {
             std::vector<SafetensorsEntry> entries;
             for (size_t i : plan.fileOrder[f])
-                entries.push_back({names[i], std::string(safetensorsDtype(tensors[i].dataType)),
-                    tensors[i].shape, plan.tensors[i].offset,
-                    plan.tensors[i].offset + plan.tensors[i].length});
+                entries.push_back(
+                    {names[i], std::string(safetensorsDtype(tensors[i].dataType)), tensors[i].shape,
+                        plan.tensors[i].offset, plan.tensors[i].offset + plan.tensors[i].length});
             plan.fileHeaders[f] = makeSafetensorsHeader(entries);
             const uint64_t shift = plan.fileHeaders[f].size();
             if (shift - 8 > kSafetensorsMaxHeader)
@@ -356,7 +355,7 @@ bool planKeepsLayout(
             continue;
         const auto f = static_cast<size_t>(p.file);
         if (!t.external.file || t.external.offset != p.offset || t.external.length != p.length
-            || t.external.resolvedPath != (dir / plan.files[f]).lexically_normal()
+            || t.external.resolvedPath.get() != (dir / plan.files[f]).lexically_normal()
             || fs::path(t.external.location).lexically_normal()
                 != fs::path(plan.files[f]).lexically_normal()
             || (options.checksum && t.external.checksum.empty()))

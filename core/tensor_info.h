@@ -21,12 +21,38 @@ enum class TensorKind { Initializer, Attribute, Sparse };
 // Inline storage is either `raw_data` or one of the typed repeated fields.
 enum class Storage { Raw, Typed, External };
 
+// A path that many tensors hold (one per data file): one allocation for all of them, not one
+// per tensor. Reads as a std::filesystem::path (empty when none was set).
+class SharedPath {
+public:
+    SharedPath() = default;
+    SharedPath(std::filesystem::path path)
+        : m_path(std::make_shared<const std::filesystem::path>(std::move(path)))
+    {
+    }
+    const std::filesystem::path& get() const { return m_path ? *m_path : none(); }
+    operator const std::filesystem::path&() const { return get(); }
+    bool empty() const { return get().empty(); }
+    std::string string() const { return get().string(); }
+    void clear() { m_path.reset(); }
+    bool operator==(const SharedPath& other) const { return get() == other.get(); }
+
+private:
+    static const std::filesystem::path& none()
+    {
+        static const std::filesystem::path none;
+        return none;
+    }
+    std::shared_ptr<const std::filesystem::path> m_path;
+};
+
 struct ExternalRef {
     std::string location; // as written in the model
+    bool hasLocation = false; // a 'location' key was given (possibly empty)
     uint64_t offset = 0;
     std::optional<uint64_t> length; // absent: the tensor's byte size is read from offset
     std::string checksum; // hex SHA-1, when present
-    std::filesystem::path resolvedPath; // base dir / location, lexically normal
+    SharedPath resolvedPath; // base dir / location, lexically normal
     std::shared_ptr<DataFile> file; // null when the reference failed validation
 };
 
@@ -51,6 +77,9 @@ struct TensorInfo {
     // Model::materializeInline()); Model::read maps it.
     std::optional<FileRange> inlineRange;
     bool hasError = false; // some error-severity problem names this tensor
+    // An initializer that no node input and no graph output names, in a model whose main graph
+    // has nodes (core/audit.h warns about it).
+    bool unusedInitializer = false;
     // Why readers need this tensor's values while they build the graph (core/graph_build_inputs.h),
     // e.g. "the shape input of Reshape 'r1'"; empty when they do not. Such a tensor stays inline.
     std::string readAtGraphBuild;

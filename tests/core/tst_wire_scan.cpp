@@ -6,6 +6,7 @@
 #include "core/model_writer.h"
 #include "core/posix_file.h"
 #include "core/save.h"
+#include "core/tensor_index.h"
 #include "core/wire_scan.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
@@ -128,6 +129,16 @@ std::string describe(const Model& model)
     return out;
 }
 
+// Which tensors readers need while building the graph, and which no node uses.
+std::string describeGraphBuild(const Model& model)
+{
+    std::string out;
+    for (const TensorInfo& t : model.tensors())
+        out += t.qualifiedName() + ": " + t.readAtGraphBuild
+            + (t.unusedInitializer ? " unused" : "") + "\n";
+    return out;
+}
+
 // The old path: protobuf parses the whole file, tensors read from the protos.
 std::unique_ptr<Model> oracleModel(const QString& path)
 {
@@ -162,6 +173,8 @@ private slots:
     void skeletonRematerializes();
     void loadAgreesWithFullParse_data();
     void loadAgreesWithFullParse();
+    void indexReadsFieldsAsProtobuf_data();
+    void indexReadsFieldsAsProtobuf();
     void lastRawDataWins();
     void mergedMessagesKeepCounting();
     void malformedIsClearError_data();
@@ -219,11 +232,11 @@ bool TestWireScan::checkWriter(const std::string& bytes, const QString& what)
     if (!fd)
         return false;
     int copies = 0;
-    auto written = writeModel(skeleton, fd->get(), path, payloads,
-        [&](size_t i, int target, uint64_t offset) {
+    auto written = writeModel(
+        skeleton, fd->get(), path, payloads, [&](size_t i, int target, uint64_t offset) {
             ++copies;
-            return pwriteAll(target, spanOf(bytes).subspan(sources[i], payloads[i].length), offset,
-                path);
+            return pwriteAll(
+                target, spanOf(bytes).subspan(sources[i], payloads[i].length), offset, path);
         });
     if (!written) {
         qWarning("%s: %s", qPrintable(what), written.error().message.c_str());
@@ -458,6 +471,114 @@ void TestWireScan::loadAgreesWithFullParse()
     QCOMPARE(readAllTensors(**loaded), readAllTensors(*oracle));
 }
 
+// The index reads fields at the wire level (core/tensor_index.h) as protobuf's parse does:
+// encodings protobuf's serializer never writes, checked against the index of protobuf's parse.
+void TestWireScan::indexReadsFieldsAsProtobuf_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    const std::string floats = fixed32(4, 0x3f800000) + fixed32(4, 0x40000000);
+    const std::string packedFloats = len(4, std::string(8, '\x01'));
+    auto add = [](const char* name, const std::string& model) {
+        QTest::addRow("%s", name) << QByteArray::fromStdString(model);
+    };
+    auto constant = [](const std::string& attributeBody) {
+        // NodeProto: output 2, op_type 4, attribute 5; AttributeProto: name 1, t 5.
+        return len(1, len(2, "c") + len(4, "Constant") + len(5, len(1, "value") + attributeBody));
+    };
+    add("unpacked dims",
+        modelWithGraph(len(
+            5, num(1, 2) + num(1, 3) + num(2, 1) + len(8, "w") + len(9, std::string(24, 'x')))));
+    add("packed and unpacked dims mixed",
+        modelWithGraph(len(5,
+            len(1, varint(2) + varint(3)) + num(1, 4) + num(2, 2) + len(8, "w")
+                + len(9, std::string(24, 'x')))));
+    add("name given as a varint is an unknown field",
+        modelWithGraph(len(5, num(1, 1) + num(2, 2) + num(8, 5) + len(9, "x"))));
+    add("last name wins",
+        modelWithGraph(
+            len(5, num(1, 1) + num(2, 2) + len(8, "first") + len(9, "x") + len(8, "second"))));
+    add("unknown data_location value keeps the known one",
+        modelWithGraph(len(5,
+            num(1, 1) + num(2, 2) + len(8, "w") + len(13, len(1, "location") + len(2, "w.bin"))
+                + num(14, 1) + num(14, 7))));
+    add("float_data unpacked and packed",
+        modelWithGraph(len(5, num(1, 4) + num(2, 1) + len(8, "f") + floats + packedFloats)));
+    add("string_data",
+        modelWithGraph(len(5, num(1, 2) + num(2, 8) + len(8, "s") + len(6, "abc") + len(6, "de"))));
+    add("int64_data packed",
+        modelWithGraph(len(5,
+            num(1, 3) + num(2, 7) + len(8, "i")
+                + len(7, varint(1) + varint(300) + varint(70000)))));
+    add("external_data with a key given twice",
+        modelWithGraph(len(5,
+            num(1, 4) + num(2, 2) + len(8, "e") + len(13, len(1, "location") + len(2, "a.bin"))
+                + len(13, len(1, "location") + len(2, "b.bin")) + num(14, 1))));
+    add("graph given twice: its initializers are one list",
+        num(1, 8) + len(7, len(5, num(1, 1) + num(2, 2) + len(8, "a") + len(9, "x")))
+            + len(7, len(5, num(1, 1) + num(2, 2) + len(8, "b") + len(9, "y"))));
+    add("attribute tensor given twice is one tensor",
+        modelWithGraph(
+            constant(len(5, len(8, "v") + num(1, 2)) + len(5, num(2, 2) + len(9, "ab")))));
+    add("sparse initializer values and indices split",
+        modelWithGraph(len(15,
+            len(1, num(1, 2) + num(2, 1))
+                + len(2, num(1, 2) + num(2, 7) + len(9, std::string(16, '\0')))
+                + len(1, len(8, "sv") + len(9, std::string(8, '\0'))) + len(3, varint(8)))));
+    add("Reshape's shape from an outer graph, node name given twice",
+        modelWithGraph(
+            len(5, num(1, 2) + num(2, 7) + len(8, "shape") + len(9, std::string(16, '\0')))
+            + len(1,
+                len(3, "first") + len(4, "If")
+                    + len(5,
+                        len(1, "then_branch")
+                            + len(6,
+                                len(1,
+                                    len(1, "x") + len(1, "shape") + len(2, "y") + len(4, "Reshape")
+                                        + len(3, "r") + len(3, "r2")))))));
+}
+
+void TestWireScan::indexReadsFieldsAsProtobuf()
+{
+    QFETCH(QByteArray, bytes);
+    onnx::ModelProto parsed;
+    QVERIFY(parsed.ParseFromArray(bytes.constData(), int(bytes.size())));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("m.onnx");
+    QVERIFY(writeFile(path, bytes.toStdString()));
+    checkLoad(path);
+    auto model = Model::load(path.toStdString());
+    QVERIFY(model.ok());
+    // Field by field against protobuf's own parse.
+    const auto protos = tensorProtos(parsed);
+    const auto& tensors = (*model)->tensors();
+    QCOMPARE(tensors.size(), protos.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorInfo& t = tensors[i];
+        const onnx::TensorProto& p = *protos[i];
+        QVERIFY(t.proto == nullptr); // indexed without protobuf
+        if (!p.name().empty())
+            QCOMPARE(t.name, p.name());
+        QCOMPARE(t.dataType, p.data_type());
+        QCOMPARE(t.shape, std::vector<int64_t>(p.dims().begin(), p.dims().end()));
+        QCOMPARE(t.isExternal(), p.data_location() == onnx::TensorProto::EXTERNAL);
+        QCOMPARE(t.storage == Storage::Raw, !t.isExternal() && p.has_raw_data());
+        std::string location;
+        for (const auto& entry : p.external_data())
+            if (entry.key() == "location")
+                location = entry.value();
+        QCOMPARE(t.external.location, t.isExternal() ? location : std::string());
+        if (t.storage == Storage::Raw) {
+            auto bytes = (*model)->read(i);
+            QVERIFY(bytes.ok());
+            QCOMPARE(std::string(reinterpret_cast<const char*>(bytes->bytes().data()),
+                         bytes->bytes().size()),
+                p.raw_data());
+        }
+    }
+    QCOMPARE(QString::fromStdString(describeGraphBuild(**model)),
+        QString::fromStdString(describeGraphBuild(*oracleModel(path))));
+}
+
 // Protobuf keeps the last raw_data; a small last one stays in the proto, a big earlier one must
 // not come back from the file.
 void TestWireScan::lastRawDataWins()
@@ -690,11 +811,11 @@ void TestWireScan::writerRefusesPast2GiB()
     QVERIFY(fd.ok());
     const SplicedPayload huge{&t, (uint64_t(1) << 31)};
     bool copied = false;
-    auto written = writeModel(model, fd->get(), path, std::span(&huge, 1),
-        [&](size_t, int, uint64_t) {
-            copied = true;
-            return Status{};
-        });
+    auto written
+        = writeModel(model, fd->get(), path, std::span(&huge, 1), [&](size_t, int, uint64_t) {
+              copied = true;
+              return Status{};
+          });
     QVERIFY(!written.ok());
     QVERIFY2(contains(written.error().message, "2 GiB"), written.error().message.c_str());
     QVERIFY(!copied);
@@ -715,8 +836,8 @@ void TestWireScan::fuzzWireScanLongTag()
     QCOMPARE(checkSkeleton(model, 1, "long tag"), 1);
     QVERIFY(checkWriter(model, "long tag"));
     // Six bytes are too many for protobuf, and for the scanner.
-    const std::string tooLong = num(1, 8) + std::string("\xba\x80\x80\x80\x80\x00", 6)
-        + varint(graph.size()) + graph;
+    const std::string tooLong
+        = num(1, 8) + std::string("\xba\x80\x80\x80\x80\x00", 6) + varint(graph.size()) + graph;
     QVERIFY(!oracle.ParseFromString(tooLong));
     auto scan = scanModel(spanOf(tooLong), "too long", 1);
     QVERIFY(!scan.ok());
