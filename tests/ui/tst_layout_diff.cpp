@@ -4,6 +4,7 @@
 // worker, filters by kind and shares one selection between its map and its table.
 #include "ui_fixtures.h"
 
+#include "ui/byte_format.h"
 #include "ui/compare_window.h"
 #include "ui/diff_table_model.h"
 #include "ui/layout_diff.h"
@@ -24,6 +25,7 @@
 #include <QDockWidget>
 #include <QDropEvent>
 #include <QMimeData>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -103,6 +105,34 @@ bool writeComparePair(const QString& dirA, const QString& dirB)
     external("added", 7, 5120);
     return data.save(dirB)
         && fixtures::saveModel(model, QDir(dirB).filePath(QStringLiteral("m.onnx")));
+}
+
+// One data file "weights.bin" of 182 tensors of 4 KiB; planned with 8 KiB shards of "w.bin",
+// two tensors a shard: 91 new data files, as a 1 GiB model saved in 11 MiB shards would have.
+constexpr int kShardTensors = 182;
+constexpr uint64_t kShardSize = 8192;
+constexpr size_t kShardCount = 91;
+
+bool writeManyTensorModel(const QString& dir)
+{
+    onnx::ModelProto model = fixtures::emptyModel();
+    fixtures::DataFileBuilder data("weights.bin");
+    for (int i = 0; i < kShardTensors; ++i) {
+        onnx::TensorProto t = fixtures::rawTensor("t" + std::to_string(i), onnx::TensorProto::FLOAT,
+            {1024}, fixtures::patternBytes(4096, uint8_t(i)));
+        data.append(t);
+        *model.mutable_graph()->add_initializer() = t;
+    }
+    return data.save(dir)
+        && fixtures::saveModel(model, QDir(dir).filePath(QStringLiteral("model.onnx")));
+}
+
+repack::SaveOptions manyShardOptions()
+{
+    repack::SaveOptions o;
+    o.dataFile = "w.bin";
+    o.shardSize = kShardSize;
+    return o;
 }
 
 int indexOf(const ui::LayoutDiff& diff, const QString& name)
@@ -302,6 +332,30 @@ private Q_SLOTS:
         QCOMPARE(rows.size(), 1);
         QCOMPARE(rows[0].data().toString(), QStringLiteral("t_a1"));
         QVERIFY(panel->view()->isHighlighted(tensor));
+    }
+
+    // A byte count never wraps apart from its unit ("6.84" at the end of one line, "GiB" at the
+    // start of the next): number and unit are joined by a non-breaking space.
+    void byteCountsKeepTheirUnit()
+    {
+        const QRegularExpression breakable(QStringLiteral("\\d[ \\t\\n]+(B|KiB|MiB|GiB|TiB)\\b"));
+        for (uint64_t bytes :
+            {uint64_t(0), uint64_t(512), uint64_t(7344394650), uint64_t(1) << 40}) {
+            const QString text = ui::formatBytes(bytes);
+            QVERIFY2(!text.contains(u' '), qPrintable(text));
+            QVERIFY2(text.contains(QChar::Nbsp), qPrintable(text));
+        }
+        QTemporaryDir dir;
+        QVERIFY(writeManyTensorModel(dir.path()));
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        auto model = repack::Model::load(fsPath(path));
+        QVERIFY(model);
+        auto plan = repack::planSave(**model, fsPath(path), manyShardOptions());
+        QVERIFY(plan);
+        QCOMPARE(plan->files.size(), kShardCount);
+        const QString preview = ui::describePlan(*plan, ui::takeSnapshot(**model));
+        QVERIFY2(
+            !breakable.match(preview).hasMatch(), qPrintable(breakable.match(preview).captured()));
     }
 
     void compareDataHasEveryKind()
