@@ -24,8 +24,10 @@
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QDropEvent>
+#include <QLabel>
 #include <QMimeData>
 #include <QRegularExpression>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -133,6 +135,15 @@ repack::SaveOptions manyShardOptions()
     o.dataFile = "w.bin";
     o.shardSize = kShardSize;
     return o;
+}
+
+QScrollArea* enclosingScrollArea(QWidget* widget)
+{
+    for (QWidget* w = widget; w; w = w->parentWidget()) {
+        if (auto* area = qobject_cast<QScrollArea*>(w))
+            return area;
+    }
+    return nullptr;
 }
 
 int indexOf(const ui::LayoutDiff& diff, const QString& name)
@@ -356,6 +367,39 @@ private Q_SLOTS:
         const QString preview = ui::describePlan(*plan, ui::takeSnapshot(**model));
         QVERIFY2(
             !breakable.match(preview).hasMatch(), qPrintable(breakable.match(preview).captured()));
+    }
+
+    // The repack panel's preview of a 91-shard plan names every file: when the list is taller
+    // than the panel it scrolls, with a scroll bar, instead of being cut off mid-line.
+    void manyShardPreviewScrolls()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeManyTensorModel(dir.path()));
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        auto model = repack::Model::load(fsPath(path));
+        QVERIFY(model);
+        auto plan = repack::planSave(**model, fsPath(path), manyShardOptions());
+        QVERIFY(plan);
+        const QString preview = ui::describePlan(*plan, ui::takeSnapshot(**model));
+        for (const std::string& file : plan->files)
+            QVERIFY(preview.contains(QString::fromStdString(file)));
+
+        ui::RepackPanel panel;
+        panel.resize(300, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setPreview(preview);
+        QLabel* label = panel.previewLabel();
+        QScrollArea* area = enclosingScrollArea(label);
+        QVERIFY2(area, "the preview is not in a scroll area");
+        QTRY_VERIFY(area->verticalScrollBar()->maximum() > 0);
+        QVERIFY(area->verticalScrollBar()->isVisible());
+        // The label is as tall as its text needs: nothing is cut, the area scrolls over it.
+        QTRY_VERIFY(label->height() >= label->heightForWidth(label->width()));
+        QVERIFY(area->viewport()->height() < label->height());
+        // A short preview needs no scroll bar.
+        panel.setPreview(QStringLiteral("No tensor changes storage."));
+        QTRY_COMPARE(area->verticalScrollBar()->maximum(), 0);
     }
 
     void compareDataHasEveryKind()
