@@ -28,6 +28,7 @@
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -400,6 +401,54 @@ private Q_SLOTS:
         // A short preview needs no scroll bar.
         panel.setPreview(QStringLiteral("No tensor changes storage."));
         QTRY_COMPARE(area->verticalScrollBar()->maximum(), 0);
+    }
+
+    // The before/after view of a 91-shard plan: ribbons stay in the bands between bars (they
+    // never cross a file's title or a bar's label), every tensor still has one that selects it,
+    // and the view scrolls to its last file.
+    void manyShardRibbonsNeverCrossLabels()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeManyTensorModel(dir.path()));
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        auto model = repack::Model::load(fsPath(path));
+        QVERIFY(model);
+        auto plan = repack::planSave(**model, fsPath(path), manyShardOptions());
+        QVERIFY(plan);
+        auto diff = std::make_shared<const ui::LayoutDiff>(
+            ui::beforeAfterDiff(ui::takeSnapshot(**model), *plan));
+        ui::LayoutDiffView view;
+        view.resize(900, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setDiff(diff);
+
+        const QList<QRectF> labels = view.labelRects();
+        // The header, then a title per lane (inline, weights.bin, 91 shards) and a label per bar.
+        QVERIFY(labels.size() >= 1 + 2 * int(kShardCount));
+        const QList<QRectF> links = view.linkBounds();
+        QVERIFY(links.size() >= kShardTensors);
+        int crossings = 0;
+        for (const QRectF& link : links) {
+            for (const QRectF& label : labels) {
+                if (link.intersects(label) && ++crossings <= 3)
+                    qWarning() << "ribbon" << link << "crosses label" << label;
+            }
+        }
+        QCOMPARE(crossings, 0);
+        for (int t = 0; t < kShardTensors; ++t) {
+            const QPoint at = view.ribbonPoint(t);
+            QVERIFY2(at.x() >= 0, qPrintable(diff->tensors[size_t(t)].name));
+            QCOMPARE(view.tensorAt(at), t);
+        }
+
+        QScrollBar* bar = view.verticalScrollBar();
+        QVERIFY(bar->maximum() > 0);
+        QTRY_VERIFY(bar->isVisible()); // shown once the event loop has run
+        bar->setValue(bar->maximum());
+        const QRectF last = view.labelRects().constLast();
+        QVERIFY(last.bottom() <= view.viewport()->height());
+        QVERIFY(last.top() >= 0);
     }
 
     void compareDataHasEveryKind()
