@@ -130,12 +130,31 @@ bool writeManyTensorModel(const QString& dir)
         && fixtures::saveModel(model, QDir(dir).filePath(QStringLiteral("model.onnx")));
 }
 
-repack::SaveOptions manyShardOptions()
+struct ManyShardPlan {
+    QTemporaryDir dir;
+    std::unique_ptr<repack::Model> model;
+    repack::SavePlan plan;
+};
+
+// writeManyTensorModel's model, loaded and planned into shards; null when a step fails.
+std::unique_ptr<ManyShardPlan> planManyShards()
 {
-    repack::SaveOptions o;
-    o.dataFile = "w.bin";
-    o.shardSize = kShardSize;
-    return o;
+    auto shards = std::make_unique<ManyShardPlan>();
+    if (!writeManyTensorModel(shards->dir.path()))
+        return nullptr;
+    const std::string path = fsPath(shards->dir.filePath(QStringLiteral("model.onnx")));
+    auto model = repack::Model::load(path);
+    if (!model)
+        return nullptr;
+    shards->model = std::move(model.value());
+    repack::SaveOptions options;
+    options.dataFile = "w.bin";
+    options.shardSize = kShardSize;
+    auto plan = repack::planSave(*shards->model, path, options);
+    if (!plan)
+        return nullptr;
+    shards->plan = std::move(plan.value());
+    return shards;
 }
 
 QScrollArea* enclosingScrollArea(QWidget* widget)
@@ -357,15 +376,10 @@ private Q_SLOTS:
             QVERIFY2(!text.contains(u' '), qPrintable(text));
             QVERIFY2(text.contains(QChar::Nbsp), qPrintable(text));
         }
-        QTemporaryDir dir;
-        QVERIFY(writeManyTensorModel(dir.path()));
-        const QString path = dir.filePath(QStringLiteral("model.onnx"));
-        auto model = repack::Model::load(fsPath(path));
-        QVERIFY(model);
-        auto plan = repack::planSave(**model, fsPath(path), manyShardOptions());
-        QVERIFY(plan);
-        QCOMPARE(plan->files.size(), kShardCount);
-        const QString preview = ui::describePlan(*plan, ui::takeSnapshot(**model));
+        const auto shards = planManyShards();
+        QVERIFY(shards);
+        QCOMPARE(shards->plan.files.size(), kShardCount);
+        const QString preview = ui::describePlan(shards->plan, ui::takeSnapshot(*shards->model));
         QVERIFY2(
             !breakable.match(preview).hasMatch(), qPrintable(breakable.match(preview).captured()));
     }
@@ -374,15 +388,10 @@ private Q_SLOTS:
     // than the panel it scrolls, with a scroll bar, instead of being cut off mid-line.
     void manyShardPreviewScrolls()
     {
-        QTemporaryDir dir;
-        QVERIFY(writeManyTensorModel(dir.path()));
-        const QString path = dir.filePath(QStringLiteral("model.onnx"));
-        auto model = repack::Model::load(fsPath(path));
-        QVERIFY(model);
-        auto plan = repack::planSave(**model, fsPath(path), manyShardOptions());
-        QVERIFY(plan);
-        const QString preview = ui::describePlan(*plan, ui::takeSnapshot(**model));
-        for (const std::string& file : plan->files)
+        const auto shards = planManyShards();
+        QVERIFY(shards);
+        const QString preview = ui::describePlan(shards->plan, ui::takeSnapshot(*shards->model));
+        for (const std::string& file : shards->plan.files)
             QVERIFY(preview.contains(QString::fromStdString(file)));
 
         ui::RepackPanel panel;
@@ -408,15 +417,10 @@ private Q_SLOTS:
     // and the view scrolls to its last file.
     void manyShardRibbonsNeverCrossLabels()
     {
-        QTemporaryDir dir;
-        QVERIFY(writeManyTensorModel(dir.path()));
-        const QString path = dir.filePath(QStringLiteral("model.onnx"));
-        auto model = repack::Model::load(fsPath(path));
-        QVERIFY(model);
-        auto plan = repack::planSave(**model, fsPath(path), manyShardOptions());
-        QVERIFY(plan);
+        const auto shards = planManyShards();
+        QVERIFY(shards);
         auto diff = std::make_shared<const ui::LayoutDiff>(
-            ui::beforeAfterDiff(ui::takeSnapshot(**model), *plan));
+            ui::beforeAfterDiff(ui::takeSnapshot(*shards->model), shards->plan));
         ui::LayoutDiffView view;
         view.resize(900, 500);
         view.show();
