@@ -6,7 +6,7 @@ namespace ui {
 
 QString formatBytes(uint64_t bytes)
 {
-    return QString::fromStdString(repack::formatBytes(bytes));
+    return QString::fromStdString(repack::formatBytes(bytes)).replace(u' ', QChar::Nbsp);
 }
 
 } // namespace ui

@@ -1,4 +1,5 @@
-// Byte counts for display, in the same binary units as the CLI ("1.50 MiB").
+// Byte counts for display, in the same binary units as the CLI ("1.50 MiB"), number and unit
+// joined by a non-breaking space so a wrapping label never puts them on two lines.
 #pragma once
 
 #include <QString>

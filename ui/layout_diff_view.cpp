@@ -23,6 +23,7 @@ constexpr int kHeaderHeight = 46;
 constexpr int kTitleHeight = 20;
 constexpr int kBarHeight = 22;
 constexpr int kRibbonGap = 40;
+constexpr int kStubGap = 12; // the band a file on one side only gets for its links
 constexpr int kLaneSpacing = 14;
 constexpr int kGutter = 64;
 constexpr size_t kMaxHighlighted = 20000; // more selected tensors are outlined only in the table
@@ -143,6 +144,8 @@ void LayoutDiffView::layoutBars()
             }
             m_titleTops.push_back(y);
             y += kTitleHeight;
+            if (!lane.before.present)
+                y += kStubGap; // links arrive from above
             if (lane.before.present) {
                 index.first = int(m_bars.size());
                 m_bars.push_back({int(l), false, y});
@@ -150,6 +153,8 @@ void LayoutDiffView::layoutBars()
             }
             if (lane.before.present && lane.after.present)
                 y += kRibbonGap;
+            else if (lane.before.present)
+                y += kStubGap; // links leave downwards
             if (lane.after.present) {
                 index.second = int(m_bars.size());
                 m_bars.push_back({int(l), true, y});
@@ -194,11 +199,11 @@ QRectF LayoutDiffView::rangeRect(int tensor, bool after) const
 
 namespace {
 
+// From the bottom of `from` down to the top of `to`.
 QPainterPath ribbonPath(const QRectF& from, const QRectF& to)
 {
-    const bool down = to.top() >= from.bottom();
-    const double y0 = down ? from.bottom() : from.top();
-    const double y1 = down ? to.top() : to.bottom();
+    const double y0 = from.bottom();
+    const double y1 = to.top();
     const double mid = (y0 + y1) / 2;
     QPainterPath path;
     path.moveTo(from.left(), y0);
@@ -210,6 +215,20 @@ QPainterPath ribbonPath(const QRectF& from, const QRectF& to)
 }
 
 } // namespace
+
+std::vector<LayoutDiffView::LinkPiece> LayoutDiffView::linkPieces(int tensor) const
+{
+    const QRectF from = rangeRect(tensor, false);
+    const QRectF to = rangeRect(tensor, true);
+    if (from.isNull() || to.isNull())
+        return {};
+    const DiffTensor& t = m_diff->tensors[size_t(tensor)];
+    if (t.before.lane == t.after.lane) // its "before" bar is right above its "after" bar
+        return {{from, to, t.before.lane, 0}};
+    return {
+        {from, QRectF(from.left(), from.bottom() + kStubGap, from.width(), 0), t.before.lane, 1},
+        {QRectF(to.left(), to.top() - kStubGap, to.width(), 0), to, t.after.lane, 2}};
+}
 
 void LayoutDiffView::buildCache() const
 {
@@ -260,34 +279,32 @@ void LayoutDiffView::buildCache() const
             c = end;
         }
     }
-    // One ribbon per distinct pair of pixel positions and kind; unchanged ones first (under).
+    // One piece per distinct place, pair of pixel positions and kind; unchanged ones first
+    // (under).
     QSet<quint64> seen;
     std::vector<Ribbon> changed;
     for (size_t t = 0; t < m_diff->tensors.size(); ++t) {
         const DiffTensor& tensor = m_diff->tensors[t];
-        if (tensor.before.lane < 0 || tensor.after.lane < 0)
-            continue;
-        const QRectF from = rangeRect(int(t), false);
-        const QRectF to = rangeRect(int(t), true);
-        if (from.isNull() || to.isNull())
-            continue;
-        const quint64 key = (quint64(tensor.before.lane & 0x3ff) << 54)
-            | (quint64(tensor.after.lane & 0x3ff) << 44)
-            | (quint64(int(from.left()) & 0xfffff) << 24) | (quint64(int(to.left()) & 0xfffff) << 4)
-            | quint64(tensor.kind);
-        if (from.width() < 3 && to.width() < 3) {
-            if (seen.contains(key))
+        for (const LinkPiece& piece : linkPieces(int(t))) {
+            const QRectF& from = piece.from;
+            const QRectF& to = piece.to;
+            if (from.width() < 3 && to.width() < 3) {
+                const quint64 key = (quint64(piece.type) << 58)
+                    | (quint64(piece.lane & 0x3fff) << 44)
+                    | (quint64(int(from.left()) & 0xfffff) << 24)
+                    | (quint64(int(to.left()) & 0xfffff) << 4) | quint64(tensor.kind);
+                if (seen.contains(key))
+                    continue;
+                seen.insert(key);
+                m_lines.push_back(
+                    {{}, QLineF(from.center().x(), from.bottom(), to.center().x(), to.top()),
+                        tensor.kind, int(t)});
                 continue;
-            seen.insert(key);
-            const bool down = to.top() >= from.bottom();
-            m_lines.push_back({{},
-                QLineF(from.center().x(), down ? from.bottom() : from.top(), to.center().x(),
-                    down ? to.top() : to.bottom()),
-                tensor.kind, int(t)});
-            continue;
+            }
+            Ribbon ribbon{ribbonPath(from, to), {}, tensor.kind, int(t)};
+            (tensor.kind == ChangeKind::Unchanged ? m_ribbons : changed)
+                .push_back(std::move(ribbon));
         }
-        Ribbon ribbon{ribbonPath(from, to), {}, tensor.kind, int(t)};
-        (tensor.kind == ChangeKind::Unchanged ? m_ribbons : changed).push_back(std::move(ribbon));
     }
     m_ribbons.insert(m_ribbons.end(), std::make_move_iterator(changed.begin()),
         std::make_move_iterator(changed.end()));
@@ -387,7 +404,10 @@ void LayoutDiffView::paintLaneTitle(QPainter& painter, int lane, int top) const
     const int y = top + fm.ascent() + 2;
     QFont bold = font();
     bold.setBold(true);
-    const QString name = l.isInline ? tr("inline (in the .onnx)") : l.location;
+    // One line each, elided to the width: a narrow view cuts a title short, never wraps it.
+    const int right = viewport()->width() - kMargin;
+    const QString name = QFontMetrics(bold).elidedText(
+        l.isInline ? tr("inline (in the .onnx)") : l.location, Qt::ElideMiddle, right - kMargin);
     painter.setFont(bold);
     painter.setPen(palette().color(QPalette::Text));
     painter.drawText(kMargin, y, name);
@@ -409,7 +429,7 @@ void LayoutDiffView::paintLaneTitle(QPainter& painter, int lane, int top) const
             text += tr(", padding %1").arg(formatBytes(l.after.padding));
     }
     painter.setPen(palette().color(QPalette::PlaceholderText));
-    painter.drawText(x, y, text);
+    painter.drawText(x, y, fm.elidedText(text, Qt::ElideRight, std::max(0, right - x)));
 }
 
 void LayoutDiffView::paintEvent(QPaintEvent*)
@@ -423,7 +443,7 @@ void LayoutDiffView::paintEvent(QPaintEvent*)
     buildCache();
     refreshHighlight();
     painter.translate(0, -scrollY());
-    // Ribbons first: bars and titles stay readable where a ribbon crosses another file's lane.
+    // Ribbons first, under the bars they start and end at.
     painter.setRenderHint(QPainter::Antialiasing, true);
     painter.setPen(Qt::NoPen);
     for (const Ribbon& ribbon : m_ribbons) {
@@ -451,10 +471,8 @@ void LayoutDiffView::paintEvent(QPaintEvent*)
     ribbonColor.setAlpha(140);
     painter.setBrush(ribbonColor);
     for (size_t i = 0; i < shown; ++i) {
-        const QRectF from = rangeRect(m_highlightList[i], false);
-        const QRectF to = rangeRect(m_highlightList[i], true);
-        if (!from.isNull() && !to.isNull())
-            painter.drawPath(ribbonPath(from, to));
+        for (const LinkPiece& piece : linkPieces(m_highlightList[i]))
+            painter.drawPath(ribbonPath(piece.from, piece.to));
     }
     painter.setBrush(Qt::NoBrush);
     paintHeader(painter);
@@ -577,14 +595,45 @@ QPoint LayoutDiffView::rangeCenter(int tensor, bool after) const
 
 QPoint LayoutDiffView::ribbonPoint(int tensor) const
 {
-    const QRectF from = rangeRect(tensor, false);
-    const QRectF to = rangeRect(tensor, true);
-    if (from.isNull() || to.isNull())
+    const std::vector<LinkPiece> pieces = linkPieces(tensor);
+    if (pieces.empty())
         return {-1, -1};
-    const bool down = to.top() >= from.bottom();
-    const double y0 = down ? from.bottom() : from.top();
-    const double y1 = down ? to.top() : to.bottom();
-    return QPoint(int((from.center().x() + to.center().x()) / 2), int((y0 + y1) / 2) - scrollY());
+    const LinkPiece& piece = pieces.front();
+    return QPoint(int((piece.from.center().x() + piece.to.center().x()) / 2),
+        int((piece.from.bottom() + piece.to.top()) / 2) - scrollY());
+}
+
+QList<QRectF> LayoutDiffView::labelRects() const
+{
+    QList<QRectF> rects;
+    if (!m_diff)
+        return rects;
+    const double width = viewport()->width();
+    const double y = -scrollY();
+    rects.append(QRectF(0, kMargin + y, width, kHeaderHeight));
+    for (int top : m_titleTops) {
+        if (top >= 0)
+            rects.append(QRectF(0, top + y, width, kTitleHeight));
+    }
+    for (const Bar& bar : m_bars)
+        rects.append(QRectF(kMargin, bar.top + y, kGutter - kMargin - 6, kBarHeight));
+    return rects;
+}
+
+QList<QRectF> LayoutDiffView::linkBounds() const
+{
+    buildCache();
+    QList<QRectF> bounds;
+    const QPointF scroll(0, -scrollY());
+    for (const Ribbon& ribbon : m_ribbons)
+        bounds.append(ribbon.path.boundingRect().translated(scroll));
+    for (const Ribbon& line : m_lines)
+        bounds.append( // a line's width, so a vertical one has an area
+            QRectF(line.line.p1(), line.line.p2())
+                .normalized()
+                .adjusted(-0.5, 0, 0.5, 0)
+                .translated(scroll));
+    return bounds;
 }
 
 QString LayoutDiffView::toolTipFor(int tensor) const

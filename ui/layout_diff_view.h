@@ -1,8 +1,12 @@
 // Draws a LayoutDiff: for each data file (and inline storage) its "before" bar above its "after"
 // bar, tensors as ranges coloured by their kind of change, padding hatched, orphaned bytes in
-// amber, and a ribbon from each tensor's old range to its new one. A file on one side only is
-// drawn alone. Each lane's title gives the change in bytes, padding and orphaned bytes; the
-// header the change of the .onnx itself and how many tensors changed how.
+// amber, and a ribbon from each tensor's old range to its new one, drawn only in the bands
+// between bars: within one file it crosses the file's band; to another file it leaves through
+// the band below the old range and arrives through the band above the new one, so no ribbon
+// runs across another file (a model saved into 91 shards stays readable). A file on one side
+// only is drawn alone, with a narrow band for its ribbons. Each lane's title (one line, elided)
+// gives the change in bytes, padding and orphaned bytes; the header the change of the .onnx
+// itself and how many tensors changed how.
 //
 // Like LayoutMapView it shares a QItemSelectionModel whose (proxy) rows map to diff tensor
 // indices: clicking a range or a ribbon selects that tensor there, and what is highlighted is
@@ -43,6 +47,10 @@ public:
     // A point inside `tensor`'s ribbon (midway between its ranges), or (-1, -1).
     QPoint ribbonPoint(int tensor) const;
     bool isHighlighted(int tensor) const;
+    // Where text is drawn (the header, each file's title row, each bar's side label) and the
+    // bounds of every ribbon or line drawn, in viewport coordinates: a ribbon never crosses text.
+    QList<QRectF> labelRects() const;
+    QList<QRectF> linkBounds() const;
     QString toolTipFor(int tensor) const;
 
     QSize sizeHint() const override;
@@ -69,8 +77,8 @@ private:
         QColor color;
         Qt::BrushStyle style = Qt::SolidPattern;
     };
-    // A tensor's link from its old range to its new one: a band when either range is a few
-    // pixels wide, else a line (cheap to draw 100,000 of).
+    // A piece of a tensor's link from its old range to its new one: a band when either range
+    // is a few pixels wide, else a line (cheap to draw 100,000 of).
     struct Ribbon {
         QPainterPath path;
         QLineF line;
@@ -78,7 +86,19 @@ private:
         int tensor = -1; // one of the tensors it stands for
     };
 
+    // One piece of a tensor's link, drawn from the bottom of `from` to the top of `to`: the
+    // whole link through its file's band (old and new range in one file), else a stub leaving
+    // the old range through the band below it and one reaching the new range through the band
+    // above it. So no link ever runs across another file's title or bars.
+    struct LinkPiece {
+        QRectF from;
+        QRectF to;
+        int lane = -1;
+        int type = 0; // 0 through the band, 1 leaving, 2 arriving
+    };
+
     void layoutBars();
+    std::vector<LinkPiece> linkPieces(int tensor) const;
     int barTop(int lane, bool after) const;
     double xOf(int lane, uint64_t offset) const;
     QRectF rangeRect(int tensor, bool after) const; // content coordinates

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -96,10 +97,14 @@ RepackPanel::RepackPanel(QWidget* parent)
     m_shardSize->setValue(0);
     m_preview->setWordWrap(true);
     m_preview->setTextFormat(Qt::PlainText);
-    m_preview->setMinimumHeight(m_preview->fontMetrics().lineSpacing() * 4);
     m_preview->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    m_preview->setFrameShape(QFrame::StyledPanel);
     m_preview->setMargin(6);
+    // A plan of 91 shards names 91 files: the preview scrolls rather than being cut off.
+    auto* previewArea = new QScrollArea(this);
+    previewArea->setWidget(m_preview);
+    previewArea->setWidgetResizable(true);
+    previewArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    previewArea->setMinimumHeight(m_preview->fontMetrics().lineSpacing() * 4);
 
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -125,9 +130,8 @@ RepackPanel::RepackPanel(QWidget* parent)
     bold.setBold(true);
     previewTitle->setFont(bold);
     layout->addWidget(previewTitle);
-    layout->addWidget(m_preview);
+    layout->addWidget(previewArea, 1);
     layout->addWidget(m_buttons);
-    layout->addStretch();
     new QHBoxLayout(m_buttons);
     m_buttons->layout()->setContentsMargins(0, 0, 0, 0);
 

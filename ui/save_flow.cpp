@@ -13,6 +13,7 @@
 #include <QStatusBar>
 
 #include <algorithm>
+#include <limits>
 
 namespace ui {
 namespace {
@@ -63,11 +64,20 @@ bool SaveFlow::isRunning() const
 
 bool SaveFlow::start(const QString& path, repack::SaveOptions options)
 {
+    return startJob(path, std::move(options), {});
+}
+
+bool SaveFlow::startJob(const QString& path, repack::SaveOptions options, const QString& waitFor)
+{
+    // Waiting unasked would look like a hung save: the first try does not wait at all.
+    options.lockWaitMs = waitFor.isEmpty() ? 0 : std::numeric_limits<int>::max();
     Q_EMIT aboutToWrite();
     const Source source = m_source();
     if (!m_job->start(*source.model, path, std::move(options), source.shown))
         return false;
-    Q_EMIT busyChanged(tr("Saving %1…").arg(QFileInfo(path).fileName()));
+    Q_EMIT busyChanged(waitFor.isEmpty()
+            ? tr("Saving %1…").arg(QFileInfo(path).fileName())
+            : tr("Waiting for another save of %1 to finish…").arg(waitFor));
     return true;
 }
 
@@ -96,9 +106,15 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
         options.force = true;
         if (askToReplace(outcome.conflicts) && start(outcome.path, std::move(options)))
             return;
-        Q_EMIT declined();
-        m_window->statusBar()->showMessage(tr("Not saved; the files on disk are unchanged."), 8000);
-        Q_EMIT finished(false);
+        decline();
+        return;
+    }
+    if (!outcome.busyFolder.isEmpty()) {
+        // Nothing was written: another save holds the folder.
+        if (askToWait(outcome.busyFolder)
+            && startJob(outcome.path, outcome.options, outcome.busyFolder))
+            return;
+        decline();
         return;
     }
     if (!outcome.ok) {
@@ -137,6 +153,28 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
                 .arg(warnings.join(u'\n')));
     }
     Q_EMIT finished(true);
+}
+
+void SaveFlow::decline()
+{
+    Q_EMIT declined();
+    m_window->statusBar()->showMessage(tr("Not saved; the files on disk are unchanged."), 8000);
+    Q_EMIT finished(false);
+}
+
+bool SaveFlow::askToWait(const QString& folder)
+{
+    QMessageBox box(QMessageBox::Information, tr("Another save is running"),
+        tr("Cannot save yet: another save is running in %1.\n\nWait for it to finish, then "
+           "save? You can still cancel while waiting.")
+            .arg(folder),
+        QMessageBox::NoButton, m_window);
+    QPushButton* wait = box.addButton(tr("Wait"), QMessageBox::AcceptRole);
+    QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(wait);
+    box.setEscapeButton(cancel);
+    box.exec();
+    return box.clickedButton() == wait;
 }
 
 bool SaveFlow::askToReplace(const std::vector<repack::SaveConflict>& conflicts)

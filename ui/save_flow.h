@@ -1,8 +1,9 @@
 // The window's side of a save: starts the SaveJob on what the window shows, turns its progress
 // into the status bar's bar, asks before replacing files that other models read or that no model
-// uses, naming those models (the job stops before writing any), and reports the end: the status
-// bar (with data files the model no longer uses), a "Saved with a warning" dialog when a step
-// after the commit point failed, a "Save failed" dialog when nothing changed on disk. The
+// uses, naming those models (the job stops before writing any), says when another save of the
+// folder is running and offers to wait for it (still cancellable) or stop, and reports the end: the
+// status bar (with data files the model no longer uses), a "Saved with a warning" dialog when a
+// step after the commit point failed, a "Save failed" dialog when nothing changed on disk. The
 // window stays the owner of the model: it hands the model over when a save starts and takes
 // the saved model's snapshot back from saved().
 #pragma once
@@ -42,7 +43,8 @@ public:
 
     SaveJob* job() const { return m_job; }
     bool isRunning() const;
-    // Starts saving to `path`; false when nothing was started.
+    // Starts saving to `path`; false when nothing was started. A save never waits for another
+    // save of the folder unasked: it stops and asks (Wait / Cancel).
     bool start(const QString& path, repack::SaveOptions options);
     void cancel();
 
@@ -57,8 +59,14 @@ Q_SIGNALS:
 private:
     void onProgress(quint64 done, quint64 total, const QString& tensor);
     void onFinished(const SaveOutcome& outcome);
+    // Nothing written, at the user's word: says so and finishes.
+    void decline();
     // True when the user agrees to replace every file in `conflicts` (Cancel is the default).
     bool askToReplace(const std::vector<repack::SaveConflict>& conflicts);
+    // True when the user chooses to wait for the save holding `folder` (Wait is the default).
+    bool askToWait(const QString& folder);
+    // Starts the job; `waitFor`: the busy folder whose save it waits for, as long as it takes.
+    bool startJob(const QString& path, repack::SaveOptions options, const QString& waitFor);
 
     QMainWindow* m_window;
     BusyIndicator* m_busy;

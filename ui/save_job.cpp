@@ -1,6 +1,8 @@
 #include "save_job.h"
 
 #include "core/model.h"
+#include "core/save_lock.h"
+#include "core/save_plan.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -8,6 +10,25 @@ namespace ui {
 namespace {
 
 constexpr int kProgressIntervalMs = 150;
+
+// The first folder a save of `model` to `target` writes into that another save holds (the
+// model's folder, then the data files'), or empty.
+QString busyFolder(const repack::Model& model, const std::filesystem::path& target,
+    const repack::SaveOptions& options)
+{
+    const std::filesystem::path dir
+        = std::filesystem::absolute(target).lexically_normal().parent_path();
+    std::vector<std::filesystem::path> folders{dir};
+    if (auto plan = repack::planSave(model, target, options)) {
+        for (const std::string& name : plan->files)
+            folders.push_back((dir / name).lexically_normal().parent_path());
+    }
+    for (const auto& folder : folders) {
+        if (repack::FolderLock::isHeld(folder))
+            return QString::fromStdString(folder.string());
+    }
+    return {};
+}
 
 } // namespace
 
@@ -89,6 +110,8 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
             } else {
                 outcome.cancelled = shared->cancel.isCancelled();
                 outcome.error = QString::fromStdString(result.error().message);
+                if (!outcome.cancelled)
+                    outcome.busyFolder = busyFolder(model, target, options);
             }
             return outcome;
         }));

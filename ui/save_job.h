@@ -4,7 +4,9 @@
 // Unless options.force, the worker first asks the core for the save's conflicts: files it would
 // replace that other models read or that no model uses (a folder scan that may parse sibling
 // models: far too slow for the GUI thread), and writes nothing if there are any. After a save it
-// also takes the snapshot of the saved model, with the problems of its folder.
+// also takes the snapshot of the saved model, with the problems of its folder. A save that
+// failed while another save holds a folder it writes into (SPEC 5a: one save at a time) says
+// which folder, so the caller can offer to wait.
 // While running, the worker owns the Model: the window must not touch it until finished().
 #pragma once
 
@@ -36,6 +38,8 @@ struct SaveOutcome {
     // wrong bytes (none: no model uses it).
     std::vector<repack::SaveConflict> conflicts;
     QString error; // why not saved: nothing on disk changed
+    // Not saved because another save holds this folder's lock (options.lockWaitMs ran out).
+    QString busyFolder;
     // ok with report.warnings: the new model is on disk and loads, but a step after the commit
     // point failed ("saved with a warning", never "nothing changed").
     repack::SaveReport report;

@@ -4,6 +4,7 @@
 // worker, filters by kind and shares one selection between its map and its table.
 #include "ui_fixtures.h"
 
+#include "ui/byte_format.h"
 #include "ui/compare_window.h"
 #include "ui/diff_table_model.h"
 #include "ui/layout_diff.h"
@@ -23,7 +24,11 @@
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QDropEvent>
+#include <QLabel>
 #include <QMimeData>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
@@ -103,6 +108,62 @@ bool writeComparePair(const QString& dirA, const QString& dirB)
     external("added", 7, 5120);
     return data.save(dirB)
         && fixtures::saveModel(model, QDir(dirB).filePath(QStringLiteral("m.onnx")));
+}
+
+// One data file "weights.bin" of 182 tensors of 4 KiB; planned with 8 KiB shards of "w.bin",
+// two tensors a shard: 91 new data files, as a 1 GiB model saved in 11 MiB shards would have.
+constexpr int kShardTensors = 182;
+constexpr uint64_t kShardSize = 8192;
+constexpr size_t kShardCount = 91;
+
+bool writeManyTensorModel(const QString& dir)
+{
+    onnx::ModelProto model = fixtures::emptyModel();
+    fixtures::DataFileBuilder data("weights.bin");
+    for (int i = 0; i < kShardTensors; ++i) {
+        onnx::TensorProto t = fixtures::rawTensor("t" + std::to_string(i), onnx::TensorProto::FLOAT,
+            {1024}, fixtures::patternBytes(4096, uint8_t(i)));
+        data.append(t);
+        *model.mutable_graph()->add_initializer() = t;
+    }
+    return data.save(dir)
+        && fixtures::saveModel(model, QDir(dir).filePath(QStringLiteral("model.onnx")));
+}
+
+struct ManyShardPlan {
+    QTemporaryDir dir;
+    std::unique_ptr<repack::Model> model;
+    repack::SavePlan plan;
+};
+
+// writeManyTensorModel's model, loaded and planned into shards; null when a step fails.
+std::unique_ptr<ManyShardPlan> planManyShards()
+{
+    auto shards = std::make_unique<ManyShardPlan>();
+    if (!writeManyTensorModel(shards->dir.path()))
+        return nullptr;
+    const std::string path = fsPath(shards->dir.filePath(QStringLiteral("model.onnx")));
+    auto model = repack::Model::load(path);
+    if (!model)
+        return nullptr;
+    shards->model = std::move(model.value());
+    repack::SaveOptions options;
+    options.dataFile = "w.bin";
+    options.shardSize = kShardSize;
+    auto plan = repack::planSave(*shards->model, path, options);
+    if (!plan)
+        return nullptr;
+    shards->plan = std::move(plan.value());
+    return shards;
+}
+
+QScrollArea* enclosingScrollArea(QWidget* widget)
+{
+    for (QWidget* w = widget; w; w = w->parentWidget()) {
+        if (auto* area = qobject_cast<QScrollArea*>(w))
+            return area;
+    }
+    return nullptr;
 }
 
 int indexOf(const ui::LayoutDiff& diff, const QString& name)
@@ -302,6 +363,96 @@ private Q_SLOTS:
         QCOMPARE(rows.size(), 1);
         QCOMPARE(rows[0].data().toString(), QStringLiteral("t_a1"));
         QVERIFY(panel->view()->isHighlighted(tensor));
+    }
+
+    // A byte count never wraps apart from its unit ("6.84" at the end of one line, "GiB" at the
+    // start of the next): number and unit are joined by a non-breaking space.
+    void byteCountsKeepTheirUnit()
+    {
+        const QRegularExpression breakable(QStringLiteral("\\d[ \\t\\n]+(B|KiB|MiB|GiB|TiB)\\b"));
+        for (uint64_t bytes :
+            {uint64_t(0), uint64_t(512), uint64_t(7344394650), uint64_t(1) << 40}) {
+            const QString text = ui::formatBytes(bytes);
+            QVERIFY2(!text.contains(u' '), qPrintable(text));
+            QVERIFY2(text.contains(QChar::Nbsp), qPrintable(text));
+        }
+        const auto shards = planManyShards();
+        QVERIFY(shards);
+        QCOMPARE(shards->plan.files.size(), kShardCount);
+        const QString preview = ui::describePlan(shards->plan, ui::takeSnapshot(*shards->model));
+        QVERIFY2(
+            !breakable.match(preview).hasMatch(), qPrintable(breakable.match(preview).captured()));
+    }
+
+    // The repack panel's preview of a 91-shard plan names every file: when the list is taller
+    // than the panel it scrolls, with a scroll bar, instead of being cut off mid-line.
+    void manyShardPreviewScrolls()
+    {
+        const auto shards = planManyShards();
+        QVERIFY(shards);
+        const QString preview = ui::describePlan(shards->plan, ui::takeSnapshot(*shards->model));
+        for (const std::string& file : shards->plan.files)
+            QVERIFY(preview.contains(QString::fromStdString(file)));
+
+        ui::RepackPanel panel;
+        panel.resize(300, 700);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        panel.setPreview(preview);
+        QLabel* label = panel.previewLabel();
+        QScrollArea* area = enclosingScrollArea(label);
+        QVERIFY2(area, "the preview is not in a scroll area");
+        QTRY_VERIFY(area->verticalScrollBar()->maximum() > 0);
+        QVERIFY(area->verticalScrollBar()->isVisible());
+        // The label is as tall as its text needs: nothing is cut, the area scrolls over it.
+        QTRY_VERIFY(label->height() >= label->heightForWidth(label->width()));
+        QVERIFY(area->viewport()->height() < label->height());
+        // A short preview needs no scroll bar.
+        panel.setPreview(QStringLiteral("No tensor changes storage."));
+        QTRY_COMPARE(area->verticalScrollBar()->maximum(), 0);
+    }
+
+    // The before/after view of a 91-shard plan: ribbons stay in the bands between bars (they
+    // never cross a file's title or a bar's label), every tensor still has one that selects it,
+    // and the view scrolls to its last file.
+    void manyShardRibbonsNeverCrossLabels()
+    {
+        const auto shards = planManyShards();
+        QVERIFY(shards);
+        auto diff = std::make_shared<const ui::LayoutDiff>(
+            ui::beforeAfterDiff(ui::takeSnapshot(*shards->model), shards->plan));
+        ui::LayoutDiffView view;
+        view.resize(900, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setDiff(diff);
+
+        const QList<QRectF> labels = view.labelRects();
+        // The header, then a title per lane (inline, weights.bin, 91 shards) and a label per bar.
+        QVERIFY(labels.size() >= 1 + 2 * int(kShardCount));
+        const QList<QRectF> links = view.linkBounds();
+        QVERIFY(links.size() >= kShardTensors);
+        int crossings = 0;
+        for (const QRectF& link : links) {
+            for (const QRectF& label : labels) {
+                if (link.intersects(label) && ++crossings <= 3)
+                    qWarning() << "ribbon" << link << "crosses label" << label;
+            }
+        }
+        QCOMPARE(crossings, 0);
+        for (int t = 0; t < kShardTensors; ++t) {
+            const QPoint at = view.ribbonPoint(t);
+            QVERIFY2(at.x() >= 0, qPrintable(diff->tensors[size_t(t)].name));
+            QCOMPARE(view.tensorAt(at), t);
+        }
+
+        QScrollBar* bar = view.verticalScrollBar();
+        QVERIFY(bar->maximum() > 0);
+        QTRY_VERIFY(bar->isVisible()); // shown once the event loop has run
+        bar->setValue(bar->maximum());
+        const QRectF last = view.labelRects().constLast();
+        QVERIFY(last.bottom() <= view.viewport()->height());
+        QVERIFY(last.top() >= 0);
     }
 
     void compareDataHasEveryKind()

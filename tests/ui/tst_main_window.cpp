@@ -8,6 +8,7 @@
 #include "ui_fixtures.h"
 
 #include "core/model.h"
+#include "core/save_lock.h"
 #include "ui/layout_map_view.h"
 #include "ui/main_window.h"
 #include "ui/problems_model.h"
@@ -39,6 +40,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <optional>
 
 using ui::TensorTableModel;
 
@@ -53,6 +55,7 @@ private:
     QStringList m_dialogs;
     QStringList m_dialogTexts;
     QList<bool> m_cancelIsDefault;
+    QStringList m_dialogButtons; // each dialog's button texts, joined by '|'
     bool m_answerYes = false;
 
     static QAbstractButton* acceptingButton(QMessageBox* box)
@@ -110,6 +113,10 @@ private Q_SLOTS:
                         : QString());
                 m_cancelIsDefault << (box && box->defaultButton()
                     && box->defaultButton() == box->button(QMessageBox::Cancel));
+                QStringList buttons;
+                for (QAbstractButton* button : box ? box->buttons() : QList<QAbstractButton*>())
+                    buttons << button->text().remove(u'&');
+                m_dialogButtons << buttons.join(u'|');
                 QAbstractButton* yes = box ? acceptingButton(box) : nullptr;
                 if (m_answerYes && yes)
                     yes->click();
@@ -125,6 +132,7 @@ private Q_SLOTS:
         m_dialogs.clear();
         m_dialogTexts.clear();
         m_cancelIsDefault.clear();
+        m_dialogButtons.clear();
         m_answerYes = false;
         // Each window starts from the settings the last one saved with: start from defaults.
         ui::writeSettings(ui::RepackPanel().settingValues());
@@ -513,6 +521,91 @@ private Q_SLOTS:
         QCOMPARE(
             std::string(reinterpret_cast<const char*>(span.data()), span.size()), built[1].content);
         QCOMPARE(QFileInfo(dir.filePath(QStringLiteral("other.onnx.data"))).size(), qint64(8192));
+    }
+
+    // SPEC 5a, one save at a time per folder: a save that finds another save holding the
+    // folder's lock says "another save is running" and offers Wait or Cancel. Cancel leaves
+    // every file as it was; Wait keeps waiting (busy, cancellable) and saves once the other
+    // save is over, or stops at Cancel, again leaving every file as it was.
+    void anotherSaveRunningOffersWaitOrCancel_data()
+    {
+        QTest::addColumn<bool>("wait");
+        QTest::addColumn<bool>("release"); // the other save ends (else the user cancels)
+        QTest::addRow("cancel") << false << false;
+        QTest::addRow("wait until the other save ends") << true << true;
+        QTest::addRow("wait, then cancel the wait") << true << false;
+    }
+
+    void anotherSaveRunningOffersWaitOrCancel()
+    {
+        QFETCH(bool, wait);
+        QFETCH(bool, release);
+        QTemporaryDir dir;
+        const auto built = uifixtures::writeInlineModel(dir.path(), {100, 8192});
+        QVERIFY(!built.empty());
+        ui::MainWindow window;
+        window.show(); // the busy indicator is looked at
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+        window.repackPanel()->thresholdEdit()->setValue(4096);
+        const auto before = uifixtures::folderContents(dir.path());
+        // The other save: this test holds the folder's lock as a save does.
+        auto held = repack::FolderLock::acquire({dir.path().toStdString()}, 0);
+        QVERIFY(held);
+        std::optional<repack::FolderLock> other(std::move(held.value()));
+        m_answerYes = wait;
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(dir.filePath(QStringLiteral("model.onnx"))));
+        QTRY_VERIFY_WITH_TIMEOUT(!m_dialogs.isEmpty(), 30000);
+        QCOMPARE(m_dialogs, QStringList{QStringLiteral("Another save is running")});
+        QVERIFY2(m_dialogTexts.first().contains(QStringLiteral("another save is running")),
+            qPrintable(m_dialogTexts.first()));
+        QVERIFY2(m_dialogTexts.first().contains(QDir(dir.path()).dirName()),
+            qPrintable(m_dialogTexts.first()));
+        QCOMPARE(m_dialogButtons, QStringList{QStringLiteral("Wait|Cancel")});
+        if (!wait) {
+            QVERIFY(finished.count() == 1 || finished.wait(30000)); // may end with the dialog
+            QCOMPARE(finished.first().first().toBool(), false);
+            QVERIFY(!window.isSaving());
+            QVERIFY(uifixtures::folderContents(dir.path()) == before);
+            return;
+        }
+        // Waiting: busy, with Cancel, nothing written while the other save holds the folder.
+        QTest::qWait(600);
+        QVERIFY(window.isSaving());
+        QCOMPARE(finished.count(), 0);
+        QVERIFY(uifixtures::folderContents(dir.path()) == before);
+        QLabel* busy = nullptr;
+        for (QLabel* label : window.statusBar()->findChildren<QLabel*>()) {
+            if (label->isVisible() && label->text().contains(QStringLiteral("Waiting")))
+                busy = label;
+        }
+        QVERIFY2(busy, "the status bar does not say the save is waiting");
+        QPushButton* cancel = nullptr;
+        for (QPushButton* button : window.statusBar()->findChildren<QPushButton*>()) {
+            if (button->isVisible() && button->text() == QStringLiteral("Cancel"))
+                cancel = button;
+        }
+        QVERIFY2(cancel, "waiting cannot be cancelled");
+        if (release) {
+            other.reset();
+        } else {
+            cancel->click();
+        }
+        QVERIFY(finished.wait(30000));
+        QCOMPARE(finished.first().first().toBool(), release);
+        QCOMPARE(m_dialogs.size(), 1); // no second question, no "Save failed"
+        QVERIFY(!window.isSaving());
+        if (!release) {
+            QVERIFY(uifixtures::folderContents(dir.path()) == before);
+            return;
+        }
+        QCOMPARE(QFileInfo(dir.filePath(QStringLiteral("model.onnx.data"))).size(), qint64(8192));
+        QCOMPARE(window.tensorModel()
+                     ->index(sourceRowOf(window, QStringLiteral("w1")), TensorTableModel::Storage)
+                     .data()
+                     .toString(),
+            QStringLiteral("model.onnx.data"));
     }
 
     // SPEC 5a "Siblings": b.onnx reads shared.data too, so replacing it needs consent that
