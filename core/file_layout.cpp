@@ -34,6 +34,7 @@ void addGap(FileLayout& layout, uint64_t from, uint64_t to, bool beforeTensor)
 
 void fillFile(FileLayout& layout, std::vector<Region> tensors)
 {
+    layout.regions.reserve(2 * tensors.size() + 2); // each tensor, and a gap before each
     std::sort(tensors.begin(), tensors.end(), [](const Region& a, const Region& b) {
         return a.offset != b.offset ? a.offset < b.offset : a.length < b.length;
     });
@@ -90,13 +91,21 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors)
 
 std::vector<FileLayout> computeLayout(const Model& model)
 {
-    std::map<std::filesystem::path, std::pair<FileLayout, std::vector<Region>>> files;
+    using Entry = std::pair<FileLayout, std::vector<Region>>;
+    std::map<std::filesystem::path, Entry> files;
     const auto& tensors = model.tensors();
+    // Tensors of one file share one path object: most need no lookup by path.
+    const std::filesystem::path* lastPath = nullptr;
+    Entry* last = nullptr;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorInfo& t = tensors[i];
         if (!t.isExternal() || t.external.resolvedPath.empty())
             continue;
-        auto& [layout, regions] = files[t.external.resolvedPath];
+        if (&t.external.resolvedPath.get() != lastPath) {
+            lastPath = &t.external.resolvedPath.get();
+            last = &files[*lastPath];
+        }
+        auto& [layout, regions] = *last;
         if (layout.path.empty()) {
             layout.path = t.external.resolvedPath;
             layout.location = t.external.resolvedPath.get()

@@ -1,6 +1,7 @@
 #include "json_stream.h"
 
 #include <algorithm>
+#include <charconv>
 #include <ostream>
 
 namespace repack {
@@ -21,9 +22,22 @@ std::string jsonText(const nlohmann::ordered_json& value)
     return dumped(value, kIndent);
 }
 
+constexpr size_t kFlushBytes = 64 << 10;
+
 JsonStream::JsonStream(std::ostream& out)
     : m_out(out)
 {
+}
+
+JsonStream::~JsonStream()
+{
+    flush();
+}
+
+void JsonStream::flush()
+{
+    m_out.write(m_buffer.data(), static_cast<std::streamsize>(m_buffer.size()));
+    m_buffer.clear();
 }
 
 void JsonStream::nextMember()
@@ -34,7 +48,9 @@ void JsonStream::nextMember()
     }
     if (m_members.empty())
         return; // the top-level value
-    m_out << (m_members.back()++ ? ",\n" : "\n");
+    if (m_buffer.size() >= kFlushBytes)
+        flush();
+    m_buffer += m_members.back()++ ? ",\n" : "\n";
     indent(m_members.size());
 }
 
@@ -44,7 +60,7 @@ void JsonStream::indent(size_t depth)
         = "                                                                ";
     for (size_t n = depth * kIndent; n > 0;) {
         const size_t chunk = std::min(n, sizeof kSpaces - 1);
-        m_out.write(kSpaces, static_cast<std::streamsize>(chunk));
+        m_buffer.append(kSpaces, chunk);
         n -= chunk;
     }
 }
@@ -52,7 +68,7 @@ void JsonStream::indent(size_t depth)
 void JsonStream::open(char bracket)
 {
     nextMember();
-    m_out.put(bracket);
+    m_buffer += bracket;
     m_members.push_back(0);
 }
 
@@ -61,10 +77,12 @@ void JsonStream::close(char bracket)
     const size_t members = m_members.back();
     m_members.pop_back();
     if (members) { // dump() writes an empty object or array as "{}" or "[]"
-        m_out.put('\n');
+        m_buffer += '\n';
         indent(m_members.size());
     }
-    m_out.put(bracket);
+    m_buffer += bracket;
+    if (m_members.empty())
+        flush(); // the document is complete: what the caller writes next comes after it
 }
 
 void JsonStream::beginObject()
@@ -97,17 +115,20 @@ bool plain(std::string_view text)
 
 void JsonStream::string(std::string_view text)
 {
-    if (plain(text))
-        m_out << '"' << text << '"';
-    else
-        m_out << dumped(nlohmann::ordered_json(text), -1);
+    if (plain(text)) {
+        m_buffer += '"';
+        m_buffer += text;
+        m_buffer += '"';
+    } else {
+        m_buffer += dumped(nlohmann::ordered_json(text), -1);
+    }
 }
 
 void JsonStream::key(std::string_view name)
 {
     nextMember();
     string(name);
-    m_out << ": ";
+    m_buffer += ": ";
     m_afterKey = true;
 }
 
@@ -117,22 +138,29 @@ void JsonStream::value(std::string_view text)
     string(text);
 }
 
+template <typename Number> void appendNumber(std::string& out, Number number)
+{
+    char text[24];
+    const auto end = std::to_chars(text, text + sizeof text, number).ptr;
+    out.append(text, static_cast<size_t>(end - text));
+}
+
 void JsonStream::value(uint64_t number)
 {
     nextMember();
-    m_out << number;
+    appendNumber(m_buffer, number);
 }
 
 void JsonStream::value(int64_t number)
 {
     nextMember();
-    m_out << number;
+    appendNumber(m_buffer, number);
 }
 
 void JsonStream::null()
 {
     nextMember();
-    m_out << "null";
+    m_buffer += "null";
 }
 
 void JsonStream::value(const nlohmann::ordered_json& element)
@@ -143,10 +171,12 @@ void JsonStream::value(const nlohmann::ordered_json& element)
     const std::string text = dumped(element, kIndent);
     size_t start = 0;
     for (size_t end; (end = text.find('\n', start)) != text.npos; start = end + 1) {
-        m_out.write(text.data() + start, static_cast<std::streamsize>(end + 1 - start));
+        m_buffer.append(text, start, end + 1 - start);
         indent(m_members.size());
     }
-    m_out.write(text.data() + start, static_cast<std::streamsize>(text.size() - start));
+    m_buffer.append(text, start, text.size() - start);
+    if (m_members.empty())
+        flush(); // a top-level value is a whole document
 }
 
 } // namespace repack

@@ -20,6 +20,9 @@ std::string jsonText(const nlohmann::ordered_json& value);
 class JsonStream {
 public:
     explicit JsonStream(std::ostream& out);
+    ~JsonStream();
+    JsonStream(const JsonStream&) = delete;
+    JsonStream& operator=(const JsonStream&) = delete;
 
     // An object or array opened where a value goes (top level, after key(), in an array).
     void beginObject();
@@ -47,8 +50,10 @@ private:
     void nextMember(); // the separator and indentation before an array element or a key
     void string(std::string_view text); // quoted and escaped as dump() does
     void indent(size_t depth);
+    void flush(); // the buffer to m_out
 
     std::ostream& m_out;
+    std::string m_buffer; // written to m_out in blocks, and when the document is complete
     std::vector<size_t> m_members; // per open object/array: members written so far
     bool m_afterKey = false;
 };

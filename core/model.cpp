@@ -294,8 +294,15 @@ void Model::reindex()
 void Model::resolve()
 {
     m_problems = m_indexProblems;
-    auto open = [this](const fs::path& resolved, const FileIdentity& identity) {
-        return dataFile(resolved, identity);
+    // Tensors of one file share one resolved path object: most need no lookup by path.
+    const fs::path* lastPath = nullptr;
+    std::shared_ptr<DataFile> lastFile;
+    auto open = [&](const fs::path& resolved, const FileIdentity& identity) {
+        if (&resolved != lastPath || !lastFile || !(lastFile->identity() == identity)) {
+            lastPath = &resolved;
+            lastFile = dataFile(resolved, identity);
+        }
+        return lastFile;
     };
     bool interrupted = false;
     // The real folder of the model file counts as the model's folder too (a model file that is
@@ -306,11 +313,15 @@ void Model::resolve()
         modelRealDir = fs::canonical(m_path, ec).parent_path();
     }
     LocationResolver resolver(m_baseDir, modelRealDir);
+    std::string lastLocation;
     for (auto& info : m_tensors) {
         if (!info.isExternal())
             continue;
         resolveExternal(info, resolver, open, m_problems);
-        interrupted |= isTempName(fs::path(info.external.location).filename().string());
+        if (info.external.location != lastLocation) {
+            lastLocation = info.external.location;
+            interrupted |= isTempName(fs::path(lastLocation).filename().string());
+        }
     }
     if (interrupted)
         m_problems.push_back({Severity::Warning, {}, std::string(code::InterruptedSave),

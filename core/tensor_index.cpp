@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <limits>
 
+#include <sys/mman.h>
+
 namespace repack {
 namespace {
 
@@ -63,6 +65,18 @@ struct TensorFields {
         stringBytes = 0;
     }
 };
+
+// A large buffer about to be filled: in 2 MiB pages where the system allows, one page fault
+// instead of 512 (faults are most of the cost of filling an index of 100,000 tensors).
+void adviseHugePages(const void* data, size_t bytes)
+{
+    constexpr uintptr_t kHuge = 2u << 20;
+    const auto begin = reinterpret_cast<uintptr_t>(data);
+    const uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t last = (begin + bytes) & ~(kHuge - 1);
+    if (last > first)
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
 
 std::optional<uint64_t> elementCount(const std::vector<int64_t>& dims)
 {
@@ -259,6 +273,7 @@ private:
         });
         released.finish();
         m_out.tensors.reserve(count);
+        adviseHugePages(m_out.tensors.data(), count * sizeof(TensorInfo));
         return ok;
     }
 
@@ -741,26 +756,47 @@ private:
 // Reported at the first of each group, in index order.
 void reportDuplicateNames(const std::vector<TensorInfo>& tensors, std::vector<Problem>& problems)
 {
-    std::vector<uint32_t> order(tensors.size());
-    for (uint32_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    auto key = [&](uint32_t i) { return std::tie(tensors[i].scope, tensors[i].name); };
-    std::stable_sort(
-        order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+    // Sorted by the hash of scope and name, so that only tensors whose hashes are equal are
+    // compared by their strings.
+    std::vector<std::pair<size_t, uint32_t>> keyed(tensors.size());
+    for (uint32_t i = 0; i < keyed.size(); ++i) {
+        const size_t scope = std::hash<std::string>{}(tensors[i].scope);
+        keyed[i] = {scope
+                ^ (std::hash<std::string>{}(tensors[i].name) + 0x9e3779b97f4a7c15ull + (scope << 6)
+                    + (scope >> 2)),
+            i};
+    }
+    std::sort(keyed.begin(), keyed.end());
+    auto same = [&](uint32_t a, uint32_t b) {
+        return tensors[a].name == tensors[b].name && tensors[a].scope == tensors[b].scope;
+    };
     std::vector<std::pair<uint32_t, Problem>> found;
-    for (size_t begin = 0; begin < order.size();) {
+    std::vector<uint32_t> group;
+    for (size_t begin = 0; begin < keyed.size();) {
         size_t end = begin + 1;
-        while (end < order.size() && key(order[end]) == key(order[begin]))
+        while (end < keyed.size() && keyed[end].first == keyed[begin].first)
             ++end;
-        if (end - begin >= 2) {
-            const TensorInfo& t = tensors[order[begin]];
-            const auto values = std::count_if(order.begin() + begin, order.begin() + end,
-                [&](uint32_t i) { return tensors[i].kind != TensorKind::Attribute; });
+        // Within a run of one hash (almost always one tensor), the groups of equal names, each
+        // in index order.
+        for (size_t i = begin; i < end; ++i) {
+            if (keyed[i].second == UINT32_MAX)
+                continue;
+            group.assign(1, keyed[i].second);
+            for (size_t j = i + 1; j < end; ++j)
+                if (keyed[j].second != UINT32_MAX && same(keyed[i].second, keyed[j].second)) {
+                    group.push_back(keyed[j].second);
+                    keyed[j].second = UINT32_MAX;
+                }
+            if (group.size() < 2)
+                continue;
+            const TensorInfo& t = tensors[group.front()];
+            const auto values = std::count_if(group.begin(), group.end(),
+                [&](uint32_t g) { return tensors[g].kind != TensorKind::Attribute; });
             const bool invalid = values >= 2;
-            found.emplace_back(order[begin],
+            found.emplace_back(group.front(),
                 Problem{invalid ? Severity::Error : Severity::Warning, t.qualifiedName(),
                     std::string(code::DuplicateName),
-                    t.qualifiedName() + ": " + std::to_string(end - begin) + " tensors of scope '"
+                    t.qualifiedName() + ": " + std::to_string(group.size()) + " tensors of scope '"
                         + t.scope + "' are named '" + t.name + "'"
                         + (invalid ? "; onnx.checker rejects duplicate initializer names"
                                    : "; diffs and plan files cannot tell them apart")
