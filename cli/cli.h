@@ -7,7 +7,9 @@
 
 namespace repack::cli {
 
-enum ExitCode { Ok = 0, Failed = 1, Usage = 2 };
+// 3: the save would replace files other models read (or files the model does not use), and
+// --force was not given: nothing was written.
+enum ExitCode { Ok = 0, Failed = 1, Usage = 2, NeedsForce = 3 };
 
 int run(int argc, const char* const* argv);
 

@@ -129,10 +129,10 @@ void printReport(const SaveReport& report, const std::map<fs::path, uintmax_t>& 
         return;
     }
     std::cout << (report.warnings.empty() ? "wrote " : "saved with a warning: ")
-              << printable(report.modelPath.string()) << ": " << report.externalTensors << " external and "
-              << report.inlineTensors << " inline tensors, " << formatBytes(report.bytesWritten)
-              << " in " << report.dataFiles.size() << " data file(s) and the model, "
-              << formatSeconds(report.seconds) << '\n';
+              << printable(report.modelPath.string()) << ": " << report.externalTensors
+              << " external and " << report.inlineTensors << " inline tensors, "
+              << formatBytes(report.bytesWritten) << " in " << report.dataFiles.size()
+              << " data file(s) and the model, " << formatSeconds(report.seconds) << '\n';
     printPaddingNote(report.paddingBytes, report.dataBytes);
     const fs::path folder = fs::absolute(report.modelPath).parent_path();
     for (const auto& file : report.noLongerUsed) {
@@ -206,8 +206,7 @@ int repack(const RepackArgs& args)
         }
         const auto oldSizes = dataFileSizes(**model, args.input);
         auto report = save(**model, args.output, options);
-        if (!report && attempt < kAttempts
-            && !namesFile((*model)->path(), (*model)->fileIdentity())) {
+        if (!report && attempt < kAttempts && report.error().is(ErrorKind::Changed)) {
             std::cerr << "onnx-repack: " << printable(args.input)
                       << " was changed by another save meanwhile; reading it again to apply "
                          "these options\n";
@@ -217,7 +216,7 @@ int repack(const RepackArgs& args)
         if (!report) {
             removeCreatedFolders(*created);
             std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
-            return Failed;
+            return report.error().is(ErrorKind::ConsentNeeded) ? NeedsForce : Failed;
         }
         printReport(*report, oldSizes);
         if (options.shardNaming == ShardNaming::Chunks)

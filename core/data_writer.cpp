@@ -53,7 +53,7 @@ Status DataWriter::advance(size_t tensor, uint64_t bytes)
     if (m_options.progress)
         m_options.progress(m_progress);
     if (m_options.cancel && m_options.cancel->isCancelled())
-        return Error{"save cancelled"};
+        return cancelled("save");
     return {};
 }
 

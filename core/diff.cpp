@@ -59,7 +59,7 @@ Result<bool> sameBytes(const Model& a, size_t ia, const Model& b, size_t ib,
         return false;
     for (size_t at = 0; at < va.size(); at += kCompareChunk) {
         if (options.cancel && options.cancel->isCancelled())
-            return Error{"cancelled"};
+            return Error{"cancelled", ErrorKind::Cancelled};
         const size_t n = std::min(kCompareChunk, va.size() - at);
         bool equal = false;
         if (Status s = readMapped(ba->where(a.tensors()[ia]) + " or " + bb->where(b.tensors()[ib]),
@@ -112,7 +112,7 @@ Result<std::vector<DiffEntry>> diffModels(
     }
     for (size_t e : toRead) {
         if (options.cancel && options.cancel->isCancelled())
-            return Error{"cancelled"};
+            return Error{"cancelled", ErrorKind::Cancelled};
         DiffEntry& entry = out[e];
         progress.tensor = entry.name;
         auto same = sameBytes(

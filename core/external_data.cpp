@@ -35,11 +35,13 @@ Status checkTargets(const Model& model, const SavePlan& plan, const fs::path& ba
             continue;
         if (!own.count(*id))
             return Error{target.string()
-                + " already exists and this model does not use it; replacing it needs explicit "
-                  "consent (force)"};
+                    + " already exists and this model does not use it; replacing it needs "
+                      "explicit consent (force)",
+                ErrorKind::ConsentNeeded};
         if (auto users = modelsReferencing(target.parent_path(), target, exclude); !users.empty())
             return Error{target.string() + " is also read by " + users.front().string()
-                + ", which would read wrong bytes; replacing it needs explicit consent (force)"};
+                    + ", which would read wrong bytes; replacing it needs explicit consent (force)",
+                ErrorKind::ConsentNeeded};
     }
     return {};
 }

@@ -8,9 +8,30 @@
 
 namespace repack {
 
+// What kind of failure an Error is, for callers that branch on it (the CLI's exit code, the
+// GUI's dialogs, a retry) instead of on its text, as leveldb's Status does.
+enum class ErrorKind {
+    Failed, // any other failure
+    Cancelled, // the caller's CancelToken asked to stop; nothing was changed
+    ConsentNeeded, // it would replace files other models read, or files the model does not use
+    Busy, // another save holds the lock of a folder it writes into
+    Changed, // the model's file changed since it was opened (another save?): open it again
+};
+
 struct Error {
     std::string message;
+    ErrorKind kind = ErrorKind::Failed;
+
+    bool is(ErrorKind k) const { return kind == k; }
+    // The same failure, its message after `context` (e.g. "cannot save m.onnx: ").
+    Error prefixed(const std::string& context) const { return {context + message, kind}; }
 };
+
+// The Error of a cancelled operation: "<what> cancelled".
+inline Error cancelled(const std::string& what)
+{
+    return Error{what + " cancelled", ErrorKind::Cancelled};
+}
 
 // Either a value or an Error. Small stand-in for std::expected (C++23), which GCC 12 lacks.
 template <typename T> class [[nodiscard]] Result {

@@ -164,7 +164,7 @@ Status checkChecksums(const Model& model, const SaveOptions& options)
                 + "; refusing to carry corrupt bytes forward (--allow-corrupt keeps them and "
                   "their old checksum)"};
     if (options.cancel && options.cancel->isCancelled())
-        return Error{"save cancelled"};
+        return cancelled("save");
     return {};
 }
 
@@ -220,9 +220,9 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     const std::string cannot = "cannot save " + path.string() + ": ";
     auto plan = planSave(model, path, options);
     if (!plan)
-        return Error{cannot + plan.error().message};
+        return plan.error().prefixed(cannot);
     if (Status s = checkAliases(model, path, *plan); !s)
-        return Error{cannot + s.error().message};
+        return s.error().prefixed(cannot);
 
     // One save at a time in every folder this one writes into (SPEC 5a).
     std::vector<fs::path> folders{dir};
@@ -230,16 +230,17 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         folders.push_back((dir / name).lexically_normal().parent_path());
     auto lock = FolderLock::acquire(folders, options.lockWaitMs, options.cancel);
     if (!lock)
-        return Error{cannot + lock.error().message};
+        return lock.error().prefixed(cannot);
     crashPoint("locked");
     // Another save may have replaced the model while this one waited for the lock: its bytes
     // and references are not what this model describes any more.
     if (!model.path().empty() && !namesFile(model.path(), model.fileIdentity()))
         return Error{cannot + model.path().string()
-            + " changed since the model was opened (another save?); open it again"};
+                + " changed since the model was opened (another save?); open it again",
+            ErrorKind::Changed};
     if (!options.rewrite && planKeepsLayout(model, path, *plan, options)) {
         if (Status s = checkChecksums(model, options); !s)
-            return Error{cannot + s.error().message};
+            return s.error().prefixed(cannot);
         SaveReport report;
         report.modelPath = path;
         report.unchanged = true;
@@ -256,10 +257,10 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     }
     if (!options.force)
         if (auto conflicts = conflictsOf(model, path, *plan); !conflicts.empty())
-            return Error{joinMessages(conflicts)};
+            return Error{joinMessages(conflicts), ErrorKind::ConsentNeeded};
     // Writing needs the model's protos (an unchanged save above does not).
     if (Status s = model.loadProtos(); !s)
-        return Error{cannot + s.error().message};
+        return s.error().prefixed(cannot);
     const bool inPlace = !model.path().empty() && sameFile(path, model.path());
     const std::vector<fs::path> readBefore = inPlace ? filesReadBy(model) : std::vector<fs::path>{};
 
@@ -268,7 +269,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     DataWriter writer(model, *plan, options);
     auto written = writeDataTemps(*plan, dir, writer, cleanup);
     if (!written)
-        return Error{cannot + written.error().message};
+        return written.error().prefixed(cannot);
     const std::vector<DataTarget>& targets = *written;
     crashPoint("data-written");
 
@@ -286,29 +287,29 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     if (Status s = rewrite.apply(
             *plan, tempNames, writer, writer.checksums(), TensorRewrite::Inline::Spliced);
         !s)
-        return Error{cannot + s.error().message};
+        return s.error().prefixed(cannot);
     std::optional<ModelTemp> modelViaTemps;
     if (!targets.empty()) {
         auto temp = writeModelTemp(model, path, splices, writer, true, cleanup);
         if (!temp)
-            return Error{cannot + temp.error().message};
+            return temp.error().prefixed(cannot);
         modelViaTemps = std::move(*temp);
     }
     rewrite.relocate(finalNames);
     auto modelFinal = writeModelTemp(model, path, splices, writer, !modelViaTemps, cleanup);
     if (!modelFinal)
-        return Error{cannot + modelFinal.error().message};
+        return modelFinal.error().prefixed(cannot);
     crashPoint("models-written");
     const std::vector<fs::path> stale = readsReplacedBy(model, targets);
 
     // The last moment a cancel can take effect: after this the new model is on disk.
     if (options.cancel && options.cancel->isCancelled())
-        return Error{"save cancelled"};
+        return cancelled("save");
 
     // 3. Commit: the model now names the complete new data (under its temporary names).
     const fs::path& commitFrom = modelViaTemps ? modelViaTemps->file.path : modelFinal->file.path;
     if (Status s = renameFile(commitFrom, path, "rename-model-temp"); !s)
-        return Error{cannot + s.error().message};
+        return s.error().prefixed(cannot);
     cleanup.release(); // from here on nothing that was committed is deleted
     SaveReport report;
     Finisher finish(report.warnings);

@@ -47,10 +47,11 @@ Result<FolderLock> FolderLock::acquire(
             if (errno != EWOULDBLOCK)
                 return Error{systemMessage("cannot lock folder", dir)};
             if (cancel && cancel->isCancelled())
-                return Error{"save cancelled"};
+                return cancelled("save");
             if (std::chrono::steady_clock::now() >= deadline)
                 return Error{"another save is writing into " + dir.string()
-                    + "; try again when it has finished"};
+                        + "; try again when it has finished",
+                    ErrorKind::Busy};
             std::this_thread::sleep_for(kPollInterval);
         }
         lock.m_fds.push_back(std::move(*fd));

@@ -279,6 +279,7 @@ void TestDiff::cancelStopsTheComparison()
     auto entries = diffModels(*a, *b, options);
     QVERIFY(!entries.ok());
     QCOMPARE(QString::fromStdString(entries.error().message), "cancelled");
+    QVERIFY(entries.error().is(ErrorKind::Cancelled));
 }
 
 void TestDiff::withoutContentNothingIsRead()

@@ -239,7 +239,7 @@ void TestMultiUser::siblingSharingDataFileNeedsConsent()
         "4096", "--align-threshold", "1KiB"};
 
     const Run refused = runCli(dir.path(), args);
-    QVERIFY2(refused.exitCode == 1, qPrintable(refused.all()));
+    QVERIFY2(refused.exitCode == 3, qPrintable(refused.all())); // needs --force
     QVERIFY2(refused.err.contains("b.onnx"), refused.err.constData());
     QCOMPARE(hashFolder(dir.path()), before);
     QCOMPARE(saveTempsIn(dir.path()), QStringList());
@@ -300,7 +300,7 @@ void TestMultiUser::outputOverInputsDataFileNeedsConsent()
     const auto before = hashFolder(dir.path());
 
     const Run run = runCli(dir.path(), {"repack", "m.onnx", "-o", "m.data"});
-    QVERIFY2(run.exitCode == 1, qPrintable(run.all()));
+    QVERIFY2(run.exitCode == 3, qPrintable(run.all())); // needs --force
     QVERIFY2(run.err.contains("m.onnx"), run.err.constData());
     QCOMPARE(hashFolder(dir.path()), before);
     QCOMPARE(saveTempsIn(dir.path()), QStringList());
@@ -767,7 +767,7 @@ void TestMultiUser::unreadableSiblingMeansKeep_data()
     QTest::newRow("--remove-unused keeps it")
         << QStringList{"-o", "m.onnx", "--data", "new.data", "--remove-unused"} << 0;
     QTest::newRow("replacing it needs consent")
-        << QStringList{"-o", "m.onnx", "--data", "old.data", "--align", "0"} << 1;
+        << QStringList{"-o", "m.onnx", "--data", "old.data", "--align", "0"} << 3;
 }
 
 void TestMultiUser::unreadableSiblingMeansKeep()
