@@ -1,5 +1,6 @@
 #include "folder_scan.h"
 
+#include "file_names.h"
 #include "format.h"
 #include "model.h"
 #include "posix_file.h"
@@ -58,63 +59,9 @@ fs::path canonicalName(const fs::path& path)
     return ec ? path.lexically_normal() : out;
 }
 
-bool endsWith(std::string_view text, std::string_view suffix)
-{
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
-bool allDigits(std::string_view text)
-{
-    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-        return std::isdigit(static_cast<unsigned char>(c));
-    });
-}
-
-// "-00001-of-00003" somewhere in the name.
-bool hasShardMarker(std::string_view name)
-{
-    for (size_t of = name.find("-of-"); of != std::string_view::npos;
-         of = name.find("-of-", of + 1)) {
-        const size_t dash = name.rfind('-', of == 0 ? 0 : of - 1);
-        if (dash == std::string_view::npos || dash + 1 >= of)
-            continue;
-        size_t end = of + 4;
-        while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])))
-            ++end;
-        if (allDigits(name.substr(dash + 1, of - dash - 1)) && end > of + 4)
-            return true;
-    }
-    return false;
-}
-
-// Names ONNX tools give external data files: *.data, *.onnx_data, *_data, *.bin, *.weights,
-// *.extdata, numbered *.onnx_data_<N> / *.data_<N>, and shards "stem-00001-of-00003.ext".
-bool isDataName(std::string name)
-{
-    if (isTempName(name))
-        return false;
-    std::transform(name.begin(), name.end(), name.begin(),
-        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (std::string_view suffix : {".data", "_data", ".bin", ".weights", ".extdata"})
-        if (endsWith(name, suffix))
-            return true;
-    // Numbered: "w.onnx_data_3", "w.data_3".
-    const size_t underscore = name.rfind('_');
-    if (underscore != std::string::npos && allDigits(std::string_view(name).substr(underscore + 1))
-        && (endsWith(std::string_view(name).substr(0, underscore), ".data")
-            || endsWith(std::string_view(name).substr(0, underscore), "_data")))
-        return true;
-    // Shards of other formats (safetensors, configs) are not ONNX external data.
-    const std::string ext = fs::path(name).extension().string();
-    for (std::string_view other : {".onnx", ".json", ".txt", ".md", ".py", ".safetensors"})
-        if (ext == other)
-            return false;
-    return hasShardMarker(name);
-}
-
 bool isModelName(const std::string& name)
 {
-    return !isTempName(name) && endsWith(name, ".onnx");
+    return !isTempName(name) && name.ends_with(".onnx");
 }
 
 // One name in a scanned folder.

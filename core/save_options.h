@@ -17,7 +17,7 @@ inline constexpr uint64_t kMaxAlignment = 16u << 20;
 
 // How the shards of a data file split by `SaveOptions::shardSize` are named.
 enum class ShardNaming {
-    Numbered, // onnx_ir's "stem-00001-of-00003.ext" (SPEC 5a; data_file_names.h)
+    Numbered, // onnx_ir's "stem-00001-of-00003.ext" (SPEC 5a; file_names.h)
     Chunks, // transformers.js: "name", "name_1", "name_2", ... (core/targets.h)
 };
 

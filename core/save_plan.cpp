@@ -26,25 +26,6 @@ uint64_t alignUp(uint64_t value, uint64_t alignment)
     return alignment ? (value + alignment - 1) / alignment * alignment : value;
 }
 
-Status checkDataFileName(const std::string& name)
-{
-    const fs::path path(name);
-    if (name.empty())
-        return Error{"the data file name is empty"};
-    if (path.is_absolute())
-        return Error{"data file '" + name + "' must be relative to the model's folder"};
-    for (const auto& part : path.lexically_normal())
-        if (part == "..")
-            return Error{"data file '" + name + "' must stay inside the model's folder"};
-    const fs::path normal = path.lexically_normal();
-    if (normal.filename().empty() || normal.filename() == "." || name.back() == '/')
-        return Error{"data file '" + name + "' names a folder, not a file"};
-    if (isTempName(normal.filename().string()))
-        return Error{
-            "data file '" + name + "' looks like a save's temporary file; choose another name"};
-    return {};
-}
-
 // Whether tensor `t` goes external under `placement`, or an error naming it. Empty tensors
 // never do.
 Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions& options)

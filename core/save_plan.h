@@ -2,7 +2,7 @@
 // which file at which offset. save() writes exactly this; a GUI previews it.
 #pragma once
 
-#include "data_file_names.h"
+#include "file_names.h"
 #include "result.h"
 #include "save_options.h"
 

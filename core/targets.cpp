@@ -63,9 +63,4 @@ void applyTarget(const Target& target, const std::filesystem::path& modelPath, S
     options.maxShards = target.maxShards;
 }
 
-std::string chunkName(const std::string& dataFile, size_t index)
-{
-    return index == 0 ? dataFile : dataFile + "_" + std::to_string(index);
-}
-
 } // namespace repack

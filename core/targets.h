@@ -4,6 +4,8 @@
 
 #include "save_options.h"
 
+#include "file_names.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -44,13 +46,10 @@ std::string targetNames(std::string_view separator = ", ");
 
 // Sets everything `target` decides in `options` for a model saved at `modelPath` (data file
 // name, alignment, shards and their naming and limits); explicit options are applied after.
-void applyTarget(const Target& target, const std::filesystem::path& modelPath, SaveOptions& options);
+void applyTarget(
+    const Target& target, const std::filesystem::path& modelPath, SaveOptions& options);
 
 // The data file `target` names for a model saved at `modelPath`: "model.onnx_data".
 std::string targetDataFile(const Target& target, const std::filesystem::path& modelPath);
-
-// transformers.js chunk `index` (from 0) of `dataFile`: the plain name, then "<name>_1",
-// "<name>_2", ... ("model.onnx_data", "model.onnx_data_1").
-std::string chunkName(const std::string& dataFile, size_t index);
 
 } // namespace repack

@@ -10,7 +10,7 @@
 #include "tensor_filter_proxy.h"
 #include "tensor_table_model.h"
 
-#include "core/data_file_names.h"
+#include "core/file_names.h"
 #include "core/model.h"
 #include "core/placement_plan.h"
 #include "core/save_plan.h"

@@ -1,0 +1,55 @@
+// Every file name the tool makes or recognises, made and parsed in one place (as leveldb's
+// db/filename.h): the default data file beside a model, shards and chunks, the temporaries of a
+// save, names that look like external data, and the check of a data file name a user gives.
+#pragma once
+
+#include "result.h"
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace repack {
+
+// Default data file name for a model saved at `modelPath`: "<file name>.data".
+std::string defaultDataFile(const std::filesystem::path& modelPath);
+
+// The name of shard `index` (from 0) of `count` for data file `dataFile`; the plain name for a
+// single file. The same names as onnx_ir's external-data sharding (`_get_shard_filename` in
+// onnx/ir-py, src/onnx_ir/external_data.py), so both tools write and find the same files:
+// "-NNNNN-of-NNNNN" (1-based, five digits or more) goes before the file name's last dot, or at
+// the end when it has none: "w.bin" -> "w-00001-of-00003.bin", "model.onnx.data" ->
+// "model.onnx-00001-of-00003.data", "model.onnx_data" -> "model-00001-of-00003.onnx_data".
+// One deliberate difference: onnx_ir splits the whole relative path at its last dot, so a dot in
+// a folder name ("v1.2/weights") would move its shards into another folder; here only the file
+// name is split ("v1.2/weights-00001-of-00002").
+std::string shardName(const std::string& dataFile, size_t index, size_t count);
+
+// transformers.js chunk `index` (from 0) of `dataFile`: the plain name, then "<name>_1",
+// "<name>_2", ... ("model.onnx_data", "model.onnx_data_1").
+std::string chunkName(const std::string& dataFile, size_t index);
+
+// Temporaries are named "<final name>.repack-tmp-<12 hex digits>", beside their final file (same
+// folder, so rename and link are atomic). The name never starts with '.': onnx's Python loader
+// strips leading dots from locations, so a model that names a temporary during a save would not
+// load there.
+inline constexpr std::string_view kTempMarker = ".repack-tmp-";
+// A fresh, unused name for a temporary hard link or rename in `finalPath`'s folder.
+std::filesystem::path tempNameFor(const std::filesystem::path& finalPath);
+
+// True for names made by createTempFor/tempNameFor (and the ".<name>.repack-tmp-<hex>" names of
+// earlier versions, so their leftovers are recognised too).
+bool isTempName(const std::string& fileName);
+// The final file name a temporary name stands for ("" when `fileName` is not one).
+std::string finalNameOfTemp(const std::string& fileName);
+
+// Names ONNX tools give external data files (*.data, *_data, *.bin, shards, ...), never a
+// temporary: what the folder scan calls an unused data file.
+bool isDataName(std::string name);
+
+// A data file name a user gives (--data, a pin, the GUI): relative, inside the model's folder,
+// a file and not a folder, not a temporary's name. The error says which.
+Status checkDataFileName(const std::string& name);
+
+} // namespace repack
