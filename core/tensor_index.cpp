@@ -591,9 +591,13 @@ private:
                 t.dataType = static_cast<int32_t>(f.varint);
             return true;
         case TP::kDataLocationFieldNumber:
-            // An enum value protobuf does not know goes to the unknown fields.
-            if (f.type == wire::Varint && f.varint <= TP::EXTERNAL)
-                t.external = f.varint == TP::EXTERNAL;
+            // protobuf reads an enum as an int32 (the varint's low 32 bits); a value it does not
+            // know goes to the unknown fields.
+            if (f.type == wire::Varint) {
+                const auto value = static_cast<int32_t>(f.varint);
+                if (TP::DataLocation_IsValid(value))
+                    t.external = value == TP::EXTERNAL;
+            }
             return true;
         case TP::kNameFieldNumber:
             if (f.type == wire::Len)

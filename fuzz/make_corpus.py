@@ -3,11 +3,13 @@
 
     /usr/bin/python3 fuzz/make_corpus.py OUT
 
-OUT/models:        .onnx files for model_load and wire_scan: every model of Debian's
-                   libonnx-testdata, the bundled sample, every tensor .pb of the testdata as an
-                   initializer, and models shaped like the test fixtures (subgraphs, GRAPHS,
+OUT/models:        .onnx files for model_load, wire_scan and tensor_index: every model of
+                   Debian's libonnx-testdata, the bundled sample, every tensor .pb of the testdata
+                   as an initializer, and models shaped like the test fixtures (subgraphs, GRAPHS,
                    functions, sparse, attribute tensors, every dtype, typed and raw storage,
                    payloads of 1 KiB and more, repeated raw_data fields).
+OUT/external_models: the models of OUT/external_data alone, for tensor_index (external_data
+                   keys and locations without the data file).
 OUT/external_data: MODEL "=REPACK-DATA=" DATA inputs for external_data: models converted to
                    external data, their locations pointed at every name the target's folder has
                    (fuzz_external_data.cpp), with offsets and lengths in and out of range.
@@ -213,6 +215,7 @@ def external_variants(model):
 def main(out):
     models = os.path.join(out, "models")
     external = os.path.join(out, "external_data")
+    external_models = os.path.join(out, "external_models")
     for data in testdata_models():
         write(models, data)
     with open(SAMPLE, "rb") as f:
@@ -236,7 +239,8 @@ def main(out):
     for m in candidates:
         for data in external_variants(m):
             write(external, data)
-    for folder in (models, external):
+            write(external_models, data.split(SEPARATOR)[0])
+    for folder in (models, external, external_models):
         print("%s: %d seeds" % (folder, len(os.listdir(folder))))
 
 

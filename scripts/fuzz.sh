@@ -5,11 +5,11 @@
 # regressions in fuzz/corpus/TARGET. Fails on the first crash, leak, timeout (an input taking
 # 1 s or more) or broken promise; the input is saved as build-fuzz/artifacts/TARGET-*.
 #   scripts/fuzz.sh [TARGET...] [--seconds N] [-- LIBFUZZER_FLAGS...]
-# TARGET: model_load external_data wire_scan plan size_options (default: all of them).
+# TARGET: model_load external_data wire_scan tensor_index plan size_options (default: all).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-fuzz"
-all=(model_load external_data wire_scan plan size_options)
+all=(model_load external_data wire_scan tensor_index plan size_options)
 targets=()
 seconds=60
 extra=()
@@ -29,7 +29,7 @@ cmake --build "$build" --target fuzz_all -j "$(nproc)"
 
 # Generated seeds, made once per build folder.
 seeds="$build/corpus/seeds"
-if [ ! -d "$seeds/models" ]; then
+if [ ! -d "$seeds/external_models" ]; then
   rm -rf "$seeds"
   /usr/bin/python3 "$root/fuzz/make_corpus.py" "$seeds.tmp" >/dev/null
   mkdir -p "$seeds.tmp/plan"
@@ -47,6 +47,8 @@ export TMPDIR="${REPACK_FUZZ_TMPDIR:-${TMPDIR:-/tmp}}"
 for target in "${targets[@]}"; do
   case "$target" in
     model_load | wire_scan) from=("$seeds/models"); dict=(-dict="$root/fuzz/onnx.dict") ;;
+    tensor_index)
+      from=("$seeds/models" "$seeds/external_models"); dict=(-dict="$root/fuzz/onnx.dict") ;;
     external_data) from=("$seeds/external_data"); dict=(-dict="$root/fuzz/onnx.dict") ;;
     plan) from=("$seeds/plan"); dict=(-dict="$root/fuzz/plan.dict") ;;
     size_options) from=(); dict=() ;;

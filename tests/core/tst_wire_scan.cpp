@@ -535,6 +535,15 @@ void TestWireScan::indexReadsFieldsAsProtobuf_data()
                                 len(1,
                                     len(1, "x") + len(1, "shape") + len(2, "y") + len(4, "Reshape")
                                         + len(3, "r") + len(3, "r2")))))));
+    // fuzz tensor_index: protobuf reads an enum as int32, keeping the varint's low 32 bits.
+    add("data_location past 32 bits keeps its low 32 bits: EXTERNAL",
+        modelWithGraph(len(5,
+            num(1, 4) + num(2, 2) + len(8, "e") + len(13, len(1, "location") + len(2, "w.bin"))
+                + num(14, (uint64_t(1) << 32) + 1))));
+    add("data_location past 32 bits keeps its low 32 bits: DEFAULT",
+        modelWithGraph(len(5,
+            num(1, 4) + num(2, 2) + len(8, "e") + len(9, "abcd") + num(14, 1)
+                + num(14, uint64_t(1) << 32))));
 }
 
 void TestWireScan::indexReadsFieldsAsProtobuf()
