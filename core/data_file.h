@@ -55,7 +55,6 @@ public:
 
     // Marks every view of this file as stale; later views fail with `reason`.
     void invalidate(std::string reason);
-    bool isInvalidated() const { return m_invalidated.load(); }
 
     // The file's header when it is also a .safetensors file (core/safetensors.h): set once
     // while the model is validated, before the file is shared.

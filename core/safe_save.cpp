@@ -344,7 +344,9 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
             }
         }
         if (!finalNamesOk) {
-            ::unlink(modelFinal->file.path.c_str()); // never committed
+            finish.unlinkFile(modelFinal->file.path, "unlink-model-temp", // never committed
+                "it is a copy of the new model that was never committed; onnx-repack clean "
+                "removes it");
         } else {
             // 6. The temporary names go.
             for (const auto& t : targets)

@@ -73,13 +73,4 @@ Result<std::vector<std::byte>> typedDataToBytes(const onnx::TensorProto& t)
     return out;
 }
 
-void clearTypedData(onnx::TensorProto& t)
-{
-    t.clear_float_data();
-    t.clear_int32_data();
-    t.clear_int64_data();
-    t.clear_double_data();
-    t.clear_uint64_data();
-}
-
 } // namespace repack

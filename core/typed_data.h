@@ -16,7 +16,4 @@ namespace repack {
 // The bytes raw_data would hold for a tensor stored in typed fields.
 Result<std::vector<std::byte>> typedDataToBytes(const onnx::TensorProto& tensor);
 
-// Clears every typed field of `tensor` (not raw_data or external entries).
-void clearTypedData(onnx::TensorProto& tensor);
-
 } // namespace repack

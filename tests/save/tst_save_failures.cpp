@@ -111,6 +111,7 @@ private slots:
     void convertToExternalNeedsConsentForForeignFile();
     void faultAfterCommitIsWarningWithLoadableModel_data();
     void faultAfterCommitIsWarningWithLoadableModel();
+    void uncommittedModelCopyLeftIsWarning();
     void faultAtCommitChangesNothing();
     void dataPathOutsideFolder_data();
     void dataPathOutsideFolder();
@@ -466,6 +467,26 @@ void TestSaveFailures::convertToExternalNeedsConsentForForeignFile()
     auto forced = convertTensorsToExternal(tensors, dir.path().toStdString(), "w.bin", force);
     QVERIFY_OK(forced);
     QCOMPARE(fileContents(dir.filePath("w.bin")).toStdString(), tensorContent(0, 4096));
+}
+
+// The model's final copy is removed when its rename failed; when that removal fails too, the
+// save says so instead of leaving a copy silently.
+void TestSaveFailures::uncommittedModelCopyLeftIsWarning()
+{
+    QTemporaryDir dir;
+    const QString path = writeUint8Model(dir.path(), "m.onnx", kSizes, 1024, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    SaveOptions options;
+    options.threshold = 1; // a layout change, so the data goes through temporary names
+    qputenv("ONNX_REPACK_FAIL_AT", "rename-model-final,unlink-model-temp");
+    auto report = save(*model, path.toStdString(), options);
+    qunsetenv("ONNX_REPACK_FAIL_AT");
+    QVERIFY_OK(report);
+    const bool said = std::any_of(report->warnings.begin(), report->warnings.end(),
+        [](const std::string& w) { return w.find("never committed") != std::string::npos; });
+    QVERIFY2(said, report->warnings.empty() ? "no warning" : report->warnings.back().c_str());
+    QVERIFY(loadModel(path));
 }
 
 // SPEC 5a: after the commit point nothing committed is deleted; a failed step is a warning and
