@@ -6,6 +6,7 @@
 #include "byte_format.h"
 #include "diff_table_model.h"
 #include "layout_diff_view.h"
+#include "layout_palette.h"
 #include "model_snapshot.h"
 
 #include "core/diff.h"
@@ -170,7 +171,7 @@ CompareWindow::CompareWindow(QWidget* parent)
         box->setChecked(f != Unchanged);
         box->setProperty("label", names[f]);
         QPixmap swatch(12, 12);
-        swatch.fill(LayoutDiffView::colorFor(kFilterKinds[f][0]));
+        swatch.fill(colors::changeColor(kFilterKinds[f][0]));
         box->setIcon(QIcon(swatch));
         connect(box, &QCheckBox::toggled, this,
             [this, f](bool on) { setFilterVisible(Filter(f), on); });

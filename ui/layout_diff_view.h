@@ -14,6 +14,7 @@
 #pragma once
 
 #include "layout_diff.h"
+#include "layout_palette.h"
 
 #include <QAbstractScrollArea>
 #include <QPainterPath>
@@ -38,7 +39,9 @@ public:
     // source rows are indices into LayoutDiff::tensors.
     void setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy = nullptr);
 
-    static QColor colorFor(ChangeKind kind);
+    // The swatches drawn under the header: the kinds of change present, with their counts,
+    // then padding, orphaned and (when any) header gaps.
+    QList<LegendEntry> legend() const;
 
     // The diff tensor drawn at `pos` (viewport coordinates: a range or a ribbon), or -1.
     int tensorAt(QPoint pos) const;

@@ -1,6 +1,7 @@
 #include "layout_map_view.h"
 
 #include "byte_format.h"
+#include "layout_palette.h"
 #include "model_snapshot.h"
 #include "placement_state.h"
 #include "tensor_table_model.h"
@@ -34,31 +35,9 @@ constexpr int kBandHeight = 26;
 constexpr int kFileSpacing = 12;
 constexpr double kMaxPixelsPerByte = 32;
 
-const QColor kTensorA(0x3d, 0x7e, 0xc6);
-const QColor kTensorB(0x5a, 0x9b, 0xdc);
-const QColor kSelected(0xf5, 0xb7, 0x00);
-const QColor kPadding(0xc8, 0xcc, 0xd2);
-const QColor kOrphaned(0xe8, 0x8a, 0x2e);
-const QColor kOverlap(0xd0, 0x21, 0x2a);
-const QColor kPinned(0x91, 0x41, 0xac);
-const QColor kHeader(0x4a, 0x5a, 0x78);
-
-QColor colorFor(repack::RegionType type, int tensor)
-{
-    switch (type) {
-    case repack::RegionType::Tensor:
-        return tensor % 2 ? kTensorB : kTensorA;
-    case repack::RegionType::Padding:
-        return kPadding;
-    case repack::RegionType::Orphaned:
-        return kOrphaned;
-    case repack::RegionType::Overlap:
-        return kOverlap;
-    case repack::RegionType::Header:
-        return kHeader;
-    }
-    return kPadding;
-}
+using colors::kPadding;
+using colors::kPinned;
+using colors::kSelected;
 
 } // namespace
 
@@ -285,9 +264,9 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
         for (const repack::Region& other : m_files[hit.file].regions)
             if (region.shared && other.shared && &other != &region && other.offset == region.offset
                 && other.tensor >= 0 && other.tensor < m_tensors.size())
-                text += u'\n' + tr("shared with %1 (identical bytes)")
-                                     .arg(m_tensors[other.tensor].scope + u'/'
-                                         + m_tensors[other.tensor].name);
+                text += u'\n'
+                    + tr("shared with %1 (identical bytes)")
+                          .arg(m_tensors[other.tensor].scope + u'/' + m_tensors[other.tensor].name);
         return text + u'\n' + range;
     }
     case repack::RegionType::Padding:
@@ -445,21 +424,25 @@ void LayoutMapView::dropEvent(QDropEvent* event)
     Q_EMIT tensorsDropped(tensors, location);
 }
 
+QList<LegendEntry> LayoutMapView::legend()
+{
+    using repack::RegionType;
+    return {{colors::regionColor(RegionType::Tensor), Qt::SolidPattern, tr("tensor")},
+        {kSelected, Qt::SolidPattern, tr("selected")},
+        {colors::regionColor(RegionType::Padding), Qt::SolidPattern, tr("padding")},
+        {colors::regionColor(RegionType::Orphaned), Qt::SolidPattern, tr("orphaned")},
+        {colors::regionColor(RegionType::Overlap), Qt::SolidPattern, tr("overlap")},
+        {colors::regionColor(RegionType::Header), Qt::SolidPattern, tr("header")},
+        {kPinned, Qt::SolidPattern, tr("pinned (outline)")}};
+}
+
 void LayoutMapView::paintLegend(QPainter& painter) const
 {
-    struct Entry {
-        QColor color;
-        QString text;
-    };
-    const Entry entries[] = {{kTensorA, tr("tensor")}, {kSelected, tr("selected")},
-        {kPadding, tr("padding")}, {kOrphaned, tr("orphaned")}, {kOverlap, tr("overlap")},
-        {kHeader, tr("header")},
-        {kPinned, tr("pinned (outline)")}};
     int x = kMargin;
     const int y = kMargin - verticalScrollBar()->value();
     const QFontMetrics metrics = painter.fontMetrics();
-    for (const Entry& entry : entries) {
-        painter.fillRect(QRect(x, y + 3, 12, 12), entry.color);
+    for (const LegendEntry& entry : legend()) {
+        painter.fillRect(QRect(x, y + 3, 12, 12), QBrush(entry.color, entry.style));
         x += 16;
         painter.setPen(palette().color(QPalette::Text));
         painter.drawText(QPoint(x, y + 3 + metrics.ascent() - 1), entry.text);
@@ -507,7 +490,8 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
         if (region.type == repack::RegionType::Padding)
             painter.fillRect(rect, QBrush(kPadding.darker(130), Qt::BDiagPattern));
         else
-            painter.fillRect(rect, selected ? kSelected : colorFor(region.type, region.tensor));
+            painter.fillRect(
+                rect, selected ? kSelected : colors::regionColor(region.type, region.tensor));
         if (region.type == repack::RegionType::Tensor && rect.width() >= 4)
             painter.fillRect(QRectF(x1 - 1, top, 1, kBandHeight), palette().color(QPalette::Base));
         if (!overlap)

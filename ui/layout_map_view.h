@@ -8,6 +8,7 @@
 #pragma once
 
 #include "core/file_layout.h"
+#include "layout_palette.h"
 #include "model_snapshot.h"
 
 #include <QAbstractScrollArea>
@@ -29,6 +30,8 @@ public:
     explicit LayoutMapView(QWidget* parent = nullptr);
 
     void setSnapshot(const ModelSnapshot& snapshot);
+    // The swatches drawn above the files, in the colours the files are drawn in.
+    static QList<LegendEntry> legend();
     // While no model is shown: `error` (why the last open failed) instead of "No model".
     void setLoadError(const QString& error);
     // What the map says instead of drawing files: "No model", the load error, "No external
