@@ -332,6 +332,7 @@ private Q_SLOTS:
         dock->show();
         dock->raise();
         ui::BeforeAfterPanel* panel = window.beforeAfter();
+        QTRY_VERIFY(!window.isPlanning()); // the plan of the options at open is in
         QTRY_VERIFY(!panel->isPending());
 
         QSignalSpy updated(panel, &ui::BeforeAfterPanel::updated);
