@@ -85,21 +85,11 @@ void LayoutDiffView::setDiff(std::shared_ptr<const LayoutDiff> diff)
 
 void LayoutDiffView::setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy)
 {
-    if (m_selection)
-        disconnect(m_selection, nullptr, this, nullptr);
-    m_selection = selection;
-    m_proxy = proxy;
+    m_selection.set(selection, proxy, this, [this] {
+        m_highlightDirty = true;
+        viewport()->update();
+    });
     m_highlightDirty = true;
-    if (selection) {
-        auto dirty = [this] {
-            m_highlightDirty = true;
-            viewport()->update();
-        };
-        connect(selection, &QItemSelectionModel::selectionChanged, this, dirty);
-        connect(selection, &QItemSelectionModel::modelChanged, this, dirty);
-        if (selection->model())
-            connect(selection->model(), &QAbstractItemModel::modelReset, this, dirty);
-    }
     viewport()->update();
 }
 
@@ -295,16 +285,10 @@ void LayoutDiffView::refreshHighlight() const
     const size_t n = m_diff ? m_diff->tensors.size() : 0;
     m_highlighted.assign(n, 0);
     m_highlightList.clear();
-    if (!m_selection || !m_selection->model())
-        return;
-    for (const QItemSelectionRange& range : m_selection->selection()) {
-        for (int row = range.top(); row <= range.bottom(); ++row) {
-            const QModelIndex index = range.model()->index(row, 0, range.parent());
-            const int tensor = m_proxy ? m_proxy->mapToSource(index).row() : index.row();
-            if (tensor >= 0 && size_t(tensor) < n && !m_highlighted[size_t(tensor)]) {
-                m_highlighted[size_t(tensor)] = 1;
-                m_highlightList.push_back(tensor);
-            }
+    for (int tensor : m_selection.tensors()) {
+        if (size_t(tensor) < n) {
+            m_highlighted[size_t(tensor)] = 1;
+            m_highlightList.push_back(tensor);
         }
     }
 }
@@ -644,19 +628,13 @@ void LayoutDiffView::mousePressEvent(QMouseEvent* event)
     if (tensor < 0)
         return;
     Q_EMIT tensorClicked(tensor);
-    if (!m_selection || !m_selection->model())
+    if (!m_selection.isValid())
         return;
-    const QModelIndex index = m_proxy
-        ? m_proxy->mapFromSource(m_proxy->sourceModel()->index(tensor, 0))
-        : m_selection->model()->index(tensor, 0);
-    if (!index.isValid()) {
-        Q_EMIT hiddenTensorClicked(tensor);
-        return;
-    }
     const auto flags = (event->modifiers() & Qt::ControlModifier)
-        ? QItemSelectionModel::Toggle | QItemSelectionModel::Rows
-        : QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows;
-    m_selection->setCurrentIndex(index, flags);
+        ? QItemSelectionModel::Toggle
+        : QItemSelectionModel::ClearAndSelect;
+    if (!m_selection.select(tensor, flags))
+        Q_EMIT hiddenTensorClicked(tensor);
 }
 
 bool LayoutDiffView::viewportEvent(QEvent* event)

@@ -15,6 +15,7 @@
 
 #include "layout_diff.h"
 #include "layout_palette.h"
+#include "tensor_selection.h"
 
 #include <QAbstractScrollArea>
 #include <QPainterPath>
@@ -123,8 +124,7 @@ private:
     mutable std::vector<Ribbon> m_ribbons; // bands, unchanged first
     mutable std::vector<Ribbon> m_lines; // by kind
 
-    QPointer<QItemSelectionModel> m_selection;
-    QPointer<QAbstractProxyModel> m_proxy;
+    TensorSelection m_selection;
     mutable std::vector<char> m_highlighted;
     mutable std::vector<int> m_highlightList;
     mutable bool m_highlightDirty = true;

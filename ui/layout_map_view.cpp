@@ -86,21 +86,11 @@ void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
 
 void LayoutMapView::setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy)
 {
-    if (m_selection)
-        disconnect(m_selection, nullptr, this, nullptr);
-    m_selection = selection;
-    m_proxy = proxy;
+    m_selection.set(selection, proxy, this, [this] {
+        m_highlightDirty = true;
+        viewport()->update();
+    });
     m_highlightDirty = true;
-    if (selection) {
-        auto repaint = [this] {
-            m_highlightDirty = true;
-            viewport()->update();
-        };
-        connect(selection, &QItemSelectionModel::selectionChanged, this, repaint);
-        connect(selection, &QItemSelectionModel::modelChanged, this, repaint);
-        connect(proxy, &QAbstractItemModel::modelReset, this, repaint);
-        connect(proxy, &QAbstractItemModel::layoutChanged, this, repaint);
-    }
 }
 
 void LayoutMapView::setPlacementState(const PlacementState* state)
@@ -119,14 +109,9 @@ void LayoutMapView::refreshHighlight() const
         return;
     m_highlightDirty = false;
     m_highlighted.assign(m_places.size(), 0);
-    if (!m_selection || !m_proxy)
-        return;
-    for (const QItemSelectionRange& range : m_selection->selection()) {
-        for (int row = range.top(); row <= range.bottom(); ++row) {
-            const int tensor = m_proxy->mapToSource(m_proxy->index(row, 0)).row();
-            if (tensor >= 0 && tensor < int(m_highlighted.size()))
-                m_highlighted[tensor] = 1;
-        }
+    for (int tensor : m_selection.tensors()) {
+        if (tensor < int(m_highlighted.size()))
+            m_highlighted[tensor] = 1;
     }
 }
 
@@ -299,7 +284,7 @@ bool LayoutMapView::viewportEvent(QEvent* event)
 
 void LayoutMapView::mousePressEvent(QMouseEvent* event)
 {
-    if (event->button() != Qt::LeftButton || !m_selection || !m_proxy) {
+    if (event->button() != Qt::LeftButton || !m_selection.isValid()) {
         QAbstractScrollArea::mousePressEvent(event);
         return;
     }
@@ -311,16 +296,11 @@ void LayoutMapView::mousePressEvent(QMouseEvent* event)
     // A press on a selected block may start dragging the whole selection: keep it until then.
     if (isHighlighted(tensor) && event->modifiers() == Qt::NoModifier)
         return;
-    const QModelIndex source = m_proxy->sourceModel()->index(tensor, 0);
-    const QModelIndex row = m_proxy->mapFromSource(source);
-    if (!row.isValid()) {
-        Q_EMIT hiddenTensorClicked(tensor);
-        return;
-    }
     const auto flags = (event->modifiers() & Qt::ControlModifier)
         ? QItemSelectionModel::Toggle
         : QItemSelectionModel::ClearAndSelect;
-    m_selection->setCurrentIndex(row, flags | QItemSelectionModel::Rows);
+    if (!m_selection.select(tensor, flags))
+        Q_EMIT hiddenTensorClicked(tensor);
 }
 
 void LayoutMapView::mouseMoveEvent(QMouseEvent* event)
@@ -340,22 +320,18 @@ void LayoutMapView::mouseReleaseEvent(QMouseEvent* event)
     // A click without a drag on a block already selected selects just that block.
     const QPoint press = std::exchange(m_pressPos, QPoint(-1, -1));
     const int tensor = press.x() >= 0 ? tensorAt(press) : -1;
-    if (event->button() == Qt::LeftButton && tensor >= 0 && m_selection && m_proxy
-        && isHighlighted(tensor) && event->modifiers() == Qt::NoModifier) {
-        const QModelIndex row = m_proxy->mapFromSource(m_proxy->sourceModel()->index(tensor, 0));
-        if (row.isValid())
-            m_selection->setCurrentIndex(
-                row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    }
+    if (event->button() == Qt::LeftButton && tensor >= 0 && isHighlighted(tensor)
+        && event->modifiers() == Qt::NoModifier)
+        m_selection.select(tensor, QItemSelectionModel::ClearAndSelect);
     QAbstractScrollArea::mouseReleaseEvent(event);
 }
 
 QMimeData* LayoutMapView::dragMimeData() const
 {
-    if (!m_selection || !m_proxy)
+    if (!m_selection.isValid() || !m_selection.proxy())
         return nullptr;
     // The same payload as dragging the rows in the table: the proxy maps them to tensors.
-    return m_proxy->mimeData(m_selection->selectedRows());
+    return m_selection.proxy()->mimeData(m_selection.selectionModel()->selectedRows());
 }
 
 void LayoutMapView::startDrag()

@@ -10,6 +10,7 @@
 #include "core/file_layout.h"
 #include "layout_palette.h"
 #include "model_snapshot.h"
+#include "tensor_selection.h"
 
 #include <QAbstractScrollArea>
 #include <QPointer>
@@ -106,8 +107,7 @@ private:
     uint64_t m_largestFile = 0;
     double m_zoom = 1.0;
 
-    QPointer<QItemSelectionModel> m_selection;
-    QPointer<QAbstractProxyModel> m_proxy;
+    TensorSelection m_selection;
     mutable std::vector<char> m_highlighted; // cache of the selection, rebuilt when it changes
     mutable bool m_highlightDirty = true;
 
