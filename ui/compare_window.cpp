@@ -6,6 +6,7 @@
 #include "byte_format.h"
 #include "diff_table_model.h"
 #include "layout_diff_view.h"
+#include "layout_palette.h"
 #include "model_snapshot.h"
 
 #include "core/diff.h"
@@ -170,7 +171,7 @@ CompareWindow::CompareWindow(QWidget* parent)
         box->setChecked(f != Unchanged);
         box->setProperty("label", names[f]);
         QPixmap swatch(12, 12);
-        swatch.fill(LayoutDiffView::colorFor(kFilterKinds[f][0]));
+        swatch.fill(colors::changeColor(kFilterKinds[f][0]));
         box->setIcon(QIcon(swatch));
         connect(box, &QCheckBox::toggled, this,
             [this, f](bool on) { setFilterVisible(Filter(f), on); });
@@ -234,8 +235,6 @@ CompareWindow::CompareWindow(QWidget* parent)
 
     m_pollTimer.setInterval(150);
     connect(&m_pollTimer, &QTimer::timeout, this, &CompareWindow::poll);
-    connect(&m_loadWatcher, &QFutureWatcherBase::finished, this, &CompareWindow::onLoaded);
-    connect(&m_compareWatcher, &QFutureWatcherBase::finished, this, &CompareWindow::onCompared);
     resize(1200, 800);
 }
 
@@ -261,14 +260,14 @@ void CompareWindow::compare(const QString& a, const QString& b)
     m_progress->setRange(0, 0);
     m_progress->show();
     m_cancel->show();
-    m_loadWatcher.setFuture(QtConcurrent::run(loadBoth, a, b));
+    m_jobs.start([a, b] { return loadBoth(a, b); },
+        [this](const std::shared_ptr<Loaded>& loaded) { onLoaded(loaded); });
 }
 
-void CompareWindow::onLoaded()
+void CompareWindow::onLoaded(const std::shared_ptr<Loaded>& loaded)
 {
     if (m_stage != Stage::Loading)
         return;
-    std::shared_ptr<Loaded> loaded = m_loadWatcher.result();
     if (m_shared->cancel.isCancelled()) {
         fail(tr("Cancelled"));
         return;
@@ -291,7 +290,7 @@ void CompareWindow::onLoaded()
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     m_pollTimer.start();
-    m_compareWatcher.setFuture(QtConcurrent::run(
+    m_jobs.start(
         [a = m_a, b = m_b, base = m_diff, shared = m_shared]() -> std::shared_ptr<Compared> {
             auto out = std::make_shared<Compared>();
             repack::DiffOptions options;
@@ -308,15 +307,15 @@ void CompareWindow::onLoaded()
             out->diff = std::make_shared<LayoutDiff>(*base);
             out->changed = applyContentDiff(*out->diff, entries.value());
             return out;
-        }));
+        },
+        [this](const std::shared_ptr<Compared>& compared) { onCompared(compared); });
 }
 
-void CompareWindow::onCompared()
+void CompareWindow::onCompared(const std::shared_ptr<Compared>& compared)
 {
     if (m_stage != Stage::Comparing)
         return;
     m_pollTimer.stop();
-    std::shared_ptr<Compared> compared = m_compareWatcher.result();
     if (m_shared->cancel.isCancelled()) {
         fail(tr("Byte comparison cancelled: the statuses compare storage only."));
         return;

@@ -5,9 +5,9 @@
 // progress and Cancel, whose content-changed rows update the table in place when it ends.
 #pragma once
 
+#include "job_tracker.h"
 #include "layout_diff.h"
 
-#include <QFutureWatcher>
 #include <QMainWindow>
 #include <QTimer>
 
@@ -69,8 +69,8 @@ private:
     struct Compared;
 
     static std::shared_ptr<Loaded> loadBoth(const QString& pathA, const QString& pathB);
-    void onLoaded();
-    void onCompared();
+    void onLoaded(const std::shared_ptr<Loaded>& loaded);
+    void onCompared(const std::shared_ptr<Compared>& compared);
     void poll();
     void fail(const QString& error);
     void updateCounts();
@@ -94,8 +94,7 @@ private:
     std::shared_ptr<repack::Model> m_a;
     std::shared_ptr<repack::Model> m_b;
     std::shared_ptr<Shared> m_shared; // of the running worker
-    QFutureWatcher<std::shared_ptr<Loaded>> m_loadWatcher;
-    QFutureWatcher<std::shared_ptr<Compared>> m_compareWatcher;
+    JobTracker m_jobs; // loading, then comparing; a new compare() supersedes both
 };
 
 } // namespace ui

@@ -1,6 +1,7 @@
 #include "layout_diff_view.h"
 
 #include "byte_format.h"
+#include "layout_palette.h"
 
 #include <QAbstractProxyModel>
 #include <QHelpEvent>
@@ -28,10 +29,8 @@ constexpr int kLaneSpacing = 14;
 constexpr int kGutter = 64;
 constexpr size_t kMaxHighlighted = 20000; // more selected tensors are outlined only in the table
 
-const QColor kSelected(0xf5, 0xb7, 0x00);
-const QColor kPadding(0xb8, 0xbe, 0xc6);
-const QColor kOrphaned(0xe8, 0x8a, 0x2e);
-const QColor kHeader(0x4a, 0x5a, 0x78); // a safetensors header, as in the layout map
+using colors::changeColor;
+using colors::kSelected;
 
 // Which colour wins where several tensors share a pixel: the rarer, more telling change.
 constexpr int kPriority[kChangeKindCount] = {0, 1, 3, 4, 2, 5, 6, 7};
@@ -74,29 +73,6 @@ LayoutDiffView::LayoutDiffView(QWidget* parent)
     setMinimumHeight(kHeaderHeight + kTitleHeight + 2 * kBarHeight + 2 * kMargin);
 }
 
-QColor LayoutDiffView::colorFor(ChangeKind kind)
-{
-    switch (kind) {
-    case ChangeKind::Unchanged:
-        return {0x9a, 0xa7, 0xb5};
-    case ChangeKind::Moved:
-        return {0x3d, 0x7e, 0xc6};
-    case ChangeKind::ToInline:
-        return {0x8e, 0x44, 0xad};
-    case ChangeKind::ToExternal:
-        return {0x16, 0xa0, 0x85};
-    case ChangeKind::NewFile:
-        return {0x00, 0xac, 0xc1};
-    case ChangeKind::Added:
-        return {0x43, 0xa0, 0x47};
-    case ChangeKind::Removed:
-        return {0xe5, 0x39, 0x35};
-    case ChangeKind::ContentChanged:
-        return {0xd8, 0x1b, 0x60};
-    }
-    return Qt::gray;
-}
-
 void LayoutDiffView::setDiff(std::shared_ptr<const LayoutDiff> diff)
 {
     m_diff = std::move(diff);
@@ -109,21 +85,11 @@ void LayoutDiffView::setDiff(std::shared_ptr<const LayoutDiff> diff)
 
 void LayoutDiffView::setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy)
 {
-    if (m_selection)
-        disconnect(m_selection, nullptr, this, nullptr);
-    m_selection = selection;
-    m_proxy = proxy;
+    m_selection.set(selection, proxy, this, [this] {
+        m_highlightDirty = true;
+        viewport()->update();
+    });
     m_highlightDirty = true;
-    if (selection) {
-        auto dirty = [this] {
-            m_highlightDirty = true;
-            viewport()->update();
-        };
-        connect(selection, &QItemSelectionModel::selectionChanged, this, dirty);
-        connect(selection, &QItemSelectionModel::modelChanged, this, dirty);
-        if (selection->model())
-            connect(selection->model(), &QAbstractItemModel::modelReset, this, dirty);
-    }
     viewport()->update();
 }
 
@@ -248,8 +214,7 @@ void LayoutDiffView::buildCache() const
         for (const DiffGap& gap : side.gaps) {
             const double x0 = xOf(bar.lane, gap.offset);
             const double x1 = std::max(x0 + 1, xOf(bar.lane, gap.offset + gap.length));
-            m_blocks.push_back({QRectF(x0, bar.top, x1 - x0, kBarHeight),
-                gap.header ? kHeader : gap.orphaned ? kOrphaned : kPadding,
+            m_blocks.push_back({QRectF(x0, bar.top, x1 - x0, kBarHeight), colors::gapColor(gap),
                 gap.orphaned || gap.header ? Qt::SolidPattern : Qt::BDiagPattern});
         }
         const int left = kGutter;
@@ -258,7 +223,7 @@ void LayoutDiffView::buildCache() const
             const QRectF r = rangeRect(t, bar.after);
             const ChangeKind kind = m_diff->tensors[size_t(t)].kind;
             if (r.width() >= 3) {
-                m_blocks.push_back({r, colorFor(kind), Qt::SolidPattern});
+                m_blocks.push_back({r, changeColor(kind), Qt::SolidPattern});
                 continue;
             }
             const int c0 = std::clamp(int(std::floor(r.left())) - left, 0, int(column.size()) - 1);
@@ -275,7 +240,7 @@ void LayoutDiffView::buildCache() const
                 ++end;
             if (kind >= 0)
                 m_blocks.push_back({QRectF(left + double(c), bar.top, double(end - c), kBarHeight),
-                    colorFor(ChangeKind(kind)), Qt::SolidPattern});
+                    changeColor(ChangeKind(kind)), Qt::SolidPattern});
             c = end;
         }
     }
@@ -320,16 +285,10 @@ void LayoutDiffView::refreshHighlight() const
     const size_t n = m_diff ? m_diff->tensors.size() : 0;
     m_highlighted.assign(n, 0);
     m_highlightList.clear();
-    if (!m_selection || !m_selection->model())
-        return;
-    for (const QItemSelectionRange& range : m_selection->selection()) {
-        for (int row = range.top(); row <= range.bottom(); ++row) {
-            const QModelIndex index = range.model()->index(row, 0, range.parent());
-            const int tensor = m_proxy ? m_proxy->mapToSource(index).row() : index.row();
-            if (tensor >= 0 && size_t(tensor) < n && !m_highlighted[size_t(tensor)]) {
-                m_highlighted[size_t(tensor)] = 1;
-                m_highlightList.push_back(tensor);
-            }
+    for (int tensor : m_selection.tensors()) {
+        if (size_t(tensor) < n) {
+            m_highlighted[size_t(tensor)] = 1;
+            m_highlightList.push_back(tensor);
         }
     }
 }
@@ -366,35 +325,47 @@ void LayoutDiffView::paintHeader(QPainter& painter) const
     painter.setFont(font());
     painter.drawText(x, y, protobuf);
 
-    // Legend: every kind present, with its count, then padding and orphaned.
     x = kMargin;
     y += fm.height() + 6;
+    for (const LegendEntry& entry : legend()) {
+        const QRect box(x, y - fm.ascent() + 1, 12, fm.ascent() - 1);
+        painter.fillRect(box, QBrush(entry.color, entry.style));
+        painter.setPen(entry.color.darker(130));
+        painter.drawRect(box);
+        painter.setPen(palette().color(QPalette::Text));
+        painter.drawText(x + 16, y, entry.text);
+        x += 16 + fm.horizontalAdvance(entry.text) + 14;
+    }
+}
+
+QList<LegendEntry> LayoutDiffView::legend() const
+{
+    // Every kind present, with its count, then padding and orphaned (and headers, if any).
+    QList<LegendEntry> entries;
+    if (!m_diff)
+        return entries;
     std::vector<size_t> counts(kChangeKindCount, 0);
     for (const DiffTensor& t : m_diff->tensors)
         ++counts[size_t(t.kind)];
-    auto swatch = [&](const QColor& color, Qt::BrushStyle style, const QString& text) {
-        const QRect box(x, y - fm.ascent() + 1, 12, fm.ascent() - 1);
-        painter.fillRect(box, QBrush(color, style));
-        painter.setPen(color.darker(130));
-        painter.drawRect(box);
-        painter.setPen(palette().color(QPalette::Text));
-        painter.drawText(x + 16, y, text);
-        x += 16 + fm.horizontalAdvance(text) + 14;
-    };
     for (int k = 0; k < kChangeKindCount; ++k) {
         if (counts[size_t(k)])
-            swatch(colorFor(ChangeKind(k)), Qt::SolidPattern,
-                QStringLiteral("%1 %2").arg(changeKindName(ChangeKind(k))).arg(counts[size_t(k)]));
+            entries.append({changeColor(ChangeKind(k)), Qt::SolidPattern,
+                QStringLiteral("%1 %2").arg(changeKindName(ChangeKind(k))).arg(counts[size_t(k)])});
     }
-    swatch(kPadding, Qt::BDiagPattern, tr("padding"));
-    swatch(kOrphaned, Qt::SolidPattern, tr("orphaned"));
+    DiffGap gap;
+    entries.append({colors::gapColor(gap), Qt::BDiagPattern, tr("padding")});
+    gap.orphaned = true;
+    entries.append({colors::gapColor(gap), Qt::SolidPattern, tr("orphaned")});
     const auto hasHeader = [](const LaneSide& side) {
         return std::any_of(
             side.gaps.begin(), side.gaps.end(), [](const DiffGap& g) { return g.header; });
     };
     if (std::any_of(m_diff->lanes.begin(), m_diff->lanes.end(),
-            [&](const DiffLane& l) { return hasHeader(l.before) || hasHeader(l.after); }))
-        swatch(kHeader, Qt::SolidPattern, tr("safetensors header"));
+            [&](const DiffLane& l) { return hasHeader(l.before) || hasHeader(l.after); })) {
+        gap.header = true;
+        entries.append({colors::gapColor(gap), Qt::SolidPattern, tr("safetensors header")});
+    }
+    return entries;
 }
 
 void LayoutDiffView::paintLaneTitle(QPainter& painter, int lane, int top) const
@@ -447,7 +418,7 @@ void LayoutDiffView::paintEvent(QPaintEvent*)
     painter.setRenderHint(QPainter::Antialiasing, true);
     painter.setPen(Qt::NoPen);
     for (const Ribbon& ribbon : m_ribbons) {
-        QColor color = colorFor(ribbon.kind);
+        QColor color = changeColor(ribbon.kind);
         color.setAlpha(ribbon.kind == ChangeKind::Unchanged ? 40 : 90);
         painter.setBrush(color);
         painter.drawPath(ribbon.path);
@@ -458,7 +429,7 @@ void LayoutDiffView::paintEvent(QPaintEvent*)
         QList<QLineF> lines;
         for (; i < m_lines.size() && m_lines[i].kind == kind; ++i)
             lines.append(m_lines[i].line);
-        QColor color = colorFor(kind);
+        QColor color = changeColor(kind);
         color.setAlpha(kind == ChangeKind::Unchanged ? 60 : 150);
         painter.setPen(color);
         painter.drawLines(lines);
@@ -657,19 +628,13 @@ void LayoutDiffView::mousePressEvent(QMouseEvent* event)
     if (tensor < 0)
         return;
     Q_EMIT tensorClicked(tensor);
-    if (!m_selection || !m_selection->model())
+    if (!m_selection.isValid())
         return;
-    const QModelIndex index = m_proxy
-        ? m_proxy->mapFromSource(m_proxy->sourceModel()->index(tensor, 0))
-        : m_selection->model()->index(tensor, 0);
-    if (!index.isValid()) {
-        Q_EMIT hiddenTensorClicked(tensor);
-        return;
-    }
     const auto flags = (event->modifiers() & Qt::ControlModifier)
-        ? QItemSelectionModel::Toggle | QItemSelectionModel::Rows
-        : QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows;
-    m_selection->setCurrentIndex(index, flags);
+        ? QItemSelectionModel::Toggle
+        : QItemSelectionModel::ClearAndSelect;
+    if (!m_selection.select(tensor, flags))
+        Q_EMIT hiddenTensorClicked(tensor);
 }
 
 bool LayoutDiffView::viewportEvent(QEvent* event)

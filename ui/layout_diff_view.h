@@ -14,6 +14,8 @@
 #pragma once
 
 #include "layout_diff.h"
+#include "layout_palette.h"
+#include "tensor_selection.h"
 
 #include <QAbstractScrollArea>
 #include <QPainterPath>
@@ -38,7 +40,9 @@ public:
     // source rows are indices into LayoutDiff::tensors.
     void setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy = nullptr);
 
-    static QColor colorFor(ChangeKind kind);
+    // The swatches drawn under the header: the kinds of change present, with their counts,
+    // then padding, orphaned and (when any) header gaps.
+    QList<LegendEntry> legend() const;
 
     // The diff tensor drawn at `pos` (viewport coordinates: a range or a ribbon), or -1.
     int tensorAt(QPoint pos) const;
@@ -120,8 +124,7 @@ private:
     mutable std::vector<Ribbon> m_ribbons; // bands, unchanged first
     mutable std::vector<Ribbon> m_lines; // by kind
 
-    QPointer<QItemSelectionModel> m_selection;
-    QPointer<QAbstractProxyModel> m_proxy;
+    TensorSelection m_selection;
     mutable std::vector<char> m_highlighted;
     mutable std::vector<int> m_highlightList;
     mutable bool m_highlightDirty = true;

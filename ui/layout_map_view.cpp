@@ -1,6 +1,7 @@
 #include "layout_map_view.h"
 
 #include "byte_format.h"
+#include "layout_palette.h"
 #include "model_snapshot.h"
 #include "placement_state.h"
 #include "tensor_table_model.h"
@@ -34,31 +35,9 @@ constexpr int kBandHeight = 26;
 constexpr int kFileSpacing = 12;
 constexpr double kMaxPixelsPerByte = 32;
 
-const QColor kTensorA(0x3d, 0x7e, 0xc6);
-const QColor kTensorB(0x5a, 0x9b, 0xdc);
-const QColor kSelected(0xf5, 0xb7, 0x00);
-const QColor kPadding(0xc8, 0xcc, 0xd2);
-const QColor kOrphaned(0xe8, 0x8a, 0x2e);
-const QColor kOverlap(0xd0, 0x21, 0x2a);
-const QColor kPinned(0x91, 0x41, 0xac);
-const QColor kHeader(0x4a, 0x5a, 0x78);
-
-QColor colorFor(repack::RegionType type, int tensor)
-{
-    switch (type) {
-    case repack::RegionType::Tensor:
-        return tensor % 2 ? kTensorB : kTensorA;
-    case repack::RegionType::Padding:
-        return kPadding;
-    case repack::RegionType::Orphaned:
-        return kOrphaned;
-    case repack::RegionType::Overlap:
-        return kOverlap;
-    case repack::RegionType::Header:
-        return kHeader;
-    }
-    return kPadding;
-}
+using colors::kPadding;
+using colors::kPinned;
+using colors::kSelected;
 
 } // namespace
 
@@ -107,21 +86,11 @@ void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
 
 void LayoutMapView::setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy)
 {
-    if (m_selection)
-        disconnect(m_selection, nullptr, this, nullptr);
-    m_selection = selection;
-    m_proxy = proxy;
+    m_selection.set(selection, proxy, this, [this] {
+        m_highlightDirty = true;
+        viewport()->update();
+    });
     m_highlightDirty = true;
-    if (selection) {
-        auto repaint = [this] {
-            m_highlightDirty = true;
-            viewport()->update();
-        };
-        connect(selection, &QItemSelectionModel::selectionChanged, this, repaint);
-        connect(selection, &QItemSelectionModel::modelChanged, this, repaint);
-        connect(proxy, &QAbstractItemModel::modelReset, this, repaint);
-        connect(proxy, &QAbstractItemModel::layoutChanged, this, repaint);
-    }
 }
 
 void LayoutMapView::setPlacementState(const PlacementState* state)
@@ -140,14 +109,9 @@ void LayoutMapView::refreshHighlight() const
         return;
     m_highlightDirty = false;
     m_highlighted.assign(m_places.size(), 0);
-    if (!m_selection || !m_proxy)
-        return;
-    for (const QItemSelectionRange& range : m_selection->selection()) {
-        for (int row = range.top(); row <= range.bottom(); ++row) {
-            const int tensor = m_proxy->mapToSource(m_proxy->index(row, 0)).row();
-            if (tensor >= 0 && tensor < int(m_highlighted.size()))
-                m_highlighted[tensor] = 1;
-        }
+    for (int tensor : m_selection.tensors()) {
+        if (tensor < int(m_highlighted.size()))
+            m_highlighted[tensor] = 1;
     }
 }
 
@@ -285,9 +249,9 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
         for (const repack::Region& other : m_files[hit.file].regions)
             if (region.shared && other.shared && &other != &region && other.offset == region.offset
                 && other.tensor >= 0 && other.tensor < m_tensors.size())
-                text += u'\n' + tr("shared with %1 (identical bytes)")
-                                     .arg(m_tensors[other.tensor].scope + u'/'
-                                         + m_tensors[other.tensor].name);
+                text += u'\n'
+                    + tr("shared with %1 (identical bytes)")
+                          .arg(m_tensors[other.tensor].scope + u'/' + m_tensors[other.tensor].name);
         return text + u'\n' + range;
     }
     case repack::RegionType::Padding:
@@ -320,7 +284,7 @@ bool LayoutMapView::viewportEvent(QEvent* event)
 
 void LayoutMapView::mousePressEvent(QMouseEvent* event)
 {
-    if (event->button() != Qt::LeftButton || !m_selection || !m_proxy) {
+    if (event->button() != Qt::LeftButton || !m_selection.isValid()) {
         QAbstractScrollArea::mousePressEvent(event);
         return;
     }
@@ -332,16 +296,11 @@ void LayoutMapView::mousePressEvent(QMouseEvent* event)
     // A press on a selected block may start dragging the whole selection: keep it until then.
     if (isHighlighted(tensor) && event->modifiers() == Qt::NoModifier)
         return;
-    const QModelIndex source = m_proxy->sourceModel()->index(tensor, 0);
-    const QModelIndex row = m_proxy->mapFromSource(source);
-    if (!row.isValid()) {
-        Q_EMIT hiddenTensorClicked(tensor);
-        return;
-    }
     const auto flags = (event->modifiers() & Qt::ControlModifier)
         ? QItemSelectionModel::Toggle
         : QItemSelectionModel::ClearAndSelect;
-    m_selection->setCurrentIndex(row, flags | QItemSelectionModel::Rows);
+    if (!m_selection.select(tensor, flags))
+        Q_EMIT hiddenTensorClicked(tensor);
 }
 
 void LayoutMapView::mouseMoveEvent(QMouseEvent* event)
@@ -361,22 +320,18 @@ void LayoutMapView::mouseReleaseEvent(QMouseEvent* event)
     // A click without a drag on a block already selected selects just that block.
     const QPoint press = std::exchange(m_pressPos, QPoint(-1, -1));
     const int tensor = press.x() >= 0 ? tensorAt(press) : -1;
-    if (event->button() == Qt::LeftButton && tensor >= 0 && m_selection && m_proxy
-        && isHighlighted(tensor) && event->modifiers() == Qt::NoModifier) {
-        const QModelIndex row = m_proxy->mapFromSource(m_proxy->sourceModel()->index(tensor, 0));
-        if (row.isValid())
-            m_selection->setCurrentIndex(
-                row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    }
+    if (event->button() == Qt::LeftButton && tensor >= 0 && isHighlighted(tensor)
+        && event->modifiers() == Qt::NoModifier)
+        m_selection.select(tensor, QItemSelectionModel::ClearAndSelect);
     QAbstractScrollArea::mouseReleaseEvent(event);
 }
 
 QMimeData* LayoutMapView::dragMimeData() const
 {
-    if (!m_selection || !m_proxy)
+    if (!m_selection.isValid() || !m_selection.proxy())
         return nullptr;
     // The same payload as dragging the rows in the table: the proxy maps them to tensors.
-    return m_proxy->mimeData(m_selection->selectedRows());
+    return m_selection.proxy()->mimeData(m_selection.selectionModel()->selectedRows());
 }
 
 void LayoutMapView::startDrag()
@@ -445,21 +400,25 @@ void LayoutMapView::dropEvent(QDropEvent* event)
     Q_EMIT tensorsDropped(tensors, location);
 }
 
+QList<LegendEntry> LayoutMapView::legend()
+{
+    using repack::RegionType;
+    return {{colors::regionColor(RegionType::Tensor), Qt::SolidPattern, tr("tensor")},
+        {kSelected, Qt::SolidPattern, tr("selected")},
+        {colors::regionColor(RegionType::Padding), Qt::SolidPattern, tr("padding")},
+        {colors::regionColor(RegionType::Orphaned), Qt::SolidPattern, tr("orphaned")},
+        {colors::regionColor(RegionType::Overlap), Qt::SolidPattern, tr("overlap")},
+        {colors::regionColor(RegionType::Header), Qt::SolidPattern, tr("header")},
+        {kPinned, Qt::SolidPattern, tr("pinned (outline)")}};
+}
+
 void LayoutMapView::paintLegend(QPainter& painter) const
 {
-    struct Entry {
-        QColor color;
-        QString text;
-    };
-    const Entry entries[] = {{kTensorA, tr("tensor")}, {kSelected, tr("selected")},
-        {kPadding, tr("padding")}, {kOrphaned, tr("orphaned")}, {kOverlap, tr("overlap")},
-        {kHeader, tr("header")},
-        {kPinned, tr("pinned (outline)")}};
     int x = kMargin;
     const int y = kMargin - verticalScrollBar()->value();
     const QFontMetrics metrics = painter.fontMetrics();
-    for (const Entry& entry : entries) {
-        painter.fillRect(QRect(x, y + 3, 12, 12), entry.color);
+    for (const LegendEntry& entry : legend()) {
+        painter.fillRect(QRect(x, y + 3, 12, 12), QBrush(entry.color, entry.style));
         x += 16;
         painter.setPen(palette().color(QPalette::Text));
         painter.drawText(QPoint(x, y + 3 + metrics.ascent() - 1), entry.text);
@@ -507,7 +466,8 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
         if (region.type == repack::RegionType::Padding)
             painter.fillRect(rect, QBrush(kPadding.darker(130), Qt::BDiagPattern));
         else
-            painter.fillRect(rect, selected ? kSelected : colorFor(region.type, region.tensor));
+            painter.fillRect(
+                rect, selected ? kSelected : colors::regionColor(region.type, region.tensor));
         if (region.type == repack::RegionType::Tensor && rect.width() >= 4)
             painter.fillRect(QRectF(x1 - 1, top, 1, kBandHeight), palette().color(QPalette::Base));
         if (!overlap)

@@ -8,7 +8,9 @@
 #pragma once
 
 #include "core/file_layout.h"
+#include "layout_palette.h"
 #include "model_snapshot.h"
+#include "tensor_selection.h"
 
 #include <QAbstractScrollArea>
 #include <QPointer>
@@ -29,6 +31,8 @@ public:
     explicit LayoutMapView(QWidget* parent = nullptr);
 
     void setSnapshot(const ModelSnapshot& snapshot);
+    // The swatches drawn above the files, in the colours the files are drawn in.
+    static QList<LegendEntry> legend();
     // While no model is shown: `error` (why the last open failed) instead of "No model".
     void setLoadError(const QString& error);
     // What the map says instead of drawing files: "No model", the load error, "No external
@@ -103,8 +107,7 @@ private:
     uint64_t m_largestFile = 0;
     double m_zoom = 1.0;
 
-    QPointer<QItemSelectionModel> m_selection;
-    QPointer<QAbstractProxyModel> m_proxy;
+    TensorSelection m_selection;
     mutable std::vector<char> m_highlighted; // cache of the selection, rebuilt when it changes
     mutable bool m_highlightDirty = true;
 

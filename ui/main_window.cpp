@@ -3,14 +3,17 @@
 #include "background.h"
 #include "busy_indicator.h"
 #include "compare_window.h"
+#include "job_tracker.h"
 #include "layout_map_view.h"
 #include "model_opener.h"
+#include "placement_state.h"
 #include "placement_view.h"
 #include "problems_model.h"
 #include "recent_files.h"
 #include "repack_panel.h"
 #include "save_flow.h"
 #include "save_job.h"
+#include "save_planning.h"
 #include "save_preview.h"
 #include "settings_store.h"
 #include "summary_strip.h"
@@ -74,12 +77,16 @@ MainWindow::MainWindow(QWidget* parent)
     , m_changeTimer(new QTimer(this))
     , m_watcher(new QFileSystemWatcher(this))
     , m_opener(new ModelOpener(this))
+    , m_previewJobs(new JobTracker(this))
+    , m_exportJobs(new JobTracker(this))
 {
     setAcceptDrops(true);
     setWindowIcon(QIcon(QStringLiteral(":/icons/onnx-repack-gui.svg")));
     m_proxy->setSourceModel(m_tensorModel);
     createWidgets();
     m_saveFlow = new SaveFlow(this, m_busy, [this] {
+        // The save's worker changes the model: no plan may still be reading it.
+        finishPlanning();
         return SaveFlow::Source{m_model.get(), m_snapshot.tensors};
     });
     createActions();
@@ -212,30 +219,65 @@ void MainWindow::updatePreview()
     m_nothingToChange = false; // until this preview finds otherwise
     const QString invalid = m_panel->validationError();
     if (!invalid.isEmpty()) {
+        m_previewJobs->reset(); // a plan still being made is of other options
         m_panel->setPreview(tr("Cannot save: %1").arg(invalid), true);
         m_beforeAfter->clear(tr("Cannot save: %1").arg(invalid));
         return;
     }
-    auto plan = repack::planSave(*m_model, m_snapshot.path.toStdString(), saveOptions());
-    if (!plan) {
-        m_panel->setPreview(
-            tr("Cannot save: %1").arg(QString::fromStdString(plan.error().message)), true);
-        m_beforeAfter->clear(
-            tr("Cannot save: %1").arg(QString::fromStdString(plan.error().message)));
-        return;
-    }
-    // An in-place save that would write what is on disk already writes nothing: Save says so.
-    const bool unchanged = repack::planKeepsLayout(
-        *m_model, m_snapshot.path.toStdString(), plan.value(), saveOptions());
-    const QString preview = describePlan(plan.value(), m_snapshot);
-    m_panel->setPreview(unchanged
-            ? tr("Nothing to change: the model and its data files are already laid out as "
-                 "planned.")
-                + u'\n' + preview
-            : preview);
-    m_beforeAfter->setPlan(m_snapshot, plan.value());
-    m_nothingToChange = unchanged;
-    updateActions();
+    // planSave grows with the model (and reads bytes with dedupe): on a worker, like the diff.
+    struct Preview {
+        std::shared_ptr<const repack::SavePlan> plan; // null when the save cannot be planned
+        QString error;
+        bool unchanged = false;
+        QString text;
+    };
+    const SavePlanning planning{m_model, m_snapshot.path.toStdString(), saveOptions()};
+    m_previewJobs->start(
+        [planning, rows = m_snapshot.tensors] {
+            Preview preview;
+            auto plan = planning.plan();
+            if (!plan) {
+                preview.error = QString::fromStdString(plan.error().message);
+                return preview;
+            }
+            // An in-place save that would write what is on disk already writes nothing: Save
+            // says so.
+            preview.unchanged = repack::planKeepsLayout(
+                *planning.model, planning.path, plan.value(), planning.options);
+            ModelSnapshot current; // describePlan reads the rows only
+            current.tensors = rows;
+            preview.text = describePlan(plan.value(), current);
+            preview.plan = std::make_shared<const repack::SavePlan>(std::move(plan.value()));
+            return preview;
+        },
+        [this](const Preview& preview) {
+            if (!preview.plan) {
+                m_panel->setPreview(tr("Cannot save: %1").arg(preview.error), true);
+                m_beforeAfter->clear(tr("Cannot save: %1").arg(preview.error));
+                return;
+            }
+            m_panel->setPreview(preview.unchanged
+                    ? tr("Nothing to change: the model and its data files are already laid out "
+                         "as planned.")
+                        + u'\n' + preview.text
+                    : preview.text);
+            m_beforeAfter->setPlan(m_snapshot, *preview.plan);
+            m_nothingToChange = preview.unchanged;
+            updateActions();
+        });
+}
+
+void MainWindow::finishPlanning()
+{
+    // Its result still arrives (it is of the model as it is now).
+    m_previewJobs->waitForFinished();
+    m_exportJobs->waitForFinished();
+    m_placement->waitForChecks();
+}
+
+bool MainWindow::isPlanning() const
+{
+    return m_previewJobs->isRunning() || m_exportJobs->isRunning() || m_placement->isChecking();
 }
 
 void MainWindow::open()

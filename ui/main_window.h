@@ -29,6 +29,7 @@ namespace ui {
 class BeforeAfterPanel;
 class BusyIndicator;
 class CompareWindow;
+class JobTracker;
 class LayoutMapView;
 class ModelOpener;
 class PlacementState;
@@ -85,10 +86,15 @@ public:
     QAction* saveAction() const { return m_saveAction; }
     // The repack panel's options with the placement pins: what Save and the preview use.
     repack::SaveOptions saveOptions() const;
-    // The placement plan as a SPEC 5b JSON file, and back as the pins (one undoable edit);
-    // false with lastError (or the placement state's lastRefusal) on failure.
+    // The placement plan as a SPEC 5b JSON file, and back as the pins (one undoable edit,
+    // checked on a worker: a plan the save would refuse is refused then, as the placement
+    // state's refused/lastRefusal say); false with lastError on failure.
+    // Export plans and writes on a worker: true when started, then planExported says how it
+    // ended.
     bool exportPlan(const QString& path);
     bool importPlan(const QString& path);
+    // Plans are being made on workers: the preview, checks of pin edits, an export.
+    bool isPlanning() const;
     QLineEdit* filterEdit() const { return m_filter; }
     QComboBox* storageFilterBox() const { return m_storageFilter; }
     SaveJob* saveJob() const;
@@ -110,6 +116,8 @@ Q_SIGNALS:
     void modelOpened(const QString& path);
     void openFailed(const QString& path, const QString& error);
     void saveFinished(bool ok);
+    // exportPlan ended: written, or not (lastError says why).
+    void planExported(const QString& path, bool ok);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -123,7 +131,12 @@ private:
     void onOpenFailed(const QString& path, const QString& error, bool quiet);
     // Shows m_snapshot in every view; `sameTensors`: only where tensors are stored changed.
     void showSnapshot(bool sameTensors = false);
+    // Plans the save of saveOptions() on a worker; the repack panel and the Before / after dock
+    // show it when it is in (a newer plan supersedes one still being made).
     void updatePreview();
+    // Waits for the plans that read the model (preview, pin checks, export); before a save
+    // changes it.
+    void finishPlanning();
     void createPlacement();
     void showPlacement();
     void addPlanActions(QMenu* file, QMenu* edit);
@@ -159,6 +172,8 @@ private:
     QTimer* m_changeTimer;
     QFileSystemWatcher* m_watcher;
     ModelOpener* m_opener;
+    JobTracker* m_previewJobs;
+    JobTracker* m_exportJobs;
     RecentFiles* m_recent = nullptr;
     BusyIndicator* m_busy = nullptr;
     SaveFlow* m_saveFlow = nullptr;

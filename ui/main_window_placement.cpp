@@ -2,11 +2,13 @@
 // table, the layout map and the preview, the "Move to" context menu, and plan export/import.
 #include "main_window.h"
 
+#include "job_tracker.h"
 #include "layout_map_view.h"
 #include "placement_model.h"
 #include "placement_state.h"
 #include "placement_view.h"
 #include "repack_panel.h"
+#include "save_planning.h"
 #include "tensor_filter_proxy.h"
 #include "tensor_table_model.h"
 
@@ -51,14 +53,17 @@ repack::SaveOptions MainWindow::saveOptions() const
 void MainWindow::createPlacement()
 {
     m_placement = new PlacementState(this);
-    m_placement->setPlanCheck([this](const std::vector<repack::TensorPlacement>& plan) {
+    m_placement->setPlanCheck([this]() -> PlacementState::PlanCheck {
         // The worker owns the model while it saves.
         if (!m_model || isSaving())
-            return QString();
-        repack::SaveOptions options = m_panel->options();
-        options.plan = plan;
-        auto planned = repack::planSave(*m_model, m_snapshot.path.toStdString(), options);
-        return planned ? QString() : QString::fromStdString(planned.error().message);
+            return {};
+        const SavePlanning planning{m_model, m_snapshot.path.toStdString(), m_panel->options()};
+        return [planning](const std::vector<repack::TensorPlacement>& plan) {
+            SavePlanning withPins = planning;
+            withPins.options.plan = plan;
+            auto planned = withPins.plan();
+            return planned ? QString() : QString::fromStdString(planned.error().message);
+        };
     });
     m_placementView = new PlacementView(m_placement, this);
     m_placementView->setSelectionModel(m_table->selectionModel(), m_proxy);
@@ -144,24 +149,29 @@ bool MainWindow::exportPlan(const QString& path)
 {
     if (!m_model || isSaving() || isLoading())
         return false;
-    auto plan = repack::planSave(*m_model, m_snapshot.path.toStdString(), saveOptions());
-    QString error;
-    if (!plan) {
-        error = QString::fromStdString(plan.error().message);
-    } else {
-        const std::string text
-            = repack::planFileText(*m_model, plan.value(), m_snapshot.path.toStdString());
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
-            || file.write(text.data(), qint64(text.size())) != qint64(text.size()) || !file.flush())
-            error = file.errorString();
-    }
-    if (!error.isEmpty()) {
-        m_lastError = tr("Cannot export the plan to %1: %2").arg(path, error);
-        statusBar()->showMessage(m_lastError, 10000);
-        return false;
-    }
-    statusBar()->showMessage(tr("Exported the plan to %1").arg(path), 5000);
+    m_exportJobs->start(
+        [planning = SavePlanning{m_model, m_snapshot.path.toStdString(), saveOptions()},
+            modelPath = m_snapshot.path.toStdString(), path] {
+            auto plan = planning.plan();
+            if (!plan)
+                return QString::fromStdString(plan.error().message);
+            const std::string text = repack::planFileText(*planning.model, plan.value(), modelPath);
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
+                || file.write(text.data(), qint64(text.size())) != qint64(text.size())
+                || !file.flush())
+                return file.errorString();
+            return QString();
+        },
+        [this, path](const QString& error) {
+            if (!error.isEmpty()) {
+                m_lastError = tr("Cannot export the plan to %1: %2").arg(path, error);
+                statusBar()->showMessage(m_lastError, 10000);
+            } else {
+                statusBar()->showMessage(tr("Exported the plan to %1").arg(path), 5000);
+            }
+            Q_EMIT planExported(path, error.isEmpty());
+        });
     return true;
 }
 
@@ -175,15 +185,14 @@ bool MainWindow::importPlan(const QString& path)
         statusBar()->showMessage(m_lastError, 10000);
         return false;
     }
-    if (!m_placement->replaceAll(
-            plan.value(), tr("Import plan %1").arg(QFileInfo(path).fileName()))) {
-        m_lastError = m_placement->lastRefusal();
-        return false;
-    }
-    statusBar()->showMessage(
-        tr("Imported the plan %1: %n tensor(s) pinned", nullptr, m_placement->pinnedCount())
-            .arg(QFileInfo(path).fileName()),
-        5000);
+    // Checked on a worker like a drop: a plan the save would refuse is refused then.
+    const QString name = QFileInfo(path).fileName();
+    m_placement->replaceAll(plan.value(), tr("Import plan %1").arg(name), [this, name] {
+        statusBar()->showMessage(
+            tr("Imported the plan %1: %n tensor(s) pinned", nullptr, m_placement->pinnedCount())
+                .arg(name),
+            5000);
+    });
     return true;
 }
 

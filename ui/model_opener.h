@@ -3,9 +3,9 @@
 // A newer open replaces one still loading, whose result then never arrives.
 #pragma once
 
+#include "job_tracker.h"
 #include "model_snapshot.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 
 namespace ui {
@@ -25,9 +25,9 @@ Q_SIGNALS:
     void failed(const QString& path, const QString& error, bool quiet);
 
 private:
-    void onFinished();
+    void onFinished(const LoadedModel& loaded);
 
-    QFutureWatcher<LoadedModel> m_watcher;
+    JobTracker m_jobs;
     QString m_path; // the model being loaded, empty when none
     bool m_quiet = false;
 };

@@ -61,6 +61,9 @@ PlacementState::~PlacementState() = default;
 void PlacementState::setSnapshot(const ModelSnapshot& snapshot)
 {
     m_undo->clear();
+    m_queue.clear(); // edits of the model shown before
+    m_checks.reset();
+    ++m_generation;
     QList<int> changed;
     for (int t = 0; t < tensorCount(); ++t)
         if (isPinned(t))
@@ -115,6 +118,7 @@ void PlacementState::apply(
             ++m_counts[keyOf(pin)];
         }
     }
+    ++m_generation;
     Q_EMIT pinsChanged(tensors);
 }
 
@@ -185,17 +189,7 @@ QString PlacementState::refusalFor(
                 return tr("Cannot move to %1: %2").arg(where, error);
         }
     }
-    if (!m_check)
-        return {};
-    std::vector<repack::TensorPlacement> next = m_pins;
-    for (int t : tensors)
-        next[size_t(t)] = destination;
-    const QString error = m_check(next);
-    // A plan that fails already for another reason (a problem of the model, an unusable data
-    // file name in the panel) is not this drop's fault.
-    if (error.isEmpty() || error == m_check(plan()))
-        return {};
-    return tr("Cannot move %n tensor(s) to %1: %2", nullptr, int(tensors.size())).arg(where, error);
+    return {};
 }
 
 bool PlacementState::refuse(const QString& reason)
@@ -210,15 +204,10 @@ bool PlacementState::pinTo(const QList<int>& tensors, const repack::TensorPlacem
 {
     if (!refuse(refusalFor(tensors, destination)))
         return false;
-    QList<int> changed;
-    for (int t : tensors)
-        if (!(m_pins[size_t(t)] == destination))
-            changed << t;
-    std::sort(changed.begin(), changed.end());
-    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
-    if (!changed.isEmpty())
-        push(changed, {destination},
-            tr("Move %n tensor(s) to %1", nullptr, int(changed.size())).arg(describe(destination)));
+    PendingEdit edit;
+    edit.tensors = tensors;
+    edit.destination = destination;
+    enqueue(std::move(edit));
     return true;
 }
 
@@ -245,28 +234,108 @@ void PlacementState::resetAll()
         push(pinned, {repack::TensorPlacement{}}, tr("Reset all pins"));
 }
 
-bool PlacementState::replaceAll(
-    const std::vector<repack::TensorPlacement>& plan, const QString& text)
+void PlacementState::replaceAll(const std::vector<repack::TensorPlacement>& plan,
+    const QString& text, std::function<void()> applied)
 {
-    if (m_check) {
-        const QString error = m_check(plan);
-        if (!error.isEmpty() && error != m_check(this->plan()))
-            return refuse(tr("Cannot use this plan: %1").arg(error));
-    }
     refuse({});
-    QList<int> changed;
-    std::vector<repack::TensorPlacement> after;
-    for (int t = 0; t < tensorCount(); ++t) {
-        const repack::TensorPlacement value
-            = size_t(t) < plan.size() ? plan[size_t(t)] : repack::TensorPlacement{};
-        if (!(value == m_pins[size_t(t)])) {
-            changed << t;
-            after.push_back(value);
-        }
+    PendingEdit edit;
+    edit.whole = true;
+    edit.plan = plan;
+    edit.text = text;
+    edit.applied = std::move(applied);
+    enqueue(std::move(edit));
+}
+
+void PlacementState::waitForChecks()
+{
+    m_checks.waitForFinished();
+}
+
+void PlacementState::enqueue(PendingEdit edit)
+{
+    m_queue.push_back(std::move(edit));
+    checkNext();
+}
+
+std::vector<repack::TensorPlacement> PlacementState::pinsAfter(const PendingEdit& edit) const
+{
+    if (edit.whole) {
+        std::vector<repack::TensorPlacement> next(m_pins.size());
+        for (size_t t = 0; t < next.size() && t < edit.plan.size(); ++t)
+            next[t] = edit.plan[t];
+        return next;
     }
-    if (!changed.isEmpty())
-        push(changed, std::move(after), text);
-    return true;
+    std::vector<repack::TensorPlacement> next = m_pins;
+    for (int t : edit.tensors)
+        next[size_t(t)] = edit.destination;
+    return next;
+}
+
+void PlacementState::checkNext()
+{
+    if (m_queue.empty() || m_checks.isRunning())
+        return;
+    const PlanCheck check = m_makeCheck ? m_makeCheck() : PlanCheck();
+    if (!check) {
+        land({});
+        return;
+    }
+    const quint64 generation = m_generation;
+    m_checks.start(
+        [check, next = pinsAfter(m_queue.front()), now = m_pins] {
+            const QString error = check(next);
+            // A plan that fails already for another reason (a problem of the model, an unusable
+            // data file name in the panel) is not this edit's fault.
+            return error.isEmpty() || error == check(now) ? QString() : error;
+        },
+        [this, generation](const QString& error) {
+            if (generation == m_generation)
+                land(error);
+            else
+                checkNext(); // the pins changed meanwhile (undo, redo): check against them
+        });
+}
+
+void PlacementState::land(const QString& error)
+{
+    PendingEdit edit = std::move(m_queue.front());
+    m_queue.pop_front();
+    // The last edit to land says whether it was refused (an earlier one queued may have been).
+    if (!error.isEmpty()) {
+        refuse(edit.whole
+                ? tr("Cannot use this plan: %1").arg(error)
+                : tr("Cannot move %n tensor(s) to %1: %2", nullptr, int(edit.tensors.size()))
+                      .arg(describe(edit.destination), error));
+    } else if (edit.whole) {
+        refuse({});
+        QList<int> changed;
+        std::vector<repack::TensorPlacement> after;
+        for (int t = 0; t < tensorCount(); ++t) {
+            const repack::TensorPlacement value
+                = size_t(t) < edit.plan.size() ? edit.plan[size_t(t)] : repack::TensorPlacement{};
+            if (!(value == m_pins[size_t(t)])) {
+                changed << t;
+                after.push_back(value);
+            }
+        }
+        if (!changed.isEmpty())
+            push(changed, std::move(after), edit.text);
+        if (edit.applied)
+            edit.applied();
+    } else {
+        refuse({});
+        QList<int> changed;
+        for (int t : edit.tensors)
+            if (!(m_pins[size_t(t)] == edit.destination))
+                changed << t;
+        std::sort(changed.begin(), changed.end());
+        changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+        if (!changed.isEmpty())
+            push(changed, {edit.destination},
+                tr("Move %n tensor(s) to %1", nullptr, int(changed.size()))
+                    .arg(describe(edit.destination)));
+    }
+    checkNext();
 }
 
 } // namespace ui

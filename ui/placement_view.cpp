@@ -154,19 +154,13 @@ PlacementView::PlacementView(PlacementState* state, QWidget* parent)
 
 void PlacementView::setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy)
 {
-    m_selection = selection;
-    m_proxy = proxy;
+    m_selection.set(selection, proxy, this, {});
 }
 
 QList<int> PlacementView::selectedTensors() const
 {
-    QList<int> tensors;
-    if (!m_selection || !m_proxy)
-        return tensors;
-    for (const QItemSelectionRange& range : m_selection->selection())
-        for (int row = range.top(); row <= range.bottom(); ++row)
-            tensors << m_proxy->mapToSource(m_proxy->index(row, 0)).row();
-    return tensors;
+    const std::vector<int> selected = m_selection.tensors();
+    return QList<int>(selected.begin(), selected.end());
 }
 
 void PlacementView::changeEvent(QEvent* event)

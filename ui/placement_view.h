@@ -3,6 +3,8 @@
 // to the same edits, the "Move to" actions and menu that act on the shared table selection.
 #pragma once
 
+#include "tensor_selection.h"
+
 #include "core/save_options.h"
 
 #include <QPointer>
@@ -63,8 +65,7 @@ private:
     PlacementState* m_state;
     PlacementModel* m_model;
     QListView* m_list;
-    QPointer<QItemSelectionModel> m_selection;
-    QPointer<QAbstractProxyModel> m_proxy;
+    TensorSelection m_selection;
     std::function<QString()> m_askName;
     QAction* m_moveInline;
     QAction* m_moveExternal;

@@ -4,8 +4,6 @@
 #include "core/save_lock.h"
 #include "core/save_plan.h"
 
-#include <QtConcurrent/QtConcurrentRun>
-
 namespace ui {
 namespace {
 
@@ -38,32 +36,29 @@ SaveJob::SaveJob(QObject* parent)
     qRegisterMetaType<ui::SaveOutcome>();
     m_pollTimer.setInterval(kProgressIntervalMs);
     connect(&m_pollTimer, &QTimer::timeout, this, &SaveJob::poll);
-    connect(&m_watcher, &QFutureWatcher<SaveOutcome>::finished, this, [this] {
-        m_pollTimer.stop();
-        poll();
-        m_running = false;
-        // Taken, not copied: a result left in the watcher would keep the snapshot's rows alive
-        // until the next save, which would then free them on this thread.
-        SaveOutcome outcome = m_watcher.future().takeResult();
-        outcome.seconds = m_clock.elapsed() / 1000.0;
-        Q_EMIT finished(outcome);
-    });
 }
 
 SaveJob::~SaveJob()
 {
-    if (m_running) {
+    if (isRunning()) {
         m_shared->cancel.cancel();
-        m_watcher.waitForFinished();
+        m_jobs.waitForFinished();
     }
+}
+
+void SaveJob::onFinished(SaveOutcome outcome)
+{
+    m_pollTimer.stop();
+    poll();
+    outcome.seconds = m_clock.elapsed() / 1000.0;
+    Q_EMIT finished(outcome);
 }
 
 bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptions options,
     const QList<TensorRow>& shown)
 {
-    if (m_running)
+    if (isRunning())
         return false;
-    m_running = true;
     m_shared = std::make_shared<Shared>();
     SaveOutcome request;
     request.path = path;
@@ -81,8 +76,8 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
     const std::filesystem::path target = path.toStdString();
     m_clock.start();
     m_pollTimer.start();
-    m_watcher.setFuture(
-        QtConcurrent::run([&model, target, options, shared = m_shared, request, shown] {
+    m_jobs.start(
+        [&model, target, options, shared = m_shared, request, shown] {
             SaveOutcome outcome = request;
             if (!options.force) {
                 auto conflicts = repack::saveConflicts(model, target, options);
@@ -114,19 +109,20 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
                     outcome.busyFolder = busyFolder(model, target, options);
             }
             return outcome;
-        }));
+        },
+        [this](SaveOutcome outcome) { onFinished(std::move(outcome)); });
     return true;
 }
 
 void SaveJob::cancel()
 {
-    if (m_running)
+    if (isRunning())
         m_shared->cancel.cancel();
 }
 
 void SaveJob::waitForFinished()
 {
-    m_watcher.waitForFinished();
+    m_jobs.waitForFinished();
 }
 
 void SaveJob::poll()

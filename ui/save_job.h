@@ -12,10 +12,10 @@
 
 #include "core/progress.h"
 #include "core/save.h"
+#include "job_tracker.h"
 #include "model_snapshot.h"
 
 #include <QElapsedTimer>
-#include <QFutureWatcher>
 #include <QMutex>
 #include <QObject>
 #include <QTimer>
@@ -58,7 +58,7 @@ public:
     // rows the window shows now (read on the worker, never changed while it runs).
     bool start(repack::Model& model, const QString& path, repack::SaveOptions options,
         const QList<TensorRow>& shown);
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_jobs.isRunning(); }
     // Blocks until the running save (if any) has finished; for closing the window.
     void waitForFinished();
 
@@ -72,10 +72,11 @@ Q_SIGNALS:
 private:
     void poll();
 
-    QFutureWatcher<SaveOutcome> m_watcher;
+    void onFinished(SaveOutcome outcome);
+
+    JobTracker m_jobs;
     QTimer m_pollTimer;
     QElapsedTimer m_clock;
-    bool m_running = false;
     // Shared with the worker; a shared_ptr so a worker outliving this object stays valid.
     struct Shared {
         repack::CancelToken cancel;

@@ -11,7 +11,6 @@
 #include <QLabel>
 #include <QStringList>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace ui {
 
@@ -80,33 +79,23 @@ BeforeAfterPanel::BeforeAfterPanel(QWidget* parent)
     m_message->hide();
     layout->addWidget(m_message);
     layout->addWidget(m_view, 1);
-    connect(&m_watcher, &QFutureWatcherBase::finished, this, [this] {
-        m_building = false;
-        if (!std::exchange(m_discard, false))
-            m_view->setDiff(m_watcher.result());
-        if (m_pending && isVisible())
-            build();
-        else
-            Q_EMIT updated();
-    });
 }
 
 BeforeAfterPanel::~BeforeAfterPanel()
 {
-    m_watcher.waitForFinished();
+    m_jobs.waitForFinished();
 }
 
 void BeforeAfterPanel::setPlan(const ModelSnapshot& current, const repack::SavePlan& plan)
 {
     m_message->hide();
-    m_discard = false;
     auto input = std::make_shared<Input>();
     input->current = current;
     input->plan = plan;
     if (m_pending)
         releaseInBackground(std::move(m_pending));
     m_pending = std::move(input);
-    if (isVisible() && !m_building)
+    if (isVisible() && !m_jobs.isRunning())
         build();
 }
 
@@ -115,7 +104,7 @@ void BeforeAfterPanel::clear(const QString& reason)
     if (m_pending)
         releaseInBackground(std::move(m_pending));
     m_pending.reset();
-    m_discard = m_building; // a diff still being built is of an older plan
+    m_jobs.reset(); // a diff still being built is of an older plan
     m_view->setDiff(nullptr);
     m_message->setText(reason);
     m_message->setVisible(!reason.isEmpty());
@@ -123,23 +112,29 @@ void BeforeAfterPanel::clear(const QString& reason)
 
 bool BeforeAfterPanel::isPending() const
 {
-    return m_building || m_pending;
+    return m_jobs.isRunning() || m_pending;
 }
 
 void BeforeAfterPanel::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    if (m_pending && !m_building)
+    if (m_pending && !m_jobs.isRunning())
         build();
 }
 
 void BeforeAfterPanel::build()
 {
-    m_building = true;
-    m_watcher.setFuture(QtConcurrent::run(
+    m_jobs.start(
         [input = std::exchange(m_pending, nullptr)]() -> std::shared_ptr<const LayoutDiff> {
             return std::make_shared<const LayoutDiff>(beforeAfterDiff(input->current, input->plan));
-        }));
+        },
+        [this](std::shared_ptr<const LayoutDiff> diff) {
+            m_view->setDiff(std::move(diff));
+            if (m_pending && isVisible())
+                build();
+            else
+                Q_EMIT updated();
+        });
 }
 
 } // namespace ui

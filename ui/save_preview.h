@@ -2,9 +2,9 @@
 // in words), and the "Before / after" panel drawing the current layout against the planned one.
 #pragma once
 
+#include "job_tracker.h"
 #include "layout_diff.h"
 
-#include <QFutureWatcher>
 #include <QString>
 #include <QWidget>
 
@@ -54,9 +54,7 @@ private:
     LayoutDiffView* m_view;
     QLabel* m_message;
     std::shared_ptr<Input> m_pending; // the latest plan, not built yet
-    QFutureWatcher<std::shared_ptr<const LayoutDiff>> m_watcher;
-    bool m_building = false;
-    bool m_discard = false; // the diff being built is of a plan cleared since
+    JobTracker m_jobs; // builds one diff at a time; the latest plan waits in m_pending
 };
 
 } // namespace ui

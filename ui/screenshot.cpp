@@ -132,7 +132,8 @@ int mainWindowShot(const ScreenshotRequest& request)
         selectLargestExternal(window);
         QTimer::singleShot(500, &window, [&window, out] {
             whenReady(
-                &window, [&window] { return !window.beforeAfter()->isPending(); },
+                &window,
+                [&window] { return !window.isPlanning() && !window.beforeAfter()->isPending(); },
                 [&window, out] { grabLater(&window, out); });
         });
     };

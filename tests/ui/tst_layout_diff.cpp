@@ -9,6 +9,8 @@
 #include "ui/diff_table_model.h"
 #include "ui/layout_diff.h"
 #include "ui/layout_diff_view.h"
+#include "ui/layout_map_view.h"
+#include "ui/layout_palette.h"
 #include "ui/main_window.h"
 #include "ui/model_snapshot.h"
 #include "ui/repack_panel.h"
@@ -330,6 +332,7 @@ private Q_SLOTS:
         dock->show();
         dock->raise();
         ui::BeforeAfterPanel* panel = window.beforeAfter();
+        QTRY_VERIFY(!window.isPlanning()); // the plan of the options at open is in
         QTRY_VERIFY(!panel->isPending());
 
         QSignalSpy updated(panel, &ui::BeforeAfterPanel::updated);
@@ -453,6 +456,40 @@ private Q_SLOTS:
         const QRectF last = view.labelRects().constLast();
         QVERIFY(last.bottom() <= view.viewport()->height());
         QVERIFY(last.top() >= 0);
+    }
+
+    // The layout map and the diff views (preview, compare window) draw padding, orphaned bytes
+    // and headers in one colour each: both legends name the colours their views paint with, and
+    // a diff gap takes the colour of the map's region of the same kind.
+    void mapAndDiffShareOnePalette()
+    {
+        auto diff = std::make_shared<ui::LayoutDiff>();
+        ui::DiffLane lane;
+        lane.after.present = true;
+        lane.after.gaps.push_back({0, 64, false, true});
+        diff->lanes.push_back(lane);
+        ui::LayoutDiffView view;
+        view.setDiff(diff);
+        auto colourOf = [](const QList<ui::LegendEntry>& legend, const QString& text) {
+            for (const ui::LegendEntry& entry : legend) {
+                if (entry.text == text)
+                    return entry.color;
+            }
+            return QColor();
+        };
+        const QList<ui::LegendEntry> map = ui::LayoutMapView::legend();
+        const QList<ui::LegendEntry> diffLegend = view.legend();
+        QVERIFY(colourOf(map, QStringLiteral("padding")).isValid());
+        QCOMPARE(colourOf(diffLegend, QStringLiteral("padding")),
+            colourOf(map, QStringLiteral("padding")));
+        QCOMPARE(colourOf(diffLegend, QStringLiteral("orphaned")),
+            colourOf(map, QStringLiteral("orphaned")));
+        QCOMPARE(colourOf(diffLegend, QStringLiteral("safetensors header")),
+            colourOf(map, QStringLiteral("header")));
+        ui::DiffGap gap;
+        QCOMPARE(ui::colors::gapColor(gap), ui::colors::regionColor(repack::RegionType::Padding));
+        gap.orphaned = true;
+        QCOMPARE(ui::colors::gapColor(gap), ui::colors::regionColor(repack::RegionType::Orphaned));
     }
 
     void compareDataHasEveryKind()

@@ -14,6 +14,7 @@
 #include "ui/placement_state.h"
 #include "ui/placement_view.h"
 #include "ui/repack_panel.h"
+#include "ui/save_planning.h"
 #include "ui/tensor_filter_proxy.h"
 #include "ui/tensor_table_model.h"
 
@@ -27,6 +28,8 @@
 #include <QListView>
 #include <QMenu>
 #include <QMimeData>
+#include <QMutex>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -44,10 +47,17 @@ using ui::TensorTableModel;
 
 namespace {
 
+// Waits until the window's plans are in: the checks of pin edits (each lands or is refused
+// then) and the preview they lead to, all made on workers.
+bool settled(ui::MainWindow& window)
+{
+    return QTest::qWaitFor([&window] { return !window.isPlanning(); }, 60000);
+}
+
 bool open(ui::MainWindow& window, const QString& path)
 {
     QSignalSpy opened(&window, &ui::MainWindow::modelOpened);
-    return window.openFile(path, true) && opened.wait(60000);
+    return window.openFile(path, true) && opened.wait(60000) && settled(window);
 }
 
 int tensorOf(const ui::MainWindow& window, const QString& name)
@@ -209,6 +219,7 @@ private Q_SLOTS:
         QVERIFY(state->pinTo(
             {tensorOf(window, QStringLiteral("ext_c")), tensorOf(window, QStringLiteral("ext_d"))},
             {Placement::External, "extra.data"}));
+        QVERIFY(settled(window));
         QCOMPARE(model->rowCount(), 5);
         const int extra
             = destinationRow(window, PlacementModel::Kind::File, QStringLiteral("extra.data"));
@@ -263,6 +274,7 @@ private Q_SLOTS:
         QSignalSpy changed(state, &ui::PlacementState::pinsChanged);
         QVERIFY(dropOnPane(window,
             destinationRow(window, PlacementModel::Kind::File, QStringLiteral("weights.bin"))));
+        QVERIFY(settled(window));
         QCOMPARE(changed.size(), 1);
         QCOMPARE(state->pinnedCount(), 2);
         QCOMPARE(state->pin(tensorOf(window, QStringLiteral("small_a"))),
@@ -279,6 +291,7 @@ private Q_SLOTS:
         // Then ext_d inline: a second edit.
         select(window, {QStringLiteral("ext_d")});
         QVERIFY(dropOnPane(window, destinationRow(window, PlacementModel::Kind::Inline)));
+        QVERIFY(settled(window));
         QCOMPARE(planned(window, QStringLiteral("ext_d")), QStringLiteral("* inline"));
         QCOMPARE(state->undoStack()->count(), 2);
 
@@ -288,6 +301,7 @@ private Q_SLOTS:
         state->undoStack()->undo();
         QCOMPARE(state->pinnedCount(), 0);
         QVERIFY(window.saveOptions().plan.empty());
+        QVERIFY(settled(window));
         QCOMPARE(window.repackPanel()->previewLabel()->text(), unpinnedPreview);
         state->undoStack()->redo();
         state->undoStack()->redo();
@@ -312,6 +326,7 @@ private Q_SLOTS:
         window.placementView()->setNameAsker([] { return QStringLiteral("sub/extra.data"); });
         select(window, {QStringLiteral("ext_c")});
         QVERIFY(dropOnPane(window, destinationRow(window, PlacementModel::Kind::NewFile)));
+        QVERIFY(settled(window));
         QCOMPARE(planned(window, QStringLiteral("ext_c")), QStringLiteral("* sub/extra.data"));
         QVERIFY(destinationRow(window, PlacementModel::Kind::File, QStringLiteral("sub/extra.data"))
             >= 0);
@@ -338,6 +353,7 @@ private Q_SLOTS:
         select(window, {QStringLiteral("small_a")});
         auto mime = tableDrag(window);
         QVERIFY(dropAt(map->viewport(), band, mime.get()));
+        QVERIFY(settled(window));
         QCOMPARE(window.placementState()->pin(tensorOf(window, QStringLiteral("small_a"))),
             TensorPlacement(Placement::External, "weights.bin"));
 
@@ -367,6 +383,7 @@ private Q_SLOTS:
         QVERIFY(dropAt(list->viewport(),
             list->visualRect(window.placementView()->model()->index(inlineRow)).center(),
             mime.get()));
+        QVERIFY(settled(window));
         QCOMPARE(window.placementState()->pin(ext).kind, Placement::Inline);
         QCOMPARE(window.placementState()->pinnedCount(), 2);
     }
@@ -397,6 +414,7 @@ private Q_SLOTS:
         window.placementView()->setNameAsker([name] { return name; });
         select(window, {QStringLiteral("ext_c")});
         QVERIFY(dropOnPane(window, destinationRow(window, PlacementModel::Kind::NewFile)));
+        QVERIFY(settled(window));
         QCOMPARE(refused.size(), 1);
         QVERIFY2(window.placementState()->lastRefusal().contains(reason),
             qPrintable(window.placementState()->lastRefusal()));
@@ -415,6 +433,7 @@ private Q_SLOTS:
         QVERIFY(!pane->resetAllAction()->isEnabled());
         QVERIFY(window.placementState()->pinTo(
             {tensorOf(window, QStringLiteral("small_a"))}, {Placement::External}));
+        QVERIFY(settled(window));
         QVERIFY(pane->resetPinsAction()->isEnabled());
         QVERIFY(pane->resetAllAction()->isEnabled());
         pane->resetAllAction()->trigger();
@@ -434,6 +453,7 @@ private Q_SLOTS:
         QVERIFY(open(window, QDir(dir).filePath(QStringLiteral("strings.onnx"))));
         select(window, {QStringLiteral("labels"), QStringLiteral("w")});
         QVERIFY(dropOnPane(window, destinationRow(window, PlacementModel::Kind::SaveDataFile)));
+        QVERIFY(settled(window));
         QVERIFY2(window.placementState()->lastRefusal().contains(QStringLiteral("STRING")),
             qPrintable(window.placementState()->lastRefusal()));
         QVERIFY(window.placementState()->lastRefusal().contains(QStringLiteral("labels")));
@@ -444,6 +464,7 @@ private Q_SLOTS:
         window.placementView()->moveExternalAction()->trigger();
         QCOMPARE(window.placementState()->pinnedCount(), 0);
         QVERIFY(dropOnPane(window, destinationRow(window, PlacementModel::Kind::Inline)));
+        QVERIFY(settled(window));
         QCOMPARE(window.placementState()->pinnedCount(), 2);
         QVERIFY(window.placementState()->lastRefusal().isEmpty());
     }
@@ -461,9 +482,11 @@ private Q_SLOTS:
         const int inlineRow = destinationRow(window, PlacementModel::Kind::Inline);
         select(window, {QStringLiteral("huge0")});
         QVERIFY(dropOnPane(window, inlineRow));
+        QVERIFY(settled(window));
         QCOMPARE(window.placementState()->pinnedCount(), 1);
         select(window, {QStringLiteral("huge1")});
         QVERIFY(dropOnPane(window, inlineRow));
+        QVERIFY(settled(window));
         QVERIFY2(window.placementState()->lastRefusal().contains(QStringLiteral("2 GiB")),
             qPrintable(window.placementState()->lastRefusal()));
         QCOMPARE(window.placementState()->pinnedCount(), 1);
@@ -480,6 +503,7 @@ private Q_SLOTS:
         QCOMPARE(pane->moveExternalAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_E));
         select(window, {QStringLiteral("ext_c"), QStringLiteral("ext_e")});
         pane->moveInlineAction()->trigger();
+        QVERIFY(settled(window));
         QCOMPARE(planned(window, QStringLiteral("ext_c")), QStringLiteral("* inline"));
         QCOMPARE(planned(window, QStringLiteral("ext_e")), QStringLiteral("* inline"));
 
@@ -499,6 +523,7 @@ private Q_SLOTS:
         for (QAction* action : move->actions())
             if (action->text() == QStringLiteral("weights.bin"))
                 action->trigger();
+        QVERIFY(settled(window));
         QCOMPARE(planned(window, QStringLiteral("ext_c")), QStringLiteral("* weights.bin"));
 
         select(window, {QStringLiteral("ext_c")});
@@ -515,14 +540,19 @@ private Q_SLOTS:
         ui::PlacementState* state = window.placementState();
         QVERIFY(state->pinTo(
             {tensorOf(window, QStringLiteral("small_a"))}, {Placement::External, "extra.data"}));
+        QVERIFY(settled(window));
         QVERIFY(state->pinTo({tensorOf(window, QStringLiteral("ext_d"))}, {Placement::Inline}));
+        QVERIFY(settled(window));
         auto model = repack::Model::load(path.toStdString());
         QVERIFY(model);
         auto before = repack::planSave(**model, path.toStdString(), window.saveOptions());
         QVERIFY(before);
 
         const QString planFile = m_dir.filePath(QStringLiteral("roundtrip/plan.json"));
-        QVERIFY2(window.exportPlan(planFile), qPrintable(window.lastError()));
+        QSignalSpy exported(&window, &ui::MainWindow::planExported);
+        QVERIFY(window.exportPlan(planFile));
+        QVERIFY(exported.wait(30000));
+        QVERIFY2(exported.constFirst().at(1).toBool(), qPrintable(window.lastError()));
         QFile file(planFile);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
@@ -532,6 +562,7 @@ private Q_SLOTS:
         state->resetAll();
         QCOMPARE(state->pinnedCount(), 0);
         QVERIFY2(window.importPlan(planFile), qPrintable(window.lastError()));
+        QVERIFY(settled(window));
         QCOMPARE(state->pin(tensorOf(window, QStringLiteral("small_a"))),
             TensorPlacement(Placement::External, "extra.data"));
         QCOMPARE(state->pin(tensorOf(window, QStringLiteral("ext_d"))).kind, Placement::Inline);
@@ -561,6 +592,41 @@ private Q_SLOTS:
         QCOMPARE(state->pinnedCount(), pinned);
     }
 
+    // planSave grows with the model: the window never runs it on the GUI thread. The preview
+    // (on open and after each edit), the check of a dropped pin and of an imported plan, and
+    // Export Plan all plan on workers.
+    void planningNeverRunsOnTheGuiThread()
+    {
+        QMutex mutex;
+        QList<QThread*> threads;
+        ui::setPlanningObserver([&](QThread* thread) {
+            QMutexLocker lock(&mutex);
+            threads << thread;
+        });
+        const auto stopObserving = qScopeGuard([] { ui::setPlanningObserver({}); });
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(open(window, mixedModel(QStringLiteral("threads"))));
+        select(window, {QStringLiteral("small_a")});
+        QVERIFY(dropOnPane(window,
+            destinationRow(window, PlacementModel::Kind::File, QStringLiteral("weights.bin"))));
+        QVERIFY(settled(window));
+        QCOMPARE(window.placementState()->pinnedCount(), 1);
+        const QString planFile = m_dir.filePath(QStringLiteral("threads/plan.json"));
+        QSignalSpy exported(&window, &ui::MainWindow::planExported);
+        QVERIFY(window.exportPlan(planFile));
+        QVERIFY(exported.wait(30000));
+        QVERIFY(window.importPlan(planFile));
+        QVERIFY(settled(window));
+
+        QMutexLocker lock(&mutex);
+        // Preview on open, check and preview of the drop, export, check of the import.
+        QVERIFY2(threads.size() >= 5, qPrintable(QString::number(threads.size())));
+        QVERIFY(!threads.contains(qApp->thread()));
+    }
+
     void saveWritesWhatPlanSavePredicted()
     {
         ui::MainWindow window;
@@ -570,8 +636,11 @@ private Q_SLOTS:
         QVERIFY(state->pinTo({tensorOf(window, QStringLiteral("small_a")),
                                  tensorOf(window, QStringLiteral("ext_e"))},
             {Placement::External, "extra.data"}));
+        QVERIFY(settled(window));
         QVERIFY(state->pinTo({tensorOf(window, QStringLiteral("ext_d"))}, {Placement::Inline}));
+        QVERIFY(settled(window));
         QVERIFY(state->pinTo({tensorOf(window, QStringLiteral("typed_b"))}, {Placement::External}));
+        QVERIFY(settled(window));
 
         const repack::SaveOptions options = window.saveOptions();
         std::unique_ptr<repack::Model> source;

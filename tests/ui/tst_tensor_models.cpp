@@ -6,9 +6,12 @@
 #include "ui/model_snapshot.h"
 #include "ui/problems_model.h"
 #include "ui/tensor_filter_proxy.h"
+#include "ui/tensor_selection.h"
 #include "ui/tensor_table_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QSortFilterProxyModel>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -34,6 +37,35 @@ private:
     }
 
 private Q_SLOTS:
+    // The one translation between a shared selection's rows and tensor indices, for every view:
+    // through a sorting, filtering proxy, a hidden tensor has no row and cannot be selected.
+    void selectionTranslatesRowsAndTensors()
+    {
+        QStandardItemModel source;
+        for (const char* name : {"a", "b", "c", "d"})
+            source.appendRow(new QStandardItem(QString::fromLatin1(name)));
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&source);
+        proxy.setFilterRegularExpression(QStringLiteral("^[acd]$"));
+        proxy.sort(0, Qt::DescendingOrder); // rows: d, c, a
+        QItemSelectionModel selection(&proxy);
+        ui::TensorSelection tensors;
+        int changes = 0;
+        QObject receiver;
+        tensors.set(&selection, &proxy, &receiver, [&changes] { ++changes; });
+
+        selection.select(QItemSelection(proxy.index(0, 0), proxy.index(1, 0)),
+            QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        QCOMPARE(tensors.tensors(), (std::vector<int>{3, 2}));
+        QVERIFY(changes > 0);
+        QCOMPARE(tensors.rowOf(0), proxy.index(2, 0));
+        QVERIFY(!tensors.rowOf(1).isValid()); // "b" is filtered out
+        QVERIFY(!tensors.select(1, QItemSelectionModel::ClearAndSelect));
+        QVERIFY(tensors.select(0, QItemSelectionModel::ClearAndSelect));
+        QCOMPARE(tensors.tensors(), std::vector<int>{0});
+        QCOMPARE(selection.currentIndex().row(), 2);
+    }
+
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
