@@ -143,6 +143,11 @@ Status checkDataFileName(const std::string& name)
         return Error{"the data file name is empty"};
     if (path.is_absolute())
         return Error{"data file '" + name + "' must be relative to the model's folder"};
+    // A backslash is a folder separator to readers on Windows; an empty component is a typo.
+    if (name.find('\\') != std::string::npos || name.find('\0') != std::string::npos)
+        return Error{"data file '" + name + "' has a character not allowed in a file name"};
+    if (name.find("//") != std::string::npos)
+        return Error{"data file '" + name + "' has an empty path component"};
     for (const auto& part : path.lexically_normal())
         if (part == "..")
             return Error{"data file '" + name + "' must stay inside the model's folder"};

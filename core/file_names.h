@@ -49,7 +49,8 @@ std::string finalNameOfTemp(const std::string& fileName);
 bool isDataName(std::string name);
 
 // A data file name a user gives (--data, a pin, the GUI): relative, inside the model's folder,
-// a file and not a folder, not a temporary's name. The error says which.
+// a file and not a folder, no backslash or empty component, not a temporary's name. The error
+// says which.
 Status checkDataFileName(const std::string& name);
 
 } // namespace repack

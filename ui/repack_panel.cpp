@@ -2,6 +2,7 @@
 
 #include "size_edit.h"
 
+#include "core/file_names.h"
 #include "core/targets.h"
 
 #include <QAction>
@@ -20,20 +21,10 @@ namespace ui {
 QString dataFileNameError(const QString& name)
 {
     if (name.isEmpty())
-        return {};
-    if (name.startsWith(u'/'))
-        return RepackPanel::tr("Must be relative to the model's folder.");
-    if (name.endsWith(u'/'))
-        return RepackPanel::tr("Must name a file, not a folder.");
-    if (name.contains(QChar(0)) || name.contains(u'\\'))
-        return RepackPanel::tr("Contains a character not allowed in a file name.");
-    const QStringList parts = name.split(u'/');
-    for (const QString& part : parts) {
-        if (part == QStringLiteral(".."))
-            return RepackPanel::tr("Must stay inside the model's folder (no \"..\").");
-        if (part.isEmpty() || part == QStringLiteral("."))
-            return RepackPanel::tr("Contains an empty path component.");
-    }
+        return {}; // the default name
+    // The core's rules, so the panel refuses exactly what a save would.
+    if (repack::Status s = repack::checkDataFileName(name.toStdString()); !s)
+        return QString::fromStdString(s.error().message);
     return {};
 }
 
@@ -267,7 +258,8 @@ void RepackPanel::setDefaultDataFile(const QString& name)
         m_dataFile->setPlaceholderText(QString::fromStdString(
             repack::targetDataFile(*t, name.chopped(suffix.size()).toStdString())));
     else if (safetensors() && name.endsWith(suffix)) // as planSave names it
-        m_dataFile->setPlaceholderText(name.chopped(suffix.size()) + QStringLiteral(".safetensors"));
+        m_dataFile->setPlaceholderText(
+            name.chopped(suffix.size()) + QStringLiteral(".safetensors"));
     else
         m_dataFile->setPlaceholderText(name);
 }

@@ -10,7 +10,7 @@ namespace {
 constexpr int kProgressIntervalMs = 150;
 
 // The first folder a save of `model` to `target` writes into that another save holds (the
-// model's folder, then the data files'), or empty.
+// model's folder, then the data files'), or empty: which one, after the save said it was busy.
 QString busyFolder(const repack::Model& model, const std::filesystem::path& target,
     const repack::SaveOptions& options)
 {
@@ -103,10 +103,15 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
                 addFolderProblems(outcome.snapshot, model);
                 outcome.sameTensors = sameTensors(shown, outcome.snapshot.tensors);
             } else {
-                outcome.cancelled = shared->cancel.isCancelled();
-                outcome.error = QString::fromStdString(result.error().message);
-                if (!outcome.cancelled)
+                const repack::Error& error = result.error();
+                outcome.cancelled = error.is(repack::ErrorKind::Cancelled);
+                outcome.error = QString::fromStdString(error.message);
+                if (error.is(repack::ErrorKind::Busy)) {
                     outcome.busyFolder = busyFolder(model, target, options);
+                    if (outcome.busyFolder.isEmpty()) // that other save has just finished
+                        outcome.busyFolder = QString::fromStdString(
+                            std::filesystem::absolute(target).lexically_normal().parent_path());
+                }
             }
             return outcome;
         },

@@ -30,6 +30,10 @@ private Q_SLOTS:
         QTest::addRow("a folder") << QStringLiteral("weights/") << false;
         QTest::addRow("empty component") << QStringLiteral("a//b") << false;
         QTest::addRow("dots in a name are fine") << QStringLiteral("model..data") << true;
+        // The core's rules (core/file_names.h), so the panel refuses what a save refuses.
+        QTest::addRow("a save's temporary name")
+            << QStringLiteral("model.onnx.data.repack-tmp-0123456789ab") << false;
+        QTest::addRow("a backslash") << QStringLiteral("a\\b.data") << false;
     }
 
     void dataFileName()
