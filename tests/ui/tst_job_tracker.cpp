@@ -48,8 +48,8 @@ private Q_SLOTS:
         QTRY_COMPARE(delivered, 42);
         QVERIFY(!jobs.isRunning());
         QVERIFY(ranOn.load() != nullptr);
-        QVERIFY(ranOn.load() != qApp->thread());
-        QCOMPARE(deliveredOn, qApp->thread());
+        QVERIFY(ranOn.load() != QCoreApplication::instance()->thread());
+        QCOMPARE(deliveredOn, QCoreApplication::instance()->thread());
     }
 
     void supersededResultIsDropped_data()
@@ -97,7 +97,7 @@ private Q_SLOTS:
         QTRY_VERIFY(!jobs.isRunning());
         QTest::qWait(50); // any stray delivery would come through the event loop by now
         QCOMPARE(delivered, QList<int>{2});
-        QVERIFY(freedOn->load() != qApp->thread());
+        QVERIFY(freedOn->load() != QCoreApplication::instance()->thread());
     }
 
     void resetDropsTheRunningJob()
