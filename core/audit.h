@@ -32,7 +32,7 @@ struct AuditOptions {
     uint64_t alignment = 4096;
     uint64_t duplicateMin = 1024; // smaller identical tensors are not worth a warning
     bool compareBytes = true; // duplicate-bytes reads (mapped) tensors with a same-shaped twin
-    ProgressCallback progress;
+    ProgressCallback progress = {};
     const CancelToken* cancel = nullptr;
 };
 

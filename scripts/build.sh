@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Configures and builds Onnx Repack into ./build (RelWithDebInfo, Ninja).
+# Configures and builds Onnx Repack into ./build with a preset of CMakePresets.json: `dev`
+# (RelWithDebInfo, Ninja), or the one REPACK_PRESET names (scripts/test.sh uses `ci`, which adds
+# -Werror).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+preset="${REPACK_PRESET:-dev}"
 bash "$root/scripts/install-deps.sh"
-cmake -S "$root" -B "$root/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$root/build" -j "$(nproc)"
+cd "$root"
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)"

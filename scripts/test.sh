@@ -3,7 +3,8 @@
 # hostile-input hardening step: sanitizers and fuzzing (scripts/test-hardening.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/build.sh"
+# The ci preset: the dev build with warnings as errors.
+REPACK_PRESET=ci bash "$root/scripts/build.sh"
 # ONNX Runtime (npm's onnxruntime-node) as an independent reader for the tests, when npm has it.
 bash "$root/scripts/install-test-readers.sh"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
