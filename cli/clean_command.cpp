@@ -1,6 +1,7 @@
 #include "cli.h"
 #include "commands.h"
 
+#include "cli/terminal_text.h"
 #include "core/folder_scan.h"
 #include "core/format.h"
 

@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "text_table.h"
 
+#include "cli/terminal_text.h"
 #include "core/audit.h"
 #include "core/dtype.h"
 #include "core/file_layout.h"

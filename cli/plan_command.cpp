@@ -3,6 +3,7 @@
 #include "layout_options.h"
 #include "text_table.h"
 
+#include "cli/terminal_text.h"
 #include "core/format.h"
 #include "core/model.h"
 #include "core/placement_plan.h"

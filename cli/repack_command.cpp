@@ -3,6 +3,7 @@
 #include "layout_options.h"
 #include "progress_bar.h"
 
+#include "cli/terminal_text.h"
 #include "core/format.h"
 #include "core/model.h"
 #include "core/save.h"

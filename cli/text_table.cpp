@@ -1,6 +1,6 @@
 #include "text_table.h"
 
-#include "core/format.h"
+#include "cli/terminal_text.h"
 
 #include <algorithm>
 #include <ostream>

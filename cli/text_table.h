@@ -1,5 +1,6 @@
 // A plain-text table with columns sized to their widest cell, for terminal output. Cells are
-// printed as printable() makes them (control characters escaped) and measured by displayWidth().
+// printed as printable() makes them (control characters escaped) and measured by displayWidth()
+// (cli/terminal_text.h).
 #pragma once
 
 #include <iosfwd>

@@ -2,7 +2,7 @@
 #include "commands.h"
 
 #include "core/folder_scan.h"
-#include "core/format.h"
+#include "cli/terminal_text.h"
 #include "core/json_stream.h"
 #include "core/model.h"
 #include "core/report.h"

@@ -6,7 +6,7 @@
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"
 
-#include "core/format.h"
+#include "cli/terminal_text.h"
 
 #include <algorithm>
 
