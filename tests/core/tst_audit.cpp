@@ -1,4 +1,4 @@
-// The storage audit (issue 10, core/audit.h): each warning on a fixture built to trigger it,
+// The storage audit (core/audit.h): each warning on a fixture built to trigger it,
 // naming the tensor or file and the fix, and none on a clean model; duplicate names from the
 // index (an error for initializers, so `verify` fails them); `inspect` shows the warnings in
 // text and --json with exit code 0.

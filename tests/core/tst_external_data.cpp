@@ -6,6 +6,7 @@
 #include "core/problem.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/tensor_builder.h"
 
 #include <QDir>
@@ -258,7 +259,7 @@ void TestExternalData::brokenReference()
     const std::string healthyBytes = writeFixture(root, brokenBy);
 
     auto loaded = Model::load(root.filePath("model/model.onnx").toStdString());
-    QVERIFY2(loaded.ok(), loaded ? "" : loaded.error().message.c_str());
+    QVERIFY_OK(loaded);
     const Model& model = **loaded;
     QCOMPARE(model.tensors().size(), size_t(2));
 
@@ -270,7 +271,7 @@ void TestExternalData::brokenReference()
     }
     QVERIFY2(found, qPrintable("no error with code " + code));
     QVERIFY(model.tensors()[1].hasError);
-    QVERIFY(!model.read(1).ok());
+    QVERIFY_FAILS_WITH(model.read(1), "cannot read graph/victim: ");
 
     // The healthy neighbour is unaffected.
     QVERIFY(!model.tensors()[0].hasError);
@@ -357,7 +358,7 @@ void TestExternalData::setBaseDirReresolves()
     QCOMPARE(model.problems().size(), size_t(2));
     for (const auto& p : model.problems())
         QCOMPARE(p.code, std::string(code::MissingFile));
-    QVERIFY(!model.read(0).ok());
+    QVERIFY_FAILS_WITH(model.read(0), "data.bin");
 
     model.setBaseDir(root.filePath("elsewhere").toStdString());
     QVERIFY(model.problems().empty());
@@ -368,7 +369,7 @@ void TestExternalData::setBaseDirReresolves()
     // And back: the old directory no longer has the file.
     model.setBaseDir(root.filePath("model").toStdString());
     QVERIFY(model.hasErrors());
-    QVERIFY(!model.read(0).ok());
+    QVERIFY_FAILS_WITH(model.read(0), "data.bin");
 }
 
 QTEST_APPLESS_MAIN(TestExternalData)

@@ -9,6 +9,7 @@
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
+#include "tests/support/result_checks.h"
 
 #include <QDir>
 #include <QFile>
@@ -363,7 +364,7 @@ void TestFolderScan::removeLeftoversRemovesExactlyTheLeftovers()
     const auto before = hashFolder(dir.path());
 
     auto removed = removeLeftovers(messy.model.toStdString());
-    QVERIFY2(removed.ok(), removed.ok() ? "" : removed.error().message.c_str());
+    QVERIFY_OK(removed);
     QCOMPARE(fileNames(*removed), [&] {
         QStringList sorted = messy.leftovers;
         sorted.sort();

@@ -12,6 +12,7 @@
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
+#include "tests/support/result_checks.h"
 
 #include <QJsonDocument>
 #include <QProcess>
@@ -196,7 +197,7 @@ void TestJsonStream::diffStreamIsTheDocument()
     auto b = trickyModel(true);
     for (const auto& [left, right] : {std::pair{a.get(), b.get()}, std::pair{a.get(), a.get()}}) {
         auto entries = diffModels(*left, *right);
-        QVERIFY2(entries.ok(), entries.ok() ? "" : entries.error().message.c_str());
+        QVERIFY_OK(entries);
         std::ostringstream out;
         writeDiffJson(out, *left, *right, *entries);
         compareWithDocument(out.str());
@@ -215,7 +216,7 @@ void TestJsonStream::planStreamIsTheDocument()
         SaveOptions options;
         options.threshold = threshold;
         auto plan = planSave(*model, "/nonexistent/m\xff.onnx", options);
-        QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+        QVERIFY_OK(plan);
         const std::string text = planFileText(*model, *plan, "/nonexistent/m\xff.onnx");
         QCOMPARE(text, jsonText(planJson(*model, *plan, "/nonexistent/m\xff.onnx")) + '\n');
         compareWithDocument(text);

@@ -7,6 +7,7 @@
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"
+#include "tests/support/result_checks.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -122,7 +123,7 @@ void TestTensorIndex::initTestCase()
     QVERIFY(data.save(m_dir.path()));
     QVERIFY(saveModel(model, m_dir.filePath("model.onnx")));
     auto loaded = Model::load(m_dir.filePath("model.onnx").toStdString());
-    QVERIFY2(loaded.ok(), loaded ? "" : loaded.error().message.c_str());
+    QVERIFY_OK(loaded);
     m_model = std::move(*loaded);
     for (const auto& p : m_model->problems())
         qWarning("unexpected problem: %s", p.message.c_str());
@@ -233,7 +234,7 @@ void TestTensorIndex::everyPlace()
         QVERIFY(!read.ok()); // strings have no byte image; reading says so instead of guessing
         return;
     }
-    QVERIFY2(read.ok(), read ? "" : read.error().message.c_str());
+    QVERIFY_OK(read);
     QCOMPARE(quint64(read->bytes().size()), bytes);
     if (t.isExternal()) {
         QCOMPARE(qs(t.external.location), QString("weights.bin"));

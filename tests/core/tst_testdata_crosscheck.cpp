@@ -2,6 +2,7 @@
 // with an independent count made by python3-onnx (crosscheck.py): per file, the number of
 // tensors and the inline and external byte totals.
 #include "core/model.h"
+#include "tests/support/result_checks.h"
 
 #include <QDirIterator>
 #include <QJsonDocument>
@@ -60,7 +61,7 @@ void TestTestdataCrosscheck::everyModelAgrees()
         QVERIFY2(
             !want.contains("error"), qPrintable(rel + ": python: " + want["error"].toString()));
         auto model = Model::load(QDir(kDataDir).filePath(rel).toStdString());
-        QVERIFY2(model.ok(), model ? "" : model.error().message.c_str());
+        QVERIFY_OK(model);
         uint64_t inlineBytes = 0, externalBytes = 0;
         for (const auto& t : (*model)->tensors())
             (t.isExternal() ? externalBytes : inlineBytes) += t.byteSize();

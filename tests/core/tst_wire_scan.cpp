@@ -1,4 +1,4 @@
-// Issue 9: the wire scanner (core/wire_scan.h) and Model::load on top of it, checked against
+// The wire scanner (core/wire_scan.h) and Model::load on top of it, checked against
 // protobuf's own full parse as the oracle: the skeleton with its payloads put back is the model
 // protobuf parses, and the tensor index, problems, every tensor's bytes and saved files are the
 // same whether the model was parsed whole or from the skeleton.
@@ -9,6 +9,7 @@
 #include "core/tensor_index.h"
 #include "core/wire_scan.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 
@@ -307,7 +308,7 @@ int TestWireScan::checkSkeleton(const std::string& bytes, uint64_t minStripped, 
 void TestWireScan::checkLoad(const QString& path)
 {
     auto loaded = Model::load(path.toStdString());
-    QVERIFY2(loaded.ok(), loaded ? "" : loaded.error().message.c_str());
+    QVERIFY_OK(loaded);
     auto oracle = oracleModel(path);
     QVERIFY(oracle);
     Model& model = **loaded;
@@ -716,7 +717,7 @@ void TestWireScan::failedSaveLeavesSkeleton()
     qputenv("ONNX_REPACK_FAIL_AT", "rename-model-temp"); // the commit itself fails
     auto result = save(*model, dir.filePath("out.onnx").toStdString(), options);
     qunsetenv("ONNX_REPACK_FAIL_AT");
-    QVERIFY(!result.ok());
+    QVERIFY_FAILS_WITH(result, "(injected)");
     QCOMPARE(canonical(model->proto()), before);
     QCOMPARE(model->inFileCount(), size_t(2));
     QCOMPARE(readAllTensors(*model), tensors);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""An independent reader and writer of safetensors data files, for tst_safetensors (issue 10).
+"""An independent reader and writer of safetensors data files, for tst_safetensors.
 
 The format is read from its documentation with json and struct only (no safetensors package):
 8 bytes little-endian header length N, N bytes of JSON, then the tensors' bytes. The reference

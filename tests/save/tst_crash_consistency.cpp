@@ -11,6 +11,7 @@
 #include "tests/support/model_builder.h"
 #include "tests/support/python_reader.h"
 #include "tests/support/save_fixtures.h"
+#include "tests/support/result_checks.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -131,7 +132,7 @@ using Loaded = std::unique_ptr<repack::Model>;
     Loaded var;                                                                                    \
     {                                                                                              \
         auto loaded_ = repack::Model::load((path).toStdString());                                  \
-        QVERIFY2(loaded_.ok(), loaded_.ok() ? "" : loaded_.error().message.c_str());               \
+        QVERIFY_OK(loaded_);               \
         var = std::move(*loaded_);                                                                 \
         const std::string errors_ = verifyErrors(*var);                                            \
         QVERIFY2(errors_.empty(), errors_.c_str());                                                \
@@ -417,7 +418,7 @@ void TestCrashConsistency::randomKillsDuringInPlaceSaves()
         QVERIFY(loaded.ok());
         for (size_t i = 0; i < (*loaded)->tensors().size(); ++i) {
             auto bytes = (*loaded)->read(i);
-            QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.error().message.c_str());
+            QVERIFY_OK(bytes);
             hashes[(*loaded)->tensors()[i].name] = sha1(bytes->bytes());
         }
         QVERIFY(hashes.size() > 10);

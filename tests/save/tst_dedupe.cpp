@@ -1,4 +1,4 @@
-// Shared weights (issue 10, `repack --dedupe`): tensors with identical dtype, shape and bytes
+// Shared weights (`repack --dedupe`): tensors with identical dtype, shape and bytes
 // are stored once and point at one range; the layout and inspect call it shared, not an
 // overlap; python3-onnx reads equal values and onnx.checker accepts the result; the round trip
 // back to separate copies and a second dedupe give the same values.

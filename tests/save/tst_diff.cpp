@@ -7,6 +7,7 @@
 #include "tests/support/tensor_builder.h"
 
 #include "core/data_file.h"
+#include "tests/support/result_checks.h"
 
 #include <QDir>
 #include <QFile>
@@ -133,7 +134,7 @@ void TestDiff::changeDetected()
     // A -> B, and the reverse direction (external -> inline reads the same either way).
     for (bool reversed : {false, true}) {
         auto entries = reversed ? diffModels(*b, *a) : diffModels(*a, *b);
-        QVERIFY2(entries.ok(), entries.ok() ? "" : entries.error().message.c_str());
+        QVERIFY_OK(entries);
         QStringList seen;
         for (const auto& e : *entries) {
             const QString id = QString::fromStdString(e.scope + "/" + e.name);

@@ -4,6 +4,7 @@
 #include "core/model.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 
@@ -23,12 +24,6 @@ using namespace fixtures;
 namespace {
 
 constexpr uint64_t MiB = 1 << 20;
-
-#define QVERIFY_OK(expr)                                                                           \
-    do {                                                                                           \
-        const auto& result_ = (expr);                                                              \
-        QVERIFY2(result_.ok(), result_.ok() ? "" : result_.error().message.c_str());               \
-    } while (false)
 
 // `length` bytes at `offset` of `path`, read with Qt.
 std::string bytesAt(const QString& path, uint64_t offset, uint64_t length)

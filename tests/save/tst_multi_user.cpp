@@ -1,4 +1,4 @@
-// Files with more than one user (SPEC section 5a, issue 7), through `onnx-repack` as users run it
+// Files with more than one user (SPEC section 5a), through `onnx-repack` as users run it
 // ($REPACK_CLI): sibling models sharing a data file, names that alias, a download cache of
 // symlinks, corrupt bytes, concurrent saves, a full disk, the open-file limit, offsets past
 // 4 GiB, unused data files, permission bits and hard links. Every outcome is checked on disk:
@@ -172,7 +172,7 @@ class TestMultiUser : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase();
-    // The numbered cases of issue 7.
+    // Files with more than one user (SPEC 5a): siblings, aliases, damaged input, caches.
     void siblingSharingDataFileNeedsConsent();
     void dataNameAliasingIsRefused_data();
     void dataNameAliasingIsRefused();
@@ -185,7 +185,7 @@ private slots:
     void invalidAlignmentIsRefused();
     void huggingFaceCacheBlobsStayIntact_data();
     void huggingFaceCacheBlobsStayIntact();
-    // The bullets.
+    // One save at a time, full disks, limits, housekeeping.
     void concurrentInPlaceSaves();
     void waitingSaveAppliesItsOptionsToTheNewModel();
     void diskFullOnTmpfsChangesNothing_data();
@@ -211,7 +211,7 @@ void TestMultiUser::initTestCase()
         "REPACK_PYTHON must name a python3 with python3-onnx (/usr/bin/python3)");
 }
 
-// Issue 7 case 1: a.onnx and b.onnx read shared.data; re-laying it out for a.onnx would give
+// Siblings: a.onnx and b.onnx read shared.data; re-laying it out for a.onnx would give
 // b.onnx wrong bytes, so it needs consent that names b.onnx.
 void TestMultiUser::siblingSharingDataFileNeedsConsent()
 {
@@ -250,7 +250,7 @@ void TestMultiUser::siblingSharingDataFileNeedsConsent()
     QCOMPARE(saveTempsIn(dir.path()), QStringList());
 }
 
-// Issue 7 case 2: a data name equal to a model file or to a folder is refused before anything
+// A data name equal to a model file or to a folder is refused before anything
 // is written, whatever the consent.
 void TestMultiUser::dataNameAliasingIsRefused_data()
 {
@@ -291,7 +291,7 @@ void TestMultiUser::dataNameAliasingIsRefused()
     PYTHON_LOADS(dir.filePath("m.onnx"), hashesOf(uint8Bytes(kSizes)), "m.onnx");
 }
 
-// Issue 7 case 3: OUT is the input's own data file; writing it breaks the input.
+// OUT is the input's own data file; writing it breaks the input.
 void TestMultiUser::outputOverInputsDataFileNeedsConsent()
 {
     QTemporaryDir dir;
@@ -307,7 +307,7 @@ void TestMultiUser::outputOverInputsDataFileNeedsConsent()
     PYTHON_LOADS(dir.filePath("m.onnx"), hashesOf(uint8Bytes(kSizes)), "m.onnx");
 }
 
-// Issue 7 case 6: t2's checksum key does not match its bytes. Repacking must not erase that
+// A damaged input: t2's checksum key does not match its bytes. Repacking must not erase that
 // evidence (drop the key, or recompute it over the corrupt bytes).
 namespace {
 const std::string kWrongChecksum = "0123456789abcdef0123456789abcdef01234567";
@@ -379,7 +379,7 @@ void TestMultiUser::corruptChecksumIsNotCarriedSilently()
     }
 }
 
-// Issue 7 case 6, inline: "bad" is a float[10] whose raw_data holds 39 bytes.
+// Inline: "bad" is a float[10] whose raw_data holds 39 bytes.
 void TestMultiUser::inlineSizeMismatchIsNotCarriedSilently_data()
 {
     QTest::addColumn<bool>("allowed");
@@ -418,7 +418,7 @@ void TestMultiUser::inlineSizeMismatchIsNotCarriedSilently()
     QCOMPARE(bad->raw_data(), badBytes);
 }
 
-// Issue 7 case 8: alignment is 0 or a power of two up to 16 MiB.
+// Alignment is 0 or a power of two up to 16 MiB.
 void TestMultiUser::invalidAlignmentIsRefused_data()
 {
     QTest::addColumn<QString>("output");
@@ -449,7 +449,7 @@ void TestMultiUser::invalidAlignmentIsRefused()
     QCOMPARE(hashFolder(dir.path()), before);
 }
 
-// Issue 7 case 9: a Hugging Face cache, snapshots/<rev>/ holding relative symlinks into blobs/.
+// A Hugging Face cache, snapshots/<rev>/ holding relative symlinks into blobs/.
 // Reading follows them; writing replaces the links at the destination and never changes a blob.
 void TestMultiUser::huggingFaceCacheBlobsStayIntact_data()
 {
@@ -497,7 +497,7 @@ void TestMultiUser::huggingFaceCacheBlobsStayIntact()
     QCOMPARE(saveTempsIn(cache + "/blobs"), QStringList());
 }
 
-// Issue 7 case 4 and SPEC 5a "one save at a time": four in-place saves of one model with four
+// SPEC 5a "one save at a time": four in-place saves of one model with four
 // layouts, started together, 20 times. Each waits for the others or fails clearly; none
 // crashes, none deletes another's live temporaries; the model always loads with its values.
 void TestMultiUser::concurrentInPlaceSaves()

@@ -7,6 +7,7 @@
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
+#include "tests/support/result_checks.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -97,7 +98,7 @@ void TestPlacementPlan::jsonSaysWhereEveryTensorGoes()
     options.plan[static_cast<size_t>(indexOf(*model, "graph", "t0"))]
         = {Placement::External, "extra.data"};
     auto plan = planSave(*model, kModelPath, options);
-    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY_OK(plan);
     const Json json = planJson(*model, *plan, kModelPath);
 
     COMPARE_JSON(json["schema"], kPlanSchema);
@@ -143,7 +144,7 @@ void TestPlacementPlan::roundTripReproducesThePlan()
     QVERIFY(text.ends_with("\n"));
 
     auto read = readPlan(*model, text, "plan.json");
-    QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
+    QVERIFY_OK(read);
     QCOMPARE(read->size(), model->tensors().size());
     for (size_t i = 0; i < read->size(); ++i) {
         const TensorPlacement& p = (*read)[i];
@@ -170,7 +171,7 @@ void TestPlacementPlan::unnamedTensorsStayAutoAndUnknownKeysAreIgnored()
             {{{"scope", "graph"}, {"name", "t1"}, {"storage", "inline"}, {"offset", 999},
                 {"length", "whatever"}, {"note", {1, 2}}}}}};
     auto read = readPlan(*model, doc.dump(), "plan.json");
-    QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
+    QVERIFY_OK(read);
     for (size_t i = 0; i < read->size(); ++i)
         QCOMPARE((*read)[i].kind,
             static_cast<int>(i) == indexOf(*model, "graph", "t1") ? Placement::Inline
@@ -190,7 +191,7 @@ void TestPlacementPlan::externalWithoutLocationMeansTheDataFile()
             {{"scope", "graph"}, {"name", "t2"}, {"storage", "inline"},
                 {"location", "ignored.data"}}}),
         "plan.json");
-    QVERIFY2(read.ok(), read.ok() ? "" : read.error().message.c_str());
+    QVERIFY_OK(read);
     QCOMPARE((*read)[static_cast<size_t>(indexOf(*model, "graph", "t0"))],
         TensorPlacement(Placement::External));
     QCOMPARE((*read)[static_cast<size_t>(indexOf(*model, "graph", "t1"))],
@@ -291,7 +292,7 @@ void TestPlacementPlan::unreadableFile()
     file.write(planText({{{"scope", "graph"}, {"name", "t1"}, {"storage", "inline"}}}).c_str());
     file.close();
     auto ok = readPlanFile(*model, file.fileName().toStdString());
-    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
+    QVERIFY_OK(ok);
     QCOMPARE((*ok)[static_cast<size_t>(indexOf(*model, "graph", "t1"))],
         TensorPlacement(Placement::Inline));
 }

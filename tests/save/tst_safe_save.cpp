@@ -7,6 +7,7 @@
 #include "core/verify.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 
@@ -30,12 +31,6 @@ constexpr uint64_t MiB = 1 << 20;
 const std::vector<uint64_t> kSizes{100, 2000, 1500000, 3000, 64, MiB, 1500, 4096};
 
 // Evaluates `expr` (a save, say) exactly once and fails with its error message.
-#define QVERIFY_OK(expr)                                                                           \
-    do {                                                                                           \
-        const auto& result_ = (expr);                                                              \
-        QVERIFY2(result_.ok(), result_.ok() ? "" : result_.error().message.c_str());               \
-    } while (false)
-
 uint64_t alignUp(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;

@@ -1,4 +1,4 @@
-// Safetensors data files (issue 10, core/safetensors.h): `repack --format safetensors` writes
+// Safetensors data files (core/safetensors.h): `repack --format safetensors` writes
 // data files that are valid .safetensors files and ONNX external data at once; inspect shows the
 // header as a header, verify checks it against the model; files made by other tools load.
 // Every output is read back by two independent readers: safetensors_tool.py (json + struct, the

@@ -7,6 +7,7 @@
 #include "core/save_lock.h"
 #include "core/temp_file.h"
 #include "core/verify.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 
 #include <QDir>
@@ -72,12 +73,6 @@ bool contains(const std::string& text, const QString& part)
 {
     return text.find(part.toStdString()) != std::string::npos;
 }
-
-#define QVERIFY_OK(expr)                                                                           \
-    do {                                                                                           \
-        const auto& result_ = (expr);                                                              \
-        QVERIFY2(result_.ok(), result_.ok() ? "" : result_.error().message.c_str());               \
-    } while (false)
 
 } // namespace
 
@@ -308,7 +303,7 @@ void TestSaveFailures::unreferencedDataFileNeedsForce()
 
     options.force = true;
     auto forced = save(*model, path.toStdString(), options);
-    QVERIFY2(forced.ok(), forced.ok() ? "" : forced.error().message.c_str());
+    QVERIFY_OK(forced);
     QVERIFY(fileContents(dir.filePath("other.data")) != QByteArray(5000, 'x'));
     auto reloaded = loadModel(path);
     QVERIFY(reloaded);
@@ -392,7 +387,8 @@ void TestSaveFailures::sourceRewrittenInPlaceIsNotRead()
         [](const Problem& p) { return p.severity == Severity::Error; }));
     for (size_t i = 0; i < model->tensors().size(); ++i)
         if (model->tensors()[i].isExternal())
-            QVERIFY(!model->read(i).ok()); // never the new bytes at the old offsets
+            // never the new bytes at the old offsets
+            QVERIFY_FAILS_WITH(model->read(i), model->tensors()[i].qualifiedName());
 }
 
 // SPEC 5a: one save at a time. A save of a folder another save holds fails after its wait with
@@ -460,7 +456,8 @@ void TestSaveFailures::convertToExternalNeedsConsentForForeignFile()
     tensors[0].add_dims(4096);
     tensors[0].set_raw_data(tensorContent(0, 4096));
     auto refused = convertTensorsToExternal(tensors, dir.path().toStdString(), "w.bin");
-    QVERIFY(!refused.ok());
+    QVERIFY_FAILS_WITH(refused, "w.bin");
+    QVERIFY(refused.error().is(ErrorKind::ConsentNeeded));
     QCOMPARE(fileContents(dir.filePath("w.bin")), QByteArray(64, 'x'));
     SaveOptions force;
     force.force = true;
@@ -544,7 +541,7 @@ void TestSaveFailures::faultAtCommitChangesNothing()
     options.alignment = 0;
     auto result = save(*model, path.toStdString(), options);
     qunsetenv("ONNX_REPACK_FAIL_AT");
-    QVERIFY(!result.ok());
+    QVERIFY_FAILS_WITH(result, "(injected)");
     QVERIFY_UNTOUCHED(dir.path(), *model, before, true);
 }
 

@@ -3,6 +3,7 @@
 #include "core/model.h"
 #include "core/save_plan.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 
@@ -77,7 +78,7 @@ void TestSavePlan::defaultThresholdIs1024()
     QCOMPARE(SaveOptions{}.threshold, 1024u);
     auto model = uint8Model({1023, 1024});
     auto plan = planSave(*model, "/x/m.onnx", SaveOptions{});
-    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY_OK(plan);
     QVERIFY(!plan->tensors[0].external);
     QVERIFY(plan->tensors[1].external);
     QCOMPARE(plan->files, std::vector<std::string>{"m.onnx.data"});
@@ -115,7 +116,7 @@ void TestSavePlan::thresholdIsInclusive()
     SaveOptions options;
     options.threshold = threshold;
     auto plan = planSave(*model, "/x/m.onnx", options);
-    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY_OK(plan);
     QCOMPARE(plan->tensors[0].external, external);
     QCOMPARE(plan->files.size(), external ? 1u : 0u);
 }
@@ -140,7 +141,7 @@ void TestSavePlan::attributeTensorsIncludedUnlessExcluded()
     QVERIFY(options.includeAttributes); // the default
     options.includeAttributes = includeAttributes;
     auto plan = planSave(*model, "/x/m.onnx", options);
-    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY_OK(plan);
     for (size_t i = 0; i < model->tensors().size(); ++i) {
         const bool attribute = model->tensors()[i].kind == TensorKind::Attribute;
         QCOMPARE(plan->tensors[i].external, attribute ? includeAttributes : true);
@@ -187,7 +188,7 @@ void TestSavePlan::largeTensorsAligned()
     options.alignment = alignment;
     options.alignThreshold = alignThreshold;
     auto plan = planSave(*model, "/x/m.onnx", options);
-    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY_OK(plan);
     QCOMPARE(offsetsOf(*plan), offsets);
     QCOMPARE(plan->fileBytes, std::vector<uint64_t>{fileBytes});
 }
@@ -276,7 +277,7 @@ void TestSavePlan::shardsSplitAtLimit()
     options.alignment = 0;
     options.shardSize = shardSize;
     auto plan = planSave(*model, "/x/m.onnx", options);
-    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY_OK(plan);
     QStringList names;
     for (const auto& f : plan->files)
         names << QString::fromStdString(f);
@@ -296,7 +297,7 @@ void TestSavePlan::explicitPlanOverridesThreshold()
     options.plan
         = {{Placement::External}, {Placement::Inline}, {Placement::Auto}, {Placement::Auto}};
     auto plan = planSave(*model, "/x/m.onnx", options);
-    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY_OK(plan);
     QCOMPARE(plan->tensors[0].external, true); // forced out, though below the threshold
     QCOMPARE(plan->tensors[1].external, false); // forced in, though above
     QCOMPARE(plan->tensors[2].external, true); // rule
@@ -317,7 +318,7 @@ void TestSavePlan::pinnedFilesGetTheirTensors()
         = {{Placement::External, "extra.bin"}, {Placement::Auto}, {Placement::External, "w.bin"},
             {Placement::External, "extra.bin"}, {Placement::External, "sub/other.bin"}};
     auto plan = planSave(*model, "/x/m.onnx", options);
-    QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+    QVERIFY_OK(plan);
     QCOMPARE(plan->files, (std::vector<std::string>{"w.bin", "extra.bin", "sub/other.bin"}));
     const std::vector<int> file{1, 0, 0, 1, 2};
     const std::vector<uint64_t> offset{0, 0, 6000, 5000, 0};
@@ -348,7 +349,7 @@ void TestSavePlan::pinnedFileNamesAreChecked()
     options.plan
         = {{Placement::Auto}, {Placement::Auto}, {Placement::External, location.toStdString()}};
     auto plan = planSave(*model, "/x/m.onnx", options);
-    QVERIFY(!plan.ok());
+    QVERIFY_FAILS_WITH(plan, "data file '" + location.toStdString() + "'");
 }
 
 void TestSavePlan::allInlinePast2GiBFails()
@@ -363,7 +364,7 @@ void TestSavePlan::allInlinePast2GiBFails()
 
     SaveOptions external;
     auto ok = planSave(*model, path.toStdString(), external);
-    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().message.c_str());
+    QVERIFY_OK(ok);
     QCOMPARE(ok->externalBytes, 3 * 800 * MiB);
 
     SaveOptions allInline;
@@ -375,7 +376,7 @@ void TestSavePlan::allInlinePast2GiBFails()
     // The same through the threshold rule: nothing reaches 4 GiB, so all would stay inline.
     SaveOptions highThreshold;
     highThreshold.threshold = 4 * GiB;
-    QVERIFY(!planSave(*model, path.toStdString(), highThreshold).ok());
+    QVERIFY_FAILS_WITH(planSave(*model, path.toStdString(), highThreshold), "2 GiB");
 }
 
 void TestSavePlan::dataFileOutsideFolderFails_data()

@@ -1,4 +1,4 @@
-// Save targets (issue 10, docs/targets.md): `repack --target ort|optimum|web|hub` names, aligns
+// Save targets (docs/targets.md): `repack --target ort|optimum|web|hub` names, aligns
 // and limits data files as each reader wants, explicit options still win. Plans of sparse
 // multi-GiB models check the real limits without writing them; small repacks are read back by
 // python3-onnx (interop.py: onnx.checker and values), and the web chunks by their names and sizes.

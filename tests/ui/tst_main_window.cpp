@@ -9,6 +9,7 @@
 
 #include "core/model.h"
 #include "core/save_lock.h"
+#include "tests/support/result_checks.h"
 #include "ui/layout_map_view.h"
 #include "ui/main_window.h"
 #include "ui/problems_model.h"
@@ -658,7 +659,7 @@ private Q_SLOTS:
         QVERIFY(uifixtures::folderContents(dir.path()) == before);
     }
 
-    // Issue 7, case 7: the data file is replaced from outside (same size, other bytes, a new
+    // The data file is replaced from outside (same size, other bytes, a new
     // inode) and the user declines to reload. Save As must not copy the new file's bytes at
     // the old offsets: it fails, saying the file changed, and writes nothing.
     void saveAsRefusesADataFileReplacedSinceOpening()
@@ -770,7 +771,7 @@ private Q_SLOTS:
         QVERIFY(window.tensorModel()->index(big, TensorTableModel::Storage).data().toString()
             != QStringLiteral("inline"));
         auto saved = repack::Model::load(path.toStdString());
-        QVERIFY2(saved.ok(), saved.ok() ? "" : saved.error().message.c_str());
+        QVERIFY_OK(saved);
         QVERIFY(saved.value()->tensors()[1].isExternal());
         auto bytes = saved.value()->read(1);
         QVERIFY(bytes.ok());

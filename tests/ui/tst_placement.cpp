@@ -1,4 +1,4 @@
-// Drag-and-drop placement (issue 8, SPEC 5b) in the real window: rows dragged out of the tensor
+// Drag-and-drop placement (SPEC 5b) in the real window: rows dragged out of the tensor
 // table (its model's mimeData) dropped on the Placement pane and on a file's band in the layout
 // map pin tensors; every edit undoes and redoes; drops that cannot work (a STRING tensor to a
 // data file, past the 2 GiB inline limit, a name aliasing the model) change nothing and say why;

@@ -150,7 +150,7 @@ private Q_SLOTS:
         QVERIFY(panel.alignThresholdEdit()->isEnabled());
     }
 
-    // Safetensors data files (issue 10): the format reaches the options, alignment cannot be
+    // Safetensors data files: the format reaches the options, alignment cannot be
     // chosen (the format has no gaps), the default name is the one planSave gives, it persists.
     void safetensorsFormatMapsOntoTheOptions()
     {

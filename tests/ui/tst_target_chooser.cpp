@@ -1,4 +1,4 @@
-// The repack panel's Target chooser (issue 10): choosing a target sets the fields it decides
+// The repack panel's Target chooser: choosing a target sets the fields it decides
 // and the limits behind them, fields edited afterwards win (as explicit CLI options do), the
 // data file is named after the model it is saved as, and the choice is remembered.
 #include "core/model.h"

@@ -3,6 +3,7 @@
 #include "ui_fixtures.h"
 
 #include "core/model.h"
+#include "tests/support/result_checks.h"
 #include "ui/model_snapshot.h"
 #include "ui/problems_model.h"
 #include "ui/tensor_filter_proxy.h"
@@ -73,7 +74,7 @@ private Q_SLOTS:
         QVERIFY(!m_built.empty());
         auto model
             = repack::Model::load(m_dir.filePath(QStringLiteral("model.onnx")).toStdString());
-        QVERIFY2(model.ok(), model.ok() ? "" : model.error().message.c_str());
+        QVERIFY_OK(model);
         m_snapshot = ui::takeSnapshot(*model.value());
     }
 
