@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile-input hardening (issue 11, docs/fuzzing.md), run by scripts/test.sh after the normal
+# Hostile-input hardening (docs/fuzzing.md), run by scripts/test.sh after the normal
 # tests: every test suite built with AddressSanitizer + UBSan (preset asan, ./build-asan, -O1)
 # and run by CTest, stopping at the first error or leak; then each fuzz target for
 # REPACK_FUZZ_SECONDS (default 60) from its corpus (scripts/fuzz.sh, ./build-fuzz).

@@ -1,4 +1,4 @@
-// MainWindow's placement plan (SPEC 5b, issue 8): the Placement dock, the pins' wiring into the
+// MainWindow's placement plan (SPEC 5b): the Placement dock, the pins' wiring into the
 // table, the layout map and the preview, the "Move to" context menu, and plan export/import.
 #include "main_window.h"
 
