@@ -225,12 +225,11 @@ void writeDiffJson(
     JsonStream json(out);
     json.beginObject();
     json.field("schema", kDiffSchema);
-    for (DiffStatus status : {DiffStatus::Added, DiffStatus::Removed, DiffStatus::Moved,
-             DiffStatus::StorageChanged, DiffStatus::ContentChanged, DiffStatus::Unchanged}) {
-        json.key(diffStatusName(status));
+    for (std::string_view key : kChangeKeys) {
+        json.key(key);
         json.beginArray();
         for (const auto& e : entries) {
-            if (e.status != status)
+            if (changeKey(e.kind) != key)
                 continue;
             Json item{{"scope", e.scope}, {"name", e.name}};
             if (e.a >= 0)

@@ -174,25 +174,6 @@ void fillFromSnapshot(LayoutDiff& diff, const Lanes& lanes, const ModelSnapshot&
     }
 }
 
-ChangeKind kindFor(repack::DiffStatus status, bool beforeExternal)
-{
-    switch (status) {
-    case repack::DiffStatus::Added:
-        return ChangeKind::Added;
-    case repack::DiffStatus::Removed:
-        return ChangeKind::Removed;
-    case repack::DiffStatus::Moved:
-        return ChangeKind::Moved;
-    case repack::DiffStatus::StorageChanged:
-        return beforeExternal ? ChangeKind::ToInline : ChangeKind::ToExternal;
-    case repack::DiffStatus::ContentChanged:
-        return ChangeKind::ContentChanged;
-    case repack::DiffStatus::Unchanged:
-        break;
-    }
-    return ChangeKind::Unchanged;
-}
-
 // Inline first, then the files on both sides, then those only before, then those only after:
 // ribbons from files that go away run down to the files that replace them.
 void orderLanes(LayoutDiff& diff)
@@ -403,7 +384,7 @@ LayoutDiff compareDiff(const ModelSnapshot& a, const ModelSnapshot& b,
     fillFromSnapshot(diff, lanes, b, inB, true);
     for (size_t k = 0; k < entries.size(); ++k) {
         DiffTensor& t = diff.tensors[k];
-        t.kind = kindFor(entries[k].status, t.before.external);
+        t.kind = entries[k].kind;
         t.contentPending = !contentCompared && entries[k].a >= 0 && entries[k].b >= 0
             && t.kind != ChangeKind::ContentChanged;
     }
@@ -418,7 +399,7 @@ std::vector<int> applyContentDiff(LayoutDiff& diff, const std::vector<repack::Di
         return changed;
     for (size_t k = 0; k < entries.size(); ++k) {
         DiffTensor& t = diff.tensors[k];
-        const ChangeKind kind = kindFor(entries[k].status, t.before.external);
+        const ChangeKind kind = entries[k].kind;
         if (kind != t.kind || t.contentPending)
             changed.push_back(int(k));
         t.kind = kind;
