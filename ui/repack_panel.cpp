@@ -3,6 +3,7 @@
 #include "size_edit.h"
 
 #include "core/file_names.h"
+#include "core/save_plan.h"
 #include "core/targets.h"
 
 #include <QAction>
@@ -143,7 +144,7 @@ RepackPanel::RepackPanel(QWidget* parent)
     });
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
         applyFormat();
-        setDefaultDataFile(m_defaultDataFile);
+        showDefaultDataFile();
         Q_EMIT optionsChanged();
     });
     connect(m_order, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
@@ -193,7 +194,7 @@ void RepackPanel::applyTarget()
         m_shardSize->setValue(t->shardSize / (1u << 20) * (1u << 20));
         m_targetShardShown = m_shardSize->value();
     }
-    setDefaultDataFile(m_defaultDataFile);
+    showDefaultDataFile();
 }
 
 void RepackPanel::addButtons(const QList<QAction*>& actions)
@@ -248,20 +249,23 @@ repack::SaveOptions RepackPanel::options() const
     return options;
 }
 
-void RepackPanel::setDefaultDataFile(const QString& name)
+void RepackPanel::setModelPath(const QString& path)
 {
-    m_defaultDataFile = name;
-    const repack::Target* t = target();
-    // The default is "<model file>.data"; a target appends its own suffix to the model file.
-    const QString suffix = QStringLiteral(".data");
-    if (t && name.endsWith(suffix))
-        m_dataFile->setPlaceholderText(QString::fromStdString(
-            repack::targetDataFile(*t, name.chopped(suffix.size()).toStdString())));
-    else if (safetensors() && name.endsWith(suffix)) // as planSave names it
-        m_dataFile->setPlaceholderText(
-            name.chopped(suffix.size()) + QStringLiteral(".safetensors"));
-    else
-        m_dataFile->setPlaceholderText(name);
+    m_modelPath = path;
+    showDefaultDataFile();
+}
+
+// The name planSave gives the data file when the field is empty: the core names it.
+void RepackPanel::showDefaultDataFile()
+{
+    if (m_modelPath.isEmpty()) {
+        m_dataFile->setPlaceholderText({});
+        return;
+    }
+    repack::SaveOptions named = options();
+    named.dataFile.clear();
+    m_dataFile->setPlaceholderText(
+        QString::fromStdString(repack::saveDataFile(m_modelPath.toStdString(), named)));
 }
 
 void RepackPanel::setPreview(const QString& text, bool problem)
