@@ -180,18 +180,20 @@ const repack::Target* RepackPanel::target() const
     return repack::findTarget(m_target->currentData().toString().toStdString());
 }
 
-// Sets the fields the chosen target decides; the data file name shows as the placeholder.
+// Sets the fields the chosen target decides (as the core's applyTarget decides them); the data
+// file name shows as the placeholder.
 void RepackPanel::applyTarget()
 {
-    const repack::Target* t = target();
-    if (t) {
-        const int align = m_alignment->findData(QVariant::fromValue<qulonglong>(t->alignment));
+    if (const repack::Target* t = target()) {
+        repack::SaveOptions decided;
+        repack::applyTarget(*t, m_modelPath.toStdString(), decided);
+        const int align = m_alignment->findData(QVariant::fromValue<qulonglong>(decided.alignment));
         if (align >= 0)
             m_alignment->setCurrentIndex(align);
-        m_alignThreshold->setValue(t->alignThreshold);
+        m_alignThreshold->setValue(decided.alignThreshold);
         // The field shows whole MiB (0x7fe00000 - 1 and 5,000,000,000 bytes are no whole
         // unit); options() uses the exact limit while the field still shows that.
-        m_shardSize->setValue(t->shardSize / (1u << 20) * (1u << 20));
+        m_shardSize->setValue(decided.shardSize / (1u << 20) * (1u << 20));
         m_targetShardShown = m_shardSize->value();
     }
     showDefaultDataFile();
@@ -225,26 +227,24 @@ QString RepackPanel::validationError() const
 repack::SaveOptions RepackPanel::options() const
 {
     repack::SaveOptions options;
+    const repack::Target* t = target();
+    // What the target decides first; the fields, as they show, win (explicit options do too).
+    if (t)
+        repack::applyTarget(*t, m_modelPath.toStdString(), options);
     options.threshold = m_threshold->value();
+    // Empty: named after the model it is saved as (options.dataSuffix, from the target).
     options.dataFile = m_dataFile->text().toStdString();
     options.alignment = m_alignment->currentData().toULongLong();
     options.alignThreshold = m_alignThreshold->value();
     options.order = repack::TensorOrder(m_order->currentData().toInt());
     options.includeAttributes = m_attributes->isChecked();
-    options.shardSize = m_shardSize->value();
+    if (!t || m_shardSize->value() != m_targetShardShown) // else the target's exact limit
+        options.shardSize = m_shardSize->value();
     options.checksum = m_checksum->isChecked();
     options.removeUnused = m_removeUnused->isChecked();
     if (safetensors()) {
         options.format = repack::DataFormat::Safetensors;
         options.alignment = 0;
-    }
-    if (const repack::Target* t = target()) {
-        if (options.shardSize == m_targetShardShown)
-            options.shardSize = t->shardSize;
-        options.shardNaming = t->shardNaming;
-        options.shardSizeIsLimit = t->shardSizeIsLimit;
-        options.maxShards = t->maxShards;
-        options.dataSuffix = t->dataSuffix; // named after the model it is saved as
     }
     return options;
 }
