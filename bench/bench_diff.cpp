@@ -34,7 +34,7 @@ int main(int argc, char** argv)
         return std::chrono::duration<double, std::milli>(Clock::now() - from).count();
     };
     std::vector<double> load, diff;
-    std::map<repack::DiffStatus, size_t> counts;
+    std::map<std::string_view, size_t> counts;
     uint64_t bytesRead = 0;
     size_t tensors = 0;
     for (int i = 0; i < runs; ++i) {
@@ -59,13 +59,13 @@ int main(int argc, char** argv)
         }
         counts.clear();
         for (const auto& e : *entries)
-            ++counts[e.status];
+            ++counts[repack::changeKey(e.kind)];
         tensors = (*a)->tensors().size();
     }
     // One "key value" per line, for scripts.
     std::cout << "tensors " << tensors << "\nbytes_compared " << bytesRead << "\nload_ms "
               << median(load) << "\ndiff_ms " << median(diff) << '\n';
-    for (const auto& [status, count] : counts)
-        std::cout << repack::diffStatusName(status) << ' ' << count << '\n';
+    for (const auto& [key, count] : counts)
+        std::cout << key << ' ' << count << '\n';
     return 0;
 }

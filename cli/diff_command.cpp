@@ -16,9 +16,6 @@
 namespace repack::cli {
 namespace {
 
-constexpr DiffStatus kStatuses[] = {DiffStatus::Added, DiffStatus::Removed, DiffStatus::Moved,
-    DiffStatus::StorageChanged, DiffStatus::ContentChanged, DiffStatus::Unchanged};
-
 std::string placeText(const TensorInfo& t)
 {
     if (!t.isExternal())
@@ -30,8 +27,8 @@ std::string placeText(const TensorInfo& t)
 bool changesContent(const std::vector<DiffEntry>& entries)
 {
     return std::any_of(entries.begin(), entries.end(), [](const DiffEntry& e) {
-        return e.status == DiffStatus::ContentChanged || e.status == DiffStatus::Added
-            || e.status == DiffStatus::Removed;
+        return e.kind == ChangeKind::ContentChanged || e.kind == ChangeKind::Added
+            || e.kind == ChangeKind::Removed;
     });
 }
 
@@ -53,20 +50,19 @@ int diff(const std::string& pathA, const std::string& pathB, bool json, bool exi
         writeDiffJson(std::cout, **a, **b, *entries);
         return code;
     }
-    std::map<DiffStatus, size_t> counts;
+    std::map<std::string_view, size_t> counts;
     for (const auto& e : *entries) {
-        ++counts[e.status];
-        if (e.status == DiffStatus::Unchanged)
+        ++counts[changeKey(e.kind)];
+        if (e.kind == ChangeKind::Unchanged)
             continue;
-        std::cout << diffStatusName(e.status) << "  " << printable(e.scope + "/" + e.name);
+        std::cout << changeKey(e.kind) << "  " << printable(e.scope + "/" + e.name);
         if (e.a >= 0 && e.b >= 0)
             std::cout << "  " << placeText((*a)->tensors()[static_cast<size_t>(e.a)]) << " -> "
                       << placeText((*b)->tensors()[static_cast<size_t>(e.b)]);
         std::cout << '\n';
     }
-    for (DiffStatus status : kStatuses)
-        std::cout << (status == DiffStatus::Added ? "" : ", ") << counts[status] << ' '
-                  << diffStatusName(status);
+    for (std::string_view key : kChangeKeys)
+        std::cout << (key == kChangeKeys[0] ? "" : ", ") << counts[key] << ' ' << key;
     std::cout << '\n';
     return code;
 }

@@ -7,6 +7,8 @@
 #include "core/format.h"
 #include "core/model.h"
 #include "core/placement_plan.h"
+#include "core/plan_diff.h"
+#include "core/report.h"
 #include "core/save_plan.h"
 
 #include <CLI/CLI.hpp>
@@ -23,6 +25,7 @@ struct PlanArgs {
     std::string output; // empty: IN, as an in-place repack
     LayoutArgs layout; // the same options as `repack`
     bool json = false;
+    bool diff = false; // what the repack would change instead of the whole plan
 };
 
 void printPlan(const Model& model, const SavePlan& plan)
@@ -66,6 +69,72 @@ void printPlan(const Model& model, const SavePlan& plan)
                   << formatBytes(plan.sharedBytes) << " stored once)\n";
 }
 
+std::string placeText(const TensorPlace& place)
+{
+    if (!place.external)
+        return "inline";
+    return place.location + "@" + std::to_string(place.offset);
+}
+
+std::string_view changeText(ChangeKind kind)
+{
+    switch (kind) {
+    case ChangeKind::Moved:
+        return "moved";
+    case ChangeKind::NewFile:
+        return "new file";
+    case ChangeKind::ToInline:
+        return "to inline";
+    case ChangeKind::ToExternal:
+        return "to external";
+    default:
+        return changeKey(kind);
+    }
+}
+
+std::string bytesText(bool present, uint64_t bytes)
+{
+    return present ? std::to_string(bytes) : "-";
+}
+
+// The tensors that change place (unchanged ones are left out), every data file on either side,
+// and a summary line; a plan that keeps the layout says so in one line.
+void printPlanDiff(const PlanDiff& diff)
+{
+    if (diff.changesNothing()) {
+        std::cout << "nothing changes: all " << diff.tensors.size()
+                  << " tensor(s) keep their place and every data file its size; nothing written\n";
+        return;
+    }
+    TextTable tensors({"tensor", "change", "bytes", "from", "to"});
+    for (const PlanDiffTensor& t : diff.tensors) {
+        if (t.kind == ChangeKind::Unchanged)
+            continue;
+        tensors.addRow({t.scope + "/" + t.name, std::string(changeText(t.kind)),
+            std::to_string(t.after.length), placeText(t.before), placeText(t.after)});
+    }
+    if (diff.count(ChangeKind::Unchanged) != diff.tensors.size()) {
+        tensors.print(std::cout, {2});
+        std::cout << '\n';
+    }
+    TextTable files({"file", "before", "after", "change"});
+    for (const PlanDiffFile& f : diff.files)
+        files.addRow({f.location, bytesText(f.before, f.bytesBefore),
+            bytesText(f.after, f.bytesAfter), std::string(planFileChange(f))});
+    if (!diff.files.empty()) {
+        files.print(std::cout, {1, 2});
+        std::cout << '\n';
+    }
+    std::cout << diff.tensors.size() - diff.count(ChangeKind::Unchanged) << " of "
+              << diff.tensors.size() << " tensor(s) change: ";
+    const ChangeKind kinds[] = {
+        ChangeKind::Moved, ChangeKind::NewFile, ChangeKind::ToInline, ChangeKind::ToExternal};
+    for (ChangeKind kind : kinds)
+        std::cout << (kind == kinds[0] ? "" : ", ") << diff.count(kind) << ' ' << changeText(kind);
+    std::cout << "; " << formatBytes(diff.toInlineBytes) << " into the .onnx, "
+              << formatBytes(diff.toExternalBytes) << " out of it; nothing written\n";
+}
+
 int planCommand(const PlanArgs& args)
 {
     const std::string output = args.output.empty() ? args.input : args.output;
@@ -84,10 +153,17 @@ int planCommand(const PlanArgs& args)
         std::cerr << "onnx-repack: " << printable(plan.error().message) << '\n';
         return Failed;
     }
-    if (args.json)
+    if (args.diff) {
+        const PlanDiff diff = diffPlan(**model, *plan);
+        if (args.json)
+            writePlanDiffJson(std::cout, diff);
+        else
+            printPlanDiff(diff);
+    } else if (args.json) {
         writePlanJson(std::cout, **model, *plan, output);
-    else
+    } else {
         printPlan(**model, *plan);
+    }
     return Ok;
 }
 
@@ -104,6 +180,10 @@ Command addPlan(CLI::App& app)
     addLayoutOptions(*sub, args->layout);
     sub->add_flag("--json", args->json,
         "Print one JSON object (schema onnx-repack/plan/1), a plan file for repack --plan");
+    sub->add_flag("--diff", args->diff,
+        "Print what the repack would change instead: the tensors that move (from, to), the data "
+        "files that appear, go unused or change size (with --json: schema "
+        "onnx-repack/plan-diff/1)");
     return {sub, [args] { return planCommand(*args); }};
 }
 

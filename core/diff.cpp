@@ -34,13 +34,13 @@ bool sameShape(const TensorInfo& a, const TensorInfo& b)
     return a.dataType == b.dataType && a.shape == b.shape && a.bytes == b.bytes;
 }
 
-DiffStatus placeStatus(const TensorInfo& a, const TensorInfo& b)
+ChangeKind placeKind(const TensorInfo& a, const TensorInfo& b)
 {
     if (a.isExternal() != b.isExternal())
-        return DiffStatus::StorageChanged;
+        return a.isExternal() ? ChangeKind::ToInline : ChangeKind::ToExternal;
     if (a.isExternal() && !sameExternalPlace(a, b))
-        return DiffStatus::Moved;
-    return DiffStatus::Unchanged;
+        return ChangeKind::Moved;
+    return ChangeKind::Unchanged;
 }
 
 // Compares the bytes of a.tensors()[ia] and b.tensors()[ib] chunk by chunk, adding to `done`.
@@ -92,16 +92,16 @@ Result<std::vector<DiffEntry>> diffModels(
     std::vector<size_t> toRead; // entries whose bytes must be compared
     Progress progress;
     for (size_t i = 0; i < ta.size(); ++i) {
-        DiffEntry entry{DiffStatus::Removed, ta[i].scope, ta[i].name, static_cast<int>(i), -1};
+        DiffEntry entry{ChangeKind::Removed, ta[i].scope, ta[i].name, static_cast<int>(i), -1};
         auto it = inB.find(ta[i].qualifiedName());
         if (it != inB.end() && !matched[it->second]) {
             const size_t j = it->second;
             matched[j] = true;
             entry.b = static_cast<int>(j);
             if (!sameShape(ta[i], tb[j])) {
-                entry.status = DiffStatus::ContentChanged;
+                entry.kind = ChangeKind::ContentChanged;
             } else {
-                entry.status = placeStatus(ta[i], tb[j]);
+                entry.kind = placeKind(ta[i], tb[j]);
                 if (options.compareContent && !sameFileRange(ta[i], tb[j])) {
                     toRead.push_back(out.size());
                     progress.bytesTotal += ta[i].byteSize();
@@ -120,31 +120,12 @@ Result<std::vector<DiffEntry>> diffModels(
         if (!same)
             return same.error();
         if (!*same)
-            entry.status = DiffStatus::ContentChanged;
+            entry.kind = ChangeKind::ContentChanged;
     }
     for (size_t j = 0; j < tb.size(); ++j)
         if (!matched[j])
-            out.push_back({DiffStatus::Added, tb[j].scope, tb[j].name, -1, static_cast<int>(j)});
+            out.push_back({ChangeKind::Added, tb[j].scope, tb[j].name, -1, static_cast<int>(j)});
     return out;
-}
-
-std::string_view diffStatusName(DiffStatus status)
-{
-    switch (status) {
-    case DiffStatus::Added:
-        return "added";
-    case DiffStatus::Removed:
-        return "removed";
-    case DiffStatus::Moved:
-        return "moved";
-    case DiffStatus::StorageChanged:
-        return "storage_changed";
-    case DiffStatus::ContentChanged:
-        return "content_changed";
-    case DiffStatus::Unchanged:
-        return "unchanged";
-    }
-    return "unchanged";
 }
 
 } // namespace repack

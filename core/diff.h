@@ -1,6 +1,7 @@
 // Comparing the storage layouts of two models, tensor by tensor (matched by scope + name).
 #pragma once
 
+#include "change_kind.h"
 #include "progress.h"
 #include "result.h"
 
@@ -11,10 +12,8 @@ namespace repack {
 
 class Model;
 
-enum class DiffStatus { Added, Removed, Moved, StorageChanged, ContentChanged, Unchanged };
-
 struct DiffEntry {
-    DiffStatus status = DiffStatus::Unchanged;
+    ChangeKind kind = ChangeKind::Unchanged;
     std::string scope;
     std::string name;
     int a = -1; // index into a.tensors(), -1 when added
@@ -32,15 +31,13 @@ struct DiffOptions {
 };
 
 // One entry per tensor of either model, in A's declaration order then B's additions.
-// A pair whose dtype, shape or bytes differ is ContentChanged; otherwise StorageChanged when
-// one side is inline and the other external, Moved when both are external at a different file
-// or offset. Bytes are compared through the mappings (memcmp, no hashing), except when both
+// A pair whose dtype, shape or bytes differ is ContentChanged; otherwise ToInline or ToExternal
+// when one side is inline and the other external, Moved when both are external at a different
+// file or offset. Bytes are compared through the mappings (memcmp, no hashing), except when both
 // tensors are the same byte range of the same file (device, inode, size and modification time
 // of the DataFile both models opened): those are equal without reading, so a diff costs time
 // in the bytes that differ in storage. Fails when a tensor cannot be read, or on cancel.
 Result<std::vector<DiffEntry>> diffModels(
     const Model& a, const Model& b, const DiffOptions& options = {});
-
-std::string_view diffStatusName(DiffStatus status); // "added", "storage_changed", ...
 
 } // namespace repack

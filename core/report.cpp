@@ -100,6 +100,14 @@ Json placeJson(const TensorInfo& t)
         {"offset", t.external.offset}, {"length", t.external.length.value_or(t.byteSize())}};
 }
 
+Json placeJson(const TensorPlace& place)
+{
+    if (!place.external)
+        return Json{{"storage", "inline"}};
+    return Json{{"storage", "external"}, {"location", place.location}, {"offset", place.offset},
+        {"length", place.length}};
+}
+
 Json modelJson(const Model& model)
 {
     const ModelHeader& header = model.header();
@@ -225,12 +233,11 @@ void writeDiffJson(
     JsonStream json(out);
     json.beginObject();
     json.field("schema", kDiffSchema);
-    for (DiffStatus status : {DiffStatus::Added, DiffStatus::Removed, DiffStatus::Moved,
-             DiffStatus::StorageChanged, DiffStatus::ContentChanged, DiffStatus::Unchanged}) {
-        json.key(diffStatusName(status));
+    for (std::string_view key : kChangeKeys) {
+        json.key(key);
         json.beginArray();
         for (const auto& e : entries) {
-            if (e.status != status)
+            if (changeKey(e.kind) != key)
                 continue;
             Json item{{"scope", e.scope}, {"name", e.name}};
             if (e.a >= 0)
@@ -241,6 +248,43 @@ void writeDiffJson(
         }
         json.endArray();
     }
+    json.endObject();
+    out << '\n';
+}
+
+void writePlanDiffJson(std::ostream& out, const PlanDiff& diff)
+{
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kPlanDiffSchema);
+    for (std::string_view key : kChangeKeys) {
+        json.key(key);
+        json.beginArray();
+        for (const PlanDiffTensor& t : diff.tensors) {
+            if (changeKey(t.kind) != key)
+                continue;
+            json.value(Json{{"scope", t.scope}, {"name", t.name}, {"a", placeJson(t.before)},
+                {"b", placeJson(t.after)}});
+        }
+        json.endArray();
+    }
+    json.key("files");
+    json.beginArray();
+    for (const PlanDiffFile& f : diff.files) {
+        Json item{{"location", f.location}, {"change", planFileChange(f)}};
+        if (f.before)
+            item["before"] = Json{{"bytes", f.bytesBefore}, {"padding_bytes", f.paddingBefore},
+                {"orphaned_bytes", f.orphanedBefore}};
+        if (f.after)
+            item["after"] = Json{{"bytes", f.bytesAfter}, {"padding_bytes", f.paddingAfter}};
+        json.value(item);
+    }
+    json.endArray();
+    json.field("totals",
+        Json{{"tensors", diff.tensors.size()},
+            {"changed", diff.tensors.size() - diff.count(ChangeKind::Unchanged)},
+            {"to_inline_bytes", diff.toInlineBytes},
+            {"to_external_bytes", diff.toExternalBytes}});
     json.endObject();
     out << '\n';
 }

@@ -225,10 +225,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         return s.error().prefixed(cannot);
 
     // One save at a time in every folder this one writes into (SPEC 5a).
-    std::vector<fs::path> folders{dir};
-    for (const auto& name : plan->files)
-        folders.push_back((dir / name).lexically_normal().parent_path());
-    auto lock = FolderLock::acquire(folders, options.lockWaitMs, options.cancel);
+    auto lock = FolderLock::acquire(saveFolders(path, *plan), options.lockWaitMs, options.cancel);
     if (!lock)
         return lock.error().prefixed(cannot);
     crashPoint("locked");

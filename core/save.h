@@ -43,6 +43,12 @@ struct SaveReport {
 Result<SaveReport> save(
     Model& model, const std::filesystem::path& path, const SaveOptions& options);
 
+// The folders a save of `plan` to `path` writes into, each locked for the save (SPEC 5a): the
+// model's folder, then each data file's, in plan order (repeats kept; FolderLock folds them).
+// The one list for save() and for a caller told "busy" that asks which folder is held.
+std::vector<std::filesystem::path> saveFolders(
+    const std::filesystem::path& path, const SavePlan& plan);
+
 // An existing file that a save would replace and that is not only this model's own: another
 // model in the folder reads it (a sibling, or the source model when saving elsewhere), or no
 // model uses it. Replacing it needs consent (options.force) that names `users`.

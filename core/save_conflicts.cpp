@@ -43,6 +43,15 @@ std::set<FileId> ownFiles(const Model& model, bool inPlace)
 
 } // namespace
 
+std::vector<fs::path> saveFolders(const fs::path& out, const SavePlan& plan)
+{
+    const fs::path dir = fs::absolute(out).lexically_normal().parent_path();
+    std::vector<fs::path> folders{dir};
+    for (const auto& name : plan.files)
+        folders.push_back((dir / name).lexically_normal().parent_path());
+    return folders;
+}
+
 Status checkAliases(const Model& model, const fs::path& out, const SavePlan& plan)
 {
     std::set<fs::path> seen{out};

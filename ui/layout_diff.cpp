@@ -2,6 +2,7 @@
 
 #include "model_snapshot.h"
 
+#include "core/plan_diff.h"
 #include "core/save_plan.h"
 
 #include <QCoreApplication>
@@ -174,23 +175,18 @@ void fillFromSnapshot(LayoutDiff& diff, const Lanes& lanes, const ModelSnapshot&
     }
 }
 
-ChangeKind kindFor(repack::DiffStatus status, bool beforeExternal)
+std::vector<repack::TensorBefore> tensorsBefore(const ModelSnapshot& snap)
 {
-    switch (status) {
-    case repack::DiffStatus::Added:
-        return ChangeKind::Added;
-    case repack::DiffStatus::Removed:
-        return ChangeKind::Removed;
-    case repack::DiffStatus::Moved:
-        return ChangeKind::Moved;
-    case repack::DiffStatus::StorageChanged:
-        return beforeExternal ? ChangeKind::ToInline : ChangeKind::ToExternal;
-    case repack::DiffStatus::ContentChanged:
-        return ChangeKind::ContentChanged;
-    case repack::DiffStatus::Unchanged:
-        break;
+    std::vector<repack::TensorBefore> before;
+    before.reserve(size_t(snap.tensors.size()));
+    for (const TensorRow& row : snap.tensors) {
+        repack::TensorBefore t{row.scope.toStdString(), row.name.toStdString(), row.bytes,
+            {false, {}, 0, row.bytes}};
+        if (row.external)
+            t.place = {true, row.storage.toStdString(), row.offset, row.length};
+        before.push_back(std::move(t));
     }
-    return ChangeKind::Unchanged;
+    return before;
 }
 
 // Inline first, then the files on both sides, then those only before, then those only after:
@@ -296,12 +292,10 @@ LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan&
         inlineAfter.tensors.push_back(int(i));
         inlineAfter.present = true;
     }
-    std::vector<char> laneIsNew(diff.lanes.size(), 0);
     for (size_t f = 0; f < plan.files.size(); ++f) {
         const QString location = qs(plan.files[f]);
         const int l = lanes(location);
         DiffLane& lane = diff.lanes[size_t(l)];
-        laneIsNew[size_t(l)] = !lane.before.present;
         LaneSide& side = lane.after;
         side.present = true;
         side.bytes = f < plan.fileBytes.size() ? plan.fileBytes[f] : 0;
@@ -332,31 +326,15 @@ LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan&
         side.padding = side.bytes > used ? side.bytes - used : 0;
     }
 
-    uint64_t toInline = 0;
-    uint64_t toExternal = 0;
-    for (DiffTensor& t : diff.tensors) {
-        const bool was = t.before.external;
-        const bool will = t.after.external;
-        if (was && !will) {
-            t.kind = ChangeKind::ToInline;
-            toInline += t.after.length;
-        } else if (!was && will) {
-            t.kind = ChangeKind::ToExternal;
-            toExternal += t.after.length;
-        } else if (!was) {
-            t.kind = ChangeKind::Unchanged;
-        } else if (t.after.lane >= 0 && laneIsNew[size_t(t.after.lane)]) {
-            t.kind = ChangeKind::NewFile;
-        } else if (t.after.lane != t.before.lane || t.after.offset != t.before.offset) {
-            t.kind = ChangeKind::Moved;
-        } else {
-            t.kind = ChangeKind::Unchanged;
-        }
-    }
+    // What changes is the core's call (the CLI's `plan --diff` says the same); the lanes above
+    // only place it.
+    const repack::PlanDiff changes = repack::diffPlan(tensorsBefore(current), current.layouts, plan);
+    for (size_t i = 0; i < n && i < changes.tensors.size(); ++i)
+        diff.tensors[i].kind = changes.tensors[i].kind;
     // The .onnx is not written yet: its size changes by the bytes that move in or out of it.
     diff.protobufBefore = current.protobufBytes;
-    diff.protobufAfter = current.protobufBytes + toInline;
-    diff.protobufAfter -= std::min(diff.protobufAfter, toExternal);
+    diff.protobufAfter = current.protobufBytes + changes.toInlineBytes;
+    diff.protobufAfter -= std::min(diff.protobufAfter, changes.toExternalBytes);
     diff.protobufAfterEstimated = true;
     orderLanes(diff);
     return diff;
@@ -403,7 +381,7 @@ LayoutDiff compareDiff(const ModelSnapshot& a, const ModelSnapshot& b,
     fillFromSnapshot(diff, lanes, b, inB, true);
     for (size_t k = 0; k < entries.size(); ++k) {
         DiffTensor& t = diff.tensors[k];
-        t.kind = kindFor(entries[k].status, t.before.external);
+        t.kind = entries[k].kind;
         t.contentPending = !contentCompared && entries[k].a >= 0 && entries[k].b >= 0
             && t.kind != ChangeKind::ContentChanged;
     }
@@ -418,7 +396,7 @@ std::vector<int> applyContentDiff(LayoutDiff& diff, const std::vector<repack::Di
         return changed;
     for (size_t k = 0; k < entries.size(); ++k) {
         DiffTensor& t = diff.tensors[k];
-        const ChangeKind kind = kindFor(entries[k].status, t.before.external);
+        const ChangeKind kind = entries[k].kind;
         if (kind != t.kind || t.contentPending)
             changed.push_back(int(k));
         t.kind = kind;

@@ -20,19 +20,11 @@ namespace ui {
 
 struct ModelSnapshot;
 
-enum class ChangeKind {
-    Unchanged,
-    Moved, // another file or offset
-    ToInline,
-    ToExternal,
-    NewFile, // external before, into a file that did not exist before
-    Added, // A/B: only in B
-    Removed, // A/B: only in A
-    ContentChanged, // A/B: other bytes (or dtype, shape)
-};
-inline constexpr int kChangeKindCount = int(ChangeKind::ContentChanged) + 1;
+// The core's vocabulary (core/change_kind.h), shown in colours and translated names here.
+using repack::ChangeKind;
+using repack::kChangeKindCount;
 
-QString changeKindName(ChangeKind kind); // "moved", "to inline", ...
+QString changeKindName(ChangeKind kind); // "moved", "to inline", ..., translated
 
 // Where a tensor is on one side; lane -1 when it is not on that side at all.
 struct DiffPlace {

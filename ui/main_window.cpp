@@ -197,7 +197,7 @@ void MainWindow::showSnapshot(bool sameTensors)
                 ? tr("Problems (%1 errors, %2 warnings)").arg(errors).arg(count - errors)
                 : tr("Problems (none)"));
     }
-    m_panel->setDefaultDataFile(QFileInfo(m_snapshot.path).fileName() + QStringLiteral(".data"));
+    m_panel->setModelPath(m_snapshot.path);
     updateTitle();
     updatePreview();
     updateActions();

@@ -3,6 +3,7 @@
 #include "size_edit.h"
 
 #include "core/file_names.h"
+#include "core/save_plan.h"
 #include "core/targets.h"
 
 #include <QAction>
@@ -143,7 +144,7 @@ RepackPanel::RepackPanel(QWidget* parent)
     });
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
         applyFormat();
-        setDefaultDataFile(m_defaultDataFile);
+        showDefaultDataFile();
         Q_EMIT optionsChanged();
     });
     connect(m_order, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
@@ -179,21 +180,23 @@ const repack::Target* RepackPanel::target() const
     return repack::findTarget(m_target->currentData().toString().toStdString());
 }
 
-// Sets the fields the chosen target decides; the data file name shows as the placeholder.
+// Sets the fields the chosen target decides (as the core's applyTarget decides them); the data
+// file name shows as the placeholder.
 void RepackPanel::applyTarget()
 {
-    const repack::Target* t = target();
-    if (t) {
-        const int align = m_alignment->findData(QVariant::fromValue<qulonglong>(t->alignment));
+    if (const repack::Target* t = target()) {
+        repack::SaveOptions decided;
+        repack::applyTarget(*t, m_modelPath.toStdString(), decided);
+        const int align = m_alignment->findData(QVariant::fromValue<qulonglong>(decided.alignment));
         if (align >= 0)
             m_alignment->setCurrentIndex(align);
-        m_alignThreshold->setValue(t->alignThreshold);
+        m_alignThreshold->setValue(decided.alignThreshold);
         // The field shows whole MiB (0x7fe00000 - 1 and 5,000,000,000 bytes are no whole
         // unit); options() uses the exact limit while the field still shows that.
-        m_shardSize->setValue(t->shardSize / (1u << 20) * (1u << 20));
+        m_shardSize->setValue(decided.shardSize / (1u << 20) * (1u << 20));
         m_targetShardShown = m_shardSize->value();
     }
-    setDefaultDataFile(m_defaultDataFile);
+    showDefaultDataFile();
 }
 
 void RepackPanel::addButtons(const QList<QAction*>& actions)
@@ -224,44 +227,45 @@ QString RepackPanel::validationError() const
 repack::SaveOptions RepackPanel::options() const
 {
     repack::SaveOptions options;
+    const repack::Target* t = target();
+    // What the target decides first; the fields, as they show, win (explicit options do too).
+    if (t)
+        repack::applyTarget(*t, m_modelPath.toStdString(), options);
     options.threshold = m_threshold->value();
+    // Empty: named after the model it is saved as (options.dataSuffix, from the target).
     options.dataFile = m_dataFile->text().toStdString();
     options.alignment = m_alignment->currentData().toULongLong();
     options.alignThreshold = m_alignThreshold->value();
     options.order = repack::TensorOrder(m_order->currentData().toInt());
     options.includeAttributes = m_attributes->isChecked();
-    options.shardSize = m_shardSize->value();
+    if (!t || m_shardSize->value() != m_targetShardShown) // else the target's exact limit
+        options.shardSize = m_shardSize->value();
     options.checksum = m_checksum->isChecked();
     options.removeUnused = m_removeUnused->isChecked();
     if (safetensors()) {
         options.format = repack::DataFormat::Safetensors;
         options.alignment = 0;
     }
-    if (const repack::Target* t = target()) {
-        if (options.shardSize == m_targetShardShown)
-            options.shardSize = t->shardSize;
-        options.shardNaming = t->shardNaming;
-        options.shardSizeIsLimit = t->shardSizeIsLimit;
-        options.maxShards = t->maxShards;
-        options.dataSuffix = t->dataSuffix; // named after the model it is saved as
-    }
     return options;
 }
 
-void RepackPanel::setDefaultDataFile(const QString& name)
+void RepackPanel::setModelPath(const QString& path)
 {
-    m_defaultDataFile = name;
-    const repack::Target* t = target();
-    // The default is "<model file>.data"; a target appends its own suffix to the model file.
-    const QString suffix = QStringLiteral(".data");
-    if (t && name.endsWith(suffix))
-        m_dataFile->setPlaceholderText(QString::fromStdString(
-            repack::targetDataFile(*t, name.chopped(suffix.size()).toStdString())));
-    else if (safetensors() && name.endsWith(suffix)) // as planSave names it
-        m_dataFile->setPlaceholderText(
-            name.chopped(suffix.size()) + QStringLiteral(".safetensors"));
-    else
-        m_dataFile->setPlaceholderText(name);
+    m_modelPath = path;
+    showDefaultDataFile();
+}
+
+// The name planSave gives the data file when the field is empty: the core names it.
+void RepackPanel::showDefaultDataFile()
+{
+    if (m_modelPath.isEmpty()) {
+        m_dataFile->setPlaceholderText({});
+        return;
+    }
+    repack::SaveOptions named = options();
+    named.dataFile.clear();
+    m_dataFile->setPlaceholderText(
+        QString::fromStdString(repack::saveDataFile(m_modelPath.toStdString(), named)));
 }
 
 void RepackPanel::setPreview(const QString& text, bool problem)

@@ -34,9 +34,9 @@ public:
     // Empty when the options can be used, else why not (shown under the data file field).
     QString validationError() const;
 
-    // The data file name used when the field is empty ("<model>.data"); a target names it
-    // after the same model file ("<model>_data").
-    void setDefaultDataFile(const QString& name);
+    // The model a save writes: the data file name shown when the field is empty is the one the
+    // core gives it (repack::saveDataFile: "<model>.data", a target's "<model>_data", ...).
+    void setModelPath(const QString& path);
     // A model was opened whose data files are all of `format`: the Format chooser follows it,
     // so a re-save keeps what the files are. nullopt (no external data) keeps the choice.
     void followModelFormat(std::optional<repack::DataFormat> format);
@@ -73,12 +73,13 @@ private:
     void validate();
     void applyTarget();
     void applyFormat();
+    void showDefaultDataFile();
     bool safetensors() const;
     const repack::Target* target() const;
 
     QComboBox* m_target;
     QComboBox* m_format;
-    QString m_defaultDataFile;
+    QString m_modelPath;
     uint64_t m_targetShardShown = 0; // the shard field as the target set it
     SizeEdit* m_threshold;
     QLineEdit* m_dataFile;

@@ -1,6 +1,7 @@
 #include "save_job.h"
 
 #include "core/model.h"
+#include "core/save.h"
 #include "core/save_lock.h"
 #include "core/save_plan.h"
 
@@ -14,13 +15,10 @@ constexpr int kProgressIntervalMs = 150;
 QString busyFolder(const repack::Model& model, const std::filesystem::path& target,
     const repack::SaveOptions& options)
 {
-    const std::filesystem::path dir
-        = std::filesystem::absolute(target).lexically_normal().parent_path();
-    std::vector<std::filesystem::path> folders{dir};
-    if (auto plan = repack::planSave(model, target, options)) {
-        for (const std::string& name : plan->files)
-            folders.push_back((dir / name).lexically_normal().parent_path());
-    }
+    std::vector<std::filesystem::path> folders{
+        std::filesystem::absolute(target).lexically_normal().parent_path()};
+    if (auto plan = repack::planSave(model, target, options))
+        folders = repack::saveFolders(target, *plan);
     for (const auto& folder : folders) {
         if (repack::FolderLock::isHeld(folder))
             return QString::fromStdString(folder.string());

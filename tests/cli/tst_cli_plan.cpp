@@ -77,6 +77,8 @@ private slots:
     void handEditedPlanPredictsTheSavedFiles();
     void badPlanFileFailsNamingItAndWritesNothing();
     void usageErrorsAreTheSameAsRepack();
+    void planDiffListsWhatMovesFromWhereToWhere();
+    void planDiffOfAKeptLayoutSaysNothingChanges();
 };
 
 void TestCliPlan::planPrintsWithoutWriting()
@@ -214,6 +216,92 @@ void TestCliPlan::usageErrorsAreTheSameAsRepack()
             QVERIFY2(run.exitCode == 2, qPrintable(args.join(' ') + ": " + run.err));
         }
     }
+}
+
+// A line of `plan --diff`'s table, its cells split on runs of spaces.
+QStringList diffRow(const QByteArray& out, const QString& tensor)
+{
+    for (const QString& line : QString::fromUtf8(out).split(u'\n')) {
+        const QStringList cells = line.split(u' ', Qt::SkipEmptyParts);
+        if (!cells.isEmpty() && cells.first() == tensor)
+            return cells;
+    }
+    return {};
+}
+
+QJsonObject jsonEntry(const QJsonArray& entries, const QString& name)
+{
+    for (const auto& e : entries)
+        if (e.toObject()["name"].toString() == name)
+            return e.toObject();
+    return {};
+}
+
+void TestCliPlan::planDiffListsWhatMovesFromWhereToWhere()
+{
+    QTemporaryDir dir;
+    const QString in = writeUint8Model(dir.path(), "in.onnx", kSizes, 1024, "src.data");
+    const Run first = runCli({"plan", in, "--diff"});
+    QVERIFY2(first.exitCode == 0, first.err.constData());
+    // In place, the default data file is new: src.data's tensors go there, src.data goes unused.
+    QCOMPARE(diffRow(first.out, "graph/t3").mid(1, 2), (QStringList{"new", "file"}));
+    QVERIFY2(diffRow(first.out, "graph/t3").last() == "in.onnx.data@8192", first.out.constData());
+    QCOMPARE(diffRow(first.out, "src.data").last(), "unused");
+    QCOMPARE(diffRow(first.out, "in.onnx.data").last(), "new");
+    QVERIFY(diffRow(first.out, "graph/t0").isEmpty()); // inline and staying so
+
+    // Saved with the defaults; then a threshold of 3000 B takes t1 and t2 inline and every
+    // tensor after them moves to the front of the file.
+    QCOMPARE(runCli({"repack", in, "-o", in}).exitCode, 0);
+    const auto before = hashFolder(dir.path());
+    const Run text = runCli({"plan", in, "--diff", "--threshold", "3000"});
+    QVERIFY2(text.exitCode == 0, text.err.constData());
+    QCOMPARE(diffRow(text.out, "graph/t2"),
+        (QStringList{"graph/t2", "to", "inline", "2500", "in.onnx.data@2048", "inline"}));
+    QCOMPARE(diffRow(text.out, "graph/t3"),
+        (QStringList{"graph/t3", "moved", "1048576", "in.onnx.data@8192", "in.onnx.data@0"}));
+    QCOMPARE(diffRow(text.out, "in.onnx.data").last(), "resized");
+    QVERIFY(diffRow(text.out, "graph/t0").isEmpty());
+    QVERIFY2(text.out.contains("5 of 6 tensor(s) change: 3 moved, 0 new file, 2 to inline, "
+                               "0 to external"),
+        text.out.constData());
+
+    const Run json = runCli({"plan", in, "--diff", "--threshold", "3000", "--json"});
+    QCOMPARE(json.exitCode, 0);
+    const QJsonObject diff = QJsonDocument::fromJson(json.out).object();
+    QCOMPARE(diff["schema"].toString(), "onnx-repack/plan-diff/1");
+    QCOMPARE(diff["storage_changed"].toArray().size(), 2);
+    const QJsonObject t2 = jsonEntry(diff["storage_changed"].toArray(), "t2");
+    QCOMPARE(t2["a"].toObject()["location"].toString(), "in.onnx.data");
+    QCOMPARE(t2["a"].toObject()["offset"].toInteger(), 2048);
+    QCOMPARE(t2["b"].toObject()["storage"].toString(), "inline");
+    const QJsonObject t3 = jsonEntry(diff["moved"].toArray(), "t3");
+    QCOMPARE(t3["a"].toObject()["offset"].toInteger(), 8192);
+    QCOMPARE(t3["b"].toObject()["offset"].toInteger(), 0);
+    QCOMPARE(diff["moved"].toArray().size(), 3);
+    QCOMPARE(diff["unchanged"].toArray().size(), 1);
+    QCOMPARE(diff["added"].toArray().size(), 0);
+    QCOMPARE(diff["totals"].toObject()["to_inline_bytes"].toInteger(), 2048 + 2500);
+    QCOMPARE(hashFolder(dir.path()), before);
+}
+
+void TestCliPlan::planDiffOfAKeptLayoutSaysNothingChanges()
+{
+    QTemporaryDir dir;
+    const QString in = writeUint8Model(dir.path(), "in.onnx", kSizes, 1024, "src.data");
+    QCOMPARE(runCli({"repack", in, "-o", in}).exitCode, 0);
+    const Run text = runCli({"plan", in, "--diff"});
+    QVERIFY2(text.exitCode == 0, text.err.constData());
+    QVERIFY2(text.out.startsWith("nothing changes: all 6 tensor(s) keep their place"),
+        text.out.constData());
+    QVERIFY(diffRow(text.out, "graph/t3").isEmpty());
+
+    const Run json = runCli({"plan", in, "--diff", "--json"});
+    const QJsonObject diff = QJsonDocument::fromJson(json.out).object();
+    QCOMPARE(diff["unchanged"].toArray().size(), qsizetype(kSizes.size()));
+    QCOMPARE(diff["totals"].toObject()["changed"].toInteger(), 0);
+    QCOMPARE(diff["files"].toArray().size(), 1);
+    QCOMPARE(diff["files"].toArray()[0].toObject()["change"].toString(), "unchanged");
 }
 
 QTEST_GUILESS_MAIN(TestCliPlan)

@@ -87,12 +87,14 @@ private slots:
 
 void TestDiff::statusNames()
 {
-    QCOMPARE(diffStatusName(DiffStatus::Added), "added");
-    QCOMPARE(diffStatusName(DiffStatus::Removed), "removed");
-    QCOMPARE(diffStatusName(DiffStatus::Moved), "moved");
-    QCOMPARE(diffStatusName(DiffStatus::StorageChanged), "storage_changed");
-    QCOMPARE(diffStatusName(DiffStatus::ContentChanged), "content_changed");
-    QCOMPARE(diffStatusName(DiffStatus::Unchanged), "unchanged");
+    QCOMPARE(changeKey(ChangeKind::Added), "added");
+    QCOMPARE(changeKey(ChangeKind::Removed), "removed");
+    QCOMPARE(changeKey(ChangeKind::Moved), "moved");
+    QCOMPARE(changeKey(ChangeKind::NewFile), "moved");
+    QCOMPARE(changeKey(ChangeKind::ToInline), "storage_changed");
+    QCOMPARE(changeKey(ChangeKind::ToExternal), "storage_changed");
+    QCOMPARE(changeKey(ChangeKind::ContentChanged), "content_changed");
+    QCOMPARE(changeKey(ChangeKind::Unchanged), "unchanged");
 }
 
 void TestDiff::changeDetected_data()
@@ -139,10 +141,10 @@ void TestDiff::changeDetected()
         for (const auto& e : *entries) {
             const QString id = QString::fromStdString(e.scope + "/" + e.name);
             if (e.name == "keep" || e.name == "ext") {
-                QCOMPARE(e.status, DiffStatus::Unchanged); // same place, same bytes
+                QCOMPARE(e.kind, ChangeKind::Unchanged); // same place, same bytes
                 continue;
             }
-            seen << QString::fromStdString(std::string(diffStatusName(e.status))) + " " + id;
+            seen << QString::fromStdString(std::string(changeKey(e.kind))) + " " + id;
         }
         QStringList want = expected;
         if (reversed)
@@ -166,7 +168,7 @@ void TestDiff::sameFileIsAllUnchanged()
     QVERIFY(entries.ok());
     QCOMPARE(entries->size(), a->tensors().size());
     for (const auto& e : *entries)
-        QCOMPARE(e.status, DiffStatus::Unchanged);
+        QCOMPARE(e.kind, ChangeKind::Unchanged);
 }
 
 namespace {
@@ -201,7 +203,7 @@ void TestDiff::sameFileRangeIsEqualWithoutReading()
     auto entries = diffModels(*a, *b);
     QVERIFY(entries.ok());
     for (const auto& e : *entries)
-        QCOMPARE(e.status, DiffStatus::Unchanged);
+        QCOMPARE(e.kind, ChangeKind::Unchanged);
     QCOMPARE(mappings(*a), 0);
     QCOMPARE(mappings(*b), 0);
 }
@@ -222,7 +224,7 @@ void TestDiff::copyOfTheFileIsComparedByBytes()
         auto entries = diffModels(*a, *b);
         QVERIFY(entries.ok());
         for (const auto& e : *entries)
-            QCOMPARE(e.status, DiffStatus::Unchanged);
+            QCOMPARE(e.kind, ChangeKind::Unchanged);
         QCOMPARE(mappings(*b), 2); // x and ext share one mapping, counted once per tensor
     }
     QFile copy(dir.filePath("b/w.bin"));
@@ -236,7 +238,7 @@ void TestDiff::copyOfTheFileIsComparedByBytes()
     auto entries = diffModels(*a, *b);
     QVERIFY(entries.ok());
     for (const auto& e : *entries)
-        QCOMPARE(e.status, e.name == "x" ? DiffStatus::ContentChanged : DiffStatus::Unchanged);
+        QCOMPARE(e.kind, e.name == "x" ? ChangeKind::ContentChanged : ChangeKind::Unchanged);
 }
 
 void TestDiff::progressCountsOnlyBytesRead()
@@ -296,12 +298,12 @@ void TestDiff::withoutContentNothingIsRead()
     auto entries = diffModels(*a, *b, options);
     QVERIFY(entries.ok());
     for (const auto& e : *entries)
-        QCOMPARE(e.status, DiffStatus::Unchanged); // the flipped byte is not looked at
+        QCOMPARE(e.kind, ChangeKind::Unchanged); // the flipped byte is not looked at
     QCOMPARE(mappings(*a) + mappings(*b), 0);
     auto shaped = diffModels(*a, *shape, options); // but dtype x shape is known without reading
     QVERIFY(shaped.ok());
     for (const auto& e : *shaped)
-        QCOMPARE(e.status, e.name == "x" ? DiffStatus::ContentChanged : DiffStatus::Unchanged);
+        QCOMPARE(e.kind, e.name == "x" ? ChangeKind::ContentChanged : ChangeKind::Unchanged);
 }
 
 void TestDiff::exitCodeGatesContent_data()

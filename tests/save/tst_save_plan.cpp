@@ -1,6 +1,8 @@
 // planSave(): where each tensor goes and at which offset, computed without writing. Expected
 // offsets are worked out by hand from SPEC section 5, not taken from the tool's output.
+#include "core/file_layout.h"
 #include "core/model.h"
+#include "core/plan_diff.h"
 #include "core/save_plan.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
@@ -71,6 +73,7 @@ private slots:
     void allInlinePast2GiBFails();
     void dataFileOutsideFolderFails_data();
     void dataFileOutsideFolderFails();
+    void planDiffSaysWhatChanges();
 };
 
 void TestSavePlan::defaultThresholdIs1024()
@@ -398,6 +401,69 @@ void TestSavePlan::dataFileOutsideFolderFails()
     QVERIFY(!plan.ok());
     QVERIFY2(plan.error().message.find(dataFile.toStdString()) != std::string::npos,
         plan.error().message.c_str());
+}
+
+// diffPlan: each tensor's change between the layout now and a plan, and each file's; built
+// from plain data, the way the GUI gives it its snapshot.
+void TestSavePlan::planDiffSaysWhatChanges()
+{
+    auto ext = [](std::string location, uint64_t offset, uint64_t length) {
+        return TensorPlace{true, std::move(location), offset, length};
+    };
+    const std::vector<TensorBefore> before{
+        {"graph", "same", 100, ext("w.bin", 0, 100)},
+        {"graph", "shifted", 100, ext("./w.bin", 100, 100)}, // "./w.bin" is w.bin
+        {"graph", "renamed", 100, ext("old.bin", 0, 100)},
+        {"graph", "small", 50, {false, {}, 0, 50}},
+        {"graph", "comes_in", 30, ext("w.bin", 200, 30)},
+        {"graph", "goes_out", 70, {false, {}, 0, 70}},
+    };
+    std::vector<FileLayout> layouts(2);
+    layouts[0].location = "w.bin";
+    layouts[0].bytes = 300;
+    layouts[0].paddingBytes = 70;
+    layouts[1].location = "old.bin";
+    layouts[1].bytes = 100;
+    SavePlan plan;
+    plan.files = {"w.bin", "new.bin"};
+    plan.tensors = {{true, 0, 0, 100}, {true, 0, 4096, 100}, {true, 1, 0, 100}, {}, {},
+        {true, 0, 8192, 70}};
+    plan.fileOrder = {{0, 1, 5}, {2}};
+    plan.fileBytes = {8262, 100};
+
+    const PlanDiff diff = diffPlan(before, layouts, plan);
+    QCOMPARE(diff.tensors.size(), before.size());
+    const std::vector<ChangeKind> kinds{ChangeKind::Unchanged, ChangeKind::Moved,
+        ChangeKind::NewFile, ChangeKind::Unchanged, ChangeKind::ToInline, ChangeKind::ToExternal};
+    for (size_t i = 0; i < kinds.size(); ++i)
+        QVERIFY2(diff.tensors[i].kind == kinds[i], diff.tensors[i].name.c_str());
+    QCOMPARE(diff.tensors[1].before.offset, uint64_t(100));
+    QCOMPARE(diff.tensors[1].after.offset, uint64_t(4096));
+    QCOMPARE(diff.tensors[2].after.location, std::string("new.bin"));
+    QCOMPARE(diff.tensors[4].after.length, uint64_t(30)); // inline: the tensor's size
+    QCOMPARE(diff.toInlineBytes, uint64_t(30));
+    QCOMPARE(diff.toExternalBytes, uint64_t(70));
+    QVERIFY(!diff.changesNothing());
+
+    QCOMPARE(diff.files.size(), size_t(3)); // by location: new.bin, old.bin, w.bin
+    QCOMPARE(planFileChange(diff.files[0]), "new");
+    QCOMPARE(planFileChange(diff.files[1]), "unused");
+    QCOMPARE(diff.files[2].location, std::string("w.bin"));
+    QCOMPARE(planFileChange(diff.files[2]), "resized");
+    QCOMPARE(diff.files[2].bytesBefore, uint64_t(300));
+    QCOMPARE(diff.files[2].paddingAfter, uint64_t(8262 - 270));
+
+    // The layout as it is: nothing changes.
+    SavePlan same;
+    same.files = {"w.bin"};
+    same.tensors = {{true, 0, 0, 100}, {true, 0, 100, 100}};
+    same.fileOrder = {{0, 1}};
+    same.fileBytes = {300};
+    const std::vector<TensorBefore> two(before.begin(), before.begin() + 2);
+    const std::vector<FileLayout> one(layouts.begin(), layouts.begin() + 1);
+    QVERIFY(diffPlan(two, one, same).changesNothing());
+    same.fileBytes = {200}; // the same places, but orphaned bytes at the end go
+    QVERIFY(!diffPlan(two, one, same).changesNothing());
 }
 
 QTEST_GUILESS_MAIN(TestSavePlan)

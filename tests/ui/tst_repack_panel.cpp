@@ -155,7 +155,7 @@ private Q_SLOTS:
     void safetensorsFormatMapsOntoTheOptions()
     {
         ui::RepackPanel panel;
-        panel.setDefaultDataFile(QStringLiteral("model.onnx.data"));
+        panel.setModelPath(QStringLiteral("model.onnx"));
         QCOMPARE(panel.options().format, repack::DataFormat::Raw);
         QVERIFY(panel.alignmentBox()->isEnabled());
         QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);

@@ -40,7 +40,7 @@ private Q_SLOTS:
     void webSetsChunksAndLimits()
     {
         ui::RepackPanel panel;
-        panel.setDefaultDataFile(QStringLiteral("encoder.onnx.data"));
+        panel.setModelPath(QStringLiteral("encoder.onnx"));
         QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
         choose(panel, QStringLiteral("web"));
         QVERIFY(changed.count() >= 1);
@@ -79,7 +79,7 @@ private Q_SLOTS:
         auto model = fixtures::loadModel(in);
         QVERIFY(model);
         ui::RepackPanel panel;
-        panel.setDefaultDataFile(QStringLiteral("in.onnx.data"));
+        panel.setModelPath(QStringLiteral("in.onnx"));
         choose(panel, QStringLiteral("web"));
         panel.shardSizeEdit()->setValue(8192);
         auto plan = repack::planSave(*model, dir.filePath("other.onnx").toStdString(), panel.options());
