@@ -5,7 +5,6 @@
 #include "model.h"
 #include "posix_file.h"
 #include "save_lock.h"
-#include "temp_file.h"
 
 #include <algorithm>
 #include <cctype>

@@ -4,7 +4,7 @@
 #include "mapped_memory.h"
 #include "posix_file.h"
 #include "safetensors.h"
-#include "temp_file.h"
+#include "file_names.h"
 #include "tensor_index.h"
 #include "typed_data.h"
 #include "wire_scan.h"

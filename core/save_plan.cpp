@@ -7,7 +7,6 @@
 #include "posix_file.h"
 #include "safetensors.h"
 #include "targets.h"
-#include "temp_file.h"
 
 #include <algorithm>
 #include <numeric>
