@@ -2,8 +2,8 @@
 // file in both models are equal without reading, so two model files sharing a data file
 // should diff in time independent of the weight bytes; two copies of the data file are
 // compared byte by byte.
-#include "core/diff.h"
-#include "core/model.h"
+#include "core/inspect/diff.h"
+#include "core/model/model.h"
 
 #include <CLI/CLI.hpp>
 

@@ -1,9 +1,9 @@
 // repack-bench-open: times what opening a model in the tool costs (parse, index, validate,
 // layout, the inspect report) and reports this process's peak RSS. Weight bytes are never
 // read, so the time should not depend on the weight size.
-#include "core/file_layout.h"
-#include "core/model.h"
-#include "core/report.h"
+#include "core/inspect/file_layout.h"
+#include "core/model/model.h"
+#include "core/inspect/report.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

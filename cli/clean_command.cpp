@@ -2,7 +2,7 @@
 #include "commands.h"
 
 #include "cli/terminal_text.h"
-#include "core/folder_scan.h"
+#include "core/inspect/folder_scan.h"
 #include "core/format.h"
 
 #include <CLI/CLI.hpp>

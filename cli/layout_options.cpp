@@ -1,9 +1,9 @@
 #include "layout_options.h"
 
 #include "core/format.h"
-#include "core/model.h"
-#include "core/placement_plan.h"
-#include "core/targets.h"
+#include "core/model/model.h"
+#include "core/plan/placement_plan.h"
+#include "core/plan/targets.h"
 
 #include <CLI/CLI.hpp>
 

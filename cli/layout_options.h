@@ -2,7 +2,7 @@
 // registered and parsed by one piece of code so both commands always agree.
 #pragma once
 
-#include "core/save_options.h"
+#include "core/plan/save_options.h"
 
 #include <cstdint>
 #include <optional>
@@ -21,7 +21,7 @@ namespace repack::cli {
 // The layout options as given, empty when not given: the target's values apply then, else the
 // core's defaults (SaveOptions), never restated.
 struct LayoutArgs {
-    std::string target; // --target: ort, optimum, web, hub (core/targets.h)
+    std::string target; // --target: ort, optimum, web, hub (core/plan/targets.h)
     std::string data;
     std::string threshold;
     std::string align;

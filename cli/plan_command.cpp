@@ -5,11 +5,11 @@
 
 #include "cli/terminal_text.h"
 #include "core/format.h"
-#include "core/model.h"
-#include "core/placement_plan.h"
-#include "core/plan_diff.h"
-#include "core/report.h"
-#include "core/save_plan.h"
+#include "core/model/model.h"
+#include "core/plan/placement_plan.h"
+#include "core/inspect/plan_diff.h"
+#include "core/inspect/report.h"
+#include "core/plan/save_plan.h"
 
 #include <CLI/CLI.hpp>
 

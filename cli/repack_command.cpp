@@ -5,9 +5,9 @@
 
 #include "cli/terminal_text.h"
 #include "core/format.h"
-#include "core/model.h"
-#include "core/save.h"
-#include "core/targets.h"
+#include "core/model/model.h"
+#include "core/save/save.h"
+#include "core/plan/targets.h"
 
 #include <CLI/CLI.hpp>
 

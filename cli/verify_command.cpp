@@ -1,12 +1,12 @@
 #include "cli.h"
 #include "commands.h"
 
-#include "core/folder_scan.h"
+#include "core/inspect/folder_scan.h"
 #include "cli/terminal_text.h"
 #include "core/json_stream.h"
-#include "core/model.h"
-#include "core/report.h"
-#include "core/verify.h"
+#include "core/model/model.h"
+#include "core/inspect/report.h"
+#include "core/inspect/verify.h"
 
 #include <CLI/CLI.hpp>
 

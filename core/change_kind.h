@@ -1,5 +1,5 @@
-// What happened to one tensor between two layouts: model A against model B (core/diff.h), or
-// the current model against the plan of a save (core/plan_diff.h). One vocabulary for the
+// What happened to one tensor between two layouts: model A against model B (core/inspect/diff.h), or
+// the current model against the plan of a save (core/inspect/plan_diff.h). One vocabulary for the
 // CLI, the JSON and the GUI; the GUI draws every kind in its own colour.
 #pragma once
 

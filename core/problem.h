@@ -46,18 +46,18 @@ inline constexpr std::string_view UnreadableSibling = "unreadable-sibling";
 // Two tensors of one scope with one name (issue 10): onnx.checker rejects duplicate
 // initializers (an error); for attribute tensors only diffs and plans cannot tell them apart.
 inline constexpr std::string_view DuplicateName = "duplicate-name";
-// The storage audit of `inspect` (core/audit.h, issue 10), warnings with the fix.
+// The storage audit of `inspect` (core/inspect/audit.h, issue 10), warnings with the fix.
 inline constexpr std::string_view NotMappable = "not-mappable";
 inline constexpr std::string_view NotMappableOnWindows = "not-mappable-on-windows";
 inline constexpr std::string_view BrowserFileLimit = "browser-file-limit";
 inline constexpr std::string_view ProtobufNearLimit = "protobuf-near-limit";
 inline constexpr std::string_view UnusedInitializer = "unused-initializer";
 inline constexpr std::string_view DuplicateBytes = "duplicate-bytes";
-// Data files that are also .safetensors files (core/safetensors.h, issue 10).
+// Data files that are also .safetensors files (core/model/safetensors.h, issue 10).
 inline constexpr std::string_view SafetensorsMismatch = "safetensors-mismatch";
 inline constexpr std::string_view SafetensorsHeader = "safetensors-header";
 // An external tensor whose values readers need while building the graph
-// (core/graph_build_inputs.h): ONNX Runtime and onnx.shape_inference refuse the model.
+// (core/model/graph_build_inputs.h): ONNX Runtime and onnx.shape_inference refuse the model.
 inline constexpr std::string_view ExternalGraphBuildInput = "external-graph-build-input";
 } // namespace code
 

@@ -11,8 +11,8 @@
 // directory moved to model/sub (where ../ escapes) and for verify().
 #include "fuzz_support.h"
 
-#include "core/model.h"
-#include "core/verify.h"
+#include "core/model/model.h"
+#include "core/inspect/verify.h"
 
 #include <sys/stat.h>
 

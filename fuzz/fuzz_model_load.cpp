@@ -4,9 +4,9 @@
 // and write the inspect report. The folder holds nothing but the model.
 #include "fuzz_support.h"
 
-#include "core/file_layout.h"
-#include "core/model.h"
-#include "core/report.h"
+#include "core/inspect/file_layout.h"
+#include "core/model/model.h"
+#include "core/inspect/report.h"
 
 #include <onnx/onnx_pb.h>
 

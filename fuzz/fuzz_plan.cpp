@@ -10,9 +10,9 @@
 // to FILE (the seed scripts/fuzz.sh starts the corpus from) and exits.
 #include "fuzz_support.h"
 
-#include "core/model.h"
-#include "core/placement_plan.h"
-#include "core/save_plan.h"
+#include "core/model/model.h"
+#include "core/plan/placement_plan.h"
+#include "core/plan/save_plan.h"
 
 #include <onnx/onnx_pb.h>
 

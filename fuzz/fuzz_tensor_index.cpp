@@ -8,9 +8,9 @@
 // every range it returns lies inside it, whether protobuf parses the bytes or not.
 #include "fuzz_support.h"
 
-#include "core/external_reference.h"
-#include "core/model.h"
-#include "core/tensor_index.h"
+#include "core/model/external_reference.h"
+#include "core/model/model.h"
+#include "core/model/tensor_index.h"
 
 #include <onnx/onnx_pb.h>
 

@@ -5,7 +5,7 @@
 // the input as an exactly-sized heap buffer).
 #include "fuzz_support.h"
 
-#include "core/wire_scan.h"
+#include "core/model/wire_scan.h"
 
 #include <onnx/onnx_pb.h>
 

@@ -128,7 +128,7 @@ def testdata_tensors():
         yield model_of(helper.make_graph([], "pb", [], [], [t]))
 
 
-# ONNX element types by their safetensors dtype (core/safetensors.cpp); others are given "U8".
+# ONNX element types by their safetensors dtype (core/model/safetensors.cpp); others are given "U8".
 SAFETENSORS_DTYPES = {1: "F32", 2: "U8", 3: "I8", 4: "U16", 5: "I16", 6: "I32", 7: "I64",
                       9: "BOOL", 10: "F16", 11: "F64", 12: "U32", 13: "U64", 16: "BF16"}
 

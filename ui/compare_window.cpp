@@ -9,9 +9,9 @@
 #include "layout_palette.h"
 #include "model_snapshot.h"
 
-#include "core/diff.h"
-#include "core/file_layout.h"
-#include "core/model.h"
+#include "core/inspect/diff.h"
+#include "core/inspect/file_layout.h"
+#include "core/model/model.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>

@@ -2,8 +2,8 @@
 
 #include "model_snapshot.h"
 
-#include "core/plan_diff.h"
-#include "core/save_plan.h"
+#include "core/inspect/plan_diff.h"
+#include "core/plan/save_plan.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -5,7 +5,7 @@
 // plan of a pending save, or from two models and the core's diff of them.
 #pragma once
 
-#include "core/diff.h"
+#include "core/inspect/diff.h"
 
 #include <QString>
 

@@ -7,7 +7,7 @@
 // pinned tensors are outlined.
 #pragma once
 
-#include "core/file_layout.h"
+#include "core/inspect/file_layout.h"
 #include "layout_palette.h"
 #include "model_snapshot.h"
 #include "tensor_selection.h"

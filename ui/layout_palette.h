@@ -6,7 +6,7 @@
 
 #include "layout_diff.h"
 
-#include "core/file_layout.h"
+#include "core/inspect/file_layout.h"
 
 #include <QColor>
 #include <QString>

@@ -20,8 +20,8 @@
 #include "tensor_filter_proxy.h"
 #include "tensor_table_model.h"
 
-#include "core/model.h"
-#include "core/save_plan.h"
+#include "core/model/model.h"
+#include "core/plan/save_plan.h"
 
 #include <QAction>
 #include <QClipboard>

@@ -7,7 +7,7 @@
 
 #include "model_snapshot.h"
 
-#include "core/save_options.h"
+#include "core/plan/save_options.h"
 
 #include <QMainWindow>
 

@@ -13,9 +13,9 @@
 #include "tensor_table_model.h"
 
 #include "core/file_names.h"
-#include "core/model.h"
-#include "core/placement_plan.h"
-#include "core/save_plan.h"
+#include "core/model/model.h"
+#include "core/plan/placement_plan.h"
+#include "core/plan/save_plan.h"
 
 #include <QAction>
 #include <QCursor>

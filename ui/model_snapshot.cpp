@@ -1,10 +1,10 @@
 #include "model_snapshot.h"
 
 #include "core/dtype.h"
-#include "core/audit.h"
-#include "core/folder_scan.h"
+#include "core/inspect/audit.h"
+#include "core/inspect/folder_scan.h"
 #include "core/format.h"
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <QFileInfo>
 #include <QHash>

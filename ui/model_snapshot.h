@@ -4,8 +4,8 @@
 // them; after a save the window builds a new snapshot instead.
 #pragma once
 
-#include "core/file_layout.h"
-#include "core/save_options.h"
+#include "core/inspect/file_layout.h"
+#include "core/plan/save_options.h"
 
 #include <QList>
 #include <QString>

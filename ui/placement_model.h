@@ -2,7 +2,7 @@
 // file of the model, the files pins name, and "New data file…"; each with its pinned count.
 #pragma once
 
-#include "core/save_options.h"
+#include "core/plan/save_options.h"
 
 #include <QAbstractListModel>
 #include <QStringList>

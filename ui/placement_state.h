@@ -10,7 +10,7 @@
 #include "job_tracker.h"
 #include "model_snapshot.h"
 
-#include "core/save_options.h"
+#include "core/plan/save_options.h"
 
 #include <QHash>
 #include <QObject>

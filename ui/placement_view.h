@@ -5,7 +5,7 @@
 
 #include "tensor_selection.h"
 
-#include "core/save_options.h"
+#include "core/plan/save_options.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -3,8 +3,8 @@
 #include "size_edit.h"
 
 #include "core/file_names.h"
-#include "core/save_plan.h"
-#include "core/targets.h"
+#include "core/plan/save_plan.h"
+#include "core/plan/targets.h"
 
 #include <QAction>
 #include <QCheckBox>

@@ -3,7 +3,7 @@
 // using), the live preview of what it will move, and the Save buttons.
 #pragma once
 
-#include "core/save_options.h"
+#include "core/plan/save_options.h"
 
 #include <QVariantMap>
 #include <QWidget>
@@ -58,7 +58,7 @@ public:
     SizeEdit* alignThresholdEdit() const { return m_alignThreshold; }
     QCheckBox* removeUnusedBox() const { return m_removeUnused; }
     SizeEdit* shardSizeEdit() const { return m_shardSize; }
-    // "None", then each save target (core/targets.h): choosing one sets alignment and shard
+    // "None", then each save target (core/plan/targets.h): choosing one sets alignment and shard
     // size; fields edited afterwards win, as explicit options do on the command line.
     QComboBox* targetBox() const { return m_target; }
     // Raw ONNX data files, or files that are also .safetensors files (no alignment then).

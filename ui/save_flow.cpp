@@ -4,7 +4,7 @@
 #include "byte_format.h"
 #include "save_job.h"
 
-#include "core/save.h"
+#include "core/save/save.h"
 
 #include <QFileInfo>
 #include <QMainWindow>

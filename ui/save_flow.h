@@ -8,7 +8,7 @@
 // the saved model's snapshot back from saved().
 #pragma once
 
-#include "core/save_options.h"
+#include "core/plan/save_options.h"
 #include "model_snapshot.h"
 
 #include <QObject>

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "core/progress.h"
-#include "core/save.h"
+#include "core/save/save.h"
 #include "job_tracker.h"
 #include "model_snapshot.h"
 

@@ -1,6 +1,6 @@
 #include "save_planning.h"
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <QMutex>
 

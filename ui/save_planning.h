@@ -6,8 +6,8 @@
 #pragma once
 
 #include "core/result.h"
-#include "core/save_options.h"
-#include "core/save_plan.h"
+#include "core/plan/save_options.h"
+#include "core/plan/save_plan.h"
 
 #include <QThread>
 

@@ -5,7 +5,7 @@
 #include "layout_diff_view.h"
 #include "model_snapshot.h"
 
-#include "core/save_plan.h"
+#include "core/plan/save_plan.h"
 
 #include <QCoreApplication>
 #include <QLabel>

@@ -1,7 +1,7 @@
 // `onnx-repack plan` and `repack --plan` as users run them ($REPACK_CLI): the plan printed
 // with --json, edited by hand and replayed, predicts the saved files byte offset by byte
 // offset; plan writes nothing; a bad plan file fails with its name and writes nothing.
-#include "core/model.h"
+#include "core/model/model.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/save_fixtures.h"
 

@@ -2,7 +2,7 @@
 // codes 0/1/2 with reasons on stderr, and the `diff --json` schema. Outputs are checked by
 // loading them with the core and comparing bytes with what the fixture wrote.
 #include "core/format.h"
-#include "core/model.h"
+#include "core/model/model.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
@@ -408,7 +408,7 @@ void TestCliRepack::helpShowsTheCoreDefaults()
 
 void TestCliRepack::savedWithWarningSaysSo_data()
 {
-    QTest::addColumn<QString>("failAt"); // a fault point after the commit (core/crash_point.h)
+    QTest::addColumn<QString>("failAt"); // a fault point after the commit (core/save/crash_point.h)
     QTest::newRow("final rename fails") << "rename-model-final";
     QTest::newRow("temporary not removed") << "unlink-temp";
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Counts tensors and their bytes in every ONNX model under a folder, with python3-onnx.
 
-An independent implementation of the indexing rules of core/tensor_index.cpp, used by
+An independent implementation of the indexing rules of core/model/tensor_index.cpp, used by
 tst_testdata_crosscheck: walks the main graph, subgraphs at any depth, node attributes
 (TENSOR, TENSORS, SPARSE_TENSOR(S), GRAPH, GRAPHS) and model functions. Bytes are dtype width
 x elements (sub-byte types packed, strings the sum of their lengths); unknown sizes count 0.

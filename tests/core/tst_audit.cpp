@@ -1,11 +1,11 @@
-// The storage audit (core/audit.h): each warning on a fixture built to trigger it,
+// The storage audit (core/inspect/audit.h): each warning on a fixture built to trigger it,
 // naming the tensor or file and the fix, and none on a clean model; duplicate names from the
 // index (an error for initializers, so `verify` fails them); `inspect` shows the warnings in
 // text and --json with exit code 0.
-#include "core/audit.h"
-#include "core/model.h"
-#include "core/targets.h"
-#include "core/verify.h"
+#include "core/inspect/audit.h"
+#include "core/model/model.h"
+#include "core/plan/targets.h"
+#include "core/inspect/verify.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"

@@ -1,8 +1,8 @@
 // External-data validation (SPEC section 3): every broken reference is a problem with a stable
 // code naming the tensor, never a crash, and reading the tensor is an error, never bytes; no
 // data file outside the model's directory is ever attached for reading.
-#include "core/data_file.h"
-#include "core/model.h"
+#include "core/model/data_file.h"
+#include "core/model/model.h"
 #include "core/problem.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"

@@ -1,8 +1,8 @@
 // File layout accounting: referenced, padding, orphaned and overlapping bytes of hand-built
 // data files. Each row says where tensors were placed and what filled the rest, so the
 // expected numbers follow from the construction.
-#include "core/file_layout.h"
-#include "core/model.h"
+#include "core/inspect/file_layout.h"
+#include "core/model/model.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"

@@ -2,8 +2,8 @@
 // through a symlink name), leftovers of dead saves (never a live save's, never one a model
 // names), data files no model uses, hard-linked data; `clean` removes exactly the leftovers,
 // and `inspect`/`verify` report all of it as warnings.
-#include "core/folder_scan.h"
-#include "core/model.h"
+#include "core/inspect/folder_scan.h"
+#include "core/model/model.h"
 #include "core/save_lock.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
@@ -32,7 +32,7 @@ namespace {
 const std::vector<uint64_t> kSizes{64, 2048}; // t1 external
 constexpr uint64_t kExternalFrom = 1024;
 
-// A save's temporary name for `finalName`, as core/temp_file.cpp makes them.
+// A save's temporary name for `finalName`, as core/save/temp_file.cpp makes them.
 QString tempOf(const QString& finalName, const char* hex = "0123456789ab")
 {
     return finalName + ".repack-tmp-" + hex;

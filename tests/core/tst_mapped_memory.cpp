@@ -1,9 +1,9 @@
 // A mapped file that shrinks underneath raises SIGBUS on the next touch of a page past its new
 // end. readMapped (core/mapped_memory.h) turns that into an error naming the file; the process
 // lives on, later reads work, and a SIGBUS outside readMapped still ends the process as before.
-#include "core/diff.h"
+#include "core/inspect/diff.h"
 #include "core/mapped_memory.h"
-#include "core/model.h"
+#include "core/model/model.h"
 #include "tests/support/save_fixtures.h"
 
 #include <QProcess>

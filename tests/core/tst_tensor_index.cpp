@@ -2,8 +2,8 @@
 // attributes, functions, sparse initializers) with the right name, scope, kind, dtype, shape,
 // sizes and storage; loading maps no data, and one data file is mapped once however many
 // tensors live in it. Expected values come from how the fixture below is built.
-#include "core/data_file.h"
-#include "core/model.h"
+#include "core/model/data_file.h"
+#include "core/model/model.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"

@@ -1,7 +1,7 @@
 // Every model of Debian's ONNX test data (libonnx-testdata) opens, and our tensor index agrees
 // with an independent count made by python3-onnx (crosscheck.py): per file, the number of
 // tensors and the inline and external byte totals.
-#include "core/model.h"
+#include "core/model/model.h"
 #include "tests/support/result_checks.h"
 
 #include <QDirIterator>

@@ -1,13 +1,13 @@
-// The wire scanner (core/wire_scan.h) and Model::load on top of it, checked against
+// The wire scanner (core/model/wire_scan.h) and Model::load on top of it, checked against
 // protobuf's own full parse as the oracle: the skeleton with its payloads put back is the model
 // protobuf parses, and the tensor index, problems, every tensor's bytes and saved files are the
 // same whether the model was parsed whole or from the skeleton.
-#include "core/model.h"
-#include "core/model_writer.h"
+#include "core/model/model.h"
+#include "core/save/model_writer.h"
 #include "core/posix_file.h"
-#include "core/save.h"
-#include "core/tensor_index.h"
-#include "core/wire_scan.h"
+#include "core/save/save.h"
+#include "core/model/tensor_index.h"
+#include "core/model/wire_scan.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
@@ -472,7 +472,7 @@ void TestWireScan::loadAgreesWithFullParse()
     QCOMPARE(readAllTensors(**loaded), readAllTensors(*oracle));
 }
 
-// The index reads fields at the wire level (core/tensor_index.h) as protobuf's parse does:
+// The index reads fields at the wire level (core/model/tensor_index.h) as protobuf's parse does:
 // encodings protobuf's serializer never writes, checked against the index of protobuf's parse.
 void TestWireScan::indexReadsFieldsAsProtobuf_data()
 {

@@ -61,7 +61,7 @@ def tensors(model):
 
 
 # Inputs whose values readers need while building the graph (SPEC 5c), written down here from
-# docs/targets.md, independently of core/graph_build_inputs.cpp: a save keeps them inline.
+# docs/targets.md, independently of core/model/graph_build_inputs.cpp: a save keeps them inline.
 GRAPH_BUILD_INPUTS = {
     "": {"Reshape": [1], "Expand": [1], "ConstantOfShape": [0], "Tile": [1], "Pad": [1, 3],
          "Slice": [1, 2, 3, 4], "Squeeze": [1], "Unsqueeze": [1], "Split": [1],

@@ -5,8 +5,8 @@
 // (onnx.load of python3-onnx 1.12); the next save then succeeds and cleans up. A system call that
 // fails after the commit point (ONNX_REPACK_FAIL_AT) leaves the new model loadable and says
 // "saved with a warning"; one that fails at or before it changes nothing.
-#include "core/model.h"
-#include "core/verify.h"
+#include "core/model/model.h"
+#include "core/inspect/verify.h"
 #include "tests/support/crash_fixtures.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/python_reader.h"

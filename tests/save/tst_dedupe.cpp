@@ -2,11 +2,11 @@
 // are stored once and point at one range; the layout and inspect call it shared, not an
 // overlap; python3-onnx reads equal values and onnx.checker accepts the result; the round trip
 // back to separate copies and a second dedupe give the same values.
-#include "core/dedupe.h"
-#include "core/file_layout.h"
-#include "core/model.h"
-#include "core/save.h"
-#include "core/save_plan.h"
+#include "core/plan/dedupe.h"
+#include "core/inspect/file_layout.h"
+#include "core/model/model.h"
+#include "core/save/save.h"
+#include "core/plan/save_plan.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"

@@ -1,12 +1,12 @@
 // diffModels(): each kind of change between two fixture models, matched by scope + name.
-#include "core/diff.h"
-#include "core/model.h"
+#include "core/inspect/diff.h"
+#include "core/model/model.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 
-#include "core/data_file.h"
+#include "core/model/data_file.h"
 #include "tests/support/result_checks.h"
 
 #include <QDir>

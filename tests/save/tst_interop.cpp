@@ -2,7 +2,7 @@
 // passes onnx.checker.check_model and loads through onnx.load with the source's tensor values
 // (interop.py), and every model of Debian's ONNX test data that holds tensors round-trips to
 // external data at threshold 0 and back inline, byte-exact.
-#include "core/model.h"
+#include "core/model/model.h"
 #include "tests/support/crash_fixtures.h"
 #include "tests/support/model_builder.h"
 

@@ -4,8 +4,8 @@
 // 4 GiB, unused data files, permission bits and hard links. Every outcome is checked on disk:
 // exit codes, files byte for byte, and what onnx's own Python loader (python3-onnx, through
 // tensor_values.py) reads.
-#include "core/model.h"
-#include "core/verify.h"
+#include "core/model/model.h"
+#include "core/inspect/verify.h"
 #include "core/save_lock.h"
 #include "tests/support/crash_fixtures.h"
 #include "tests/support/data_file_builder.h"

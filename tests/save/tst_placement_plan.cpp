@@ -1,9 +1,9 @@
 // Plan files (SPEC 5b): planJson says where every tensor goes, readPlan reads scope, name,
 // storage and location back as SaveOptions::plan, and every mistake in a hand-edited file is
 // an error naming the file and the tensor.
-#include "core/model.h"
-#include "core/placement_plan.h"
-#include "core/save_plan.h"
+#include "core/model/model.h"
+#include "core/plan/placement_plan.h"
+#include "core/plan/save_plan.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"

@@ -1,12 +1,12 @@
-// Safetensors data files (core/safetensors.h): `repack --format safetensors` writes
+// Safetensors data files (core/model/safetensors.h): `repack --format safetensors` writes
 // data files that are valid .safetensors files and ONNX external data at once; inspect shows the
 // header as a header, verify checks it against the model; files made by other tools load.
 // Every output is read back by two independent readers: safetensors_tool.py (json + struct, the
 // reference reader's rules) and python3-onnx (interop.py: onnx.checker and values).
-#include "core/file_layout.h"
-#include "core/model.h"
-#include "core/save_plan.h"
-#include "core/save.h"
+#include "core/inspect/file_layout.h"
+#include "core/model/model.h"
+#include "core/plan/save_plan.h"
+#include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/python_reader.h"
 #include "tests/support/model_builder.h"

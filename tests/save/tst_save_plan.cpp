@@ -1,9 +1,9 @@
 // planSave(): where each tensor goes and at which offset, computed without writing. Expected
 // offsets are worked out by hand from SPEC section 5, not taken from the tool's output.
-#include "core/file_layout.h"
-#include "core/model.h"
-#include "core/plan_diff.h"
-#include "core/save_plan.h"
+#include "core/inspect/file_layout.h"
+#include "core/model/model.h"
+#include "core/inspect/plan_diff.h"
+#include "core/plan/save_plan.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"

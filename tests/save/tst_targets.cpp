@@ -2,9 +2,9 @@
 // and limits data files as each reader wants, explicit options still win. Plans of sparse
 // multi-GiB models check the real limits without writing them; small repacks are read back by
 // python3-onnx (interop.py: onnx.checker and values), and the web chunks by their names and sizes.
-#include "core/model.h"
-#include "core/save_plan.h"
-#include "core/targets.h"
+#include "core/model/model.h"
+#include "core/plan/save_plan.h"
+#include "core/plan/targets.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/python_reader.h"
 #include "tests/support/save_fixtures.h"

@@ -3,9 +3,9 @@
 // modification time), unless --rewrite. Anything a rewrite would change (options, orphaned
 // bytes, a missing checksum, a file replaced since the model was opened, a save elsewhere)
 // writes as before.
-#include "core/model.h"
-#include "core/save.h"
-#include "core/save_plan.h"
+#include "core/model/model.h"
+#include "core/save/save.h"
+#include "core/plan/save_plan.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/save_fixtures.h"
 

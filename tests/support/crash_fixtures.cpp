@@ -4,7 +4,7 @@
 #include "model_builder.h"
 #include "tensor_builder.h"
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <QDir>
 #include <QDirIterator>

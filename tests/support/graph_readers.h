@@ -1,7 +1,7 @@
 // Readers that build a model's graph, not only parse it: ONNX Runtime (onnxruntime-node, when
 // scripts/install-test-readers.sh could install it) and onnx 1.12's strict shape inference
 // (python3-onnx). Both need the values of shape, axes, pads, ... inputs while building the graph
-// and refuse external ones (core/graph_build_inputs.h).
+// and refuse external ones (core/model/graph_build_inputs.h).
 #pragma once
 
 #include <QString>

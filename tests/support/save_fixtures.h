@@ -2,7 +2,7 @@
 // past the 2 GiB protobuf limit (no real 2 GiB written), and before/after snapshots of folders.
 #pragma once
 
-#include "core/model.h"
+#include "core/model/model.h"
 
 #include <QByteArray>
 #include <QMap>

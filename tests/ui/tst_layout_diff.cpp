@@ -17,9 +17,9 @@
 #include "ui/save_preview.h"
 #include "ui/settings_store.h"
 
-#include "core/diff.h"
-#include "core/model.h"
-#include "core/save_plan.h"
+#include "core/inspect/diff.h"
+#include "core/model/model.h"
+#include "core/plan/save_plan.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

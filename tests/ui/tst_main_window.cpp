@@ -7,7 +7,7 @@
 // shows the leftovers of dead saves.
 #include "ui_fixtures.h"
 
-#include "core/model.h"
+#include "core/model/model.h"
 #include "core/save_lock.h"
 #include "tests/support/result_checks.h"
 #include "ui/layout_map_view.h"

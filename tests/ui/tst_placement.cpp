@@ -6,8 +6,8 @@
 // after pinning writes exactly the layout planSave predicted for the same options.
 #include "ui_fixtures.h"
 
-#include "core/model.h"
-#include "core/save_plan.h"
+#include "core/model/model.h"
+#include "core/plan/save_plan.h"
 #include "ui/layout_map_view.h"
 #include "ui/main_window.h"
 #include "ui/placement_model.h"

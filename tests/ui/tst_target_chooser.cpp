@@ -1,9 +1,9 @@
 // The repack panel's Target chooser: choosing a target sets the fields it decides
 // and the limits behind them, fields edited afterwards win (as explicit CLI options do), the
 // data file is named after the model it is saved as, and the choice is remembered.
-#include "core/model.h"
-#include "core/save_plan.h"
-#include "core/targets.h"
+#include "core/model/model.h"
+#include "core/plan/save_plan.h"
+#include "core/plan/targets.h"
 #include "tests/support/save_fixtures.h"
 #include "ui/repack_panel.h"
 #include "ui/size_edit.h"

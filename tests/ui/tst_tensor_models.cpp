@@ -2,7 +2,7 @@
 // QAbstractItemModelTester, columns that say what the fixture put where, filters and sorting.
 #include "ui_fixtures.h"
 
-#include "core/model.h"
+#include "core/model/model.h"
 #include "tests/support/result_checks.h"
 #include "ui/model_snapshot.h"
 #include "ui/problems_model.h"

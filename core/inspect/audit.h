@@ -1,0 +1,41 @@
+// The storage audit `inspect` adds to a model's problems (issue 10): warnings, each naming the
+// tensor or file and the fix, never errors, so no exit code changes because of them.
+//   not-mappable             a tensor of 1 MiB or more not at a multiple of 4 KiB: readers
+//                            cannot memory-map it and copy it instead
+//   not-mappable-on-windows  4 KiB- but not 64 KiB-aligned, when the audit is for a target that
+//                            wants 64 KiB (ort): ONNX Runtime before 1.23 copies it on Windows.
+//                            The default save aligns to 4 KiB, which every current reader maps
+//                            (docs/targets.md has the figures), so a plain audit does not ask
+//                            for 64 KiB.
+//   browser-file-limit       a data file of 0x7fe00000 bytes or more: no browser loads it
+//   protobuf-near-limit      the .onnx file is past 80 % of protobuf's 2 GiB
+//   unused-initializer       a graph initializer no node (at any depth) or graph output uses
+//                            (not in a model whose main graph has no nodes: a weight container)
+//   duplicate-bytes          tensors of 1 KiB or more with identical dtype, shape and bytes
+//                            stored more than once, with the bytes the extra copies take
+// Duplicate names are found by the index itself (code::DuplicateName).
+#pragma once
+
+#include "core/problem.h"
+#include "core/progress.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace repack {
+
+class Model;
+
+struct AuditOptions {
+    uint64_t largeTensor = 1u << 20; // tensors of at least this size should be mappable
+    // The alignment the readers audited for want: a page (4 KiB), or a target's (ort: 64 KiB).
+    uint64_t alignment = 4096;
+    uint64_t duplicateMin = 1024; // smaller identical tensors are not worth a warning
+    bool compareBytes = true; // duplicate-bytes reads (mapped) tensors with a same-shaped twin
+    ProgressCallback progress = {};
+    const CancelToken* cancel = nullptr;
+};
+
+std::vector<Problem> auditModel(const Model& model, const AuditOptions& options = {});
+
+} // namespace repack

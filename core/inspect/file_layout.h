@@ -1,0 +1,46 @@
+// How each external data file is used: which byte ranges hold tensors, which are alignment
+// padding, which no tensor references (orphaned) and where tensors overlap. Computed from the
+// index and file sizes alone; no data is read.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+class Model;
+
+// Header: the JSON header a safetensors data file starts with (core/model/safetensors.h).
+enum class RegionType { Tensor, Padding, Orphaned, Overlap, Header };
+
+struct Region {
+    RegionType type = RegionType::Tensor;
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    int tensor = -1; // index into Model::tensors() for Tensor regions
+    // A Tensor region whose exact range (offset and length) other tensors read too: stored
+    // once for several identical tensors (repack --dedupe), not an overlap.
+    bool shared = false;
+};
+
+struct FileLayout {
+    std::string location; // relative to the base directory, as models spell it
+    std::filesystem::path path; // resolved
+    uint64_t bytes = 0; // file size
+    uint64_t referencedBytes = 0;
+    uint64_t paddingBytes = 0;
+    uint64_t orphanedBytes = 0;
+    uint64_t overlappingBytes = 0; // ranges that partly overlap, never exactly shared ones
+    uint64_t sharedBytes = 0; // ranges read by several tensors, each counted once
+    uint64_t headerBytes = 0; // a safetensors file's header (its length included); 0: raw data
+    std::vector<Region> regions; // sorted by offset; overlaps listed after the tensors
+};
+
+// One entry per data file that a validly resolved external tensor references, ordered by
+// location. A safetensors file's header is a Header region. Tensors at exactly the same range share it; any other overlap is an Overlap. An unreferenced gap counts as padding when it is shorter than the largest power of
+// two (at most 64 KiB) that the next tensor's offset is a multiple of; otherwise orphaned.
+std::vector<FileLayout> computeLayout(const Model& model);
+
+} // namespace repack

@@ -1,0 +1,79 @@
+// What else lives in a model's folder (SPEC 5a): the other models that read a file, leftovers
+// of saves that are no longer running, and data files that no model there uses.
+#pragma once
+
+#include "core/problem.h"
+#include "core/result.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+class Model;
+
+// Who reads each of `files` among the .onnx files directly in `dir` (never temporaries), other
+// than those in `exclude`: an external tensor that reads it (same device and inode, symlinks
+// followed; a file may itself be a symlink). One pass: each model is read at most once for all
+// the files, and parsed only when its bytes contain a name of one of them (its own, or a
+// symlink's or hard link's in `dir`), so a folder of large models is scanned at memory speed.
+// Could not tell is never "no reader": a model that cannot be read, or that mentions a name but
+// does not load here, is in `unreadable`; a scan that failed says so in `failure`. A missing
+// file has no readers. Never throws.
+struct FolderReaders {
+    std::vector<std::vector<std::filesystem::path>> users; // parallel to `files`
+    std::vector<std::filesystem::path> unreadable; // may read any of them
+    std::string failure; // non-empty: the folder could not be scanned
+};
+FolderReaders modelsReading(const std::filesystem::path& dir,
+    const std::vector<std::filesystem::path>& files,
+    const std::vector<std::filesystem::path>& exclude = {});
+
+// modelsReading of one file: its users, then the unreadable models (and `dir` itself when the
+// scan failed), so that an empty answer always means no other model reads it.
+std::vector<std::filesystem::path> modelsReferencing(const std::filesystem::path& dir,
+    const std::filesystem::path& file, const std::vector<std::filesystem::path>& exclude = {});
+
+struct FolderEntry {
+    std::filesystem::path path;
+    uint64_t bytes = 0;
+};
+
+// The folder is the model's base directory plus the subfolders of it that hold the model's data
+// files (`--data weights/w.bin`); "the models in the folder" are the .onnx files directly in the
+// base directory, each parsed at most once per scan and only when its bytes name a candidate.
+struct FolderReport {
+    // Temporaries of saves no longer running (the folder's lock is free) that no model in the
+    // folder names (by path, symlinks resolved: a temporary that is only another link to a file
+    // a model reads under its final name is still a leftover).
+    std::vector<FolderEntry> leftovers;
+    // Data files (by name: *.data, *.onnx_data, *.onnx_data_N, *.bin, shards, ...) whose file
+    // (device and inode) no model in the folder reads under any name.
+    std::vector<FolderEntry> unusedData;
+    // Data files `model` reads that have more than one hard link.
+    std::vector<FolderEntry> hardLinked;
+    // Models of the folder that may name a candidate but could not be read: while there is one,
+    // nothing is reported as a leftover or unused (it may read them).
+    std::vector<std::filesystem::path> unreadable;
+};
+
+// Scans the folder of `model` (its base directory). `model`'s own references come from memory,
+// so an unsaved change counts. Never throws; what cannot be read is left out.
+FolderReport scanFolder(const Model& model);
+
+// FolderReport::leftovers for a caller that holds the lock of every folder of `model` (so no
+// temporary belongs to a live save). Fails when the folder cannot be scanned.
+Result<std::vector<FolderEntry>> deadSaveLeftovers(const Model& model);
+
+// scanFolder as warnings with codes leftover-temporary, unused-data-file, hard-linked-data.
+std::vector<Problem> housekeepingProblems(const Model& model);
+
+// `onnx-repack clean`: under the folder's lock, removes the leftovers of dead saves in the
+// folder of `modelPath` (never a temporary some model there references) and syncs the folder.
+// Returns what it removed; fails without removing anything when a save holds the lock
+// ("another save is running in ...") or the model does not load.
+Result<std::vector<FolderEntry>> removeLeftovers(const std::filesystem::path& modelPath);
+
+} // namespace repack

@@ -1,0 +1,292 @@
+#include "report.h"
+
+#include "core/dtype.h"
+#include "file_layout.h"
+#include "core/json_stream.h"
+#include "core/model/model.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ostream>
+
+namespace repack {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+Json optionalNumber(const std::optional<uint64_t>& value)
+{
+    return value ? Json(*value) : Json(nullptr);
+}
+
+Json tensorJson(const TensorInfo& t)
+{
+    Json j;
+    j["name"] = t.name;
+    j["scope"] = t.scope;
+    j["kind"] = kindName(t.kind);
+    const auto type = dtype::name(t.dataType);
+    j["dtype"] = type ? std::string(*type) : "unknown(" + std::to_string(t.dataType) + ")";
+    j["shape"] = t.shape;
+    j["elements"] = optionalNumber(t.elements);
+    j["bytes"] = optionalNumber(t.bytes);
+    j["storage"] = t.isExternal() ? "external" : "inline";
+    if (t.isExternal()) {
+        j["location"] = t.external.location;
+        j["offset"] = t.external.offset;
+        j["length"] = t.external.length.value_or(t.byteSize());
+    } else {
+        j["location"] = nullptr;
+        j["offset"] = nullptr;
+        j["length"] = nullptr;
+    }
+    return j;
+}
+
+// tensorJson(t), written member by member.
+void writeTensor(JsonStream& json, const TensorInfo& t)
+{
+    json.beginObject();
+    json.key("name");
+    json.value(std::string_view(t.name));
+    json.key("scope");
+    json.value(std::string_view(t.scope));
+    json.key("kind");
+    json.value(kindName(t.kind));
+    json.key("dtype");
+    if (const auto type = dtype::name(t.dataType))
+        json.value(*type);
+    else
+        json.value(std::string_view("unknown(" + std::to_string(t.dataType) + ")"));
+    json.key("shape");
+    json.beginArray();
+    for (int64_t d : t.shape)
+        json.value(d);
+    json.endArray();
+    for (const auto& [name, number] : {std::pair("elements", t.elements), {"bytes", t.bytes}}) {
+        json.key(name);
+        if (number)
+            json.value(*number);
+        else
+            json.null();
+    }
+    json.key("storage");
+    json.value(std::string_view(t.isExternal() ? "external" : "inline"));
+    json.key("location");
+    if (t.isExternal())
+        json.value(std::string_view(t.external.location));
+    else
+        json.null();
+    for (const auto& [name, number] : {std::pair("offset", t.external.offset),
+             {"length", t.external.length.value_or(t.byteSize())}}) {
+        json.key(name);
+        if (t.isExternal())
+            json.value(number);
+        else
+            json.null();
+    }
+    json.endObject();
+}
+
+Json placeJson(const TensorInfo& t)
+{
+    if (!t.isExternal())
+        return Json{{"storage", "inline"}};
+    return Json{{"storage", "external"}, {"location", t.external.location},
+        {"offset", t.external.offset}, {"length", t.external.length.value_or(t.byteSize())}};
+}
+
+Json placeJson(const TensorPlace& place)
+{
+    if (!place.external)
+        return Json{{"storage", "inline"}};
+    return Json{{"storage", "external"}, {"location", place.location}, {"offset", place.offset},
+        {"length", place.length}};
+}
+
+Json modelJson(const Model& model)
+{
+    const ModelHeader& header = model.header();
+    Json opsets = Json::object();
+    for (const auto& [domain, version] : header.opsets)
+        opsets[domain.empty() ? "ai.onnx" : domain] = version;
+    std::string producer = header.producerName;
+    if (!header.producerVersion.empty())
+        producer += (producer.empty() ? "" : " ") + header.producerVersion;
+    return Json{{"path", model.path().string()}, {"bytes", model.fileBytes()},
+        {"ir_version", header.irVersion}, {"producer", producer}, {"opsets", opsets}};
+}
+
+Json problemJson(const Problem& p)
+{
+    return Json{{"severity", severityName(p.severity)}, {"tensor", p.tensor}, {"code", p.code},
+        {"message", p.message}};
+}
+
+Json fileJson(const FileLayout& f)
+{
+    return Json{{"location", f.location}, {"bytes", f.bytes},
+        {"referenced_bytes", f.referencedBytes}, {"padding_bytes", f.paddingBytes},
+        {"orphaned_bytes", f.orphanedBytes}, {"overlapping_bytes", f.overlappingBytes},
+        {"shared_bytes", f.sharedBytes}, {"format", f.headerBytes ? "safetensors" : "raw"},
+        {"header_bytes", f.headerBytes}};
+}
+
+Json totalsJson(const Model& model)
+{
+    uint64_t inlineBytes = 0;
+    uint64_t externalBytes = 0;
+    for (const auto& t : model.tensors())
+        (t.isExternal() ? externalBytes : inlineBytes) += t.byteSize();
+    return Json{{"tensors", model.tensors().size()}, {"inline_bytes", inlineBytes},
+        {"external_bytes", externalBytes}};
+}
+
+// The model's own problems, then the folder's.
+template <typename Visit>
+void forEachProblem(const Model& model, const std::vector<Problem>& folderProblems, Visit visit)
+{
+    for (const auto& p : model.problems())
+        visit(p);
+    for (const auto& p : folderProblems)
+        visit(p);
+}
+
+} // namespace
+
+void writeInspectJson(
+    std::ostream& out, const Model& model, const std::vector<Problem>& folderProblems)
+{
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kInspectSchema);
+    json.field("model", modelJson(model));
+    json.key("tensors");
+    json.beginArray();
+    for (const auto& t : model.tensors())
+        writeTensor(json, t);
+    json.endArray();
+    json.key("files");
+    json.beginArray();
+    for (const auto& f : computeLayout(model))
+        json.value(fileJson(f));
+    json.endArray();
+    json.field("totals", totalsJson(model));
+    json.key("problems");
+    json.beginArray();
+    forEachProblem(model, folderProblems, [&](const Problem& p) { json.value(problemJson(p)); });
+    json.endArray();
+    json.endObject();
+    out << '\n';
+}
+
+Json inspectJson(const Model& model, const std::vector<Problem>& folderProblems)
+{
+    Json tensors = Json::array();
+    for (const auto& t : model.tensors())
+        tensors.push_back(tensorJson(t));
+    Json files = Json::array();
+    for (const auto& f : computeLayout(model))
+        files.push_back(fileJson(f));
+    Json problems = Json::array();
+    forEachProblem(
+        model, folderProblems, [&](const Problem& p) { problems.push_back(problemJson(p)); });
+    return Json{{"schema", kInspectSchema}, {"model", modelJson(model)},
+        {"tensors", std::move(tensors)}, {"files", std::move(files)}, {"totals", totalsJson(model)},
+        {"problems", std::move(problems)}};
+}
+
+void writeVerifyJson(std::ostream& out, const Model& model, const std::vector<Problem>& problems)
+{
+    uint64_t externalBytes = 0;
+    size_t external = 0;
+    for (const auto& t : model.tensors())
+        if (t.isExternal()) {
+            ++external;
+            externalBytes += t.byteSize();
+        }
+    const bool ok = std::none_of(problems.begin(), problems.end(),
+        [](const Problem& p) { return p.severity == Severity::Error; });
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kVerifySchema);
+    json.field("model", modelJson(model));
+    json.field("ok", ok);
+    json.field("external_tensors", external);
+    json.field("external_bytes", externalBytes);
+    json.key("problems");
+    json.beginArray();
+    for (const auto& p : problems)
+        json.value(problemJson(p));
+    json.endArray();
+    json.endObject();
+    out << '\n';
+}
+
+void writeDiffJson(
+    std::ostream& out, const Model& a, const Model& b, const std::vector<DiffEntry>& entries)
+{
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kDiffSchema);
+    for (std::string_view key : kChangeKeys) {
+        json.key(key);
+        json.beginArray();
+        for (const auto& e : entries) {
+            if (changeKey(e.kind) != key)
+                continue;
+            Json item{{"scope", e.scope}, {"name", e.name}};
+            if (e.a >= 0)
+                item["a"] = placeJson(a.tensors()[static_cast<size_t>(e.a)]);
+            if (e.b >= 0)
+                item["b"] = placeJson(b.tensors()[static_cast<size_t>(e.b)]);
+            json.value(item);
+        }
+        json.endArray();
+    }
+    json.endObject();
+    out << '\n';
+}
+
+void writePlanDiffJson(std::ostream& out, const PlanDiff& diff)
+{
+    JsonStream json(out);
+    json.beginObject();
+    json.field("schema", kPlanDiffSchema);
+    for (std::string_view key : kChangeKeys) {
+        json.key(key);
+        json.beginArray();
+        for (const PlanDiffTensor& t : diff.tensors) {
+            if (changeKey(t.kind) != key)
+                continue;
+            json.value(Json{{"scope", t.scope}, {"name", t.name}, {"a", placeJson(t.before)},
+                {"b", placeJson(t.after)}});
+        }
+        json.endArray();
+    }
+    json.key("files");
+    json.beginArray();
+    for (const PlanDiffFile& f : diff.files) {
+        Json item{{"location", f.location}, {"change", planFileChange(f)}};
+        if (f.before)
+            item["before"] = Json{{"bytes", f.bytesBefore}, {"padding_bytes", f.paddingBefore},
+                {"orphaned_bytes", f.orphanedBefore}};
+        if (f.after)
+            item["after"] = Json{{"bytes", f.bytesAfter}, {"padding_bytes", f.paddingAfter}};
+        json.value(item);
+    }
+    json.endArray();
+    json.field("totals",
+        Json{{"tensors", diff.tensors.size()},
+            {"changed", diff.tensors.size() - diff.count(ChangeKind::Unchanged)},
+            {"to_inline_bytes", diff.toInlineBytes},
+            {"to_external_bytes", diff.toExternalBytes}});
+    json.endObject();
+    out << '\n';
+}
+
+} // namespace repack

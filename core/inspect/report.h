@@ -1,0 +1,47 @@
+// Machine-readable reports (SPEC section 6): `inspect --json`, `verify --json`, `diff --json`
+// and `plan --diff --json` (`plan --json` is the plan file format, in placement_plan.h). Each is written to a stream as
+// it is produced (JsonStream, laid out as nlohmann's dump(2)), newline-terminated.
+#pragma once
+
+#include "diff.h"
+#include "plan_diff.h"
+#include "core/problem.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <iosfwd>
+#include <vector>
+
+namespace repack {
+
+class Model;
+
+inline constexpr const char* kInspectSchema = "onnx-repack/inspect/1";
+inline constexpr const char* kVerifySchema = "onnx-repack/verify/1";
+inline constexpr const char* kDiffSchema = "onnx-repack/diff/1";
+inline constexpr const char* kPlanDiffSchema = "onnx-repack/plan-diff/1";
+
+// {"schema", "model", "tensors", "files", "totals", "problems"}; `folderProblems` (housekeeping
+// of the model's folder, the storage audit) follow the model's own problems.
+void writeInspectJson(
+    std::ostream& out, const Model& model, const std::vector<Problem>& folderProblems = {});
+// writeInspectJson's document as one value (for the open benchmark): its jsonText is that text.
+nlohmann::ordered_json inspectJson(
+    const Model& model, const std::vector<Problem>& folderProblems = {});
+
+// {"schema", "model", "ok", "external_tensors", "external_bytes", "problems"}.
+void writeVerifyJson(std::ostream& out, const Model& model, const std::vector<Problem>& problems);
+
+// diffModels(a, b) as {"schema", "added": [{"scope", "name", "a"?, "b"?}], "removed", ...}, each
+// side's place as {"storage", "location", "offset", "length"} (external) or {"storage"}.
+void writeDiffJson(
+    std::ostream& out, const Model& a, const Model& b, const std::vector<DiffEntry>& entries);
+// diffPlan(model, plan) in diff JSON's shape, the model now as "a" and after the save as "b":
+// {"schema", "added", "removed", "moved", "storage_changed", "content_changed", "unchanged"}
+// (a plan adds, removes and changes no content: those stay empty), then "files": [{"location",
+// "change": "new"|"unused"|"resized"|"unchanged", "before": {"bytes", "padding_bytes",
+// "orphaned_bytes"}?, "after": {"bytes", "padding_bytes"}?}] and "totals": {"tensors",
+// "changed", "to_inline_bytes", "to_external_bytes"}.
+void writePlanDiffJson(std::ostream& out, const PlanDiff& diff);
+
+} // namespace repack

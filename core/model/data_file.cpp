@@ -1,0 +1,128 @@
+#include "data_file.h"
+
+#include "core/posix_file.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+namespace repack {
+namespace {
+
+FileIdentity identityOf(const struct stat& st)
+{
+    return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+        static_cast<uint64_t>(st.st_size),
+        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+} // namespace
+
+Result<FileIdentity> identityOf(int fd)
+{
+    struct stat st { };
+    if (::fstat(fd, &st) != 0)
+        return Error{std::string("cannot stat file descriptor: ") + std::strerror(errno)};
+    return identityOf(st);
+}
+
+bool namesFile(const std::filesystem::path& path, const FileIdentity& identity)
+{
+    auto fd = UniqueFd::openRead(path);
+    if (!fd)
+        return false;
+    auto now = identityOf(fd->get());
+    return now && *now == identity;
+}
+
+DataFile::DataFile(std::filesystem::path path, FileIdentity expected)
+    : m_path(std::move(path))
+    , m_identity(expected)
+{
+}
+
+DataFile::~DataFile()
+{
+    if (m_base)
+        ::munmap(m_base, m_size);
+}
+
+Status DataFile::mapLocked()
+{
+    auto fd = UniqueFd::openRead(m_path);
+    if (!fd)
+        return fd.error();
+    auto identity = identityOf(fd->get());
+    if (!identity)
+        return identity.error();
+    if (!(*identity == m_identity))
+        return Error{m_path.string()
+            + ": invalidated: the file was replaced or changed since "
+              "the model was opened"};
+    m_size = identity->size;
+    if (m_size > 0) {
+        void* base = ::mmap(nullptr, m_size, PROT_READ, MAP_SHARED, fd->get(), 0);
+        if (base == MAP_FAILED)
+            return Error{systemMessage("cannot map", m_path)};
+        m_base = base;
+    }
+    m_mapped = true;
+    ++m_mapCount;
+    return {};
+}
+
+Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t length)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_invalidated)
+        return Error{m_path.string() + ": invalidated: " + m_invalidReason};
+    if (!m_mapped) {
+        if (Status s = mapLocked(); !s)
+            return s.error();
+    } else if (Status s = checkStillCurrent(); !s) {
+        return s.error();
+    }
+    if (offset > m_size || length > m_size - offset)
+        return Error{m_path.string() + ": range " + std::to_string(offset) + "+"
+            + std::to_string(length) + " lies past the end of the file (" + std::to_string(m_size)
+            + " bytes)"};
+    const auto* base = static_cast<const std::byte*>(m_base);
+    return std::span<const std::byte>(base ? base + offset : nullptr, length);
+}
+
+// A mapping keeps the old file's bytes alive after the path is replaced (by a save of another
+// Model, or another program), and shows new bytes at old offsets when the file is rewritten in
+// place: one stat per read keeps either from being served as current.
+Status DataFile::checkStillCurrent() const
+{
+    struct stat st { };
+    if (::stat(m_path.c_str(), &st) != 0 || !(identityOf(st) == m_identity))
+        return Error{m_path.string()
+            + ": invalidated: the file was replaced or changed since the model "
+              "was opened"};
+    return {};
+}
+
+void DataFile::releasePages(uint64_t offset, uint64_t length)
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_base || offset >= m_size)
+        return;
+    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+    const uint64_t end = std::min(m_size, offset + std::min(length, m_size - offset));
+    const uint64_t first = (offset + page - 1) / page * page;
+    const uint64_t last = end == m_size ? (end + page - 1) / page * page : end / page * page;
+    if (last > first)
+        ::madvise(static_cast<char*>(m_base) + first, last - first, MADV_DONTNEED);
+}
+
+void DataFile::invalidate(std::string reason)
+{
+    std::lock_guard lock(m_mutex);
+    m_invalidReason = std::move(reason);
+    m_invalidated = true;
+}
+
+} // namespace repack

@@ -1,0 +1,87 @@
+// An external data file, opened and memory-mapped once on first use and shared by all the
+// tensors that live in it. A save that replaces the file invalidates it: reads then fail with
+// an "invalidated" error instead of returning stale bytes.
+#pragma once
+
+#include "core/result.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+
+namespace repack {
+
+// Which file a path named when it was checked: a replaced file (same path, new inode, size or
+// modification time) must never be read at offsets meant for the old one.
+struct FileIdentity {
+    uint64_t device = 0;
+    uint64_t inode = 0;
+    uint64_t size = 0;
+    int64_t modifiedNs = 0;
+    bool operator==(const FileIdentity&) const = default;
+};
+
+// The identity of the file `fd` is open on.
+Result<FileIdentity> identityOf(int fd);
+// Whether `path` still names the file with `identity` (false when it cannot be opened).
+bool namesFile(const std::filesystem::path& path, const FileIdentity& identity);
+
+struct SafetensorsHeader;
+
+class DataFile {
+public:
+    // `expected` is what validation saw; the file is refused if it is not that file anymore.
+    DataFile(std::filesystem::path path, FileIdentity expected);
+    ~DataFile();
+    DataFile(const DataFile&) = delete;
+    DataFile& operator=(const DataFile&) = delete;
+
+    const std::filesystem::path& path() const { return m_path; }
+    const FileIdentity& identity() const { return m_identity; }
+
+    // The bytes [offset, offset + length), mapped on first use. Fails when the file is
+    // unreadable, the range lies past its end, or the file has been invalidated.
+    Result<std::span<const std::byte>> view(uint64_t offset, uint64_t length);
+
+    // Drops the mapped pages from this process's memory (they stay in the page cache and are
+    // read again on the next touch): after a walk over bytes that will not be needed soon.
+    // Only whole pages inside [offset, offset + length) are dropped.
+    void releasePages(uint64_t offset, uint64_t length);
+
+    // Marks every view of this file as stale; later views fail with `reason`.
+    void invalidate(std::string reason);
+
+    // The file's header when it is also a .safetensors file (core/model/safetensors.h): set once
+    // while the model is validated, before the file is shared.
+    void setSafetensors(std::shared_ptr<const SafetensorsHeader> header)
+    {
+        m_safetensors = std::move(header);
+    }
+    const SafetensorsHeader* safetensors() const { return m_safetensors.get(); }
+
+    // Number of times the file was mapped (1 at most); tests use it to prove sharing.
+    int mapCount() const { return m_mapCount; }
+
+private:
+    Status mapLocked();
+
+    Status checkStillCurrent() const;
+
+    std::filesystem::path m_path;
+    FileIdentity m_identity;
+    std::mutex m_mutex;
+    std::atomic<bool> m_invalidated{false};
+    std::string m_invalidReason;
+    void* m_base = nullptr;
+    uint64_t m_size = 0;
+    bool m_mapped = false;
+    int m_mapCount = 0;
+    std::shared_ptr<const SafetensorsHeader> m_safetensors;
+};
+
+} // namespace repack

@@ -1,0 +1,218 @@
+// A loaded ONNX model: the parsed protobuf, its tensor index and the validation problems.
+// Loading never reads weight bytes: external data and the raw_data payloads of the .onnx file
+// itself (core/model/wire_scan.h) are memory-mapped on demand.
+#pragma once
+
+#include "data_file.h"
+#include "core/problem.h"
+#include "core/result.h"
+#include "tensor_index.h"
+#include "tensor_info.h"
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+}
+namespace google::protobuf {
+class Arena;
+}
+
+namespace repack {
+
+// The bytes of one tensor, little-endian as in raw_data. Views into a mapping of a data file or
+// of the .onnx, or the model's own raw_data; typed-field tensors are converted into `owned`.
+// Bytes mapped from a file fault (SIGBUS) if the file shrinks underneath: touch them inside
+// readMapped (core/mapped_memory.h) with where() as its label.
+class TensorBytes {
+public:
+    static TensorBytes view(std::span<const std::byte> bytes, const DataFile* file = nullptr)
+    {
+        TensorBytes t;
+        t.m_view = bytes;
+        t.m_file = file;
+        return t;
+    }
+    static TensorBytes own(std::vector<std::byte> bytes)
+    {
+        TensorBytes t;
+        t.m_owned = std::move(bytes);
+        return t;
+    }
+    std::span<const std::byte> bytes() const
+    {
+        return m_owned.empty() ? m_view : std::span<const std::byte>(m_owned);
+    }
+    // "<tensor> (in <file>)" for a mapped view, else the tensor's name: what an error says.
+    std::string where(const TensorInfo& tensor) const
+    {
+        return m_file ? tensor.qualifiedName() + " (in " + m_file->path().string() + ")"
+                      : tensor.qualifiedName();
+    }
+
+private:
+    std::span<const std::byte> m_view;
+    const DataFile* m_file = nullptr; // the mapping m_view lies in, if any
+    std::vector<std::byte> m_owned;
+};
+
+class Model {
+public:
+    // Maps `path`, parses it without the raw_data payloads of at least kInFileMinBytes (they
+    // stay in the file: TensorInfo::inlineRange) and indexes and validates its tensors. Fails
+    // only when the file cannot be read or is not an ONNX model; broken tensor references are
+    // reported as problems and the model still opens.
+    static Result<std::unique_ptr<Model>> load(const std::filesystem::path& path);
+    // Smaller payloads are parsed: a range and a mapping cost more than their bytes.
+    static constexpr uint64_t kInFileMinBytes = 1024;
+    // Wraps an in-memory model whose external data resolves against `baseDir`.
+    static std::unique_ptr<Model> fromProto(
+        std::unique_ptr<onnx::ModelProto> proto, std::filesystem::path baseDir);
+    ~Model();
+
+    // The parsed model, parsed on first use for a loaded model (loading indexes the file at the
+    // wire level, core/model/tensor_index.h): call loadProtos() first where failure must be handled;
+    // these throw std::runtime_error when the file can no longer be parsed. Tensors with an
+    // inlineRange of at least kInFileMinBytes have an empty raw_data here until
+    // materializeInline(); read their bytes with read().
+    const onnx::ModelProto& proto() const;
+    // Mutable access; call reindex() after changing tensors. Changing the tensors of a loaded
+    // model needs materializeInline() and forgetInline() first (payload ranges are per proto).
+    onnx::ModelProto& mutableProto();
+    // Parses the .onnx into protos (a skeleton without the payloads of kInFileMinBytes or more)
+    // and points every TensorInfo::proto at its TensorProto, once: what a save or an
+    // external-data operation needs first. Fails, changing nothing, when the file was replaced
+    // or changed since it was opened, or protobuf refuses it.
+    Status loadProtos();
+    bool protosLoaded() const { return m_proto != nullptr; }
+    // ir_version, producer and opsets, as the index read them.
+    const ModelHeader& header() const { return m_header; }
+
+    // Payloads of at least kInFileMinBytes read from the .onnx file on demand, and the file
+    // they are read from (null when none).
+    size_t inFileCount() const;
+    const DataFile* inFileSource() const { return m_modelFile.get(); }
+    // Puts payloads left in the .onnx file back into their protos, for an operation that
+    // serializes or rewrites them: all of them, or those of the tensors `needed` names by
+    // index (a tensor that gets new storage needs none). All or nothing: fails, changing
+    // nothing, when the .onnx was replaced or changed since it was opened.
+    Status materializeInline(const std::function<bool(size_t)>& needed = {});
+    // Undoes materializeInline(): the payloads are read from the file again.
+    void releaseInline();
+    // After the protos were rewritten: the payloads' ranges are forgotten (what was
+    // materialized stays in the protos); call reindex() next.
+    void forgetInline();
+
+    // After a save wrote the model to `path` (the file with `identity`): the raw_data payloads
+    // of `ranges` lie in it and are read from there from now on; nothing else is read from the
+    // file the model was loaded from. Call setLocation() next.
+    void adoptSavedFile(const std::filesystem::path& path, const FileIdentity& identity,
+        const std::vector<std::pair<onnx::TensorProto*, FileRange>>& ranges);
+
+    const std::filesystem::path& path() const { return m_path; }
+    // Size of the .onnx file when loaded or last saved (0 for in-memory models).
+    uint64_t fileBytes() const { return m_fileBytes; }
+    // Which file the .onnx was when loaded or last saved (all zero for in-memory models).
+    const FileIdentity& fileIdentity() const { return m_fileIdentity; }
+    const std::filesystem::path& baseDir() const { return m_baseDir; }
+    // Resolves every external tensor against `dir` from now on, and revalidates.
+    void setBaseDir(std::filesystem::path dir);
+
+    const std::vector<TensorInfo>& tensors() const { return m_tensors; }
+    const std::vector<Problem>& problems() const { return m_problems; }
+    bool hasErrors() const;
+    // The message of the first error naming `tensor`, for errors that refuse to use it; empty
+    // when none does.
+    std::string firstErrorOf(const TensorInfo& tensor) const;
+
+    // Reads one tensor's bytes: mapped for external tensors, never garbage: a broken or
+    // invalidated reference is an error naming the tensor and the file.
+    Result<TensorBytes> read(size_t index) const;
+
+    // Rebuilds the index and problems after the protobuf changed.
+    void reindex();
+    // After a save: the model now lives at `path` (with `fileBytes` bytes) and `dir`.
+    void setLocation(std::filesystem::path path, uint64_t fileBytes);
+
+    // The shared data file for a resolved path (one mapping per file, however many tensors).
+    // A file seen with another identity than the cached one gets a new DataFile.
+    std::shared_ptr<DataFile> dataFile(
+        const std::filesystem::path& resolved, const FileIdentity& identity);
+    // Invalidates and forgets every cached data file whose path is in `replaced`.
+    void invalidateDataFiles(
+        const std::vector<std::filesystem::path>& replaced, const std::string& reason);
+
+private:
+    Model() = default;
+    // Replaces the index with `index` (problems of external references are added by resolve()).
+    void adoptIndex(TensorIndex index);
+    // Resolves external references against the base directory, and the problems that follow.
+    void resolve();
+    // A typed tensor's bytes from its TensorProto in the .onnx, protos not being loaded.
+    Result<std::vector<std::byte>> typedBytesFromFile(size_t index) const;
+
+    // A loaded model's protos live in an arena (declared first: destroyed last): one block
+    // per megabyte instead of a malloc per string and message, and freed at once.
+    struct ProtoDeleter {
+        void operator()(onnx::ModelProto* proto) const;
+    };
+    std::unique_ptr<google::protobuf::Arena> m_arena;
+    std::unique_ptr<onnx::ModelProto, ProtoDeleter> m_proto;
+    std::filesystem::path m_path;
+    std::filesystem::path m_baseDir;
+    uint64_t m_fileBytes = 0;
+    FileIdentity m_fileIdentity;
+    ModelHeader m_header;
+    std::vector<TensorInfo> m_tensors;
+    std::vector<Problem> m_indexProblems; // found by the index, before resolve()
+    std::vector<Problem> m_problems;
+    // Typed tensors of a model whose protos are not loaded: their TensorProto's ranges.
+    std::unordered_map<size_t, std::vector<FileRange>> m_typedSpans;
+    std::map<std::filesystem::path, std::shared_ptr<DataFile>> m_dataFiles;
+    // raw_data payloads left in the .onnx file once protos are loaded, and the mapping of the
+    // .onnx the index and every payload are read from (until a save replaces it).
+    std::unordered_map<onnx::TensorProto*, FileRange> m_inFile;
+    std::shared_ptr<DataFile> m_modelFile;
+    std::vector<onnx::TensorProto*> m_materialized;
+};
+
+// materializeInline() for an operation that rewrites the model's protos: unless commit() is
+// called (the rewrite is kept), the model goes back to reading its payloads from the file.
+class InlineMaterialization {
+public:
+    explicit InlineMaterialization(Model& model)
+        : m_model(model)
+    {
+    }
+    ~InlineMaterialization()
+    {
+        if (m_active)
+            m_model.releaseInline();
+    }
+    InlineMaterialization(const InlineMaterialization&) = delete;
+    InlineMaterialization& operator=(const InlineMaterialization&) = delete;
+
+    Status materialize(const std::function<bool(size_t)>& needed = {})
+    {
+        Status s = m_model.materializeInline(needed);
+        m_active = s.ok();
+        return s;
+    }
+    void commit()
+    {
+        if (m_active)
+            m_model.forgetInline();
+        m_active = false;
+    }
+
+private:
+    Model& m_model;
+    bool m_active = false;
+};
+
+} // namespace repack

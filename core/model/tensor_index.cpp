@@ -1,0 +1,914 @@
+#include "tensor_index.h"
+
+#include "core/dtype.h"
+#include "external_reference.h"
+#include "graph_build_inputs.h"
+#include "wire_reader.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <limits>
+
+#include <sys/mman.h>
+
+namespace repack {
+namespace {
+
+using wire::Field;
+using wire::Reader;
+
+// Where one occurrence of a message lies in the bytes. A singular message field given more
+// than once is one message to protobuf: its occurrences, read in order.
+struct Span {
+    uint64_t begin = 0;
+    uint64_t end = 0;
+};
+using Spans = std::vector<Span>;
+using SpanList = std::span<const Span>;
+
+SpanList one(const Span& s)
+{
+    return {&s, 1};
+}
+
+using TP = onnx::TensorProto;
+using GP = onnx::GraphProto;
+using NP = onnx::NodeProto;
+using AP = onnx::AttributeProto;
+using SP = onnx::SparseTensorProto;
+using MP = onnx::ModelProto;
+using FP = onnx::FunctionProto;
+
+// The fields of one TensorProto that the index needs, as protobuf would have parsed them.
+struct TensorFields {
+    std::vector<int64_t> dims;
+    int32_t dataType = 0;
+    bool external = false; // data_location == EXTERNAL
+    std::string_view name;
+    bool hasRaw = false;
+    FileRange raw; // the last raw_data
+    uint64_t typedCount = 0; // values in float_data, int32_data, ..., string_data
+    uint64_t stringBytes = 0; // sum of the string_data lengths
+    std::vector<std::pair<std::string_view, std::string_view>> externalData;
+
+    void clear()
+    {
+        dims.clear();
+        externalData.clear();
+        dataType = 0;
+        external = false;
+        name = {};
+        hasRaw = false;
+        raw = {};
+        typedCount = 0;
+        stringBytes = 0;
+    }
+};
+
+// A large buffer about to be filled: in 2 MiB pages where the system allows, one page fault
+// instead of 512 (faults are most of the cost of filling an index of 100,000 tensors).
+void adviseHugePages(const void* data, size_t bytes)
+{
+    constexpr uintptr_t kHuge = 2u << 20;
+    const auto begin = reinterpret_cast<uintptr_t>(data);
+    const uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t last = (begin + bytes) & ~(kHuge - 1);
+    if (last > first)
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+}
+
+std::optional<uint64_t> elementCount(const std::vector<int64_t>& dims)
+{
+    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
+        return std::nullopt;
+    // A zero dimension anywhere makes the tensor empty, however large the others are.
+    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d == 0; }))
+        return 0;
+    uint64_t n = 1;
+    for (int64_t d : dims) {
+        const auto u = static_cast<uint64_t>(d);
+        if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u)
+            return std::nullopt;
+        n *= u;
+    }
+    return n;
+}
+
+std::string orName(std::string_view own, const std::string& fallback)
+{
+    return own.empty() ? fallback : std::string(own);
+}
+
+class Walker {
+public:
+    Walker(std::span<const std::byte> bytes, const RawPayloadRule& raw, const ReleaseRule& release,
+        TensorIndex& out)
+        : m_data(reinterpret_cast<const unsigned char*>(bytes.data()))
+        , m_size(bytes.size())
+        , m_raw(raw)
+        , m_out(out)
+        , m_marker(out.tensors)
+        , m_release(release)
+    {
+    }
+
+    bool model()
+    {
+        Reader r(m_data, 0, m_size);
+        Spans graph;
+        Spans functions;
+        Field f;
+        while (r.next(f)) {
+            switch (f.number) {
+            case MP::kIrVersionFieldNumber:
+                if (f.type == wire::Varint)
+                    m_out.header.irVersion = static_cast<int64_t>(f.varint);
+                break;
+            case MP::kProducerNameFieldNumber:
+                if (f.type == wire::Len)
+                    m_out.header.producerName = r.text(f);
+                break;
+            case MP::kProducerVersionFieldNumber:
+                if (f.type == wire::Len)
+                    m_out.header.producerVersion = r.text(f);
+                break;
+            case MP::kOpsetImportFieldNumber:
+                if (f.type == wire::Len && !opset(r, f))
+                    return fail(r);
+                break;
+            case MP::kGraphFieldNumber:
+                if (f.type == wire::Len)
+                    graph.push_back({f.begin, f.end});
+                break;
+            case MP::kFunctionsFieldNumber:
+                if (f.type == wire::Len)
+                    functions.push_back({f.begin, f.end});
+                break;
+            }
+        }
+        if (r.failed())
+            return fail(r);
+        m_out.hasGraph = !graph.empty();
+        m_out.functionCount = functions.size();
+        if (!graph.empty() && !this->graph(graph, 1, "graph", &m_mainGraphHasNodes))
+            return false;
+        for (const Span& function : functions)
+            if (!this->function(function))
+                return false;
+        markUnusedInitializers();
+        return true;
+    }
+
+    const std::string& error() const { return m_error; }
+
+private:
+    bool fail(const Reader& r)
+    {
+        if (m_error.empty())
+            m_error = r.error();
+        return false;
+    }
+
+    bool opset(Reader& parent, const Field& field)
+    {
+        Reader r(m_data, 0, 0);
+        if (!parent.nested(field, r))
+            return false;
+        std::string domain;
+        int64_t version = 0;
+        Field f;
+        while (r.next(f)) {
+            if (f.number == onnx::OperatorSetIdProto::kDomainFieldNumber && f.type == wire::Len)
+                domain = r.text(f);
+            else if (f.number == onnx::OperatorSetIdProto::kVersionFieldNumber
+                && f.type == wire::Varint)
+                version = static_cast<int64_t>(f.varint);
+        }
+        if (!parent.adopt(r))
+            return false;
+        m_out.header.opsets.emplace_back(std::move(domain), version);
+        return true;
+    }
+
+    // Runs `each` over the fields of every occurrence of a message at nesting `depth`.
+    template <typename Each> bool fields(SpanList spans, int depth, Each&& each)
+    {
+        if (depth > wire::kMaxDepth) {
+            m_error = "messages nested deeper than " + std::to_string(wire::kMaxDepth) + " at byte "
+                + std::to_string(spans.empty() ? 0 : spans.front().begin);
+            return false;
+        }
+        for (const Span& span : spans) {
+            Reader r(m_data, span.begin, span.end, depth);
+            Field f;
+            while (r.next(f))
+                if (!each(r, f))
+                    return fail(r);
+            if (r.failed())
+                return fail(r);
+        }
+        return true;
+    }
+
+    bool graph(SpanList spans, int depth, const std::string& scope, bool* hasNodes = nullptr)
+    {
+        // Most tensors are the main graph's initializers: one allocation for the index.
+        if (depth == 1 && !reserveMainGraph(spans, depth))
+            return false;
+        Spans sparse;
+        Spans nodes;
+        m_marker.enterGraph();
+        Releaser released(*this, spans.empty() ? 0 : spans.front().begin, depth);
+        // Initializers come first in the index, in order: read them as they come.
+        const bool ok = fields(spans, depth, [&](Reader& r, const Field& f) {
+            if (f.type != wire::Len)
+                return true;
+            switch (f.number) {
+            case GP::kNodeFieldNumber:
+                nodes.push_back({f.begin, f.end});
+                break;
+            case GP::kInitializerFieldNumber: {
+                const size_t index = m_out.tensors.size();
+                const Span init{f.begin, f.end};
+                if (!tensor(one(init), depth + 1, scope, TensorKind::Initializer, {}))
+                    return false;
+                m_marker.initializer(m_lastName, index);
+                break;
+            }
+            case GP::kSparseInitializerFieldNumber:
+                sparse.push_back({f.begin, f.end});
+                break;
+            case GP::kOutputFieldNumber:
+                return valueInfoName(r, f);
+            }
+            released.upTo(f.end);
+            return true;
+        });
+        if (!ok)
+            return false;
+        released.finish();
+        if (hasNodes)
+            *hasNodes = !nodes.empty();
+        for (const Span& s : sparse)
+            if (!sparseTensor(one(s), depth + 1, scope, {}, true))
+                return false;
+        const bool done = nodeList(nodes, depth + 1, scope);
+        m_marker.leaveGraph();
+        return done;
+    }
+
+    // Counts the main graph's initializers for one allocation of the index.
+    bool reserveMainGraph(SpanList spans, int depth)
+    {
+        size_t count = 0;
+        Releaser released(*this, spans.empty() ? 0 : spans.front().begin, depth);
+        const bool ok = fields(spans, depth, [&](Reader&, const Field& f) {
+            if (f.type == wire::Len && f.number == GP::kInitializerFieldNumber)
+                ++count;
+            else if (f.type == wire::Len && f.number == GP::kSparseInitializerFieldNumber)
+                count += 2;
+            released.upTo(f.end);
+            return true;
+        });
+        released.finish();
+        m_out.tensors.reserve(count);
+        adviseHugePages(m_out.tensors.data(), count * sizeof(TensorInfo));
+        return ok;
+    }
+
+    // Gives back to the system the pages of the main graph's bytes a walk has passed (the
+    // caller's `release`): the file's pages do not all stay in memory at once. Pages read
+    // again later come back from the page cache.
+    class Releaser {
+    public:
+        Releaser(Walker& walker, uint64_t from, int depth)
+            : m_walker(walker)
+            , m_from(from)
+            , m_to(from)
+            , m_active(depth <= 1 && walker.m_release)
+        {
+        }
+        void upTo(uint64_t pos)
+        {
+            m_to = std::max(m_to, pos);
+            if (m_active && m_to >= m_from + kReleaseChunk)
+                finish();
+        }
+        void finish()
+        {
+            if (m_active && m_to > m_from)
+                m_walker.m_release(m_from, m_to - m_from);
+            m_from = m_to;
+        }
+
+    private:
+        static constexpr uint64_t kReleaseChunk = 1 << 20;
+        Walker& m_walker;
+        uint64_t m_from;
+        uint64_t m_to;
+        bool m_active;
+    };
+
+    // A graph output's name: a use of that name.
+    bool valueInfoName(Reader& parent, const Field& field)
+    {
+        Reader r(m_data, 0, 0);
+        if (!parent.nested(field, r))
+            return false;
+        std::string_view name;
+        bool named = false;
+        Field f;
+        while (r.next(f))
+            if (f.number == onnx::ValueInfoProto::kNameFieldNumber && f.type == wire::Len) {
+                name = r.text(f);
+                named = true;
+            }
+        if (named)
+            m_used.push_back(std::hash<std::string_view>{}(name));
+        return parent.adopt(r);
+    }
+
+    bool function(const Span& span)
+    {
+        std::string_view name;
+        std::string_view domain;
+        Spans nodes;
+        const bool ok = fields(one(span), 1, [&](Reader& r, const Field& f) {
+            if (f.type != wire::Len)
+                return true;
+            if (f.number == FP::kNameFieldNumber)
+                name = r.text(f);
+            else if (f.number == FP::kDomainFieldNumber)
+                domain = r.text(f);
+            else if (f.number == FP::kNodeFieldNumber)
+                nodes.push_back({f.begin, f.end});
+            return true;
+        });
+        if (!ok)
+            return false;
+        m_marker.enterGraph();
+        const bool done
+            = nodeList(nodes, 2, "function:" + std::string(domain) + ":" + std::string(name));
+        m_marker.leaveGraph();
+        return done;
+    }
+
+    struct NodeFields {
+        std::string_view name;
+        std::string_view opType;
+        std::string_view domain;
+        std::string_view output0;
+        bool hasOutput = false;
+        Spans attributes;
+    };
+
+    bool nodeList(const Spans& nodes, int depth, const std::string& scope)
+    {
+        int index = 0;
+        NodeFields node;
+        Releaser released(*this, nodes.empty() ? 0 : nodes.front().begin, depth - 1);
+        for (const Span& span : nodes) {
+            released.upTo(span.begin);
+            node.name = node.opType = node.domain = node.output0 = {};
+            node.hasOutput = false;
+            node.attributes.clear();
+            const bool ok = fields(one(span), depth, [&](Reader& r, const Field& f) {
+                if (f.type != wire::Len)
+                    return true;
+                switch (f.number) {
+                case NP::kNameFieldNumber:
+                    node.name = r.text(f);
+                    break;
+                case NP::kOpTypeFieldNumber:
+                    node.opType = r.text(f);
+                    break;
+                case NP::kDomainFieldNumber:
+                    node.domain = r.text(f);
+                    break;
+                case NP::kOutputFieldNumber:
+                    if (!node.hasOutput)
+                        node.output0 = r.text(f);
+                    node.hasOutput = true;
+                    break;
+                case NP::kAttributeFieldNumber:
+                    node.attributes.push_back({f.begin, f.end});
+                    break;
+                }
+                return true;
+            });
+            if (!ok)
+                return false;
+            const std::string label
+                = node.name.empty() ? "#" + std::to_string(index) : std::string(node.name);
+            for (const Span& attr : node.attributes)
+                if (!attribute(attr, depth + 1, scope, label, node, index))
+                    return false;
+            // The inputs, read again now that the subgraphs are walked (m_inputs is shared).
+            m_inputs.clear();
+            fields(one(span), depth, [&](Reader& r, const Field& f) {
+                if (f.number == NP::kInputFieldNumber && f.type == wire::Len)
+                    m_inputs.push_back(r.text(f));
+                return true;
+            });
+            for (std::string_view input : m_inputs)
+                m_used.push_back(std::hash<std::string_view>{}(input));
+            m_marker.node(node.domain, node.opType, node.name, index, m_inputs);
+            ++index;
+        }
+        released.upTo(nodes.empty() ? 0 : nodes.back().end);
+        released.finish();
+        return true;
+    }
+
+    bool attribute(const Span& span, int depth, const std::string& scope, const std::string& label,
+        const NodeFields& node, int nodeIndex)
+    {
+        std::string_view name;
+        Spans t, g, sparse;
+        Spans tensors, graphs, sparseList;
+        const bool ok = fields(one(span), depth, [&](Reader& r, const Field& f) {
+            if (f.type != wire::Len)
+                return true;
+            switch (f.number) {
+            case AP::kNameFieldNumber:
+                name = r.text(f);
+                break;
+            case AP::kTFieldNumber:
+                t.push_back({f.begin, f.end});
+                break;
+            case AP::kGFieldNumber:
+                g.push_back({f.begin, f.end});
+                break;
+            case AP::kTensorsFieldNumber:
+                tensors.push_back({f.begin, f.end});
+                break;
+            case AP::kGraphsFieldNumber:
+                graphs.push_back({f.begin, f.end});
+                break;
+            case AP::kSparseTensorFieldNumber:
+                sparse.push_back({f.begin, f.end});
+                break;
+            case AP::kSparseTensorsFieldNumber:
+                sparseList.push_back({f.begin, f.end});
+                break;
+            }
+            return true;
+        });
+        if (!ok)
+            return false;
+        const std::string base = label + "." + std::string(name);
+        std::optional<size_t> value;
+        if (!t.empty()) {
+            value = m_out.tensors.size();
+            if (!tensor(t, depth + 1, scope, TensorKind::Attribute, base))
+                return false;
+        }
+        for (size_t i = 0; i < tensors.size(); ++i)
+            if (!tensor(one(tensors[i]), depth + 1, scope, TensorKind::Attribute,
+                    base + "[" + std::to_string(i) + "]"))
+                return false;
+        if (!sparse.empty() && !sparseTensor(sparse, depth + 1, scope, base, false))
+            return false;
+        for (size_t i = 0; i < sparseList.size(); ++i)
+            if (!sparseTensor(one(sparseList[i]), depth + 1, scope,
+                    base + "[" + std::to_string(i) + "]", false))
+                return false;
+        const std::string sub = scope + "/" + label + "/" + std::string(name);
+        if (!g.empty() && !graph(g, depth + 1, sub))
+            return false;
+        for (size_t i = 0; i < graphs.size(); ++i)
+            if (!graph(one(graphs[i]), depth + 1, sub + "[" + std::to_string(i) + "]"))
+                return false;
+        const bool standard = node.domain.empty() || node.domain == "ai.onnx";
+        if (standard && value && name == "value") {
+            if (node.opType == "Constant" && node.hasOutput)
+                m_marker.constant(node.output0, *value);
+            if (node.opType == "ConstantOfShape")
+                m_marker.constantOfShapeValue(node.opType, node.name, nodeIndex, *value);
+        }
+        return true;
+    }
+
+    // A sparse tensor's values and indices; `initializer`: of a graph (named for lookups).
+    bool sparseTensor(SpanList spans, int depth, const std::string& scope,
+        const std::string& fallback, bool initializer)
+    {
+        Spans values, indices;
+        const bool ok = fields(spans, depth, [&](Reader&, const Field& f) {
+            if (f.type == wire::Len && f.number == SP::kValuesFieldNumber)
+                values.push_back({f.begin, f.end});
+            else if (f.type == wire::Len && f.number == SP::kIndicesFieldNumber)
+                indices.push_back({f.begin, f.end});
+            return true;
+        });
+        if (!ok)
+            return false;
+        // protobuf gives an absent values or indices message as an empty TensorProto.
+        const size_t valuesIndex = m_out.tensors.size();
+        if (!tensor(values, depth + 1, scope, TensorKind::Sparse, fallback))
+            return false;
+        const std::string_view valuesName = m_lastName;
+        const std::string name = m_out.tensors.back().name;
+        if (!tensor(indices, depth + 1, scope, TensorKind::Sparse, name + ".indices"))
+            return false;
+        if (initializer)
+            m_marker.sparseInitializer(valuesName, valuesIndex, valuesIndex + 1);
+        return true;
+    }
+
+    bool countVarints(Reader& r, const Field& f, uint64_t& count)
+    {
+        uint64_t pos = f.begin;
+        uint64_t ignored = 0;
+        while (pos < f.end) {
+            if (!r.varint(pos, f.end, ignored))
+                return false;
+            ++count;
+        }
+        return true;
+    }
+
+    // A repeated number field: `scalar` is its unpacked wire type, `width` its packed width
+    // (0 for varints).
+    bool typedValues(Reader& r, const Field& f, int scalar, uint64_t width)
+    {
+        if (f.type == scalar) {
+            ++m_fields.typedCount;
+            return true;
+        }
+        if (f.type != wire::Len)
+            return true; // an unknown field to protobuf
+        if (width == 0)
+            return countVarints(r, f, m_fields.typedCount);
+        if ((f.end - f.begin) % width != 0)
+            return r.fail("packed field of " + std::to_string(f.end - f.begin)
+                    + " bytes, not a multiple of " + std::to_string(width),
+                f.tagAt);
+        m_fields.typedCount += (f.end - f.begin) / width;
+        return true;
+    }
+
+    bool externalEntry(Reader& parent, const Field& field)
+    {
+        Reader r(m_data, 0, 0);
+        if (!parent.nested(field, r))
+            return false;
+        std::string_view key;
+        std::string_view value;
+        Field f;
+        while (r.next(f)) {
+            if (f.type != wire::Len)
+                continue;
+            if (f.number == onnx::StringStringEntryProto::kKeyFieldNumber)
+                key = r.text(f);
+            else if (f.number == onnx::StringStringEntryProto::kValueFieldNumber)
+                value = r.text(f);
+        }
+        m_fields.externalData.emplace_back(key, value);
+        return parent.adopt(r);
+    }
+
+    bool tensorField(Reader& r, const Field& f)
+    {
+        TensorFields& t = m_fields;
+        switch (f.number) {
+        case TP::kDimsFieldNumber:
+            if (f.type == wire::Varint) {
+                t.dims.push_back(static_cast<int64_t>(f.varint));
+            } else if (f.type == wire::Len) {
+                uint64_t pos = f.begin;
+                uint64_t v = 0;
+                while (pos < f.end) {
+                    if (!r.varint(pos, f.end, v))
+                        return false;
+                    t.dims.push_back(static_cast<int64_t>(v));
+                }
+            }
+            return true;
+        case TP::kDataTypeFieldNumber:
+            if (f.type == wire::Varint)
+                t.dataType = static_cast<int32_t>(f.varint);
+            return true;
+        case TP::kDataLocationFieldNumber:
+            // protobuf reads an enum as an int32 (the varint's low 32 bits); a value it does not
+            // know goes to the unknown fields.
+            if (f.type == wire::Varint) {
+                const auto value = static_cast<int32_t>(f.varint);
+                if (TP::DataLocation_IsValid(value))
+                    t.external = value == TP::EXTERNAL;
+            }
+            return true;
+        case TP::kNameFieldNumber:
+            if (f.type == wire::Len)
+                t.name = r.text(f);
+            return true;
+        case TP::kRawDataFieldNumber:
+            if (f.type == wire::Len) {
+                t.hasRaw = true;
+                t.raw = {f.begin, f.end - f.begin};
+            }
+            return true;
+        case TP::kStringDataFieldNumber:
+            if (f.type == wire::Len) {
+                ++t.typedCount;
+                t.stringBytes += f.end - f.begin;
+            }
+            return true;
+        case TP::kFloatDataFieldNumber:
+            return typedValues(r, f, wire::Fixed32, 4);
+        case TP::kDoubleDataFieldNumber:
+            return typedValues(r, f, wire::Fixed64, 8);
+        case TP::kInt32DataFieldNumber:
+        case TP::kInt64DataFieldNumber:
+        case TP::kUint64DataFieldNumber:
+            return typedValues(r, f, wire::Varint, 0);
+        case TP::kExternalDataFieldNumber:
+            return f.type != wire::Len || externalEntry(r, f);
+        }
+        return true;
+    }
+
+    void problem(const TensorInfo& info, std::string_view code, std::string message,
+        Severity severity = Severity::Error)
+    {
+        m_out.problems.push_back({severity, info.qualifiedName(), std::string(code),
+            info.qualifiedName() + ": " + std::move(message)});
+    }
+
+    // Reads the TensorProto made of `spans` and adds it to the index.
+    bool tensor(SpanList spans, int depth, const std::string& scope, TensorKind kind,
+        const std::string& fallback)
+    {
+        m_fields.clear();
+        if (!fields(spans, depth, [this](Reader& r, const Field& f) { return tensorField(r, f); }))
+            return false;
+        const TensorFields& t = m_fields;
+        m_lastName = t.name;
+
+        TensorInfo info;
+        info.name = orName(t.name, fallback);
+        info.scope = scope;
+        info.kind = kind;
+        info.dataType = t.dataType;
+        info.shape = t.dims;
+        info.elements = elementCount(t.dims);
+
+        const bool known = dtype::name(info.dataType).has_value() && info.dataType != 0;
+        if (!known)
+            problem(info, code::UnknownDtype, "unknown data type " + std::to_string(info.dataType),
+                Severity::Warning);
+        if (!info.elements) {
+            const bool negative
+                = std::any_of(t.dims.begin(), t.dims.end(), [](int64_t d) { return d < 0; });
+            problem(info, negative ? code::BadDims : code::SizeOverflow,
+                negative ? "negative dimension in shape"
+                         : "element count of the shape overflows 64 bits");
+        } else if (info.dataType == dtype::String) {
+            info.bytes = t.stringBytes;
+        } else if (known) {
+            info.bytes = dtype::byteSize(info.dataType, *info.elements);
+            if (!info.bytes)
+                problem(info, code::SizeOverflow, "byte size of the tensor overflows 64 bits");
+        }
+
+        const size_t position = m_out.tensors.size();
+        if (t.external) {
+            info.storage = Storage::External;
+            parseExternalKeys(info, {t.externalData, t.hasRaw || t.typedCount > 0}, m_out.problems);
+        } else {
+            info.storage = t.hasRaw ? Storage::Raw : Storage::Typed;
+            uint64_t held = t.raw.length;
+            if (t.hasRaw) {
+                info.inlineRange = m_raw ? m_raw(position, t.raw) : std::nullopt;
+                if (info.inlineRange)
+                    held = info.inlineRange->length;
+            } else {
+                std::vector<FileRange> ranges;
+                for (const Span& s : spans)
+                    ranges.push_back({s.begin, s.end - s.begin});
+                m_out.typedSpans.emplace_back(position, std::move(ranges));
+            }
+            if (!t.externalData.empty())
+                problem(info, code::ExternalDataIgnored,
+                    "has external_data entries but data_location is not EXTERNAL; "
+                    "they are ignored",
+                    Severity::Warning);
+            checkInlineSize(info, held);
+        }
+        m_out.tensors.push_back(std::move(info));
+        return true;
+    }
+
+    void checkInlineSize(const TensorInfo& info, uint64_t rawHeld)
+    {
+        if (!info.bytes || info.dataType == dtype::String)
+            return;
+        if (info.storage == Storage::Raw) {
+            if (rawHeld != *info.bytes)
+                problem(info, code::InlineSizeMismatch,
+                    "raw_data holds " + std::to_string(rawHeld) + " bytes, dtype x shape needs "
+                        + std::to_string(*info.bytes));
+            return;
+        }
+        const uint64_t count = m_fields.typedCount;
+        if (count == 0 && *info.elements == 0)
+            return;
+        const int bits = dtype::bitsPerElement(info.dataType);
+        uint64_t expected = *info.elements;
+        if (info.dataType == dtype::Complex64 || info.dataType == dtype::Complex128)
+            expected *= 2;
+        else if (bits < 8)
+            expected = *info.bytes;
+        if (count != expected)
+            problem(info, code::InlineSizeMismatch,
+                "typed data holds " + std::to_string(count) + " values, dtype x shape needs "
+                    + std::to_string(expected));
+    }
+
+    // Initializers no node input and no graph output names, when the main graph has nodes (a
+    // graph without nodes is a weights container: nothing is meant to use them). Names are
+    // compared by their 64-bit hashes: a collision at worst hides one warning.
+    void markUnusedInitializers()
+    {
+        if (!m_mainGraphHasNodes)
+            return;
+        std::sort(m_used.begin(), m_used.end());
+        for (TensorInfo& t : m_out.tensors)
+            t.unusedInitializer = t.kind == TensorKind::Initializer
+                && !std::binary_search(
+                    m_used.begin(), m_used.end(), std::hash<std::string_view>{}(t.name));
+    }
+
+    const unsigned char* m_data;
+    uint64_t m_size;
+    const RawPayloadRule& m_raw;
+    TensorIndex& m_out;
+    GraphBuildMarker m_marker;
+    TensorFields m_fields; // of the tensor being read (tensors hold no tensors)
+    std::string_view m_lastName; // the own name of the tensor read last
+    std::vector<std::string_view> m_inputs; // of the node being finished
+    std::vector<size_t> m_used; // hashes of node inputs and graph outputs, every graph
+    const ReleaseRule& m_release;
+    bool m_mainGraphHasNodes = false;
+    std::string m_error;
+};
+
+// Tensors of one scope sharing a name: onnx.checker rejects two initializers (or sparse
+// initializers) of one name in a graph, so that is an error; attribute tensors may repeat a
+// name for onnx, but diffs and plans match tensors by scope and name, so that is a warning.
+// Reported at the first of each group, in index order.
+void reportDuplicateNames(const std::vector<TensorInfo>& tensors, std::vector<Problem>& problems)
+{
+    // Sorted by the hash of scope and name, so that only tensors whose hashes are equal are
+    // compared by their strings.
+    std::vector<std::pair<size_t, uint32_t>> keyed(tensors.size());
+    for (uint32_t i = 0; i < keyed.size(); ++i) {
+        const size_t scope = std::hash<std::string>{}(tensors[i].scope);
+        keyed[i] = {scope
+                ^ (std::hash<std::string>{}(tensors[i].name) + 0x9e3779b97f4a7c15ull + (scope << 6)
+                    + (scope >> 2)),
+            i};
+    }
+    std::sort(keyed.begin(), keyed.end());
+    auto same = [&](uint32_t a, uint32_t b) {
+        return tensors[a].name == tensors[b].name && tensors[a].scope == tensors[b].scope;
+    };
+    std::vector<std::pair<uint32_t, Problem>> found;
+    std::vector<uint32_t> group;
+    for (size_t begin = 0; begin < keyed.size();) {
+        size_t end = begin + 1;
+        while (end < keyed.size() && keyed[end].first == keyed[begin].first)
+            ++end;
+        // Within a run of one hash (almost always one tensor), the groups of equal names, each
+        // in index order.
+        for (size_t i = begin; i < end; ++i) {
+            if (keyed[i].second == UINT32_MAX)
+                continue;
+            group.assign(1, keyed[i].second);
+            for (size_t j = i + 1; j < end; ++j)
+                if (keyed[j].second != UINT32_MAX && same(keyed[i].second, keyed[j].second)) {
+                    group.push_back(keyed[j].second);
+                    keyed[j].second = UINT32_MAX;
+                }
+            if (group.size() < 2)
+                continue;
+            const TensorInfo& t = tensors[group.front()];
+            const auto values = std::count_if(group.begin(), group.end(),
+                [&](uint32_t g) { return tensors[g].kind != TensorKind::Attribute; });
+            const bool invalid = values >= 2;
+            found.emplace_back(group.front(),
+                Problem{invalid ? Severity::Error : Severity::Warning, t.qualifiedName(),
+                    std::string(code::DuplicateName),
+                    t.qualifiedName() + ": " + std::to_string(group.size()) + " tensors of scope '"
+                        + t.scope + "' are named '" + t.name + "'"
+                        + (invalid ? "; onnx.checker rejects duplicate initializer names"
+                                   : "; diffs and plan files cannot tell them apart")
+                        + "; fix: rename all but one"});
+        }
+        begin = end;
+    }
+    std::sort(
+        found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [first, p] : found)
+        problems.push_back(std::move(p));
+}
+
+// The TensorProtos in index order, as Walker visits them.
+class ProtoLister {
+public:
+    explicit ProtoLister(std::vector<onnx::TensorProto*>& out)
+        : m_out(out)
+    {
+    }
+
+    void graph(onnx::GraphProto& g)
+    {
+        for (auto& init : *g.mutable_initializer())
+            m_out.push_back(&init);
+        for (auto& sparse : *g.mutable_sparse_initializer())
+            this->sparse(sparse);
+        nodes(*g.mutable_node());
+    }
+
+    void nodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& list)
+    {
+        for (auto& node : list)
+            for (auto& attr : *node.mutable_attribute()) {
+                if (attr.has_t())
+                    m_out.push_back(attr.mutable_t());
+                for (auto& t : *attr.mutable_tensors())
+                    m_out.push_back(&t);
+                if (attr.has_sparse_tensor())
+                    sparse(*attr.mutable_sparse_tensor());
+                for (auto& s : *attr.mutable_sparse_tensors())
+                    sparse(s);
+                if (attr.has_g())
+                    graph(*attr.mutable_g());
+                for (auto& g : *attr.mutable_graphs())
+                    graph(g);
+            }
+    }
+
+private:
+    void sparse(onnx::SparseTensorProto& s)
+    {
+        m_out.push_back(s.mutable_values());
+        m_out.push_back(s.mutable_indices());
+    }
+
+    std::vector<onnx::TensorProto*>& m_out;
+};
+
+} // namespace
+
+Result<TensorIndex> indexTensors(std::span<const std::byte> bytes, const std::string& fileName,
+    const RawPayloadRule& raw, const ReleaseRule& release)
+{
+    TensorIndex index;
+    Walker walker(bytes, raw, release, index);
+    if (!walker.model())
+        return Error{fileName
+            + ": not a valid ONNX model (malformed or truncated protobuf): " + walker.error()};
+    reportDuplicateNames(index.tensors, index.problems);
+    return index;
+}
+
+std::vector<onnx::TensorProto*> tensorProtos(onnx::ModelProto& model)
+{
+    std::vector<onnx::TensorProto*> out;
+    ProtoLister lister(out);
+    if (model.has_graph())
+        lister.graph(*model.mutable_graph());
+    for (auto& function : *model.mutable_functions())
+        lister.nodes(*function.mutable_node());
+    return out;
+}
+
+std::string_view kindName(TensorKind kind)
+{
+    switch (kind) {
+    case TensorKind::Initializer:
+        return "initializer";
+    case TensorKind::Attribute:
+        return "attribute";
+    case TensorKind::Sparse:
+        return "sparse";
+    }
+    return "initializer";
+}
+
+std::string_view storageName(Storage storage)
+{
+    switch (storage) {
+    case Storage::Raw:
+        return "raw";
+    case Storage::Typed:
+        return "typed";
+    case Storage::External:
+        return "external";
+    }
+    return "raw";
+}
+
+} // namespace repack

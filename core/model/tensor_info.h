@@ -1,0 +1,98 @@
+// One entry of the tensor index: where a tensor sits in the model and where its bytes live.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class TensorProto;
+}
+
+namespace repack {
+
+class DataFile;
+
+enum class TensorKind { Initializer, Attribute, Sparse };
+
+// Inline storage is either `raw_data` or one of the typed repeated fields.
+enum class Storage { Raw, Typed, External };
+
+// A path that many tensors hold (one per data file): one allocation for all of them, not one
+// per tensor. Reads as a std::filesystem::path (empty when none was set).
+class SharedPath {
+public:
+    SharedPath() = default;
+    SharedPath(std::filesystem::path path)
+        : m_path(std::make_shared<const std::filesystem::path>(std::move(path)))
+    {
+    }
+    const std::filesystem::path& get() const { return m_path ? *m_path : none(); }
+    operator const std::filesystem::path&() const { return get(); }
+    bool empty() const { return get().empty(); }
+    std::string string() const { return get().string(); }
+    void clear() { m_path.reset(); }
+    bool operator==(const SharedPath& other) const { return get() == other.get(); }
+
+private:
+    static const std::filesystem::path& none()
+    {
+        static const std::filesystem::path none;
+        return none;
+    }
+    std::shared_ptr<const std::filesystem::path> m_path;
+};
+
+struct ExternalRef {
+    std::string location; // as written in the model
+    bool hasLocation = false; // a 'location' key was given (possibly empty)
+    uint64_t offset = 0;
+    std::optional<uint64_t> length; // absent: the tensor's byte size is read from offset
+    std::string checksum; // hex SHA-1, when present
+    SharedPath resolvedPath; // base dir / location, lexically normal
+    std::shared_ptr<DataFile> file; // null when the reference failed validation
+};
+
+// A byte range of the .onnx file itself: a raw_data payload Model::load left in the file.
+struct FileRange {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    bool operator==(const FileRange&) const = default;
+};
+
+struct TensorInfo {
+    std::string name;
+    std::string scope;
+    TensorKind kind = TensorKind::Initializer;
+    int32_t dataType = 0;
+    std::vector<int64_t> shape;
+    std::optional<uint64_t> elements; // nullopt when dims are negative or overflow
+    std::optional<uint64_t> bytes; // packed byte size; strings: sum of lengths
+    Storage storage = Storage::Raw;
+    ExternalRef external; // meaningful when storage == External
+    // Storage::Raw whose raw_data is still in the .onnx file (proto->raw_data() is empty until
+    // Model::materializeInline()); Model::read maps it.
+    std::optional<FileRange> inlineRange;
+    bool hasError = false; // some error-severity problem names this tensor
+    // An initializer that no node input and no graph output names, in a model whose main graph
+    // has nodes (core/inspect/audit.h warns about it).
+    bool unusedInitializer = false;
+    // Why readers need this tensor's values while they build the graph (core/model/graph_build_inputs.h),
+    // e.g. "the shape input of Reshape 'r1'"; empty when they do not. Such a tensor stays inline.
+    std::string readAtGraphBuild;
+    onnx::TensorProto* proto = nullptr; // owned by the Model
+
+    bool isExternal() const { return storage == Storage::External; }
+    bool mustStayInline() const { return !readAtGraphBuild.empty(); }
+    uint64_t byteSize() const { return bytes.value_or(0); }
+    // Stable identity within a model, used for diffs and problem reports.
+    std::string qualifiedName() const { return scope + "/" + name; }
+};
+
+std::string_view kindName(TensorKind kind);
+std::string_view storageName(Storage storage); // "raw", "typed", "external"
+
+} // namespace repack

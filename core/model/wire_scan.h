@@ -1,0 +1,93 @@
+// A protobuf wire-format scanner over a whole .onnx file: it finds every TensorProto's raw_data
+// payload wherever the tensor index looks (initializers, sparse initializers, node attributes,
+// subgraphs at any depth, functions) and produces the "skeleton": the same bytes with those
+// payloads emptied (the field kept, with length 0) and every enclosing length recomputed.
+// Parsing the skeleton gives the model minus the payloads; putting each payload back into its
+// TensorProto gives exactly what parsing the file would have given. Everything else (unknown
+// fields, typed data, field order) is copied through untouched.
+#pragma once
+
+#include "core/result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+class TensorProto;
+} // namespace onnx
+
+namespace repack {
+
+// One step from a message to a child message: its field number and, for repeated fields, the
+// position among that field's elements (0 for singular fields, which protobuf merges).
+struct WireStep {
+    uint32_t field = 0;
+    uint32_t index = 0;
+    bool operator==(const WireStep&) const = default;
+};
+
+// One raw_data field of a TensorProto, in file order.
+struct RawPayload {
+    std::vector<WireStep> path; // from the ModelProto to the TensorProto
+    uint64_t offset = 0; // of the payload bytes in the file
+    uint64_t length = 0;
+    // Emptied in the skeleton; false for payloads below the scan's minimum, which stay.
+    // A tensor's raw_data is its LAST payload (protobuf keeps the last of a repeated singular
+    // field and merges repeated occurrences of a singular message), stripped or not.
+    bool stripped = false;
+};
+
+struct WireScan {
+    bool changed = false; // false: nothing was stripped, the file is its own skeleton
+    std::string skeleton; // empty unless `changed`
+    std::vector<RawPayload> payloads;
+};
+
+// Scans the serialized ModelProto `file`. Payloads of at least `minStrippedBytes` are emptied
+// in the skeleton. A truncated varint, a length past the end of its message, a wire type that
+// cannot be skipped or nesting deeper than protobuf allows is an error naming `fileName` and
+// the byte offset; nothing outside `file` is ever read.
+Result<WireScan> scanModel(
+    std::span<const std::byte> file, const std::string& fileName, uint64_t minStrippedBytes = 0);
+
+// What a raw_data payload becomes: `length` bytes, supplied by the caller as payload `id`
+// (a zero length empties it).
+struct PayloadReplacement {
+    uint64_t length = 0;
+    size_t id = 0;
+};
+// Decides, for each raw_data payload, whether it is replaced (nullopt keeps it).
+using PayloadRule
+    = std::function<std::optional<PayloadReplacement>(std::span<const std::byte> payload)>;
+
+// Where a replacing payload goes: before byte `at` of SplicedModel::bytes.
+struct PayloadInsert {
+    uint64_t at = 0;
+    size_t id = 0;
+};
+
+// A serialized model with payloads replaced: `bytes` holds everything but the replacing
+// payloads (every enclosing length already counts them), `inserts` says where each goes in
+// order, `size` is the length of the whole result.
+struct SplicedModel {
+    std::string bytes;
+    std::vector<PayloadInsert> inserts;
+    uint64_t size = 0;
+};
+
+// Rewrites the serialized ModelProto `serialized` with the payloads `rule` replaces: how a
+// model is written with payloads that stay in their files (core/save/model_writer.h). Errors as
+// scanModel's.
+Result<SplicedModel> spliceModel(
+    std::span<const std::byte> serialized, const std::string& fileName, const PayloadRule& rule);
+
+// The TensorProto that `path` leads to in a parsed model, or null when there is none.
+onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>& path);
+
+} // namespace repack

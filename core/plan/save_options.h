@@ -1,0 +1,87 @@
+// What a save should produce: where tensors go, how data files are laid out, and the
+// per-tensor plan a GUI builds by dragging tensors between inline and external storage.
+#pragma once
+
+#include "core/progress.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+enum class TensorOrder { Declaration, SizeAscending };
+
+// The largest offset alignment a save accepts (SPEC 5a); larger ones only make sparse files.
+inline constexpr uint64_t kMaxAlignment = 16u << 20;
+
+// How the shards of a data file split by `SaveOptions::shardSize` are named.
+enum class ShardNaming {
+    Numbered, // onnx_ir's "stem-00001-of-00003.ext" (SPEC 5a; file_names.h)
+    Chunks, // transformers.js: "name", "name_1", "name_2", ... (core/plan/targets.h)
+};
+
+// What the data files a save writes are. Safetensors: each data file is at the same time a
+// .safetensors file (core/model/safetensors.h): a header first, tensors back to back (the format has
+// no gaps, so alignment does not apply), no shared ranges.
+enum class DataFormat { Raw, Safetensors };
+
+// One tensor's destination. Auto follows the threshold rule of SPEC section 5.
+enum class Placement { Auto, Inline, External };
+
+// A pinned destination (SPEC 5b): Inline, or External into `location` (a data file name
+// relative to the model's folder; empty = the save's data file, sharded like unpinned tensors).
+struct TensorPlacement {
+    Placement kind = Placement::Auto;
+    std::string location;
+    TensorPlacement() = default;
+    TensorPlacement(Placement k, std::string where = {})
+        : kind(k)
+        , location(std::move(where))
+    {
+    }
+    bool operator==(const TensorPlacement&) const = default;
+};
+
+struct SaveOptions {
+    // Data file path relative to the output model's folder; empty: "<model file name>" plus
+    // dataSuffix, or plus ".data" when that is empty too.
+    std::string dataFile;
+    std::string dataSuffix; // a target's, e.g. "_data" (core/plan/targets.h)
+    uint64_t threshold = 1024; // external iff byte size >= threshold
+    uint64_t alignment = 4096; // offset alignment for large tensors; 0 = dense
+    uint64_t alignThreshold = 1 << 20; // tensors of at least this many bytes are aligned
+    TensorOrder order = TensorOrder::Declaration;
+    bool includeAttributes = true; // attribute tensors may go external too
+    bool allInline = false; // bring every tensor inline (fails past 2 GiB)
+    uint64_t shardSize = 0; // maximum bytes per data file; 0 = a single file
+    ShardNaming shardNaming = ShardNaming::Numbered;
+    // The shard size is a reader's hard limit (a browser's ArrayBuffer): a tensor larger than it
+    // fails the plan instead of getting a shard of its own.
+    bool shardSizeIsLimit = false;
+    size_t maxShards = 0; // a plan needing more shards fails (a reader's limit); 0 = no limit
+    // Tensors with identical dtype, shape and bytes are stored once, their external entries
+    // pointing at the same range (core/plan/dedupe.h). Planning then reads the candidates' bytes.
+    bool dedupe = false;
+    DataFormat format = DataFormat::Raw;
+    bool checksum = false; // write a SHA-1 "checksum" key per external tensor
+    bool force = false; // may replace files other models use, or that no model uses
+    // Carry forward bytes that fail validation (a checksum mismatch, inline data whose size
+    // disagrees with dtype x shape) as they are, keeping their old checksum as evidence.
+    bool allowCorrupt = false;
+    // After an in-place save, delete data files the model no longer uses (only those no other
+    // model in the folder references).
+    bool removeUnused = false;
+    // How long to wait for another save of the same folder to finish (SPEC 5a: one save at a
+    // time) before failing with a clear message.
+    int lockWaitMs = 30000;
+    // Write even when an in-place save would change nothing (planKeepsLayout): by default such
+    // a save writes nothing and says so.
+    bool rewrite = false;
+    std::vector<TensorPlacement> plan; // per index of Model::tensors(); empty = all Auto
+
+    ProgressCallback progress;
+    const CancelToken* cancel = nullptr;
+};
+
+} // namespace repack

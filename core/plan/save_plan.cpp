@@ -1,0 +1,378 @@
+#include "save_plan.h"
+
+#include "dedupe.h"
+#include "core/dtype.h"
+#include "core/format.h"
+#include "core/model/model.h"
+#include "core/posix_file.h"
+#include "core/model/safetensors.h"
+#include "targets.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+namespace {
+
+constexpr uint64_t kProtobufLimit = 2ull << 30;
+
+uint64_t alignUp(uint64_t value, uint64_t alignment)
+{
+    return alignment ? (value + alignment - 1) / alignment * alignment : value;
+}
+
+// Whether tensor `t` goes external under `placement`, or an error naming it. Empty tensors
+// never do.
+Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions& options)
+{
+    const bool isString = t.dataType == dtype::String;
+    if (placement == Placement::External) {
+        if (isString)
+            return Error{t.qualifiedName() + ": STRING tensors cannot be stored externally"};
+        if (!t.bytes)
+            return Error{t.qualifiedName() + ": its size is unknown, so it cannot be moved"};
+        if (t.mustStayInline())
+            return Error{t.qualifiedName() + " cannot be stored externally: it is "
+                + t.readAtGraphBuild
+                + ", whose values readers need while building the graph (ONNX Runtime refuses "
+                  "the model otherwise); keep it inline"};
+        // Even when pinned: onnx.load (1.12) reads a "length" of 0 as "to the end of the file",
+        // so an empty tensor stored externally comes back holding the file's remaining bytes.
+        return *t.bytes != 0;
+    }
+    if (placement == Placement::Inline || options.allInline)
+        return false;
+    if (isString || !t.bytes || *t.bytes == 0 || t.mustStayInline())
+        return false;
+    if (t.kind == TensorKind::Attribute && !options.includeAttributes)
+        return false;
+    return *t.bytes >= options.threshold;
+}
+
+// A reader's hard limit on data file size: a file past it names the largest tensor in it.
+Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
+{
+    for (size_t f = 0; f < plan.files.size(); ++f) {
+        if (plan.fileBytes[f] <= limit)
+            continue;
+        const auto& order = plan.fileOrder[f];
+        const size_t biggest = *std::max_element(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return plan.tensors[a].length < plan.tensors[b].length; });
+        return Error{"data file '" + plan.files[f] + "' would hold "
+            + std::to_string(plan.fileBytes[f]) + " bytes, past the target's limit of "
+            + std::to_string(limit) + " bytes per file; " + model.tensors()[biggest].qualifiedName()
+            + " alone holds " + std::to_string(plan.tensors[biggest].length) + " bytes"};
+    }
+    return {};
+}
+
+// Whether the file at `path` starts with `bytes`.
+bool startsWith(const fs::path& path, const std::string& bytes)
+{
+    auto fd = UniqueFd::openRead(path);
+    if (!fd)
+        return false;
+    std::string head(bytes.size(), '\0');
+    return preadExact(
+               fd->get(), std::as_writable_bytes(std::span(head.data(), head.size())), 0, path)
+        && head == bytes;
+}
+
+} // namespace
+
+std::string saveDataFile(const fs::path& modelPath, const SaveOptions& options)
+{
+    if (!options.dataFile.empty())
+        return options.dataFile;
+    if (!options.dataSuffix.empty())
+        return modelPath.filename().string() + options.dataSuffix;
+    if (options.format == DataFormat::Safetensors)
+        return modelPath.filename().string() + ".safetensors";
+    return defaultDataFile(modelPath);
+}
+
+Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
+{
+    const bool safetensors = options.format == DataFormat::Safetensors;
+    const std::string dataFile = saveDataFile(modelPath, options);
+    if (safetensors && options.dedupe)
+        return Error{"safetensors files cannot share one range between tensors: --dedupe and "
+                     "the safetensors format do not go together"};
+    if (Status s = checkDataFileName(dataFile); !s)
+        return s.error();
+    if (options.alignment != 0
+        && ((options.alignment & (options.alignment - 1)) != 0
+            || options.alignment > kMaxAlignment))
+        return Error{"alignment " + std::to_string(options.alignment)
+            + " must be 0 or a power of two up to 16 MiB"};
+    const auto& tensors = model.tensors();
+    std::unordered_set<std::string> corrupt; // inline bytes that disagree with dtype x shape
+    for (const auto& p : model.problems())
+        if (p.code == code::InlineSizeMismatch)
+            corrupt.insert(p.tensor);
+    if (!options.plan.empty() && options.plan.size() != tensors.size())
+        return Error{"the placement plan lists " + std::to_string(options.plan.size())
+            + " tensors, the model has " + std::to_string(tensors.size())};
+
+    SavePlan plan;
+    plan.tensors.resize(tensors.size());
+    std::vector<size_t> external;
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorInfo& t = tensors[i];
+        Placement placement = options.plan.empty() ? Placement::Auto : options.plan[i].kind;
+        if (!t.isExternal() && corrupt.count(t.qualifiedName())) {
+            if (!options.allowCorrupt)
+                return Error{t.qualifiedName()
+                    + ": its inline data disagrees with its dtype x shape; refusing to carry "
+                      "corrupt bytes forward (--allow-corrupt keeps them inline as they are)"};
+            placement = Placement::Inline; // carried as it is, never reinterpreted
+        }
+        auto goesExternal = decide(t, placement, options);
+        if (!goesExternal)
+            return goesExternal.error();
+        if (*goesExternal) {
+            if (safetensors && safetensorsDtype(t.dataType).empty())
+                return Error{t.qualifiedName() + ": "
+                    + std::string(dtype::name(t.dataType).value_or("its element type"))
+                    + " has no safetensors dtype; keep it inline (--threshold, or a plan) or "
+                      "save raw data files"};
+            if (safetensors && !safetensorsShapeFits(safetensorsDtype(t.dataType), t.shape))
+                return Error{t.qualifiedName()
+                    + ": safetensors readers cannot compute the size of its shape (the product "
+                      "of its dimensions overflows before its zero); keep it inline"};
+            if (t.hasError)
+                return Error{t.qualifiedName()
+                    + ": cannot be saved until its problems are fixed: " + model.firstErrorOf(t)};
+            external.push_back(i);
+            plan.externalBytes += t.byteSize();
+            plan.movedToExternal += t.isExternal() ? 0 : 1;
+        } else {
+            if (t.isExternal() && t.hasError)
+                return Error{t.qualifiedName()
+                    + ": its external data is unreadable, so it cannot be brought inline: "
+                    + model.firstErrorOf(t)};
+            plan.inlineBytes += t.byteSize();
+            plan.movedToInline += t.isExternal() ? 1 : 0;
+        }
+        plan.tensors[i].length = t.byteSize();
+    }
+    if (plan.inlineBytes >= kProtobufLimit)
+        return Error{"keeping " + std::to_string(plan.inlineBytes)
+            + " bytes of tensors inline would pass the 2 GiB protobuf limit"};
+
+    if (options.order == TensorOrder::SizeAscending)
+        std::stable_sort(external.begin(), external.end(),
+            [&](size_t a, size_t b) { return tensors[a].byteSize() < tensors[b].byteSize(); });
+    // Safetensors files have no padding: larger elements first keep every tensor at a multiple
+    // of its element size (the data starts at a multiple of 8), as the reference writer does;
+    // readers that view the bytes as typed arrays need it.
+    if (safetensors)
+        std::stable_sort(external.begin(), external.end(), [&](size_t a, size_t b) {
+            return dtype::bitsPerElement(tensors[a].dataType)
+                > dtype::bitsPerElement(tensors[b].dataType);
+        });
+
+    // Tensors pinned to a named file go there; the others into the save's data file, sharded.
+    // Named files follow the default one, in the order their first tensor comes.
+    std::vector<size_t> unpinned;
+    std::vector<std::string> pinnedNames;
+    std::vector<std::vector<size_t>> pinned;
+    for (size_t i : external) {
+        const std::string& where = options.plan.empty() ? std::string() : options.plan[i].location;
+        if (where.empty()
+            || fs::path(where).lexically_normal() == fs::path(dataFile).lexically_normal()) {
+            unpinned.push_back(i);
+            continue;
+        }
+        auto it = std::find(pinnedNames.begin(), pinnedNames.end(), where);
+        if (it == pinnedNames.end()) {
+            if (Status s = checkDataFileName(where); !s)
+                return Error{tensors[i].qualifiedName() + ": " + s.error().message};
+            pinnedNames.push_back(where);
+            pinned.emplace_back();
+            it = pinnedNames.end() - 1;
+        }
+        pinned[static_cast<size_t>(it - pinnedNames.begin())].push_back(i);
+    }
+
+    // With dedupe, each tensor's first identical partner (by index), itself when none.
+    std::vector<size_t> partner(tensors.size());
+    std::iota(partner.begin(), partner.end(), size_t(0));
+    if (options.dedupe) {
+        auto groups = findIdenticalTensors(model, external, options.progress, options.cancel);
+        if (!groups)
+            return groups.error();
+        for (const auto& g : *groups)
+            for (size_t i : g.tensors)
+                partner[i] = g.tensors.front();
+    }
+
+    // Lay tensors out file by file; a tensor that does not fit the current shard starts a new
+    // one, so a tensor larger than the shard size gets a shard of its own. A tensor identical
+    // to one already placed in the same group gets its range: it is written there again (the
+    // same bytes), so every tensor stays in fileOrder and gets its checksum.
+    // Safetensors: every external tensor's name in the headers, unique across the files; a
+    // shard keeps room for its header (an upper bound, grown with each tensor).
+    std::vector<std::string> names;
+    if (safetensors) {
+        names.resize(tensors.size());
+        std::unordered_set<std::string> bases;
+        for (size_t i : external)
+            bases.insert(safetensorsName(tensors[i]));
+        std::unordered_set<std::string> given{"__metadata__"}; // the format's own key
+        for (size_t i : external) {
+            const std::string base = safetensorsName(tensors[i]);
+            std::string name = base;
+            for (int n = 2; given.count(name) || (name != base && bases.count(name)); ++n)
+                name = base + "_" + std::to_string(n);
+            given.insert(name);
+            names[i] = std::move(name);
+        }
+    }
+    auto headerBound = [&](size_t i) {
+        return safetensors ? safetensorsEntryBound(
+                   names[i], safetensorsDtype(tensors[i].dataType), tensors[i].shape)
+                           : uint64_t(0);
+    };
+
+    auto place = [&](const std::vector<size_t>& group, uint64_t shardSize) {
+        const size_t first = plan.fileOrder.size();
+        uint64_t reserve = safetensors ? kSafetensorsEmptyHeaderBound : 0;
+        std::unordered_map<size_t, size_t> placed; // partner -> the tensor placed for it
+        for (size_t i : group) {
+            if (auto copy = placed.find(partner[i]); copy != placed.end()) {
+                plan.tensors[i] = plan.tensors[copy->second];
+                plan.fileOrder[static_cast<size_t>(plan.tensors[i].file)].push_back(i);
+                plan.sharedBytes += plan.tensors[i].length;
+                ++plan.sharedTensors;
+                continue;
+            }
+            placed.emplace(partner[i], i);
+            const uint64_t bytes = tensors[i].byteSize();
+            const bool aligned
+                = !safetensors && options.alignment && bytes >= options.alignThreshold;
+            if (plan.fileOrder.size() == first) {
+                plan.fileOrder.emplace_back();
+                plan.fileBytes.push_back(0);
+            }
+            uint64_t offset = aligned ? alignUp(plan.fileBytes.back(), options.alignment)
+                                      : plan.fileBytes.back();
+            if (shardSize && !plan.fileOrder.back().empty()
+                && offset + bytes + reserve + headerBound(i) > shardSize) {
+                plan.fileOrder.emplace_back();
+                plan.fileBytes.push_back(0);
+                offset = 0;
+                reserve = safetensors ? kSafetensorsEmptyHeaderBound : 0;
+            }
+            reserve += headerBound(i);
+            plan.fileOrder.back().push_back(i);
+            plan.tensors[i] = {true, static_cast<int>(plan.fileOrder.size() - 1), offset, bytes};
+            plan.fileBytes.back() = offset + bytes;
+        }
+        return plan.fileOrder.size() - first;
+    };
+    const size_t shards = place(unpinned, options.shardSize);
+    if (options.maxShards && shards > options.maxShards)
+        return Error{"the data file needs " + std::to_string(shards) + " files of at most "
+            + formatBytes(options.shardSize) + "; the target allows "
+            + std::to_string(options.maxShards)};
+    for (size_t f = 0; f < shards; ++f)
+        plan.files.push_back(options.shardNaming == ShardNaming::Chunks
+                ? chunkName(dataFile, f)
+                : shardName(dataFile, f, shards));
+    for (size_t g = 0; g < pinned.size(); ++g) {
+        place(pinned[g], 0);
+        plan.files.push_back(pinnedNames[g]);
+    }
+    for (const auto& name : plan.files)
+        if (std::count(plan.files.begin(), plan.files.end(), name) > 1)
+            return Error{"data file '" + name + "' is both a shard and a pinned destination"};
+    // Each safetensors file starts with its header; the tensors move past it.
+    plan.fileHeaders.resize(plan.files.size());
+    if (safetensors) {
+        for (size_t f = 0; f < plan.files.size(); ++f) {
+            std::vector<SafetensorsEntry> entries;
+            for (size_t i : plan.fileOrder[f])
+                entries.push_back(
+                    {names[i], std::string(safetensorsDtype(tensors[i].dataType)), tensors[i].shape,
+                        plan.tensors[i].offset, plan.tensors[i].offset + plan.tensors[i].length});
+            plan.fileHeaders[f] = makeSafetensorsHeader(entries);
+            const uint64_t shift = plan.fileHeaders[f].size();
+            if (shift - 8 > kSafetensorsMaxHeader)
+                return Error{"data file '" + plan.files[f] + "' would need a safetensors header of "
+                    + std::to_string(shift - 8) + " bytes, past the format's limit of "
+                    + std::to_string(kSafetensorsMaxHeader)
+                    + "; shard it (--shard-size) or keep small tensors inline"};
+            for (size_t i : plan.fileOrder[f])
+                plan.tensors[i].offset += shift;
+            plan.fileBytes[f] += shift;
+        }
+    }
+    if (options.shardSizeIsLimit && options.shardSize)
+        if (Status s = checkFileLimit(model, plan, options.shardSize); !s)
+            return s.error();
+    return plan;
+}
+
+bool planKeepsLayout(
+    const Model& model, const fs::path& modelPath, const SavePlan& plan, const SaveOptions& options)
+{
+    if (model.path().empty() || fs::absolute(modelPath).lexically_normal() != model.path())
+        return false;
+    const fs::path dir = model.path().parent_path();
+    std::vector<const DataFile*> files(plan.files.size(), nullptr);
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorInfo& t = tensors[i];
+        const PlannedTensor& p = plan.tensors[i];
+        if (p.external != t.isExternal())
+            return false;
+        if (!p.external)
+            continue;
+        const auto f = static_cast<size_t>(p.file);
+        if (!t.external.file || t.external.offset != p.offset || t.external.length != p.length
+            || t.external.resolvedPath.get() != (dir / plan.files[f]).lexically_normal()
+            || fs::path(t.external.location).lexically_normal()
+                != fs::path(plan.files[f]).lexically_normal()
+            || (options.checksum && t.external.checksum.empty()))
+            return false;
+        files[f] = t.external.file.get();
+    }
+    for (size_t f = 0; f < files.size(); ++f) {
+        if (!files[f] || files[f]->identity().size != plan.fileBytes[f]
+            || !namesFile(files[f]->path(), files[f]->identity()))
+            return false;
+        if (!plan.fileHeaders[f].empty() && !startsWith(files[f]->path(), plan.fileHeaders[f]))
+            return false;
+    }
+    return namesFile(model.path(), model.fileIdentity());
+}
+
+uint64_t usedBytes(const SavePlan& plan, size_t file)
+{
+    uint64_t used = 0;
+    std::unordered_set<uint64_t> offsets; // a shared range has one offset and one length
+    for (size_t i : plan.fileOrder[file])
+        if (offsets.insert(plan.tensors[i].offset).second)
+            used += plan.tensors[i].length;
+    return used;
+}
+
+} // namespace repack
+
+namespace repack {
+
+uint64_t paddingBytes(const SavePlan& plan)
+{
+    uint64_t padding = 0;
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        padding += plan.fileBytes[f] - usedBytes(plan, f)
+            - (f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0);
+    return padding;
+}
+
+} // namespace repack

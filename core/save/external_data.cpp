@@ -1,0 +1,190 @@
+#include "external_data.h"
+
+#include "data_writer.h"
+#include "core/inspect/folder_scan.h"
+#include "core/model/model.h"
+#include "core/save_lock.h"
+#include "core/plan/save_plan.h"
+#include "save_steps.h"
+#include "tensor_rewrite.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+namespace {
+
+// Existing files among the plan's targets that the model does not read itself, or that other
+// models in their folder read: replacing them needs options.force.
+Status checkTargets(const Model& model, const SavePlan& plan, const fs::path& baseDir)
+{
+    std::set<FileId> own;
+    for (const auto& path : filesReadBy(model))
+        if (auto id = fileId(path))
+            own.insert(*id);
+    std::vector<fs::path> exclude;
+    if (!model.path().empty())
+        exclude.push_back(model.path());
+    for (const auto& name : plan.files) {
+        const fs::path target = (baseDir / name).lexically_normal();
+        const auto id = fileId(target);
+        if (!id)
+            continue;
+        if (!own.count(*id))
+            return Error{target.string()
+                    + " already exists and this model does not use it; replacing it needs "
+                      "explicit consent (force)",
+                ErrorKind::ConsentNeeded};
+        if (auto users = modelsReferencing(target.parent_path(), target, exclude); !users.empty())
+            return Error{target.string() + " is also read by " + users.front().string()
+                    + ", which would read wrong bytes; replacing it needs explicit consent (force)",
+                ErrorKind::ConsentNeeded};
+    }
+    return {};
+}
+
+// Writes the plan's data files under `baseDir`, points the model at them and swaps them in.
+Status rewriteData(
+    Model& model, const SavePlan& plan, const fs::path& baseDir, const SaveOptions& options)
+{
+    std::vector<fs::path> folders{baseDir};
+    for (const auto& name : plan.files)
+        folders.push_back((baseDir / name).lexically_normal().parent_path());
+    auto lock = FolderLock::acquire(folders, options.lockWaitMs, options.cancel);
+    if (!lock)
+        return lock.error();
+    if (Status s = model.loadProtos(); !s)
+        return s;
+    if (!options.force)
+        if (Status s = checkTargets(model, plan, baseDir); !s)
+            return s;
+    TempCleanup cleanup;
+    DataWriter writer(model, plan, options);
+    auto targets = writeDataTemps(plan, baseDir, writer, cleanup);
+    if (!targets)
+        return targets.error();
+    InlineMaterialization inlined(model);
+    if (Status s = inlined.materialize([&](size_t i) { return !plan.tensors[i].external; }); !s)
+        return s;
+    TensorRewrite rewrite(model);
+    if (Status s
+        = rewrite.apply(plan, plan.files, writer, writer.checksums(), TensorRewrite::Inline::Read);
+        !s)
+        return s;
+    const auto stale = readsReplacedBy(model, *targets);
+    for (const auto& target : *targets)
+        if (Status s = renameFile(target.temp.path, target.finalPath, "rename-data"); !s)
+            return s; // earlier files of a sharded plan stay replaced; the model is rolled back
+    cleanup.release();
+    for (const auto& folder : folders)
+        (void)syncFolder(folder);
+    rewrite.commit();
+    inlined.commit();
+    model.invalidateDataFiles(stale, "replaced by rewriting external data in " + baseDir.string());
+    model.setBaseDir(baseDir);
+    return {};
+}
+
+std::unique_ptr<Model> modelOf(std::vector<onnx::TensorProto>& tensors, const fs::path& baseDir)
+{
+    auto proto = std::make_unique<onnx::ModelProto>();
+    auto* graph = proto->mutable_graph();
+    for (auto& t : tensors)
+        graph->add_initializer()->Swap(&t);
+    return Model::fromProto(std::move(proto), baseDir);
+}
+
+std::vector<onnx::TensorProto> tensorsOf(Model& model)
+{
+    auto* initializers = model.mutableProto().mutable_graph()->mutable_initializer();
+    std::vector<onnx::TensorProto> out(static_cast<size_t>(initializers->size()));
+    for (size_t i = 0; i < out.size(); ++i)
+        out[i].Swap(initializers->Mutable(static_cast<int>(i)));
+    return out;
+}
+
+Status firstError(const Model& model)
+{
+    for (const auto& p : model.problems())
+        if (p.severity == Severity::Error)
+            return Error{p.message};
+    return {};
+}
+
+} // namespace
+
+void setBaseDir(Model& model, const fs::path& dir)
+{
+    model.setBaseDir(dir);
+}
+
+Status loadToModel(Model& model, const SaveOptions& options)
+{
+    SaveOptions inlineAll = options;
+    inlineAll.allInline = true;
+    inlineAll.plan.clear();
+    auto plan = planSave(model, model.path().empty() ? "model.onnx" : model.path(), inlineAll);
+    if (!plan)
+        return plan.error();
+    if (Status s = model.loadProtos(); !s)
+        return s;
+    DataWriter writer(model, *plan, inlineAll);
+    InlineMaterialization inlined(model);
+    if (Status s = inlined.materialize(); !s)
+        return s;
+    TensorRewrite rewrite(model);
+    if (Status s = rewrite.apply(*plan, {}, writer, {}, TensorRewrite::Inline::Read); !s)
+        return s;
+    rewrite.commit();
+    inlined.commit();
+    model.reindex();
+    return {};
+}
+
+Status unloadFromModel(Model& model, const fs::path& baseDir, const std::string& relativePath,
+    uint64_t thresholdBytes, const SaveOptions& options)
+{
+    SaveOptions unload = options;
+    unload.dataFile = relativePath;
+    unload.threshold = thresholdBytes;
+    unload.allInline = false;
+    auto plan = planSave(model, baseDir / "model.onnx", unload);
+    if (!plan)
+        return plan.error();
+    return rewriteData(model, *plan, fs::absolute(baseDir).lexically_normal(), unload);
+}
+
+Result<std::vector<onnx::TensorProto>> convertTensorsToExternal(
+    std::vector<onnx::TensorProto> tensors, const fs::path& baseDir,
+    const std::string& relativePath, const SaveOptions& given)
+{
+    auto model = modelOf(tensors, baseDir);
+    if (Status s = firstError(*model); !s)
+        return s.error();
+    SaveOptions options = given;
+    options.dataFile = relativePath;
+    options.plan.assign(model->tensors().size(), TensorPlacement(Placement::External));
+    auto plan = planSave(*model, baseDir / "model.onnx", options);
+    if (!plan)
+        return plan.error();
+    if (Status s = rewriteData(*model, *plan, fs::absolute(baseDir).lexically_normal(), options);
+        !s)
+        return s.error();
+    return tensorsOf(*model);
+}
+
+Result<std::vector<onnx::TensorProto>> convertTensorsFromExternal(
+    std::vector<onnx::TensorProto> tensors, const fs::path& baseDir)
+{
+    auto model = modelOf(tensors, baseDir);
+    if (Status s = firstError(*model); !s)
+        return s.error();
+    if (Status s = loadToModel(*model); !s)
+        return s.error();
+    return tensorsOf(*model);
+}
+
+} // namespace repack

@@ -1,0 +1,392 @@
+// The save protocol of docs/save-protocol.md. In short, with M the model path, D a data file
+// and T its temporary, all under an exclusive lock of the folders written into:
+//   1. write T (new data) and sync;   2. write two model temporaries, one naming T, one naming D;
+//   3. rename the first over M        (M -> T: the complete new model; the commit point);
+//   4. link T to a temporary name and rename that over D (D is now the new data);
+//   5. rename the second over M       (M -> D);   6. unlink T.
+// Every state on disk is a complete model for every reader: the old one before 3, the new one
+// from 3 on. Failures before 3 change nothing; from 3 on they are warnings, never data loss.
+#include "save.h"
+
+#include "crash_point.h"
+#include "data_writer.h"
+#include "core/inspect/folder_scan.h"
+#include "core/model/model.h"
+#include "model_writer.h"
+#include "save_conflicts.h"
+#include "core/save_lock.h"
+#include "save_steps.h"
+#include "temp_file.h"
+#include "tensor_rewrite.h"
+#include "core/inspect/verify.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+namespace {
+
+// The tensors whose raw_data the model writer copies from a file: payloads left in the .onnx
+// that stay inline, and external data coming back inline (TensorRewrite::Inline::Spliced).
+struct Splices {
+    std::vector<SplicedPayload> payloads;
+    std::vector<size_t> tensors; // index in the model of each payload
+};
+
+Splices splicesOf(const Model& model, const SavePlan& plan, const DataWriter& writer)
+{
+    Splices out;
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        if (plan.tensors[i].external)
+            continue;
+        const auto length = writer.payloadLength(i);
+        if (!length || *length == 0)
+            continue;
+        out.payloads.push_back({tensors[i].proto, *length});
+        out.tensors.push_back(i);
+    }
+    return out;
+}
+
+// A model file written by the save, and where its spliced payloads lie in it.
+struct ModelTemp {
+    TempFile file;
+    WrittenModel written;
+    FileIdentity identity;
+};
+
+// Writes `model` to a new temporary for `modelPath`, registered with `cleanup`.
+Result<ModelTemp> writeModelTemp(Model& model, const fs::path& modelPath, const Splices& splices,
+    DataWriter& writer, bool countProgress, TempCleanup& cleanup)
+{
+    auto temp = createReplacementFor(modelPath);
+    if (!temp)
+        return temp.error();
+    cleanup.add(temp->path);
+    writer.startTarget();
+    const int fd = temp->fd.get();
+    const fs::path& tempPath = temp->path;
+    auto written = writeModel(model.mutableProto(), fd, tempPath, splices.payloads,
+        [&](size_t payload, int target, uint64_t offset) {
+            return writer.copyPayload(
+                splices.tensors[payload], target, offset, tempPath, countProgress);
+        });
+    if (!written)
+        return written.error();
+    auto identity = identityOf(fd);
+    if (!identity)
+        return Error{tempPath.string() + ": " + identity.error().message};
+    return ModelTemp{std::move(*temp), std::move(*written), *identity};
+}
+
+// Where the spliced payloads now lie in the committed model file `committed`.
+std::vector<std::pair<onnx::TensorProto*, FileRange>> payloadRanges(
+    const Splices& splices, const ModelTemp& committed)
+{
+    std::vector<std::pair<onnx::TensorProto*, FileRange>> ranges;
+    for (size_t i = 0; i < splices.payloads.size(); ++i)
+        ranges.emplace_back(splices.payloads[i].tensor,
+            FileRange{committed.written.payloadOffsets[i], splices.payloads[i].length});
+    return ranges;
+}
+
+std::string joinMessages(const std::vector<SaveConflict>& conflicts)
+{
+    std::string out;
+    for (const auto& c : conflicts)
+        out += (out.empty() ? "" : "; ") + c.message;
+    return out;
+}
+
+// Everything after the commit point: each step may fail only with a warning.
+class Finisher {
+public:
+    explicit Finisher(std::vector<std::string>& warnings)
+        : m_warnings(warnings)
+    {
+    }
+    bool check(Status status, const std::string& consequence)
+    {
+        if (!status)
+            add(status.error().message + "; " + consequence);
+        return status.ok();
+    }
+    void unlinkFile(const fs::path& path, const char* fault, const std::string& consequence)
+    {
+        if (failPoint(fault) || ::unlink(path.c_str()) != 0)
+            add(systemMessage("cannot remove", path, failPoint(fault) ? EIO : -1) + "; "
+                + consequence);
+    }
+
+private:
+    void add(std::string warning) // once: the same folder may fail to sync at every step
+    {
+        if (std::find(m_warnings.begin(), m_warnings.end(), warning) == m_warnings.end())
+            m_warnings.push_back(std::move(warning));
+    }
+
+    std::vector<std::string>& m_warnings;
+};
+
+// Temporaries of earlier, dead saves of these final files (names) that no model in the folder
+// names, also those that are only another link to a final file (a save killed after the swap).
+// Only called under the folders' lock with `model` describing what is on disk, so no live save
+// owns them; a temporary that cannot be removed stays for `onnx-repack clean`.
+void removeOwnLeftovers(const Model& model, const std::set<std::string>& finals)
+{
+    if (auto leftovers = deadSaveLeftovers(model))
+        for (const auto& e : *leftovers)
+            if (finals.count(finalNameOfTemp(e.path.filename().string())))
+                ::unlink(e.path.c_str());
+}
+
+// A save that writes nothing still refuses what a rewrite would refuse: bytes that fail their
+// checksum (unless options.allowCorrupt). Only models with checksum keys are read.
+Status checkChecksums(const Model& model, const SaveOptions& options)
+{
+    if (options.allowCorrupt
+        || std::none_of(model.tensors().begin(), model.tensors().end(),
+            [](const TensorInfo& t) { return t.isExternal() && !t.external.checksum.empty(); }))
+        return {};
+    VerifyOptions verifying;
+    verifying.progress = options.progress;
+    verifying.cancel = options.cancel;
+    for (const Problem& p : verify(model, verifying))
+        if (p.code == code::ChecksumMismatch || p.code == code::ReadFailed)
+            return Error{p.message
+                + "; refusing to carry corrupt bytes forward (--allow-corrupt keeps them and "
+                  "their old checksum)"};
+    if (options.cancel && options.cancel->isCancelled())
+        return cancelled("save");
+    return {};
+}
+
+// The data files an in-place save stopped using, and (options.removeUnused) removes those no
+// other model in the folder references.
+void dropUnused(const std::vector<fs::path>& readBefore, const std::vector<fs::path>& finals,
+    const fs::path& modelPath, bool remove, Finisher& finish, SaveReport& report)
+{
+    std::set<FileId> kept;
+    for (const auto& f : finals)
+        if (auto id = fileId(f))
+            kept.insert(*id);
+    for (const auto& path : readBefore) {
+        if (isTempName(path.filename().string()))
+            continue; // an interrupted save's temporary: removed as a leftover
+        const auto id = fileId(path);
+        if (!id || kept.count(*id))
+            continue;
+        report.noLongerUsed.push_back(path);
+        if (!remove)
+            continue;
+        std::set<fs::path> folders{path.parent_path(), modelPath.parent_path()};
+        std::vector<fs::path> unknown;
+        bool used = false;
+        for (const auto& folder : folders) {
+            FolderReaders readers = modelsReading(folder, {path}, {modelPath});
+            used |= !readers.users.front().empty();
+            unknown.insert(unknown.end(), readers.unreadable.begin(), readers.unreadable.end());
+            if (!readers.failure.empty())
+                report.warnings.push_back(path.string() + " is kept: " + readers.failure);
+            used |= !readers.failure.empty();
+        }
+        // Could not tell means keep, and say which model could not be read.
+        for (const auto& model : unknown)
+            report.warnings.push_back(path.string() + " is kept: " + model.string()
+                + " could not be read to tell whether it uses it");
+        if (used || !unknown.empty())
+            continue;
+        const size_t before = report.warnings.size();
+        finish.unlinkFile(path, "unlink-unused", "the model no longer uses it; remove it by hand");
+        if (report.warnings.size() == before)
+            report.removed.push_back(path);
+    }
+}
+
+} // namespace
+
+Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions& options)
+{
+    const auto started = std::chrono::steady_clock::now();
+    const fs::path path = fs::absolute(pathIn).lexically_normal();
+    const fs::path dir = path.parent_path();
+    const std::string cannot = "cannot save " + path.string() + ": ";
+    auto plan = planSave(model, path, options);
+    if (!plan)
+        return plan.error().prefixed(cannot);
+    if (Status s = checkAliases(model, path, *plan); !s)
+        return s.error().prefixed(cannot);
+
+    // One save at a time in every folder this one writes into (SPEC 5a).
+    auto lock = FolderLock::acquire(saveFolders(path, *plan), options.lockWaitMs, options.cancel);
+    if (!lock)
+        return lock.error().prefixed(cannot);
+    crashPoint("locked");
+    // Another save may have replaced the model while this one waited for the lock: its bytes
+    // and references are not what this model describes any more.
+    if (!model.path().empty() && !namesFile(model.path(), model.fileIdentity()))
+        return Error{cannot + model.path().string()
+                + " changed since the model was opened (another save?); open it again",
+            ErrorKind::Changed};
+    if (!options.rewrite && planKeepsLayout(model, path, *plan, options)) {
+        if (Status s = checkChecksums(model, options); !s)
+            return s.error().prefixed(cannot);
+        SaveReport report;
+        report.modelPath = path;
+        report.unchanged = true;
+        std::set<std::string> finals{path.filename().string()};
+        for (const auto& name : plan->files)
+            finals.insert(
+                report.dataFiles.emplace_back((dir / name).lexically_normal()).filename().string());
+        removeOwnLeftovers(model, finals); // as the rewrite would
+        for (const auto& p : plan->tensors)
+            (p.external ? report.externalTensors : report.inlineTensors)++;
+        report.seconds
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        return report;
+    }
+    if (!options.force)
+        if (auto conflicts = conflictsOf(model, path, *plan); !conflicts.empty())
+            return Error{joinMessages(conflicts), ErrorKind::ConsentNeeded};
+    // Writing needs the model's protos (an unchanged save above does not).
+    if (Status s = model.loadProtos(); !s)
+        return s.error().prefixed(cannot);
+    const bool inPlace = !model.path().empty() && sameFile(path, model.path());
+    const std::vector<fs::path> readBefore = inPlace ? filesReadBy(model) : std::vector<fs::path>{};
+
+    // 1. New data into temporaries beside the final files.
+    TempCleanup cleanup;
+    DataWriter writer(model, *plan, options);
+    auto written = writeDataTemps(*plan, dir, writer, cleanup);
+    if (!written)
+        return written.error().prefixed(cannot);
+    const std::vector<DataTarget>& targets = *written;
+    crashPoint("data-written");
+
+    // 2. The model, once naming the temporaries and once naming the final files.
+    std::vector<std::string> tempNames, finalNames;
+    for (const auto& t : targets) {
+        tempNames.push_back(t.temp.path.lexically_relative(dir).generic_string());
+        finalNames.push_back(t.finalPath.lexically_relative(dir).generic_string());
+    }
+    // The model is streamed below: the raw_data of tensors that stay inline (or come back
+    // inline) is copied file to file from where it lies, never held in memory; a failure puts
+    // the model back as it was.
+    const Splices splices = splicesOf(model, *plan, writer);
+    TensorRewrite rewrite(model);
+    if (Status s = rewrite.apply(
+            *plan, tempNames, writer, writer.checksums(), TensorRewrite::Inline::Spliced);
+        !s)
+        return s.error().prefixed(cannot);
+    std::optional<ModelTemp> modelViaTemps;
+    if (!targets.empty()) {
+        auto temp = writeModelTemp(model, path, splices, writer, true, cleanup);
+        if (!temp)
+            return temp.error().prefixed(cannot);
+        modelViaTemps = std::move(*temp);
+    }
+    rewrite.relocate(finalNames);
+    auto modelFinal = writeModelTemp(model, path, splices, writer, !modelViaTemps, cleanup);
+    if (!modelFinal)
+        return modelFinal.error().prefixed(cannot);
+    crashPoint("models-written");
+    const std::vector<fs::path> stale = readsReplacedBy(model, targets);
+
+    // The last moment a cancel can take effect: after this the new model is on disk.
+    if (options.cancel && options.cancel->isCancelled())
+        return cancelled("save");
+
+    // 3. Commit: the model now names the complete new data (under its temporary names).
+    const fs::path& commitFrom = modelViaTemps ? modelViaTemps->file.path : modelFinal->file.path;
+    if (Status s = renameFile(commitFrom, path, "rename-model-temp"); !s)
+        return s.error().prefixed(cannot);
+    cleanup.release(); // from here on nothing that was committed is deleted
+    SaveReport report;
+    Finisher finish(report.warnings);
+    const std::string mayRevert
+        = "after a power loss the previous model may come back; the new one is complete";
+    finish.check(syncFolder(dir), mayRevert);
+    crashPoint("model-temp-committed");
+
+    bool finalNamesOk = true;
+    if (modelViaTemps) {
+        // 4. Each data file under its final name, the temporary name kept valid meanwhile.
+        for (const auto& t : targets) {
+            finalNamesOk = finish.check(swapIn(t),
+                path.filename().string() + " keeps naming its data by the temporary name "
+                    + t.temp.path.filename().string()
+                    + " (complete and valid); saving the model again gives it its final name");
+            if (!finalNamesOk)
+                break;
+            finish.check(syncFolder(t.finalPath.parent_path()), mayRevert);
+            crashPoint("data-swapped");
+        }
+        // 5. The model names the final files.
+        if (finalNamesOk) {
+            finalNamesOk
+                = finish.check(renameFile(modelFinal->file.path, path, "rename-model-final"),
+                    path.filename().string()
+                        + " keeps naming its data by temporary names (complete and valid); saving "
+                          "the model again gives them their final names");
+            if (finalNamesOk) {
+                finish.check(syncFolder(dir), mayRevert);
+                crashPoint("model-final-committed");
+            }
+        }
+        if (!finalNamesOk) {
+            finish.unlinkFile(modelFinal->file.path, "unlink-model-temp", // never committed
+                "it is a copy of the new model that was never committed; onnx-repack clean "
+                "removes it");
+        } else {
+            // 6. The temporary names go.
+            for (const auto& t : targets)
+                finish.unlinkFile(t.temp.path, "unlink-temp",
+                    "it is a leftover copy of " + t.finalPath.filename().string()
+                        + "; onnx-repack clean removes it");
+            crashPoint("cleaned");
+        }
+    }
+
+    // The in-memory model now is what is on disk; reads through replaced files fail.
+    rewrite.relocate(finalNamesOk ? finalNames : tempNames);
+    rewrite.commit();
+    const ModelTemp& committed = finalNamesOk ? *modelFinal : *modelViaTemps;
+    model.adoptSavedFile(path, committed.identity, payloadRanges(splices, committed));
+    model.invalidateDataFiles(stale, "replaced by a save to " + path.string());
+    model.setLocation(path, committed.written.bytes);
+
+    std::vector<fs::path> finals{path};
+    for (const auto& t : targets) {
+        finals.push_back(t.finalPath);
+        report.dataFiles.push_back(finalNamesOk ? t.finalPath : t.temp.path);
+    }
+    if (inPlace)
+        dropUnused(readBefore, finals, path, options.removeUnused, finish, report);
+    if (finalNamesOk) {
+        std::set<std::string> names;
+        for (const auto& f : finals)
+            names.insert(f.filename().string());
+        removeOwnLeftovers(model, names);
+    }
+
+    report.modelPath = path;
+    report.bytesWritten = committed.written.bytes;
+    for (auto bytes : plan->fileBytes)
+        report.dataBytes += bytes;
+    report.bytesWritten += report.dataBytes;
+    report.paddingBytes = paddingBytes(*plan);
+    for (const auto& p : plan->tensors)
+        (p.external ? report.externalTensors : report.inlineTensors)++;
+    report.seconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+} // namespace repack

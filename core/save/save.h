@@ -1,0 +1,67 @@
+// Crash-safe save (SPEC section 5, protocol in docs/save-protocol.md): new data is streamed
+// into temporary files beside the target, synced, and swapped in so that at every instant the
+// model path opens as the complete old or the complete new model, for any reader.
+#pragma once
+
+#include "core/result.h"
+#include "core/plan/save_options.h"
+#include "core/plan/save_plan.h"
+
+#include <filesystem>
+#include <vector>
+
+namespace repack {
+
+class Model;
+
+struct SaveReport {
+    std::filesystem::path modelPath;
+    std::vector<std::filesystem::path> dataFiles; // as the saved model names them, shard order
+    uint64_t bytesWritten = 0; // model file plus data files
+    uint64_t dataBytes = 0; // the data files' sizes
+    uint64_t paddingBytes = 0; // of those, alignment padding (zeros between tensors)
+    size_t externalTensors = 0;
+    size_t inlineTensors = 0;
+    double seconds = 0;
+    // Nothing was written: an in-place save whose files already are what it would write
+    // (planKeepsLayout, unless SaveOptions::rewrite). bytesWritten is 0.
+    bool unchanged = false;
+    // Non-empty: the new model was committed and loads, but a step after the commit point
+    // failed (a directory sync, a final rename, removing a temporary): "saved with a warning",
+    // never "nothing changed". Each names the file and what to do.
+    std::vector<std::string> warnings;
+    // Data files the model used before an in-place save and no longer does, and of those the
+    // ones removed (options.removeUnused; never one another model in the folder references).
+    std::vector<std::filesystem::path> noLongerUsed;
+    std::vector<std::filesystem::path> removed;
+};
+
+// Saves `model` to `path` (which may be its own path) and updates it to the saved layout:
+// external tensors point at the new files and offsets, handles into replaced files are
+// invalidated. An error means nothing on disk changed and `model` is as before; a report with
+// warnings means the new model is on disk and `model` describes it.
+Result<SaveReport> save(
+    Model& model, const std::filesystem::path& path, const SaveOptions& options);
+
+// The folders a save of `plan` to `path` writes into, each locked for the save (SPEC 5a): the
+// model's folder, then each data file's, in plan order (repeats kept; FolderLock folds them).
+// The one list for save() and for a caller told "busy" that asks which folder is held.
+std::vector<std::filesystem::path> saveFolders(
+    const std::filesystem::path& path, const SavePlan& plan);
+
+// An existing file that a save would replace and that is not only this model's own: another
+// model in the folder reads it (a sibling, or the source model when saving elsewhere), or no
+// model uses it. Replacing it needs consent (options.force) that names `users`.
+struct SaveConflict {
+    std::filesystem::path file;
+    std::vector<std::filesystem::path> users; // models that would read wrong bytes; may be empty
+    std::string message; // one line naming the file and its users
+};
+
+// The conflicts of saving `model` to `path`; empty when the save may go ahead without consent.
+// Fails on names that alias (a data file equal to the input or output model, a folder, another
+// output of the same save): those are refused whatever the consent.
+Result<std::vector<SaveConflict>> saveConflicts(
+    const Model& model, const std::filesystem::path& path, const SaveOptions& options);
+
+} // namespace repack

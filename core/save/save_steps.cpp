@@ -1,0 +1,129 @@
+#include "save_steps.h"
+
+#include "crash_point.h"
+#include "data_writer.h"
+#include "core/model/model.h"
+#include "core/posix_file.h"
+
+#include <cerrno>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+
+std::optional<FileId> fileId(const fs::path& path)
+{
+    struct stat st { };
+    if (::stat(path.c_str(), &st) != 0)
+        return std::nullopt;
+    return FileId{st.st_dev, st.st_ino};
+}
+
+bool sameFile(const fs::path& a, const fs::path& b)
+{
+    const auto idA = fileId(a);
+    return a == b || (idA && idA == fileId(b));
+}
+
+Result<TempFile> createReplacementFor(const fs::path& finalPath)
+{
+    auto temp = createTempFor(finalPath);
+    if (!temp)
+        return temp;
+    struct stat st { };
+    if (::stat(finalPath.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+        // Best effort for the group (only its members or root may set it); the mode always.
+        (void)::fchown(temp->fd.get(), static_cast<uid_t>(-1), st.st_gid);
+        if (::fchmod(temp->fd.get(), st.st_mode & 07777) != 0) {
+            ::unlink(temp->path.c_str());
+            return Error{systemMessage("cannot set the permissions of", temp->path)};
+        }
+    }
+    return temp;
+}
+
+Result<std::vector<DataTarget>> writeDataTemps(
+    const SavePlan& plan, const fs::path& dir, DataWriter& writer, TempCleanup& cleanup)
+{
+    std::vector<DataTarget> targets;
+    std::set<fs::path> folders;
+    for (size_t f = 0; f < plan.files.size(); ++f) {
+        DataTarget target;
+        target.finalPath = (dir / plan.files[f]).lexically_normal();
+        auto temp = createReplacementFor(target.finalPath);
+        if (!temp)
+            return temp.error();
+        cleanup.add(temp->path);
+        target.temp = std::move(*temp);
+        if (Status s = writer.write(f, target.temp.fd.get(), target.temp.path); !s)
+            return s.error();
+        if (::close(target.temp.fd.release()) != 0)
+            return Error{systemMessage("cannot write", target.temp.path)};
+        folders.insert(target.finalPath.parent_path());
+        targets.push_back(std::move(target));
+    }
+    // The temporaries' names must be durable before a model that names them is committed. A
+    // folder that may be written but not listed cannot be synced at all; the commit's own sync
+    // then reports that as a warning.
+    for (const auto& folder : folders)
+        if (Status s = fsyncDirectory(folder); !s && errno != EACCES)
+            return s.error();
+    return targets;
+}
+
+Status renameFile(const fs::path& from, const fs::path& to, const char* faultPoint)
+{
+    if (faultPoint && failPoint(faultPoint))
+        return Error{"cannot rename " + from.string() + " to " + to.string()
+            + ": Input/output error (injected)"};
+    if (::rename(from.c_str(), to.c_str()) != 0)
+        return Error{systemMessage("cannot rename " + from.string() + " to", to)};
+    return {};
+}
+
+Status syncFolder(const fs::path& dir)
+{
+    if (failPoint("fsync-dir"))
+        return Error{"cannot flush " + dir.string() + ": Input/output error (injected)"};
+    return fsyncDirectory(dir);
+}
+
+Status swapIn(const DataTarget& target)
+{
+    const fs::path link = tempNameFor(target.finalPath);
+    const bool injected = failPoint("link-data");
+    if (injected || ::link(target.temp.path.c_str(), link.c_str()) != 0)
+        return Error{systemMessage("cannot link", link, injected ? EPERM : errno)};
+    if (Status s = renameFile(link, target.finalPath, "rename-data"); !s) {
+        ::unlink(link.c_str());
+        return s;
+    }
+    return {};
+}
+
+std::vector<fs::path> filesReadBy(const Model& model)
+{
+    std::set<fs::path> read;
+    for (const auto& info : model.tensors())
+        if (info.isExternal() && !info.external.resolvedPath.empty())
+            read.insert(info.external.resolvedPath);
+    return {read.begin(), read.end()};
+}
+
+std::vector<fs::path> readsReplacedBy(const Model& model, const std::vector<DataTarget>& targets)
+{
+    std::set<FileId> replaced;
+    for (const auto& t : targets)
+        if (auto id = fileId(t.finalPath))
+            replaced.insert(*id);
+    std::vector<fs::path> out;
+    for (const auto& path : filesReadBy(model)) // one stat per data file, not per tensor
+        if (auto id = fileId(path); id && replaced.count(*id))
+            out.push_back(path);
+    return out;
+}
+
+} // namespace repack

@@ -1,0 +1,60 @@
+// The steps save() and the external-data operations share: writing a plan's data files into
+// temporaries beside their destinations, and swapping them in atomically.
+#pragma once
+
+#include "core/result.h"
+#include "core/plan/save_plan.h"
+#include "temp_file.h"
+
+#include <filesystem>
+#include <optional>
+#include <sys/types.h>
+#include <utility>
+#include <vector>
+
+namespace repack {
+
+class DataWriter;
+class Model;
+
+// Device and inode of the file `path` names (following symlinks), if it exists.
+using FileId = std::pair<dev_t, ino_t>;
+std::optional<FileId> fileId(const std::filesystem::path& path);
+// True when `a` and `b` are the same path or name the same existing file.
+bool sameFile(const std::filesystem::path& a, const std::filesystem::path& b);
+
+struct DataTarget {
+    // What the model names: folder / data file name. A symlink there is replaced by the new
+    // regular file, never written through: its target (a cache blob) stays untouched.
+    std::filesystem::path finalPath;
+    TempFile temp; // the new bytes, synced and closed
+};
+
+// Creates a temporary for `finalPath` that takes over the permission bits (and, where allowed,
+// the group) of the file it will replace.
+Result<TempFile> createReplacementFor(const std::filesystem::path& finalPath);
+
+// Writes every data file of `plan` (names relative to `dir`) into a temporary beside it and
+// syncs the temporaries' folders; each temporary is registered with `cleanup`.
+Result<std::vector<DataTarget>> writeDataTemps(const SavePlan& plan,
+    const std::filesystem::path& dir, DataWriter& writer, TempCleanup& cleanup);
+
+// Makes `target.finalPath` hold the new bytes with one atomic rename, keeping the temporary
+// valid under its own name too (a hard link is renamed, not the temporary). Fails, with the
+// final name untouched, where hard links are not supported.
+Status swapIn(const DataTarget& target);
+
+// rename(2), honouring the fault point `faultPoint` (may be null).
+Status renameFile(
+    const std::filesystem::path& from, const std::filesystem::path& to, const char* faultPoint);
+// fsync of a folder after the commit point, honouring the fault point "fsync-dir".
+Status syncFolder(const std::filesystem::path& dir);
+
+// The paths through which `model` reads files that the targets are about to replace.
+std::vector<std::filesystem::path> readsReplacedBy(
+    const Model& model, const std::vector<DataTarget>& targets);
+
+// The data files `model` reads (resolved paths), one entry per file.
+std::vector<std::filesystem::path> filesReadBy(const Model& model);
+
+} // namespace repack

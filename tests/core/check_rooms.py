@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Fails when a file of core/ includes a room that may not be below it.
+
+The rooms of core depend one way (docs/architecture.md, "The rooms of core"):
+core/ <- model/ <- plan/ <- inspect/ <- save/. A room may include itself and the rooms to its
+left; anything else is printed with its file and line, and the exit status is 1.
+"""
+import pathlib
+import re
+import sys
+
+ORDER = ["", "model", "plan", "inspect", "save"]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def room_of(relative):
+    """The room of a path under core/: '' for core/x.h, 'model' for core/model/x.h."""
+    parts = relative.parts
+    return parts[0] if len(parts) == 2 else ""
+
+
+def main(core):
+    core = pathlib.Path(core)
+    unknown = sorted({p.parent.name for p in core.glob("*/*.*")} - set(ORDER))
+    if unknown:
+        print(f"{core}: rooms not in the order: {', '.join(unknown)}")
+        return 1
+    bad = []
+    for path in sorted(core.rglob("*")):
+        if path.suffix not in (".h", ".cpp"):
+            continue
+        room = room_of(path.relative_to(core))
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = m.group(1)
+            if target.startswith("core/"):
+                used = room_of(pathlib.PurePath(target).relative_to("core"))
+            elif "/" in target:
+                continue  # a generated or third-party header
+            else:
+                used = room  # same room, by name
+                if not (path.parent / target).exists():
+                    bad.append(f"{path}:{number}: {target} is not in {path.parent}")
+                    continue
+            if ORDER.index(used) > ORDER.index(room):
+                bad.append(f"{path}:{number}: core/{room or '.'} includes {target} "
+                           f"from core/{used}, a room that depends on it")
+    for line in bad:
+        print(line)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "core"))
