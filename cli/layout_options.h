@@ -2,6 +2,7 @@
 // registered and parsed by one piece of code so both commands always agree.
 #pragma once
 
+#include "core/plan/layout_request.h"
 #include "core/plan/save_options.h"
 
 #include <cstdint>
@@ -18,22 +19,11 @@ class Model;
 
 namespace repack::cli {
 
-// The layout options as given, empty when not given: the target's values apply then, else the
-// core's defaults (SaveOptions), never restated.
+// The layout options as given (core/plan/layout_request.h checks and applies them, for the
+// Python package too), and the plan file.
 struct LayoutArgs {
-    std::string target; // --target: ort, optimum, web, hub (core/plan/targets.h)
-    std::string data;
-    std::string threshold;
-    std::string align;
-    std::string alignThreshold;
-    std::string order;
-    bool noAttributes = false;
-    bool allInline = false;
-    std::string shardSize;
-    bool allowCorrupt = false;
+    LayoutRequest request;
     std::string planFile; // --plan: a SPEC 5b plan file
-    bool dedupe = false;
-    std::string format; // --format: onnx (raw data files) or safetensors
 };
 
 // Registers --target, --data, --threshold, --align, --align-threshold, --order,

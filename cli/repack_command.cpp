@@ -6,8 +6,9 @@
 #include "cli/terminal_text.h"
 #include "core/format.h"
 #include "core/model/model.h"
-#include "core/save/save.h"
 #include "core/plan/targets.h"
+#include "core/save/output_folder.h"
+#include "core/save/save.h"
 
 #include <CLI/CLI.hpp>
 
@@ -63,41 +64,6 @@ std::optional<int> waitMs(const std::string& text)
     }
     return static_cast<int>(
         std::min<double>(std::llround(seconds * 1000.0), std::numeric_limits<int>::max()));
-}
-
-// Creates the missing folders above `file` (SPEC 6); returns the ones it created, outermost
-// first, so a failed save can take them away again. nullopt on error, with the reason on stderr.
-std::optional<std::vector<fs::path>> createParentFolders(const fs::path& file)
-{
-    std::vector<fs::path> missing;
-    std::error_code ec;
-    const fs::path parent = file.parent_path();
-    if (!parent.empty() && fs::exists(parent, ec) && !fs::is_directory(parent, ec)) {
-        std::cerr << "onnx-repack: the output folder " << parent.string() << " is not a folder\n";
-        return std::nullopt;
-    }
-    for (fs::path dir = parent; !dir.empty() && !fs::exists(dir, ec); dir = dir.parent_path()) {
-        missing.insert(missing.begin(), dir);
-        if (dir == dir.parent_path())
-            break;
-    }
-    if (missing.empty())
-        return missing;
-    if (!fs::create_directories(parent, ec) && ec) {
-        std::cerr << "onnx-repack: cannot create the output folder " << parent.string() << ": "
-                  << ec.message() << '\n';
-        return std::nullopt;
-    }
-    return missing;
-}
-
-// Removes folders createParentFolders() made, innermost first, while they are still empty.
-void removeCreatedFolders(const std::vector<fs::path>& created)
-{
-    std::error_code ec;
-    for (auto it = created.rbegin(); it != created.rend(); ++it)
-        if (!fs::remove(*it, ec))
-            break;
 }
 
 // Sizes of the data files `model` reads now, by absolute path: an in-place save may stop using
@@ -183,9 +149,11 @@ int repack(const RepackArgs& args)
     options.lockWaitMs = *wait;
     options.rewrite = args.rewrite;
 
-    const auto created = createParentFolders(args.output);
-    if (!created)
+    const auto created = createOutputFolders(args.output);
+    if (!created) {
+        std::cerr << "onnx-repack: " << printable(created.error().message) << '\n';
         return Failed;
+    }
     ProgressBar bar;
     if (args.progress)
         options.progress = [&bar](const Progress& p) { bar.update(p); };

@@ -1,0 +1,124 @@
+#include "layout_request.h"
+
+#include "core/format.h"
+#include "targets.h"
+
+namespace repack {
+namespace {
+
+bool validAlignment(uint64_t alignment)
+{
+    return alignment == 0 || (alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0);
+}
+
+std::string inQuotes(std::string_view text)
+{
+    return "'" + std::string(text) + "'";
+}
+
+// Parses a size into `out` when it was given; otherwise leaves the default in place. A text
+// that is not a size adds its message to `errors`, so every bad size is named at once.
+void size(std::string_view option, const std::string& text, uint64_t& out, std::string& errors)
+{
+    if (text.empty())
+        return;
+    if (auto value = parseSize(text)) {
+        out = *value;
+        return;
+    }
+    errors.append(errors.empty() ? "" : "\n")
+        .append(option)
+        .append(": ")
+        .append(inQuotes(text))
+        .append(" is not a size (bytes, or a number with K/KiB/M/MiB/G/GiB)");
+}
+
+// The first pair of given options that exclude each other, as "A excludes B"; empty if none.
+std::string exclusion(const LayoutRequest& r, const LayoutOptionNames& n)
+{
+    if (r.allInline) {
+        const std::pair<bool, std::string_view> others[] = {{!r.threshold.empty(), n.threshold},
+            {!r.data.empty(), n.data}, {!r.shardSize.empty(), n.shardSize},
+            {!r.target.empty(), n.target}, {!r.format.empty(), n.format}};
+        for (const auto& [given, name] : others)
+            if (given)
+                return std::string(n.allInline) + " excludes " + std::string(name);
+    }
+    if (!r.format.empty() && r.dedupe)
+        return std::string(n.format) + " excludes " + std::string(n.dedupe);
+    return {};
+}
+
+} // namespace
+
+std::string sizeText(uint64_t bytes)
+{
+    static constexpr const char* kUnits[] = {"GiB", "MiB", "KiB"};
+    for (int i = 0; i < 3; ++i) {
+        const uint64_t unit = uint64_t(1) << (10 * (3 - i));
+        if (bytes && bytes % unit == 0)
+            return std::to_string(bytes / unit) + kUnits[i];
+    }
+    return std::to_string(bytes);
+}
+
+Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
+    const std::filesystem::path& outputModel, const LayoutOptionNames& names)
+{
+    if (std::string excluded = exclusion(request, names); !excluded.empty())
+        return Error{excluded};
+    LayoutResult result;
+    SaveOptions& options = result.options;
+    if (!request.target.empty()) {
+        const Target* target = findTarget(request.target);
+        if (!target)
+            return Error{std::string(names.target) + ": " + inQuotes(request.target)
+                + " is not a target (one of " + targetNames() + ")"};
+        applyTarget(*target, outputModel, options);
+    }
+    std::string errors;
+    size(names.threshold, request.threshold, options.threshold, errors);
+    size(names.align, request.align, options.alignment, errors);
+    size(names.alignThreshold, request.alignThreshold, options.alignThreshold, errors);
+    size(names.shardSize, request.shardSize, options.shardSize, errors);
+    if (!errors.empty())
+        return Error{errors};
+    if (!request.format.empty() && request.format != "onnx" && request.format != "safetensors")
+        return Error{std::string(names.format) + ": " + inQuotes(request.format)
+            + " is not a format (onnx or safetensors)"};
+    if (request.format == "safetensors") {
+        // The format has no gaps between tensors: an alignment asked for cannot be kept.
+        if (!request.align.empty() && options.alignment > 1)
+            return Error{std::string(names.align)
+                + ": safetensors files hold tensors back to back, so they cannot be aligned ("
+                + std::string(names.format) + " onnx can)"};
+        // A target's file names and limits still apply; its alignment cannot, which is said
+        // (the audit in `inspect` then lists the tensors a reader cannot map).
+        if (!request.target.empty() && options.alignment > 1)
+            result.notes.push_back(std::string(names.target) + " " + request.target
+                + " aligns tensors of " + sizeText(options.alignThreshold) + " and more to "
+                + sizeText(options.alignment)
+                + "; safetensors files hold tensors back to back, so this save does not ("
+                + std::string(names.format) + " onnx can)");
+        options.format = DataFormat::Safetensors;
+    }
+    if (!validAlignment(options.alignment))
+        return Error{std::string(names.align) + ": " + inQuotes(request.align)
+            + " must be 0 or a power of two up to " + sizeText(kMaxAlignment)};
+    if (!request.order.empty()) {
+        if (request.order != "declaration" && request.order != "size")
+            return Error{std::string(names.order) + ": " + inQuotes(request.order)
+                + " is not an order (declaration or size)"};
+        options.order
+            = request.order == "size" ? TensorOrder::SizeAscending : TensorOrder::Declaration;
+    }
+    if (!request.data.empty())
+        options.dataFile = request.data;
+    options.includeAttributes = !request.noAttributes;
+    options.allInline = request.allInline;
+    options.dedupe = request.dedupe;
+    options.allowCorrupt = request.allowCorrupt;
+    return result;
+}
+
+} // namespace repack
