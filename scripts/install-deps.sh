@@ -9,6 +9,7 @@ packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   nlohmann-json3-dev libcli11-dev libssl-dev
   python3-onnx python3-numpy libonnx-testdata
+  pybind11-dev python3-dev
   xvfb xauth
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
 )

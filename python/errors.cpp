@@ -1,0 +1,100 @@
+#include "errors.h"
+
+namespace py = pybind11;
+
+namespace repack::python {
+namespace {
+
+// The classes live as long as the interpreter: never released at exit, when Python may
+// already be gone.
+struct Classes {
+    PyObject* error = nullptr;
+    PyObject* consent = nullptr;
+    PyObject* cancelled = nullptr;
+    PyObject* busy = nullptr;
+    PyObject* usage = nullptr;
+};
+Classes classes;
+
+PyObject* newClass(py::module_& m, const char* name, const char* doc, PyObject* bases)
+{
+    const std::string qualified = std::string("onnx_repack.") + name;
+    PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
+    if (!cls)
+        throw py::error_already_set();
+    m.add_object(name, py::handle(cls)); // the module takes its own reference
+    return cls;
+}
+
+std::string kindText(ErrorKind kind)
+{
+    switch (kind) {
+    case ErrorKind::Cancelled:
+        return "cancelled";
+    case ErrorKind::ConsentNeeded:
+        return "consent_needed";
+    case ErrorKind::Busy:
+        return "busy";
+    case ErrorKind::Changed:
+        return "changed";
+    case ErrorKind::Failed:
+        break;
+    }
+    return "failed";
+}
+
+[[noreturn]] void raiseAs(
+    PyObject* cls, const std::string& message, const std::string& kind, py::object conflicts)
+{
+    py::object exc = py::reinterpret_borrow<py::object>(cls)(message);
+    exc.attr("kind") = kind;
+    exc.attr("conflicts") = std::move(conflicts);
+    PyErr_SetObject(cls, exc.ptr());
+    throw py::error_already_set();
+}
+
+} // namespace
+
+void registerErrors(py::module_& m)
+{
+    classes.error = newClass(m, "Error",
+        "A failure of onnx_repack, with the core's message naming the file and the tensor.\n\n"
+        ".kind says which: 'failed', 'cancelled', 'consent_needed', 'busy', 'changed' (the\n"
+        "model's files changed since it was loaded, or a Tensor handle outlived a save: load\n"
+        "or read model.tensors again) or 'usage'.",
+        PyExc_Exception);
+    classes.consent = newClass(m, "ConsentRequired",
+        "The save would replace files other models read, or files the model does not use;\n"
+        "nothing was written. .conflicts lists {'file', 'users', 'message'}; force=True saves.",
+        classes.error);
+    classes.cancelled = newClass(m, "Cancelled",
+        "The save was cancelled (cancel token, Ctrl+C, an exception in progress); nothing "
+        "changed.",
+        classes.error);
+    classes.busy = newClass(m, "Busy",
+        "Another save holds the lock of a folder this one writes into (wait= seconds passed).",
+        classes.error);
+    py::tuple usageBases = py::make_tuple(py::handle(classes.error), py::handle(PyExc_ValueError));
+    classes.usage = newClass(m, "UsageError",
+        "Options that cannot be used together or do not parse; nothing was read or written.",
+        usageBases.ptr());
+}
+
+void raise(const Error& error, py::object conflicts)
+{
+    PyObject* cls = classes.error;
+    if (error.kind == ErrorKind::Cancelled)
+        cls = classes.cancelled;
+    else if (error.kind == ErrorKind::ConsentNeeded)
+        cls = classes.consent;
+    else if (error.kind == ErrorKind::Busy)
+        cls = classes.busy;
+    raiseAs(cls, error.message, kindText(error.kind), std::move(conflicts));
+}
+
+void raiseUsage(const std::string& message)
+{
+    raiseAs(classes.usage, message, "usage", py::list());
+}
+
+} // namespace repack::python

@@ -1,0 +1,37 @@
+// The exceptions of onnx_repack: Error (with .kind) and its subclasses, one per kind of the
+// core's errors (core/result.h) that a script branches on, raised with the core's message.
+#pragma once
+
+#include "core/result.h"
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+namespace repack::python {
+
+// Adds Error, ConsentRequired, Cancelled, Busy and UsageError to `m`.
+void registerErrors(pybind11::module_& m);
+
+// Raises the exception of `error`'s kind (as a pybind11::error_already_set): ConsentRequired
+// with `conflicts` (a list of {"file", "users", "message"}), Cancelled, Busy, or Error whose
+// kind says "failed" or "changed".
+[[noreturn]] void raise(const Error& error, pybind11::object conflicts = pybind11::list());
+
+// Raises UsageError (also a ValueError): options that cannot be used, before anything is read.
+[[noreturn]] void raiseUsage(const std::string& message);
+
+// Unwraps a Result, raising its error.
+template <typename T> T take(Result<T>&& result)
+{
+    if (!result)
+        raise(result.error());
+    return std::move(result).value();
+}
+inline void check(const Status& status)
+{
+    if (!status)
+        raise(status.error());
+}
+
+} // namespace repack::python

@@ -1,0 +1,186 @@
+"""Type stubs of onnx_repack, the Python package of Onnx Repack (docs/python.md)."""
+import os
+import threading
+from typing import Any, Callable, Iterable, Literal, Optional, TypedDict, Union
+
+import numpy
+
+__version__: str
+
+PathLike = Union[str, os.PathLike[str]]
+Size = Union[int, str]  # bytes, or text like "4KiB", "1MiB"
+ProgressCallback = Callable[[int, int, str], object]  # (bytes_done, bytes_total, tensor)
+
+class Conflict(TypedDict):
+    file: str
+    users: list[str]
+    message: str
+
+class Error(Exception):
+    kind: Literal["failed", "cancelled", "consent_needed", "busy", "changed", "usage"]
+    conflicts: list[Conflict]
+
+class ConsentRequired(Error): ...
+class Cancelled(Error): ...
+class Busy(Error): ...
+class UsageError(Error, ValueError): ...
+
+class Problem(TypedDict):
+    severity: Literal["error", "warning"]
+    tensor: str
+    code: str
+    message: str
+
+class Region(TypedDict):
+    type: Literal["tensor", "padding", "orphaned", "overlap", "header"]
+    offset: int
+    length: int
+    tensor: Optional[str]
+    shared: bool
+
+class FileLayout(TypedDict):
+    location: str
+    path: str
+    bytes: int
+    referenced_bytes: int
+    padding_bytes: int
+    orphaned_bytes: int
+    overlapping_bytes: int
+    shared_bytes: int
+    header_bytes: int
+    regions: list[Region]
+
+class Tensor:
+    @property
+    def name(self) -> str: ...
+    @property
+    def scope(self) -> str: ...
+    @property
+    def kind(self) -> Literal["initializer", "attribute", "sparse"]: ...
+    @property
+    def dtype(self) -> Union[numpy.dtype[Any], str]: ...
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def nbytes(self) -> Optional[int]: ...
+    @property
+    def storage(self) -> Literal["inline", "external"]: ...
+    @property
+    def location(self) -> Optional[str]: ...
+    @property
+    def offset(self) -> Optional[int]: ...
+    @property
+    def length(self) -> Optional[int]: ...
+    @property
+    def checksum(self) -> Optional[str]: ...
+    def numpy(self) -> numpy.ndarray[Any, Any]:
+        """A read-only zero-copy view of the tensor's mapped bytes; raises Error (kind
+        'changed') once the model was saved or changed after this handle was taken."""
+
+class Model:
+    @property
+    def path(self) -> str: ...
+    @property
+    def base_dir(self) -> str: ...
+    @property
+    def tensors(self) -> list[Tensor]: ...
+    @property
+    def problems(self) -> list[Problem]: ...
+    def layout(self) -> list[FileLayout]: ...
+    def inspect(self, deep: bool = False, target: str = "") -> dict[str, Any]: ...
+    def set_base_dir(self, base_dir: PathLike) -> None: ...
+    def load_to_model(self) -> None: ...
+    def unload_from_model(
+        self,
+        base_dir: PathLike,
+        relative_path: str,
+        size_threshold_bytes: int = 1024,
+        force: bool = False,
+    ) -> None: ...
+    def convert_tensors_to_external(
+        self, tensors: Iterable[Any], base_dir: PathLike, relative_path: str, force: bool = False
+    ) -> list[Any]:
+        """Tensor handles or onnx.TensorProto in; onnx.TensorProto referring to the file out."""
+    def convert_tensors_from_external(self, tensors: Iterable[Any]) -> list[Any]:
+        """Tensor handles or onnx.TensorProto in; in-memory onnx.TensorProto out."""
+
+class SaveReport:
+    @property
+    def model_path(self) -> str: ...
+    @property
+    def data_files(self) -> list[str]: ...
+    @property
+    def bytes_written(self) -> int: ...
+    @property
+    def data_bytes(self) -> int: ...
+    @property
+    def padding_bytes(self) -> int: ...
+    @property
+    def external_tensors(self) -> int: ...
+    @property
+    def inline_tensors(self) -> int: ...
+    @property
+    def seconds(self) -> float: ...
+    @property
+    def unchanged(self) -> bool: ...
+    @property
+    def warnings(self) -> list[str]: ...
+    @property
+    def no_longer_used(self) -> list[str]: ...
+    @property
+    def removed(self) -> list[str]: ...
+
+class CancelToken:
+    def __init__(self) -> None: ...
+    def cancel(self) -> None: ...
+    @property
+    def cancelled(self) -> bool: ...
+
+def load(path: PathLike) -> Model: ...
+def save(
+    model_or_path: Union[Model, PathLike],
+    out_path: PathLike,
+    *,
+    external_data: Optional[str] = None,
+    size_threshold_bytes: Optional[Size] = None,
+    align: Optional[Size] = None,
+    align_threshold: Optional[Size] = None,
+    order: Optional[Literal["declaration", "size"]] = None,
+    shard_size: Optional[Size] = None,
+    checksum: bool = False,
+    inline: bool = False,
+    target: Optional[Literal["ort", "optimum", "web", "hub"]] = None,
+    format: Optional[Literal["onnx", "safetensors"]] = None,
+    dedupe: bool = False,
+    plan: Union[None, PathLike, dict[str, Any]] = None,
+    force: bool = False,
+    progress: Optional[ProgressCallback] = None,
+    cancel: Union[None, CancelToken, threading.Event] = None,
+    attributes: bool = True,
+    allow_corrupt: bool = False,
+    remove_unused: bool = False,
+    rewrite: bool = False,
+    wait: Optional[float] = None,
+) -> SaveReport: ...
+def save_proto(proto: Any, out_path: PathLike, base_dir: Optional[PathLike] = None, **options: Any) -> SaveReport: ...
+def verify(model_or_path: Union[Model, PathLike]) -> dict[str, Any]: ...
+def diff(a: Union[Model, PathLike], b: Union[Model, PathLike]) -> dict[str, Any]: ...
+def plan(
+    model_or_path: Union[Model, PathLike],
+    *,
+    output: Optional[PathLike] = None,
+    diff: bool = False,
+    external_data: Optional[str] = None,
+    size_threshold_bytes: Optional[Size] = None,
+    align: Optional[Size] = None,
+    align_threshold: Optional[Size] = None,
+    order: Optional[Literal["declaration", "size"]] = None,
+    shard_size: Optional[Size] = None,
+    inline: bool = False,
+    target: Optional[Literal["ort", "optimum", "web", "hub"]] = None,
+    format: Optional[Literal["onnx", "safetensors"]] = None,
+    dedupe: bool = False,
+    plan: Union[None, PathLike, dict[str, Any]] = None,
+    attributes: bool = True,
+    allow_corrupt: bool = False,
+) -> dict[str, Any]: ...

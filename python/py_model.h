@@ -1,0 +1,64 @@
+// What the Python objects share: a loaded model, the count of changes that invalidate Tensor
+// handles, and the guard that keeps two threads from using one model while a save runs with
+// the GIL released.
+#pragma once
+
+#include "core/model/model.h"
+
+#include <pybind11/pybind11.h>
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace repack::python {
+
+struct PyModel {
+    explicit PyModel(std::unique_ptr<Model> m)
+        : model(std::move(m))
+    {
+    }
+    std::unique_ptr<Model> model;
+    // Bumped by every save and operation that changes where tensors live: a Tensor handle
+    // taken before refuses to read (its offsets may name bytes that are no longer its own).
+    uint64_t generation = 0;
+    std::atomic<bool> busy{false};
+    // Our own mapping of the .onnx for views of the payloads it holds (a numpy array keeps it
+    // alive; the Model's own mapping goes with the next save), for the file with `mappedId`.
+    std::shared_ptr<DataFile> modelFile;
+    FileIdentity mappedId;
+};
+
+// Holds a model for one call; raises Busy while another thread uses it (a save releases the
+// GIL, so without this a second thread could read a model that is being rewritten).
+class ModelUse {
+public:
+    explicit ModelUse(PyModel& m);
+    ~ModelUse() { m_model.busy.store(false); }
+    ModelUse(const ModelUse&) = delete;
+    ModelUse& operator=(const ModelUse&) = delete;
+    Model& operator*() const { return *m_model.model; }
+    Model* operator->() const { return m_model.model.get(); }
+
+private:
+    PyModel& m_model;
+};
+
+// Accepts a str or os.PathLike.
+std::filesystem::path toPath(pybind11::handle path);
+
+// A loaded model from a path, with the GIL released while it loads; raises on failure.
+std::shared_ptr<PyModel> loadModel(const std::filesystem::path& path);
+
+// The model `modelOrPath` names: a Model, or a path loaded now.
+std::shared_ptr<PyModel> modelOf(pybind11::handle modelOrPath);
+
+// Parses a JSON text into Python objects with the json module.
+pybind11::object fromJson(const std::string& text);
+
+void registerModel(pybind11::module_& m);
+void registerSave(pybind11::module_& m);
+void registerReports(pybind11::module_& m);
+
+} // namespace repack::python

@@ -1,0 +1,501 @@
+// onnx_repack.save and save_proto: the core's crash-safe save with the GIL released, progress
+// called back a few times a second, and Ctrl+C or an exception in the callback cancelling it
+// through the core's CancelToken (nothing on disk changes) before being raised again.
+#include "errors.h"
+#include "py_model.h"
+#include "save_options.h"
+
+#include "core/plan/placement_plan.h"
+#include "core/save/output_folder.h"
+#include "core/save/save.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <optional>
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace repack::python {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A CancelToken Python code holds: cancel() from any thread (or a signal handler) stops a
+// save at its next chunk.
+struct PyCancelToken {
+    CancelToken token;
+};
+
+// The core's progress callback during one save. It runs on the saving thread without the GIL;
+// it takes the GIL only to check for signals (Ctrl+C) and to call `callback`, each at most a
+// few times a second. Whatever Python raises there is kept, and the save cancelled.
+class SaveWatch {
+public:
+    SaveWatch(py::object callback, py::object cancel)
+        : m_callback(std::move(callback))
+    {
+        if (py::isinstance<PyCancelToken>(cancel))
+            m_userToken = &cancel.cast<PyCancelToken&>().token;
+        else if (!cancel.is_none() && py::hasattr(cancel, "is_set"))
+            m_event = std::move(cancel); // a threading.Event
+        else if (!cancel.is_none())
+            raiseUsage("cancel: expected an onnx_repack.CancelToken or a threading.Event");
+    }
+    ~SaveWatch()
+    {
+        // The Python objects go with the GIL held (the caller holds it again by then).
+        m_event = py::object();
+        m_callback = py::object();
+    }
+
+    const CancelToken* token() const { return &m_token; }
+    ProgressCallback callback()
+    {
+        return [this](const Progress& p) { onProgress(p); };
+    }
+
+    // After the save, with the GIL held: re-raises what the callback or a signal raised.
+    void raisePending()
+    {
+        if (m_pending)
+            throw *m_pending;
+    }
+
+private:
+    void onProgress(const Progress& p)
+    {
+        if (m_userToken && m_userToken->isCancelled())
+            m_token.cancel();
+        if (m_token.isCancelled())
+            return;
+        const auto now = Clock::now();
+        const bool final = p.bytesTotal && p.bytesDone == p.bytesTotal;
+        const bool callDue = !m_callback.is_none()
+            && (m_calls == 0 || final || now - m_lastCall >= std::chrono::milliseconds(200));
+        if (!callDue && now - m_lastCheck < std::chrono::milliseconds(50))
+            return;
+        m_lastCheck = now;
+        py::gil_scoped_acquire gil;
+        try {
+            if (PyErr_CheckSignals() != 0)
+                throw py::error_already_set();
+            if (m_event && m_event.attr("is_set")().cast<bool>()) {
+                m_token.cancel();
+                return;
+            }
+            if (callDue) {
+                ++m_calls;
+                m_lastCall = now;
+                m_callback(p.bytesDone, p.bytesTotal, std::string(p.tensor));
+            }
+        } catch (py::error_already_set& e) {
+            m_pending = e;
+            m_token.cancel();
+        } catch (const std::exception& e) {
+            // Never unwind through the core: kept as a Python error, raised after the save.
+            PyErr_SetString(PyExc_RuntimeError, e.what());
+            m_pending = py::error_already_set();
+            m_token.cancel();
+        }
+    }
+
+    py::object m_callback;
+    py::object m_event;
+    const CancelToken* m_userToken = nullptr;
+    CancelToken m_token;
+    std::optional<py::error_already_set> m_pending;
+    Clock::time_point m_lastCall{}, m_lastCheck{};
+    size_t m_calls = 0;
+};
+
+struct SaveReportPy {
+    SaveReport report;
+};
+
+py::object sizeArg(const char* name, const py::object& value, std::string& out)
+{
+    if (value.is_none())
+        return value;
+    if (py::isinstance<py::bool_>(value))
+        raiseUsage(
+            std::string(name) + ": expected a size (bytes, or text like '4KiB'), got a bool");
+    if (py::isinstance<py::int_>(value)) {
+        if (value.cast<py::int_>() < py::int_(0))
+            raiseUsage(std::string(name) + ": a size cannot be negative");
+        out = py::str(value).cast<std::string>();
+    } else if (py::isinstance<py::str>(value)) {
+        out = value.cast<std::string>();
+        if (out.empty())
+            raiseUsage(std::string(name) + ": '' is not a size");
+    } else {
+        raiseUsage(std::string(name) + ": expected a size (bytes, or text like '4KiB')");
+    }
+    return value;
+}
+
+std::string textArg(const char* name, const py::object& value)
+{
+    if (value.is_none())
+        return {};
+    if (py::isinstance<py::str>(value) || py::hasattr(value, "__fspath__")) {
+        std::string text
+            = py::isinstance<py::str>(value) ? value.cast<std::string>() : toPath(value).string();
+        if (text.empty())
+            raiseUsage(std::string(name) + ": must not be empty");
+        return text;
+    }
+    raiseUsage(std::string(name) + ": expected a str");
+}
+
+// The Python names of the layout keywords, for the core's messages.
+constexpr LayoutOptionNames kNames{.target = "target",
+    .data = "external_data",
+    .threshold = "size_threshold_bytes",
+    .align = "align",
+    .alignThreshold = "align_threshold",
+    .order = "order",
+    .allInline = "inline",
+    .shardSize = "shard_size",
+    .dedupe = "dedupe",
+    .format = "format"};
+
+// The conflicts that made a save ask for consent, for ConsentRequired.conflicts.
+py::list conflictsOf(const Model& model, const fs::path& out, const SaveOptions& options)
+{
+    py::list list;
+    auto conflicts = saveConflicts(model, out, options);
+    if (!conflicts)
+        return list;
+    for (const SaveConflict& c : *conflicts) {
+        py::list users;
+        for (const auto& user : c.users)
+            users.append(user.string());
+        py::dict d;
+        d["file"] = c.file.string();
+        d["users"] = std::move(users);
+        d["message"] = c.message;
+        list.append(std::move(d));
+    }
+    return list;
+}
+
+struct SaveArgs {
+    LayoutKwargs layout;
+    bool checksum = false, force = false, removeUnused = false, rewrite = false;
+    py::object wait, progress, cancel;
+};
+
+SaveOptions saveOptions(const SaveArgs& args, const fs::path& out)
+{
+    SaveOptions options = layoutOptions(args.layout, out);
+    options.checksum = args.checksum;
+    options.force = args.force;
+    options.removeUnused = args.removeUnused;
+    options.rewrite = args.rewrite;
+    if (!args.wait.is_none()) {
+        const double seconds = args.wait.cast<double>();
+        if (!(seconds >= 0) || seconds > 1e6)
+            raiseUsage("wait: seconds, 0 or more (0 = fail at once if another save runs)");
+        options.lockWaitMs = static_cast<int>(seconds * 1000.0 + 0.5);
+    }
+    return options;
+}
+
+// Saves the model `owner` holds (loaded again from `input` when it changed meanwhile and the
+// caller gave a path, as the CLI does), or raises; the originals are untouched on failure.
+SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<fs::path>& input,
+    const fs::path& out, SaveArgs& args)
+{
+    SaveOptions options = saveOptions(args, out);
+    SaveWatch watch(args.progress, args.cancel);
+    options.progress = watch.callback();
+    options.cancel = watch.token();
+    const auto created = createOutputFolders(out);
+    if (!created)
+        raise(created.error());
+    constexpr int kAttempts = 4;
+    for (int attempt = 1;; ++attempt) {
+        Result<SaveReport> report = Error{};
+        try {
+            options.plan.clear(); // read again for the model as it is now
+            applyPlan(args.layout.plan, *owner->model, options);
+            ModelUse model(*owner);
+            py::gil_scoped_release unlocked;
+            report = save(*model, out, options);
+        } catch (...) {
+            removeCreatedFolders(*created);
+            throw;
+        }
+        if (!report && input && attempt < kAttempts && report.error().is(ErrorKind::Changed)) {
+            owner = loadModel(*input);
+            continue;
+        }
+        if (!report) {
+            removeCreatedFolders(*created);
+            watch.raisePending();
+            if (report.error().is(ErrorKind::ConsentNeeded))
+                raise(report.error(), conflictsOf(*owner->model, out, options));
+            raise(report.error());
+        }
+        ++owner->generation; // tensors now live elsewhere: older handles refuse to read
+        watch.raisePending(); // Ctrl+C after the last chunk: the save is complete, say so after
+        return SaveReportPy{std::move(*report)};
+    }
+}
+
+SaveArgs saveArgs(py::object externalData, py::object threshold, py::object align,
+    py::object alignThreshold, py::object order, py::object shardSize, bool checksum,
+    bool allInline, py::object target, py::object format, bool dedupe, py::object plan, bool force,
+    py::object progress, py::object cancel, bool attributes, bool allowCorrupt, bool removeUnused,
+    bool rewrite, py::object wait)
+{
+    SaveArgs args;
+    args.layout = {externalData, threshold, align, alignThreshold, order, shardSize, target, format,
+        plan, allInline, dedupe, attributes, allowCorrupt};
+    args.checksum = checksum;
+    args.force = force;
+    args.removeUnused = removeUnused;
+    args.rewrite = rewrite;
+    args.wait = std::move(wait);
+    args.progress = std::move(progress);
+    args.cancel = std::move(cancel);
+    if (!args.progress.is_none() && !PyCallable_Check(args.progress.ptr()))
+        raiseUsage("progress: expected a callable (bytes_done, bytes_total, tensor)");
+    return args;
+}
+
+std::string saveDoc(const char* head)
+{
+    const SaveOptions core;
+    return std::string(head)
+        + "\n\nLayout (every default is the core's, as for `onnx-repack repack`):\n"
+          "  external_data         data file name, relative to OUT's folder (default OUT's\n"
+          "                        name + .data; + .safetensors with format='safetensors')\n"
+          "  size_threshold_bytes  tensors of at least SIZE go external (default "
+        + sizeText(core.threshold)
+        + ")\n"
+          "  align                 offset alignment of large tensors: 0 (dense) or a power of\n"
+          "                        two up to "
+        + sizeText(kMaxAlignment) + " (default " + sizeText(core.alignment)
+        + ")\n"
+          "  align_threshold       tensors of at least SIZE are aligned (default "
+        + sizeText(core.alignThreshold)
+        + ")\n"
+          "  order                 'declaration' or 'size' (default declaration)\n"
+          "  attributes            False keeps attribute tensors inline (default True)\n"
+          "  inline                bring every tensor inline (excludes external_data,\n"
+          "                        size_threshold_bytes, shard_size, target, format)\n"
+          "  shard_size            maximum bytes per data file, 0 = one file (default "
+        + sizeText(core.shardSize)
+        + ")\n"
+          "  target                'ort', 'optimum', 'web' or 'hub': a reader's naming,\n"
+          "                        alignment and limits; the options above override it\n"
+          "  format                'onnx' (raw data files) or 'safetensors' (each data file is\n"
+          "                        also a .safetensors file: dense, no align or dedupe)\n"
+          "  dedupe                store tensors with identical dtype, shape and bytes once\n"
+          "  plan                  a plan file (path) or document (dict, from plan()): places\n"
+          "                        the tensors it names; the others follow the threshold\n"
+          "  allow_corrupt         carry forward bytes that fail validation as they are\n"
+          "\nSafety:\n"
+          "  checksum              write a SHA-1 checksum per external tensor\n"
+          "  force                 replace files other models in the folder use, or that no\n"
+          "                        model uses (else ConsentRequired, naming them)\n"
+          "  remove_unused         after an in-place save, remove data files the model no\n"
+          "                        longer uses (never one another model references)\n"
+          "  rewrite               write even when an in-place save would change nothing\n"
+          "  wait                  seconds to wait for another save of the same folder\n"
+          "                        (default "
+        + std::to_string(core.lockWaitMs / 1000)
+        + "; 0 = fail at once with Busy)\n"
+          "  progress              callable(bytes_done, bytes_total, tensor), called a few\n"
+          "                        times a second; an exception in it cancels the save\n"
+          "  cancel                an onnx_repack.CancelToken or threading.Event\n"
+          "\nSizes are ints (bytes) or text: '4096', '64KiB', '1MiB', '2GiB'. The GIL is released\n"
+          "while the core works; Ctrl+C cancels the save (KeyboardInterrupt), leaving the\n"
+          "originals byte-identical. Returns a SaveReport; 'saved with a warning' is\n"
+          "SaveReport.warnings. Raises UsageError (options), ConsentRequired, Busy, Cancelled,\n"
+          "or Error with the core's message; nothing is written then.";
+}
+
+} // namespace
+
+SaveOptions layoutOptions(const LayoutKwargs& args, const fs::path& outputModel)
+{
+    LayoutRequest request;
+    request.target = textArg("target", args.target);
+    request.data = textArg("external_data", args.externalData);
+    sizeArg("size_threshold_bytes", args.threshold, request.threshold);
+    sizeArg("align", args.align, request.align);
+    sizeArg("align_threshold", args.alignThreshold, request.alignThreshold);
+    sizeArg("shard_size", args.shardSize, request.shardSize);
+    request.order = textArg("order", args.order);
+    request.format = textArg("format", args.format);
+    request.noAttributes = !args.attributes;
+    request.allInline = args.allInline;
+    request.dedupe = args.dedupe;
+    request.allowCorrupt = args.allowCorrupt;
+    auto result = applyLayoutRequest(request, outputModel, kNames);
+    if (!result)
+        raiseUsage(result.error().message);
+    for (const auto& note : result->notes)
+        if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0)
+            throw py::error_already_set(); // warnings turned into errors
+
+    return std::move(result->options);
+}
+
+void applyPlan(const py::object& plan, const Model& model, SaveOptions& options)
+{
+    if (plan.is_none())
+        return;
+    if (py::isinstance<py::dict>(plan)) {
+        const std::string text
+            = py::module_::import("json").attr("dumps")(plan).cast<std::string>();
+        options.plan = take(readPlan(model, text, "plan"));
+        return;
+    }
+    options.plan = take(readPlanFile(model, toPath(plan)));
+}
+
+void registerSave(py::module_& m)
+{
+    py::class_<PyCancelToken, std::shared_ptr<PyCancelToken>>(m, "CancelToken",
+        "Stops a save from another thread: pass it as cancel=, call cancel(); the save raises\n"
+        "Cancelled and leaves the originals untouched.")
+        .def(py::init<>())
+        .def("cancel", [](PyCancelToken& t) { t.token.cancel(); })
+        .def_property_readonly(
+            "cancelled", [](const PyCancelToken& t) { return t.token.isCancelled(); });
+
+    py::class_<SaveReportPy>(m, "SaveReport", "What a save wrote.")
+        .def_property_readonly(
+            "model_path", [](const SaveReportPy& r) { return r.report.modelPath.string(); })
+        .def_property_readonly(
+            "data_files",
+            [](const SaveReportPy& r) {
+                std::vector<std::string> files;
+                for (const auto& f : r.report.dataFiles)
+                    files.push_back(f.string());
+                return files;
+            },
+            "the data files, as the saved model names them, in shard order")
+        .def_property_readonly(
+            "bytes_written", [](const SaveReportPy& r) { return r.report.bytesWritten; },
+            "the model file plus the data files (0 when unchanged)")
+        .def_property_readonly(
+            "data_bytes", [](const SaveReportPy& r) { return r.report.dataBytes; })
+        .def_property_readonly(
+            "padding_bytes", [](const SaveReportPy& r) { return r.report.paddingBytes; })
+        .def_property_readonly(
+            "external_tensors", [](const SaveReportPy& r) { return r.report.externalTensors; })
+        .def_property_readonly(
+            "inline_tensors", [](const SaveReportPy& r) { return r.report.inlineTensors; })
+        .def_property_readonly("seconds", [](const SaveReportPy& r) { return r.report.seconds; })
+        .def_property_readonly(
+            "unchanged", [](const SaveReportPy& r) { return r.report.unchanged; },
+            "an in-place save whose files already were what it would write: nothing written")
+        .def_property_readonly(
+            "warnings", [](const SaveReportPy& r) { return r.report.warnings; },
+            "non-empty: saved with a warning (the new model is on disk; each says what to do)")
+        .def_property_readonly("no_longer_used",
+            [](const SaveReportPy& r) {
+                std::vector<std::string> files;
+                for (const auto& f : r.report.noLongerUsed)
+                    files.push_back(f.string());
+                return files;
+            })
+        .def_property_readonly("removed",
+            [](const SaveReportPy& r) {
+                std::vector<std::string> files;
+                for (const auto& f : r.report.removed)
+                    files.push_back(f.string());
+                return files;
+            })
+        .def("__repr__", [](const SaveReportPy& r) {
+            return "<onnx_repack.SaveReport " + r.report.modelPath.string() + ": "
+                + std::to_string(r.report.externalTensors) + " external, "
+                + std::to_string(r.report.inlineTensors) + " inline, "
+                + std::to_string(r.report.bytesWritten) + " bytes written"
+                + (r.report.unchanged ? ", unchanged" : "")
+                + (r.report.warnings.empty() ? "" : ", with warnings") + ">";
+        });
+
+    // The generated signature would say "handle" and "object": the docstrings write their own.
+    py::options options;
+    options.disable_function_signatures();
+    m.def(
+        "save",
+        [](py::handle modelOrPath, py::handle outPath, py::object externalData,
+            py::object threshold, py::object align, py::object alignThreshold, py::object order,
+            py::object shardSize, bool checksum, bool allInline, py::object target,
+            py::object format, bool dedupe, py::object plan, bool force, py::object progress,
+            py::object cancel, bool attributes, bool allowCorrupt, bool removeUnused, bool rewrite,
+            py::object wait) {
+            SaveArgs args = saveArgs(externalData, threshold, align, alignThreshold, order,
+                shardSize, checksum, allInline, target, format, dedupe, plan, force, progress,
+                cancel, attributes, allowCorrupt, removeUnused, rewrite, wait);
+            const fs::path out = toPath(outPath);
+            // Options are checked before the model is read, as the CLI does.
+            (void)saveOptions(args, out);
+            if (py::isinstance<PyModel>(modelOrPath))
+                return saveModel(
+                    modelOrPath.cast<std::shared_ptr<PyModel>>(), std::nullopt, out, args);
+            const fs::path input = toPath(modelOrPath);
+            return saveModel(loadModel(input), input, out, args);
+        },
+        py::arg("model_or_path"), py::arg("out_path"), py::kw_only(),
+        py::arg("external_data") = py::none(), py::arg("size_threshold_bytes") = py::none(),
+        py::arg("align") = py::none(), py::arg("align_threshold") = py::none(),
+        py::arg("order") = py::none(), py::arg("shard_size") = py::none(),
+        py::arg("checksum") = false, py::arg("inline") = false, py::arg("target") = py::none(),
+        py::arg("format") = py::none(), py::arg("dedupe") = false, py::arg("plan") = py::none(),
+        py::arg("force") = false, py::arg("progress") = py::none(), py::arg("cancel") = py::none(),
+        py::arg("attributes") = true, py::arg("allow_corrupt") = false,
+        py::arg("remove_unused") = false, py::arg("rewrite") = false, py::arg("wait") = py::none(),
+        saveDoc("save(model_or_path, out_path, *, external_data=None, size_threshold_bytes=None,\n"
+                "     align=None, align_threshold=None, order=None, shard_size=None,\n"
+                "     checksum=False, inline=False, target=None, format=None, dedupe=False,\n"
+                "     plan=None, force=False, progress=None, cancel=None, attributes=True,\n"
+                "     allow_corrupt=False, remove_unused=False, rewrite=False, wait=None)\n"
+                "     -> SaveReport\n\n"
+                "Rewrites where tensors live, safely.\n\n"
+                "model_or_path is a Model (updated to the saved layout; its older Tensor\n"
+                "handles refuse to read) or a path. out_path may be the model's own path (in\n"
+                "place); a missing folder is created. Crash-safe: at every instant out_path\n"
+                "opens as the complete old or the complete new model.")
+            .c_str());
+
+    m.def(
+        "save_proto",
+        [](py::handle proto, py::handle outPath, py::object baseDir, py::kwargs kwargs) {
+            if (!py::hasattr(proto, "SerializeToString"))
+                raiseUsage("proto: expected an onnx.ModelProto");
+            const fs::path out = toPath(outPath);
+            const fs::path base
+                = baseDir.is_none() ? fs::absolute(out).parent_path() : fs::path(toPath(baseDir));
+            auto parsed = std::make_unique<onnx::ModelProto>();
+            {
+                const std::string wire = proto.attr("SerializeToString")().cast<std::string>();
+                py::gil_scoped_release unlocked;
+                if (!parsed->ParseFromString(wire))
+                    parsed.reset();
+            }
+            if (!parsed)
+                raise(Error{"proto: protobuf cannot parse it as an onnx.ModelProto"});
+            auto owner = std::make_shared<PyModel>(Model::fromProto(std::move(parsed), base));
+            py::object save = py::module_::import("onnx_repack").attr("save");
+            return save(py::cast(owner), outPath, **kwargs);
+        },
+        py::arg("proto"), py::arg("out_path"), py::arg("base_dir") = py::none(),
+        "save_proto(proto, out_path, base_dir=None, **options) -> SaveReport\n\n"
+        "Writes an onnx.ModelProto with this save, options as for save(). Its tensors may be in "
+        "memory or external, relative\n"
+        "to base_dir (default: out_path's folder). Nothing temporary is written: the proto is\n"
+        "copied into the core (the model's inline bytes are in memory twice while it saves).");
+}
+
+} // namespace repack::python

@@ -1,0 +1,34 @@
+// The keyword arguments save() and plan() share, read into the core's LayoutRequest and
+// checked by it (core/plan/layout_request.h), the same code that checks the CLI's flags.
+#pragma once
+
+#include "core/plan/layout_request.h"
+#include "core/plan/save_options.h"
+
+#include <pybind11/pybind11.h>
+
+#include <filesystem>
+#include <string>
+
+namespace repack {
+class Model;
+}
+
+namespace repack::python {
+
+struct LayoutKwargs {
+    pybind11::object externalData, threshold, align, alignThreshold, order, shardSize, target,
+        format, plan;
+    bool allInline = false, dedupe = false, attributes = true, allowCorrupt = false;
+};
+
+// The SaveOptions `args` ask for when writing `outputModel`; raises UsageError with the
+// core's message (naming the keyword) when they do not parse or exclude each other. The core's
+// notes become Python warnings.
+SaveOptions layoutOptions(const LayoutKwargs& args, const std::filesystem::path& outputModel);
+
+// Reads `plan` (a plan file's path, or the plan document as a dict, e.g. from
+// onnx_repack.plan()) into options.plan for `model`; raises Error naming the tensor.
+void applyPlan(const pybind11::object& plan, const Model& model, SaveOptions& options);
+
+} // namespace repack::python
