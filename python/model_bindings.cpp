@@ -253,10 +253,11 @@ py::object inspectOf(PyModel& m, bool deep, const std::string& target)
 
 // ---- the five operations of SPEC 4 ----
 
-// Copies of the TensorProtos `tensors` names: Tensor handles of this model (with their bytes
-// inline where the payload lies in the .onnx, since the copy leaves the model) or
-// onnx.TensorProto objects.
-std::vector<onnx::TensorProto> protosOf(PyModel& m, const py::iterable& tensors)
+// Copies of the TensorProtos `tensors` names: Tensor handles of this model or onnx.TensorProto
+// objects, external ones relative to `baseDir`. A handle's bytes are put inline where the copy
+// could not find them: a payload in the .onnx, or data relative to another base directory.
+std::vector<onnx::TensorProto> protosOf(
+    PyModel& m, const py::iterable& tensors, const fs::path& baseDir)
 {
     std::vector<onnx::TensorProto> protos;
     for (py::handle item : tensors) {
@@ -270,9 +271,13 @@ std::vector<onnx::TensorProto> protosOf(PyModel& m, const py::iterable& tensors)
             if (!info.proto)
                 raise(Error{info.qualifiedName() + ": no TensorProto to copy"});
             onnx::TensorProto proto = *info.proto;
-            if (info.inlineRange) {
+            const bool elsewhere = info.isExternal()
+                && fs::absolute(baseDir).lexically_normal() != m.model->baseDir();
+            if (info.inlineRange || elsewhere) {
                 auto bytes = take(m.model->read(t.index));
                 proto.set_raw_data(bytes.bytes().data(), bytes.bytes().size());
+                proto.clear_external_data();
+                proto.clear_data_location();
             }
             protos.push_back(std::move(proto));
         } else if (py::hasattr(item, "SerializeToString")) {
@@ -516,7 +521,8 @@ void registerModel(py::module_& m)
             [](PyModel& m, const py::iterable& tensors, py::handle baseDir,
                 const std::string& relativePath, bool force) {
                 const fs::path dir = toPath(baseDir);
-                auto protos = protosOf(m, tensors);
+                ModelUse use(m);
+                auto protos = protosOf(m, tensors, dir);
                 Result<std::vector<onnx::TensorProto>> out = Error{};
                 {
                     py::gil_scoped_release unlocked;
@@ -533,8 +539,9 @@ void registerModel(py::module_& m)
         .def(
             "convert_tensors_from_external",
             [](PyModel& m, const py::iterable& tensors) {
-                auto protos = protosOf(m, tensors);
+                ModelUse use(m);
                 const fs::path dir = m.model->baseDir();
+                auto protos = protosOf(m, tensors, dir);
                 Result<std::vector<onnx::TensorProto>> out = Error{};
                 {
                     py::gil_scoped_release unlocked;
