@@ -1,0 +1,122 @@
+"""Ctrl+C and an exception in the progress callback cancel a save through the core's cancel
+token: the originals stay byte-identical, no temporary is left, and the exception is raised."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import _thread
+
+import onnx_repack
+from support import TempDirTest, folder_digest, sparse_external_model
+
+MiB = 1 << 20
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    import onnx_repack
+    src, out, mode = sys.argv[1:4]
+    def progress(done, total, tensor):
+        print("progress", done, total, flush=True)
+        if mode == "sleepy":
+            time.sleep(0.5)  # SIGINT lands here: KeyboardInterrupt inside the callback
+    try:
+        onnx_repack.save(src, out, size_threshold_bytes=0, progress=progress, rewrite=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(3)
+    print("completed", flush=True)
+""")
+
+
+class Cancel(TempDirTest):
+    def model(self, tensors=4):
+        return sparse_external_model(os.path.join(self.dir, "m"), 64 * MiB, tensors=tensors)
+
+    def assertUntouched(self, before):
+        self.assertEqual(folder_digest(os.path.join(self.dir, "m")), before)
+
+    def test_sigint_during_a_save_in_place(self):
+        src = self.model()
+        before = folder_digest(os.path.join(self.dir, "m"))
+        child = subprocess.Popen([sys.executable, "-c", CHILD, src, src, "sleepy"],
+                                 stdout=subprocess.PIPE, text=True, env=os.environ)
+        first = child.stdout.readline()
+        self.assertTrue(first.startswith("progress"), first)
+        child.send_signal(signal.SIGINT)
+        rest = child.stdout.read()
+        child.stdout.close()
+        self.assertEqual(child.wait(timeout=120), 3, rest)
+        self.assertIn("interrupted", rest)
+        self.assertUntouched(before)
+
+    def test_sigint_while_the_core_works(self):
+        # Delivered while the GIL is released: the core's progress path checks for signals.
+        src = self.model()
+        before = folder_digest(os.path.join(self.dir, "m"))
+        out = os.path.join(self.dir, "m", "other.onnx")
+        started = threading.Event()
+
+        def interrupt():
+            started.wait()
+            _thread.interrupt_main()
+
+        thread = threading.Thread(target=interrupt)
+        thread.start()
+        with self.assertRaises(KeyboardInterrupt):
+            onnx_repack.save(src, out, size_threshold_bytes=0,
+                             progress=lambda *_: started.set())
+        thread.join()
+        self.assertUntouched(before)
+
+    def test_an_exception_in_progress_cancels(self):
+        src = self.model()
+        before = folder_digest(os.path.join(self.dir, "m"))
+
+        class Stop(Exception):
+            pass
+
+        def progress(done, total, tensor):
+            raise Stop("enough")
+
+        for out in (src, os.path.join(self.dir, "m", "copy.onnx")):
+            with self.subTest(out=out):
+                with self.assertRaises(Stop):
+                    onnx_repack.save(src, out, size_threshold_bytes=0, rewrite=True, progress=progress)
+                self.assertUntouched(before)
+
+    def test_a_cancel_token_cancels(self):
+        src = self.model(tensors=4)
+        before = folder_digest(os.path.join(self.dir, "m"))
+        token = onnx_repack.CancelToken()
+        token.cancel()
+        with self.assertRaises(onnx_repack.Cancelled) as raised:
+            onnx_repack.save(src, src, size_threshold_bytes=0, rewrite=True, cancel=token)
+        self.assertEqual(raised.exception.kind, "cancelled")
+        self.assertUntouched(before)
+        event = threading.Event()
+        event.set()
+        with self.assertRaises(onnx_repack.Cancelled):
+            onnx_repack.save(src, src, size_threshold_bytes=0, rewrite=True, cancel=event)
+        self.assertUntouched(before)
+
+    def test_a_model_being_saved_is_busy_for_other_threads(self):
+        src = self.model(tensors=4)
+        model = onnx_repack.load(src)
+        seen = []
+
+        def progress(*_):
+            if not seen:
+                try:
+                    model.tensors
+                except onnx_repack.Busy as error:
+                    seen.append(error)
+
+        onnx_repack.save(model, os.path.join(self.dir, "m", "b.onnx"), progress=progress)
+        self.assertEqual(len(seen), 1)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()

@@ -1,0 +1,127 @@
+"""Refusals raise the exception of their kind with the core's message (file and tensor named),
+and nothing is written."""
+import os
+import shutil
+
+import numpy as np
+
+import onnx_repack
+from support import TempDirTest, folder_digest, make_model
+
+
+class Errors(TempDirTest):
+    def test_a_missing_file(self):
+        path = os.path.join(self.dir, "missing.onnx")
+        with self.assertRaises(onnx_repack.Error) as raised:
+            onnx_repack.load(path)
+        self.assertIn(path, str(raised.exception))
+        self.assertEqual(raised.exception.kind, "failed")
+        out = os.path.join(self.dir, "out", "model.onnx")
+        with self.assertRaises(onnx_repack.Error):
+            onnx_repack.save(path, out)
+        self.assertEqual(os.listdir(self.dir), [])  # not even the output folder
+
+    def test_a_hostile_model(self):
+        path = os.path.join(self.dir, "garbage.onnx")
+        with open(path, "wb") as f:
+            f.write(b"\xff\xff\xff\xff\x0f" + bytes(range(256)) * 10)
+        before = folder_digest(self.dir)
+        with self.assertRaises(onnx_repack.Error) as raised:
+            onnx_repack.load(path)
+        self.assertIn("garbage.onnx", str(raised.exception))
+        with self.assertRaises(onnx_repack.Error):
+            onnx_repack.save(path, path)
+        with self.assertRaises(onnx_repack.Error):
+            onnx_repack.verify(path)
+        self.assertEqual(folder_digest(self.dir), before)
+
+    def test_a_tensor_whose_data_file_is_missing(self):
+        path = make_model(os.path.join(self.dir, "m"))
+        os.remove(path + ".data")
+        model = onnx_repack.load(path)  # broken references still load
+        self.assertTrue(any(p["code"] == "missing-file" for p in model.problems))
+        big = next(t for t in model.tensors if t.name == "big")
+        with self.assertRaises(onnx_repack.Error) as raised:
+            big.numpy()
+        self.assertIn("big", str(raised.exception))
+        before = folder_digest(self.dir)
+        with self.assertRaises(onnx_repack.Error) as raised:
+            onnx_repack.save(model, os.path.join(self.dir, "m", "out.onnx"))
+        self.assertIn("big", str(raised.exception))
+        self.assertEqual(folder_digest(self.dir), before)
+
+    def test_a_refused_alias_name(self):
+        path = make_model(os.path.join(self.dir, "m"))
+        before = folder_digest(self.dir)
+        for data in ("model.onnx", ".", "sub/.."):
+            with self.subTest(external_data=data):
+                with self.assertRaises(onnx_repack.Error) as raised:
+                    onnx_repack.save(path, path, external_data=data, force=True)
+                self.assertNotIsInstance(raised.exception, onnx_repack.ConsentRequired)
+                self.assertIn(f"data file '{data}'", str(raised.exception))
+                self.assertEqual(folder_digest(self.dir), before)
+
+    def test_consent_names_the_other_models(self):
+        folder = os.path.join(self.dir, "m")
+        path = make_model(folder)
+        shutil.copy(path, os.path.join(folder, "sibling.onnx"))  # reads model.onnx.data too
+        before = folder_digest(self.dir)
+        with self.assertRaises(onnx_repack.ConsentRequired) as raised:
+            onnx_repack.save(path, path, order="size", align=0)
+        error = raised.exception
+        self.assertEqual(error.kind, "consent_needed")
+        self.assertIn("sibling.onnx", str(error))
+        self.assertTrue(error.conflicts)
+        self.assertTrue(any(u.endswith("sibling.onnx") for c in error.conflicts for u in c["users"]))
+        self.assertEqual(folder_digest(self.dir), before)
+        report = onnx_repack.save(path, path, order="size", align=0, force=True)
+        self.assertFalse(report.unchanged)
+
+    def test_usage_errors_name_the_keyword(self):
+        path = make_model(os.path.join(self.dir, "m"))
+        before = folder_digest(self.dir)
+        cases = [
+            ({"inline": True, "size_threshold_bytes": 10}, "inline excludes size_threshold_bytes"),
+            ({"inline": True, "shard_size": 10}, "inline excludes shard_size"),
+            ({"format": "safetensors", "dedupe": True}, "format excludes dedupe"),
+            ({"format": "safetensors", "align": 4096}, "align: safetensors files"),
+            ({"align": 3000}, "align: '3000' must be 0 or a power of two"),
+            ({"size_threshold_bytes": "lots"}, "size_threshold_bytes: 'lots' is not a size"),
+            ({"size_threshold_bytes": -1}, "size_threshold_bytes"),
+            ({"order": "random"}, "order: 'random'"),
+            ({"target": "nowhere"}, "target: 'nowhere' is not a target"),
+            ({"format": "zip"}, "format: 'zip'"),
+            ({"wait": -1}, "wait"),
+        ]
+        for kwargs, message in cases:
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaises(onnx_repack.UsageError) as raised:
+                    onnx_repack.save(path, os.path.join(self.dir, "out", "m.onnx"), **kwargs)
+                self.assertIn(message, str(raised.exception))
+                self.assertIsInstance(raised.exception, ValueError)
+                self.assertEqual(raised.exception.kind, "usage")
+        self.assertEqual(folder_digest(self.dir), before)
+
+    def test_a_bad_plan_names_the_tensor(self):
+        path = make_model(os.path.join(self.dir, "m"))
+        plan = {"schema": "onnx-repack/plan/1",
+                "tensors": [{"scope": "graph", "name": "nope", "storage": "inline"}]}
+        with self.assertRaises(onnx_repack.Error) as raised:
+            onnx_repack.save(path, os.path.join(self.dir, "out", "m.onnx"), plan=plan)
+        self.assertIn("nope", str(raised.exception))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "out")))
+
+    def test_a_stale_handle_is_changed(self):
+        path = make_model(os.path.join(self.dir, "m"))
+        model = onnx_repack.load(path)
+        tensor = model.tensors[0]
+        model.load_to_model()
+        with self.assertRaises(onnx_repack.Error) as raised:
+            tensor.numpy()
+        self.assertEqual(raised.exception.kind, "changed")
+        self.assertTrue(np.array_equal(model.tensors[0].numpy(), model.tensors[0].numpy()))
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()

@@ -1,0 +1,156 @@
+"""What python-onnx's and onnx_ir's external-data tests check, through onnx_repack: re-saving
+in place, saving elsewhere, thresholds, subfolders, back inline, base directory changes, and
+the five operations of SPEC 4."""
+import os
+import shutil
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+import onnx_repack
+from support import TempDirTest, folder_digest, make_model, tensor_values
+
+
+class ExternalData(TempDirTest):
+    def setUp(self):
+        super().setUp()
+        self.path = make_model(os.path.join(self.dir, "m"))
+        self.values = tensor_values(self.path)
+
+    def test_saving_twice_in_place_never_grows_the_data_file(self):
+        onnx_repack.save(self.path, self.path, size_threshold_bytes=0, rewrite=True)
+        size = os.path.getsize(self.path + ".data")
+        for _ in range(3):
+            onnx_repack.save(self.path, self.path, size_threshold_bytes=0, rewrite=True)
+            self.assertEqual(os.path.getsize(self.path + ".data"), size)
+        self.assertSameValues(self.values, self.path)
+        self.assertEqual(onnx_repack.verify(self.path)["ok"], True)
+        # The same Model object saved twice over itself.
+        model = onnx_repack.load(self.path)
+        onnx_repack.save(model, self.path, order="size", align=0)
+        onnx_repack.save(model, self.path, order="declaration")
+        self.assertSameValues(self.values, self.path)
+        self.assertEqual(sorted(os.listdir(os.path.dirname(self.path))), ["model.onnx", "model.onnx.data"])
+
+    def test_saving_to_a_new_path_keeps_the_old_model_valid(self):
+        before = folder_digest(os.path.dirname(self.path))
+        model = onnx_repack.load(self.path)
+        out = os.path.join(self.dir, "new", "copy.onnx")
+        onnx_repack.save(model, out)
+        self.assertEqual(folder_digest(os.path.dirname(self.path)), before)
+        self.assertSameValues(self.values, self.path)
+        self.assertSameValues(self.values, out)
+        self.assertEqual(model.path, os.path.abspath(out))
+        self.assertTrue(os.path.exists(out + ".data"))
+        # And back: the new model saved over the old path.
+        onnx_repack.save(model, self.path, force=True)
+        self.assertSameValues(self.values, self.path)
+
+    def test_thresholds(self):
+        sizes = {t.name: t.nbytes for t in onnx_repack.load(self.path).tensors}
+        for threshold in (0, 40, 8192, 1 << 20, 1 << 30):
+            with self.subTest(threshold=threshold):
+                out = os.path.join(self.dir, f"t{threshold}", "model.onnx")
+                onnx_repack.save(self.path, out, size_threshold_bytes=threshold)
+                for t in onnx_repack.load(out).tensors:
+                    external = sizes[t.name] >= threshold and sizes[t.name] > 0
+                    self.assertEqual(t.storage, "external" if external else "inline", t.name)
+                self.assertSameValues(self.values, out)
+                if threshold == 1 << 30:
+                    self.assertFalse(os.path.exists(out + ".data"))
+
+    def test_zero_byte_tensors_stay_inline(self):
+        path = make_model(os.path.join(self.dir, "z"), tensors={
+            "empty": np.zeros((0, 4), np.float32), "w": np.ones(1000, np.float32)})
+        out = os.path.join(self.dir, "z2", "model.onnx")
+        onnx_repack.save(path, out, size_threshold_bytes=0)
+        storage = {t.name: t.storage for t in onnx_repack.load(out).tensors}
+        self.assertEqual(storage["empty"], "inline")
+        self.assertEqual(storage["w"], "external")
+
+    def test_subfolder_locations(self):
+        out = os.path.join(self.dir, "s", "model.onnx")
+        # As python-onnx, the data's folder must exist: a save makes only the model's.
+        with self.assertRaises(onnx_repack.Error) as raised:
+            onnx_repack.save(self.path, out, external_data="weights/all.bin")
+        self.assertIn("weights does not exist", str(raised.exception))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "s")))
+        os.makedirs(os.path.join(self.dir, "s", "weights"))
+        onnx_repack.save(self.path, out, external_data="weights/all.bin")
+        self.assertTrue(os.path.isfile(os.path.join(self.dir, "s", "weights", "all.bin")))
+        locations = {t.location for t in onnx_repack.load(out).tensors if t.storage == "external"}
+        self.assertEqual(locations, {"weights/all.bin"})
+        self.assertSameValues(self.values, out)
+        onnx.checker.check_model(out)
+
+    def test_back_inline(self):
+        out = os.path.join(self.dir, "i", "model.onnx")
+        onnx_repack.save(self.path, out, inline=True)
+        self.assertEqual(os.listdir(os.path.dirname(out)), ["model.onnx"])
+        self.assertTrue(all(t.storage == "inline" for t in onnx_repack.load(out).tensors))
+        self.assertSameValues(self.values, out)
+        # load_to_model brings the bytes in; the save then writes them inline too.
+        model = onnx_repack.load(self.path)
+        model.load_to_model()
+        self.assertTrue(all(t.storage == "inline" for t in model.tensors))
+        out2 = os.path.join(self.dir, "i2", "model.onnx")
+        onnx_repack.save(model, out2, size_threshold_bytes=1 << 40)
+        self.assertSameValues(self.values, out2)
+
+    def test_base_dir_changes(self):
+        moved = os.path.join(self.dir, "elsewhere")
+        os.makedirs(moved)
+        shutil.move(self.path + ".data", os.path.join(moved, "model.onnx.data"))
+        model = onnx_repack.load(self.path)
+        self.assertTrue(any(p["code"] == "missing-file" for p in model.problems))
+        model.set_base_dir(moved)
+        self.assertEqual(model.base_dir, moved)
+        self.assertEqual([p for p in model.problems if p["severity"] == "error"], [])
+        big = next(t for t in model.tensors if t.name == "big")
+        np.testing.assert_array_equal(big.numpy(), self.values["big"])
+        out = os.path.join(self.dir, "rebased", "model.onnx")
+        onnx_repack.save(model, out)
+        self.assertSameValues(self.values, out)
+
+    def test_unload_from_model(self):
+        model = onnx_repack.load(self.path)
+        model.load_to_model()
+        target = os.path.join(self.dir, "u")
+        os.makedirs(target)
+        model.unload_from_model(target, "weights.bin", 4096)
+        self.assertTrue(os.path.isfile(os.path.join(target, "weights.bin")))
+        for t in model.tensors:
+            self.assertEqual(t.storage, "external" if t.nbytes >= 4096 else "inline", t.name)
+            np.testing.assert_array_equal(
+                t.numpy(), self.values[t.name if t.kind == "initializer" else "const.value"])
+        out = os.path.join(target, "model.onnx")
+        onnx_repack.save(model, out, size_threshold_bytes=4096, external_data="weights.bin", force=True)
+        self.assertSameValues(self.values, out)
+
+    def test_convert_tensors_to_and_from_external(self):
+        model = onnx_repack.load(self.path)
+        by_name = {t.name: t for t in model.tensors}
+        chosen = [by_name["big"], by_name["small"], by_name["half"]]  # input order is kept
+        target = os.path.join(self.dir, "c")
+        os.makedirs(target)
+        protos = model.convert_tensors_to_external(chosen, target, "three.bin")
+        self.assertEqual([p.name for p in protos], ["big", "small", "half"])
+        for proto in protos:
+            self.assertEqual(proto.data_location, onnx.TensorProto.EXTERNAL)
+            np.testing.assert_array_equal(numpy_helper.to_array(proto, target), self.values[proto.name])
+        back = model.convert_tensors_from_external(
+            [t for t in model.tensors if t.storage == "external"][:2])
+        for proto in back:
+            self.assertNotEqual(proto.data_location, onnx.TensorProto.EXTERNAL)
+            np.testing.assert_array_equal(numpy_helper.to_array(proto), self.values[proto.name])
+        # onnx.TensorProto objects go in too: inline ones to a file, and back.
+        raw = numpy_helper.from_array(np.arange(5000, dtype=np.float64), "raw")
+        [ext] = model.convert_tensors_to_external([raw], target, "raw.bin")
+        self.assertEqual(os.path.getsize(os.path.join(target, "raw.bin")), 40000)
+        np.testing.assert_array_equal(numpy_helper.to_array(ext, target), np.arange(5000))
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()

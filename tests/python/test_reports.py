@@ -1,0 +1,91 @@
+"""verify, diff, plan and inspect return the documents of the CLI's --json, and save_proto
+writes an onnx.ModelProto (inline or external tensors) as save() writes the file it came from."""
+import json
+import os
+
+import numpy as np
+import onnx
+
+import onnx_repack
+from support import TempDirTest, folder_digest, make_model, run_cli
+
+
+class Reports(TempDirTest):
+    def setUp(self):
+        super().setUp()
+        self.path = make_model(os.path.join(self.dir, "m"))
+
+    def cli_json(self, *args):
+        result = run_cli(*args, "--json")
+        return json.loads(result.stdout)
+
+    def test_inspect_is_the_cli_document(self):
+        model = onnx_repack.load(self.path)
+        self.assertEqual(model.inspect(), self.cli_json("inspect", self.path))
+        self.assertEqual(model.inspect(target="ort"),
+                         self.cli_json("inspect", self.path, "--target", "ort"))
+        self.assertEqual(model.inspect(deep=True), self.cli_json("inspect", self.path, "--deep"))
+
+    def test_verify_is_the_cli_document(self):
+        self.assertEqual(onnx_repack.verify(self.path), self.cli_json("verify", self.path))
+        self.assertTrue(onnx_repack.verify(self.path)["ok"])
+        with open(self.path + ".data", "r+b") as f:
+            f.truncate(1000)  # cut the data short
+        report = onnx_repack.verify(self.path)
+        self.assertFalse(report["ok"])
+        self.assertEqual(report, self.cli_json("verify", self.path))
+
+    def test_diff_is_the_cli_document(self):
+        out = os.path.join(self.dir, "o", "model.onnx")
+        onnx_repack.save(self.path, out, order="size")
+        self.assertEqual(onnx_repack.diff(self.path, out), self.cli_json("diff", self.path, out))
+        self.assertEqual(onnx_repack.diff(onnx_repack.load(self.path), out)["content_changed"], [])
+
+    def test_plan_diff(self):
+        ours = onnx_repack.plan(self.path, diff=True, size_threshold_bytes="1MiB")
+        self.assertEqual(ours, self.cli_json("plan", self.path, "--diff", "--threshold", "1MiB"))
+        before = folder_digest(self.dir)
+        onnx_repack.plan(self.path, output=os.path.join(self.dir, "new", "x.onnx"))
+        self.assertEqual(folder_digest(self.dir), before)  # a plan writes nothing
+
+    def test_layout_lists_the_regions(self):
+        [layout] = onnx_repack.load(self.path).layout()
+        self.assertEqual(layout["location"], "model.onnx.data")
+        self.assertEqual(layout["bytes"], os.path.getsize(self.path + ".data"))
+        tensors = [r for r in layout["regions"] if r["type"] == "tensor"]
+        self.assertIn("graph/big", [r["tensor"] for r in tensors])
+
+    def test_save_proto_of_inline_and_external_tensors(self):
+        reference = os.path.join(self.dir, "ref", "model.onnx")
+        onnx_repack.save(self.path, reference)
+        # External tensors relative to base_dir, read by the core from the files.
+        proto = onnx.load(self.path, load_external_data=False)
+        out = os.path.join(self.dir, "p1", "model.onnx")
+        onnx_repack.save_proto(proto, out, base_dir=os.path.dirname(self.path))
+        self.assertEqual(folder_digest(os.path.dirname(out)), folder_digest(os.path.dirname(reference)))
+        # Everything in memory.
+        proto = onnx.load(self.path)
+        out = os.path.join(self.dir, "p2", "model.onnx")
+        report = onnx_repack.save_proto(proto, out)
+        self.assertEqual(report.warnings, [])
+        self.assertEqual(folder_digest(os.path.dirname(out)), folder_digest(os.path.dirname(reference)))
+        # Options as save() takes them; nothing temporary is left.
+        out = os.path.join(self.dir, "p3", "model.onnx")
+        onnx_repack.save_proto(proto, out, inline=True)
+        self.assertEqual(os.listdir(os.path.dirname(out)), ["model.onnx"])
+        with self.assertRaises(onnx_repack.UsageError):
+            onnx_repack.save_proto(proto, out, inline=True, shard_size=10)
+        with self.assertRaises(onnx_repack.UsageError):
+            onnx_repack.save_proto(b"not a proto", out)
+
+    def test_save_proto_without_base_dir_resolves_against_the_output_folder(self):
+        proto = onnx.load(self.path, load_external_data=False)
+        with self.assertRaises(onnx_repack.Error) as raised:
+            onnx_repack.save_proto(proto, os.path.join(self.dir, "p4", "model.onnx"))
+        self.assertIn("model.onnx.data", str(raised.exception))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "p4")))
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
