@@ -30,9 +30,13 @@ shows where every tensor lives (inline, or which file at which offset), verifies
 the external bytes, and rewrites that storage safely: thresholds, alignment,
 sharding, inline, placement plans, and a diff of two layouts.
 
-onnx-repack-gui shows the same as a table and a map of each data file.")
+onnx-repack-gui shows the same as a table and a map of each data file; the Python
+module onnx_repack gives scripts the same load, views and crash-safe save.")
 # Depends from the libraries the executables link, by dpkg-shlibdeps (Debian package names and
 # versions); cmake/PackagingChecks.cmake stops cpack when the tools it needs are missing.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+if(REPACK_BUILD_PYTHON)
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${REPACK_PYTHON_RECOMMENDS}")
+endif()
 set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_SOURCE_DIR}/cmake/PackagingChecks.cmake)
 include(CPack)

@@ -23,8 +23,11 @@ fi
 
 gui=0
 grep -q '^REPACK_BUILD_GUI:BOOL=ON' "$build/CMakeCache.txt" && gui=1
+python=0
+grep -q '^REPACK_BUILD_PYTHON:BOOL=ON' "$build/CMakeCache.txt" && python=1
 targets=(onnx-repack)
 ((gui)) && targets+=(onnx-repack-gui)
+((python)) && targets+=(onnx_repack)
 cmake --build "$build" --target "${targets[@]}"
 
 # A fresh folder, so that the one .deb in it is the one just built.
@@ -50,9 +53,14 @@ expected=(usr/bin/onnx-repack usr/share/man/man1/onnx-repack.1
   usr/share/applications/onnx-repack-gui.desktop
   usr/share/icons/hicolor/scalable/apps/onnx-repack-gui.svg
   usr/share/mime/packages/onnx-repack.xml usr/share/onnx-repack/sample/sample.onnx)
+((python)) && expected+=(usr/lib/python3/dist-packages/onnx_repack.pyi)
 for file in "${expected[@]}"; do
   grep -q " \./$file\$" <<<"$contents" || fail "the package lacks /$file"
 done
+if ((python)); then
+  grep -qE " \./usr/lib/python3/dist-packages/onnx_repack\.cpython-[^ ]*\.so\$" <<<"$contents" \
+    || fail "the package lacks the onnx_repack module in /usr/lib/python3/dist-packages"
+fi
 
 installed=0
 cleanup() {
@@ -74,6 +82,14 @@ for exe in /usr/bin/onnx-repack*; do
     fail "$exe misses libraries: $(ldd "$exe" | grep "not found" | tr -s ' \t\n' ' ')"
   fi
 done
+# The distribution's Python finds the module where the package put it (from / and without
+# PYTHONPATH, so neither a work tree nor build/python can answer instead).
+if ((python)); then
+  said="$(cd / && env -u PYTHONPATH /usr/bin/python3 -c "import onnx_repack; print(onnx_repack.__file__, onnx_repack.__version__)")" \
+    || fail "/usr/bin/python3 -c 'import onnx_repack' fails"
+  [[ $said == "/usr/lib/python3/dist-packages/onnx_repack."*" $version" ]] \
+    || fail "import onnx_repack found '$said', not the packaged module of version $version"
+fi
 
 # Debian's slim images exclude /usr/share/man from installs (dpkg path-exclude): the package's
 # man pages are checked above; here only that man finds them where they were installed.
