@@ -62,26 +62,25 @@ py::object planPy(py::handle modelOrPath, py::object output, bool diff, py::obje
 {
     const LayoutKwargs layout{externalData, threshold, align, alignThreshold, order, shardSize,
         target, format, plan, allInline, dedupe, attributes, allowCorrupt};
-    // Options first (a usage error before anything is read), for the output they name.
-    std::optional<fs::path> out;
-    if (!output.is_none())
-        out = toPath(output);
-    if (out)
-        (void)layoutOptions(layout, *out);
+    // Options first (a usage error before anything is read), for the output they name: the
+    // model's own path unless told otherwise, as `onnx-repack plan`.
+    const bool loaded = py::isinstance<PyModel>(modelOrPath);
+    const fs::path outputModel = !output.is_none() ? toPath(output)
+        : loaded                                   ? modelOrPath.cast<PyModel&>().model->path()
+                                                   : toPath(modelOrPath);
+    SaveOptions options = layoutOptions(layout, outputModel);
     auto owner = modelOf(modelOrPath);
-    const fs::path target_ = out ? *out : owner->model->path();
-    SaveOptions options = layoutOptions(layout, target_);
     applyPlan(plan, *owner->model, options);
     ModelUse model(*owner);
     std::ostringstream text;
     Result<SavePlan> planned = Error{};
     {
         py::gil_scoped_release unlocked;
-        planned = planSave(*model, target_, options);
+        planned = planSave(*model, outputModel, options);
         if (planned && diff)
             writePlanDiffJson(text, diffPlan(*model, *planned));
         else if (planned)
-            writePlanJson(text, *model, *planned, target_);
+            writePlanJson(text, *model, *planned, outputModel);
     }
     take(std::move(planned));
     return fromJson(text.str());

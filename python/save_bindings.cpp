@@ -208,9 +208,8 @@ SaveOptions saveOptions(const SaveArgs& args, const fs::path& out)
 // Saves the model `owner` holds (loaded again from `input` when it changed meanwhile and the
 // caller gave a path, as the CLI does), or raises; the originals are untouched on failure.
 SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<fs::path>& input,
-    const fs::path& out, SaveArgs& args)
+    const fs::path& out, SaveArgs& args, SaveOptions options)
 {
-    SaveOptions options = saveOptions(args, out);
     SaveWatch watch(args.progress, args.cancel);
     options.progress = watch.callback();
     options.cancel = watch.token();
@@ -440,12 +439,12 @@ void registerSave(py::module_& m)
                 cancel, attributes, allowCorrupt, removeUnused, rewrite, wait);
             const fs::path out = toPath(outPath);
             // Options are checked before the model is read, as the CLI does.
-            (void)saveOptions(args, out);
+            SaveOptions options = saveOptions(args, out);
             if (py::isinstance<PyModel>(modelOrPath))
-                return saveModel(
-                    modelOrPath.cast<std::shared_ptr<PyModel>>(), std::nullopt, out, args);
+                return saveModel(modelOrPath.cast<std::shared_ptr<PyModel>>(), std::nullopt, out,
+                    args, std::move(options));
             const fs::path input = toPath(modelOrPath);
-            return saveModel(loadModel(input), input, out, args);
+            return saveModel(loadModel(input), input, out, args, std::move(options));
         },
         py::arg("model_or_path"), py::arg("out_path"), py::kw_only(),
         py::arg("external_data") = py::none(), py::arg("size_threshold_bytes") = py::none(),

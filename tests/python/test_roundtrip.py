@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import unittest
+import warnings
 
 import onnx
 
@@ -127,6 +128,15 @@ class RoundTrip(TempDirTest):
         self.assertTrue(again.unchanged)
         self.assertEqual(again.bytes_written, 0)
         self.assertFalse(onnx_repack.save(out, out, rewrite=True).unchanged)
+
+    def test_a_note_of_the_core_is_one_python_warning(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.check_mode({"target": "ort", "format": "safetensors"},
+                            ["--target", "ort", "--format", "safetensors"])
+        self.assertEqual([str(w.message) for w in caught if "aligns tensors" in str(w.message)],
+                         ["target ort aligns tensors of 1MiB and more to 64KiB; safetensors files "
+                          "hold tensors back to back, so this save does not (format onnx can)"])
 
     def test_progress_is_called(self):
         src, _ = self.source()
