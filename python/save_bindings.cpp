@@ -116,10 +116,11 @@ struct SaveReportPy {
     SaveReport report;
 };
 
-py::object sizeArg(const char* name, const py::object& value, std::string& out)
+// A size keyword as the core's request takes it: text, left empty when not given.
+void sizeArg(const char* name, const py::object& value, std::string& out)
 {
     if (value.is_none())
-        return value;
+        return;
     if (py::isinstance<py::bool_>(value))
         raiseUsage(
             std::string(name) + ": expected a size (bytes, or text like '4KiB'), got a bool");
@@ -134,7 +135,6 @@ py::object sizeArg(const char* name, const py::object& value, std::string& out)
     } else {
         raiseUsage(std::string(name) + ": expected a size (bytes, or text like '4KiB')");
     }
-    return value;
 }
 
 std::string textArg(const char* name, const py::object& value)
