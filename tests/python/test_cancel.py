@@ -101,6 +101,28 @@ class Cancel(TempDirTest):
             onnx_repack.save(src, src, size_threshold_bytes=0, rewrite=True, cancel=event)
         self.assertUntouched(before)
 
+    def test_the_gil_is_released_while_the_core_works(self):
+        src = self.model()
+        count = [0]
+        done = threading.Event()
+
+        def spin():
+            while not done.is_set():
+                count[0] += 1
+
+        thread = threading.Thread(target=spin)
+        thread.start()
+        try:
+            before = count[0]
+            report = onnx_repack.save(src, os.path.join(self.dir, "m", "gil.onnx"), size_threshold_bytes=0)
+            during = count[0] - before
+        finally:
+            done.set()
+            thread.join()
+        self.assertGreater(report.seconds, 0.05)
+        # Held for the whole save, the other thread would not have run at all meanwhile.
+        self.assertGreater(during, 10_000, f"{during} iterations in {report.seconds:.2f} s")
+
     def test_a_model_being_saved_is_busy_for_other_threads(self):
         src = self.model(tensors=4)
         model = onnx_repack.load(src)
