@@ -123,6 +123,34 @@ class Cancel(TempDirTest):
         # Held for the whole save, the other thread would not have run at all meanwhile.
         self.assertGreater(during, 10_000, f"{during} iterations in {report.seconds:.2f} s")
 
+    def test_a_second_save_of_the_folder_is_busy(self):
+        src = self.model()
+        holding = threading.Event()
+        release = threading.Event()
+
+        def slow(*_):
+            holding.set()
+            release.wait(30)
+
+        def first():
+            try:
+                onnx_repack.save(src, src, size_threshold_bytes=0, rewrite=True, progress=slow)
+            except onnx_repack.Error:
+                pass
+
+        thread = threading.Thread(target=first)
+        thread.start()
+        try:
+            self.assertTrue(holding.wait(30))
+            with self.assertRaises(onnx_repack.Busy) as raised:
+                onnx_repack.save(src, src, size_threshold_bytes=0, rewrite=True, wait=0)
+            self.assertEqual(raised.exception.kind, "busy")
+            self.assertIn(os.path.join(self.dir, "m"), str(raised.exception))
+        finally:
+            release.set()
+            thread.join()
+        self.assertEqual(onnx_repack.verify(src)["ok"], True)
+
     def test_a_model_being_saved_is_busy_for_other_threads(self):
         src = self.model(tensors=4)
         model = onnx_repack.load(src)
