@@ -367,9 +367,8 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     rewrite.relocate(finalNamesOk ? finalNames : tempNames);
     rewrite.commit();
     const ModelTemp& committed = finalNamesOk ? *modelFinal : *modelViaTemps;
-    model.adoptSavedFile(path, committed.identity, payloadRanges(splices, committed));
-    model.invalidateDataFiles(stale, "replaced by a save to " + path.string());
-    model.setLocation(path, committed.written.bytes);
+    model.adoptSave({path, committed.identity, committed.written.bytes,
+        payloadRanges(splices, committed), stale, "replaced by a save to " + path.string()});
 
     std::vector<fs::path> finals{path};
     for (const auto& t : targets) {
