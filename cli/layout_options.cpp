@@ -43,10 +43,6 @@ bool size(const std::string& option, const std::string& text, uint64_t& out)
     return value.has_value();
 }
 
-bool validAlignment(uint64_t alignment)
-{
-    return alignment == 0 || (alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0);
-}
 
 std::string targetHelp()
 {
@@ -149,7 +145,7 @@ std::optional<SaveOptions> parseLayoutOptions(
     }
     if (!validAlignment(options.alignment)) {
         std::cerr << "onnx-repack: --align: '" << args.align
-                  << "' must be 0 or a power of two up to " << sizeText(kMaxAlignment) << '\n';
+                  << "' " << kAlignmentRule << '\n';
         return std::nullopt;
     }
     if (!args.data.empty())
@@ -173,7 +169,7 @@ bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& opt
         std::cerr << "onnx-repack: " << plan.error().message << '\n';
         return false;
     }
-    options.plan = std::move(*plan);
+    options.placements = std::move(*plan);
     return true;
 }
 
