@@ -1,4 +1,4 @@
-// repack-bench-diff: times diffModels(A, B) (issue 8). Pairs that are one byte range of one
+// repack-bench-diff: times diffModels(A, B). Pairs that are one byte range of one
 // file in both models are equal without reading, so two model files sharing a data file
 // should diff in time independent of the weight bytes; two copies of the data file are
 // compared byte by byte.

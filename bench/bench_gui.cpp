@@ -9,7 +9,7 @@
 //           saved model and 500 ms more, with the table sorted by size and the window repainted
 //           every 100 ms meanwhile. Each run also prints the GUI thread's CPU time and the
 //           machine's VM steal time within the longest gap, and every gap over 50 ms;
-//   drop    with --drop N (issue 8): N table rows spread over the model (every k-th row of the
+//   drop    with --drop N: N table rows spread over the model (every k-th row of the
 //           table sorted by size) dragged as the table drags them (its model's mimeData) and
 //           dropped on the Placement pane's Inline row, from delivering the drop event until
 //           the window has repainted with the Planned column, the pinned outlines in the map

@@ -9,6 +9,13 @@
 
 namespace repack::cli {
 
+int exitCodeFor(const Error& error)
+{
+    // A usage error the core finds (a data file name, an alignment) is a failed operation
+    // here, exit 1: exit 2 stays for what the option parser refuses before reading the model.
+    return error.is(ErrorKind::ConsentNeeded) ? NeedsForce : Failed;
+}
+
 int run(int argc, const char* const* argv)
 {
     CLI::App app{"See and safely rewrite how ONNX models store their weights.", "onnx-repack"};

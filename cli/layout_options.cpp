@@ -112,7 +112,7 @@ bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& opt
         std::cerr << "onnx-repack: " << plan.error().message << '\n';
         return false;
     }
-    options.plan = std::move(*plan);
+    options.placements = std::move(*plan);
     return true;
 }
 

@@ -151,7 +151,7 @@ int planCommand(const PlanArgs& args)
     auto plan = planSave(**model, output, *options);
     if (!plan) {
         std::cerr << "onnx-repack: " << printable(plan.error().message) << '\n';
-        return Failed;
+        return exitCodeFor(plan.error());
     }
     if (args.diff) {
         const PlanDiff diff = diffPlan(**model, *plan);

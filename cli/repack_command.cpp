@@ -162,7 +162,7 @@ int repack(const RepackArgs& args)
     // is there now, instead of failing on a model that is no longer on disk.
     constexpr int kAttempts = 4;
     for (int attempt = 1;; ++attempt) {
-        options.plan.clear(); // --plan is read again for the model as it is now
+        options.placements.clear(); // --plan is read again for the model as it is now
         auto model = Model::load(args.input);
         if (!model) {
             removeCreatedFolders(*created);
@@ -185,7 +185,7 @@ int repack(const RepackArgs& args)
         if (!report) {
             removeCreatedFolders(*created);
             std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
-            return report.error().is(ErrorKind::ConsentNeeded) ? NeedsForce : Failed;
+            return exitCodeFor(report.error());
         }
         printReport(*report, oldSizes);
         if (options.shardNaming == ShardNaming::Chunks)

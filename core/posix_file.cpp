@@ -38,8 +38,11 @@ Result<UniqueFd> UniqueFd::openRead(const std::filesystem::path& path)
     // Non-blocking, so that a FIFO (or a device) put where a model or data file was expected
     // is refused instead of waiting forever for a writer; regular files ignore the flag.
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return Error{systemMessage("cannot open", path)};
+    if (fd < 0) {
+        const int err = errno;
+        return Error{systemMessage("cannot open", path, err),
+            err == ENOENT ? ErrorKind::NotFound : ErrorKind::Failed};
+    }
     UniqueFd file(fd);
     struct stat st {};
     if (::fstat(fd, &st) != 0)

@@ -43,17 +43,17 @@ inline constexpr std::string_view HardLinkedData = "hard-linked-data";
 // Another model of the folder could not be read: it may use any file there, so none is called
 // a leftover or unused, and replacing one needs consent.
 inline constexpr std::string_view UnreadableSibling = "unreadable-sibling";
-// Two tensors of one scope with one name (issue 10): onnx.checker rejects duplicate
+// Two tensors of one scope with one name: onnx.checker rejects duplicate
 // initializers (an error); for attribute tensors only diffs and plans cannot tell them apart.
 inline constexpr std::string_view DuplicateName = "duplicate-name";
-// The storage audit of `inspect` (core/inspect/audit.h, issue 10), warnings with the fix.
+// The storage audit of `inspect` (core/inspect/audit.h), warnings with the fix.
 inline constexpr std::string_view NotMappable = "not-mappable";
 inline constexpr std::string_view NotMappableOnWindows = "not-mappable-on-windows";
 inline constexpr std::string_view BrowserFileLimit = "browser-file-limit";
 inline constexpr std::string_view ProtobufNearLimit = "protobuf-near-limit";
 inline constexpr std::string_view UnusedInitializer = "unused-initializer";
 inline constexpr std::string_view DuplicateBytes = "duplicate-bytes";
-// Data files that are also .safetensors files (core/model/safetensors.h, issue 10).
+// Data files that are also .safetensors files (core/model/safetensors.h).
 inline constexpr std::string_view SafetensorsMismatch = "safetensors-mismatch";
 inline constexpr std::string_view SafetensorsHeader = "safetensors-header";
 // An external tensor whose values readers need while building the graph

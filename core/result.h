@@ -16,6 +16,8 @@ enum class ErrorKind {
     ConsentNeeded, // it would replace files other models read, or files the model does not use
     Busy, // another save holds the lock of a folder it writes into
     Changed, // the model's file changed since it was opened (another save?): open it again
+    NotFound, // a file the call needs does not exist
+    Usage, // options that can never work together or with this model: fix them, do not retry
 };
 
 struct Error {

@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     require(placements->size() == model().tensors().size(), "a plan not parallel to the tensors");
 
     SaveOptions options;
-    options.plan = *placements;
+    options.placements = *placements;
     auto plan = planSave(model(), kOut, options);
     if (!plan)
         return 0;
@@ -136,7 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     auto again = readPlan(model(), written, "written.json");
     require(again.ok(), "readPlan refuses what planFileText wrote");
     SaveOptions replanned;
-    replanned.plan = *again;
+    replanned.placements = *again;
     auto second = planSave(model(), kOut, replanned);
     require(second.ok(), "planSave refuses the plan it wrote itself");
     for (size_t i = 0; i < plan->tensors.size(); ++i) {

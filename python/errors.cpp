@@ -37,6 +37,10 @@ std::string kindText(ErrorKind kind)
         return "busy";
     case ErrorKind::Changed:
         return "changed";
+    case ErrorKind::NotFound:
+        return "not_found";
+    case ErrorKind::Usage:
+        return "usage";
     case ErrorKind::Failed:
         break;
     }
@@ -59,9 +63,9 @@ void registerErrors(py::module_& m)
 {
     classes.error = newClass(m, "Error",
         "A failure of onnx_repack, with the core's message naming the file and the tensor.\n\n"
-        ".kind says which: 'failed', 'cancelled', 'consent_needed', 'busy', 'changed' (the\n"
-        "model's files changed since it was loaded, or a Tensor handle outlived a save: load\n"
-        "or read model.tensors again) or 'usage'.",
+        ".kind says which: 'failed', 'not_found', 'cancelled', 'consent_needed', 'busy',\n"
+        "'changed' (the model's files changed since it was loaded, or a Tensor handle outlived\n"
+        "a save: load or read model.tensors again) or 'usage'.",
         PyExc_Exception);
     classes.consent = newClass(m, "ConsentRequired",
         "The save would replace files other models read, or files the model does not use;\n"
@@ -76,7 +80,8 @@ void registerErrors(py::module_& m)
         classes.error);
     py::tuple usageBases = py::make_tuple(py::handle(classes.error), py::handle(PyExc_ValueError));
     classes.usage = newClass(m, "UsageError",
-        "Options that cannot be used together or do not parse; nothing was read or written.",
+        "Options that can never work (they do not parse, exclude each other, or name a data\n"
+        "file that cannot be one); nothing was written.",
         usageBases.ptr());
 }
 
@@ -89,6 +94,8 @@ void raise(const Error& error, py::object conflicts)
         cls = classes.consent;
     else if (error.kind == ErrorKind::Busy)
         cls = classes.busy;
+    else if (error.kind == ErrorKind::Usage)
+        cls = classes.usage;
     raiseAs(cls, error.message, kindText(error.kind), std::move(conflicts));
 }
 

@@ -17,7 +17,7 @@ class Conflict(TypedDict):
     message: str
 
 class Error(Exception):
-    kind: Literal["failed", "cancelled", "consent_needed", "busy", "changed", "usage"]
+    kind: Literal["failed", "not_found", "cancelled", "consent_needed", "busy", "changed", "usage"]
     conflicts: list[Conflict]
 
 class ConsentRequired(Error): ...

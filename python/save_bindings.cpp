@@ -220,7 +220,7 @@ SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<fs::p
     for (int attempt = 1;; ++attempt) {
         Result<SaveReport> report = Error{};
         try {
-            options.plan.clear(); // read again for the model as it is now
+            options.placements.clear(); // read again for the model as it is now
             applyPlan(args.layout.plan, *owner->model, options);
             ModelUse model(*owner);
             py::gil_scoped_release unlocked;
@@ -339,7 +339,7 @@ SaveOptions layoutOptions(const LayoutKwargs& args, const fs::path& outputModel)
     request.allowCorrupt = args.allowCorrupt;
     auto result = applyLayoutRequest(request, outputModel, kNames);
     if (!result)
-        raiseUsage(result.error().message);
+        raise(result.error()); // kind Usage: UsageError
     for (const auto& note : result->notes)
         if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0)
             throw py::error_already_set(); // warnings turned into errors
@@ -354,10 +354,10 @@ void applyPlan(const py::object& plan, const Model& model, SaveOptions& options)
     if (py::isinstance<py::dict>(plan)) {
         const std::string text
             = py::module_::import("json").attr("dumps")(plan).cast<std::string>();
-        options.plan = take(readPlan(model, text, "plan"));
+        options.placements = take(readPlan(model, text, "plan"));
         return;
     }
-    options.plan = take(readPlanFile(model, toPath(plan)));
+    options.placements = take(readPlanFile(model, toPath(plan)));
 }
 
 void registerSave(py::module_& m)

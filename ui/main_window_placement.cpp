@@ -46,7 +46,7 @@ QString saveDataFileName(const RepackPanel& panel, const ModelSnapshot& snapshot
 repack::SaveOptions MainWindow::saveOptions() const
 {
     repack::SaveOptions options = m_panel->options();
-    options.plan = m_placement->plan();
+    options.placements = m_placement->plan();
     return options;
 }
 
@@ -60,7 +60,7 @@ void MainWindow::createPlacement()
         const SavePlanning planning{m_model, m_snapshot.path.toStdString(), m_panel->options()};
         return [planning](const std::vector<repack::TensorPlacement>& plan) {
             SavePlanning withPins = planning;
-            withPins.options.plan = plan;
+            withPins.options.placements = plan;
             auto planned = withPins.plan();
             return planned ? QString() : QString::fromStdString(planned.error().message);
         };

@@ -1,4 +1,4 @@
-// The storage audit `inspect` adds to a model's problems (issue 10): warnings, each naming the
+// The storage audit `inspect` adds to a model's problems: warnings, each naming the
 // tensor or file and the fix, never errors, so no exit code changes because of them.
 //   not-mappable             a tensor of 1 MiB or more not at a multiple of 4 KiB: readers
 //                            cannot memory-map it and copy it instead

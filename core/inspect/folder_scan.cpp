@@ -1,6 +1,7 @@
 #include "folder_scan.h"
 
 #include "core/file_names.h"
+#include "core/file_identity.h"
 #include "core/format.h"
 #include "core/model/model.h"
 #include "core/posix_file.h"
@@ -23,13 +24,6 @@ namespace fs = std::filesystem;
 namespace repack {
 namespace {
 
-// A file, whatever name (link, symlink) leads to it.
-struct Inode {
-    uint64_t device = 0;
-    uint64_t inode = 0;
-    auto operator<=>(const Inode&) const = default;
-};
-
 // stat() of `path`, symlinks followed; nullopt when it leads nowhere.
 std::optional<struct stat> statOf(const fs::path& path)
 {
@@ -37,17 +31,6 @@ std::optional<struct stat> statOf(const fs::path& path)
     if (::stat(path.c_str(), &st) != 0)
         return std::nullopt;
     return st;
-}
-
-Inode inodeOf(const struct stat& st)
-{
-    return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
-}
-
-std::optional<Inode> inodeOf(const fs::path& path)
-{
-    auto st = statOf(path);
-    return st ? std::optional<Inode>(inodeOf(*st)) : std::nullopt;
 }
 
 // The path with every symlink resolved, for comparing names (not files).
@@ -69,7 +52,7 @@ struct Entry {
     std::string name;
     bool symlink = false; // the name itself is a symlink
     bool regular = false; // it leads to a regular file
-    Inode id;
+    FileId id;
     uint64_t bytes = 0;
 };
 
@@ -94,7 +77,7 @@ std::vector<Entry> listFolder(const fs::path& dir, bool* listed = nullptr)
         if (!st)
             continue; // a dangling link
         e.regular = S_ISREG(st->st_mode);
-        e.id = inodeOf(*st);
+        e.id = fileIdOf(*st);
         e.bytes = static_cast<uint64_t>(st->st_size);
         out.push_back(std::move(e));
     }
@@ -142,7 +125,7 @@ Mention mentionsAny(const fs::path& path, const std::vector<std::string>& needle
 
 // What the models of a folder read: the files (by inode) and the names (symlinks resolved).
 struct References {
-    std::set<Inode> files;
+    std::set<FileId> files;
     std::set<fs::path> names;
 };
 
@@ -165,7 +148,7 @@ std::set<fs::path> externalPaths(const Model& model)
 void addReferences(const Model& model, References& refs)
 {
     for (const auto& path : externalPaths(model)) {
-        if (auto id = inodeOf(path))
+        if (auto id = fileIdOf(path))
             refs.files.insert(*id);
         refs.names.insert(canonicalName(path));
     }
@@ -183,14 +166,6 @@ bool addReferencesOf(const fs::path& path, References& refs)
     } catch (...) {
         return false; // never let one broken sibling stop a scan
     }
-}
-
-bool sameFile(const fs::path& a, const fs::path& b)
-{
-    std::error_code ec;
-    if (fs::equivalent(a, b, ec))
-        return true;
-    return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
 }
 
 // The folder of `model` and the subfolders of it that hold its data files.
@@ -220,7 +195,7 @@ FolderReport scan(const Model& model, bool lockedByCaller)
     const std::vector<fs::path> folders = foldersOf(model);
     const fs::path& folder = folders.front();
     const bool saveInFolder = !lockedByCaller && FolderLock::isHeld(folder);
-    const auto self = model.path().empty() ? std::nullopt : inodeOf(model.path());
+    const auto self = model.path().empty() ? std::nullopt : fileIdOf(model.path());
 
     std::vector<Entry> temps, data, symlinks;
     std::vector<fs::path> siblings;
@@ -253,7 +228,7 @@ FolderReport scan(const Model& model, bool lockedByCaller)
     // The names a sibling would have to mention to read a file still thought unused.
     auto needles = [&] {
         std::vector<std::string> out;
-        std::set<Inode> pending;
+        std::set<FileId> pending;
         for (const auto& e : temps)
             if (!tempUsed(e)) {
                 out.push_back(e.name);
@@ -289,10 +264,10 @@ FolderReport scan(const Model& model, bool lockedByCaller)
             if (!dataUsed(e))
                 report.unusedData.push_back({e.path, e.bytes});
     }
-    std::set<Inode> seen;
+    std::set<FileId> seen;
     for (const auto& path : externalPaths(model)) {
         auto st = statOf(path);
-        if (st && S_ISREG(st->st_mode) && st->st_nlink > 1 && seen.insert(inodeOf(*st)).second)
+        if (st && S_ISREG(st->st_mode) && st->st_nlink > 1 && seen.insert(fileIdOf(*st)).second)
             report.hardLinked.push_back({path, static_cast<uint64_t>(st->st_size)});
     }
     return report;
@@ -316,9 +291,9 @@ FolderReaders modelsReading(
     FolderReaders out;
     out.users.resize(files.size());
     try {
-        std::vector<std::optional<Inode>> targets;
+        std::vector<std::optional<FileId>> targets;
         for (const auto& file : files)
-            targets.push_back(inodeOf(file));
+            targets.push_back(fileIdOf(file));
         bool listed = true;
         const std::vector<Entry> entries = listFolder(dir, &listed);
         if (!listed) {
@@ -349,7 +324,7 @@ FolderReaders modelsReading(
             if (!e.regular || !isModelName(e.name))
                 continue;
             if (std::any_of(exclude.begin(), exclude.end(),
-                    [&](const fs::path& x) { return sameFile(e.path, x); }))
+                    [&](const fs::path& x) { return samePathOrFile(e.path, x); }))
                 continue;
             const Mention mention = mentionsAny(e.path, needles);
             if (mention == Mention::No)
@@ -443,7 +418,7 @@ Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
         return model.error();
     std::vector<fs::path> subfolders = foldersOf(**model);
     subfolders.erase(subfolders.begin()); // the model's folder, locked above
-    std::erase_if(subfolders, [&](const fs::path& dir) { return sameFile(dir, folder); });
+    std::erase_if(subfolders, [&](const fs::path& dir) { return samePathOrFile(dir, folder); });
     FolderLock subLock;
     if (!subfolders.empty()) {
         auto locked = FolderLock::acquire(subfolders, 0, nullptr);

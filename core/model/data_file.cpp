@@ -9,34 +9,6 @@
 #include <sys/stat.h>
 
 namespace repack {
-namespace {
-
-FileIdentity identityOf(const struct stat& st)
-{
-    return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
-        static_cast<uint64_t>(st.st_size),
-        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
-}
-
-} // namespace
-
-Result<FileIdentity> identityOf(int fd)
-{
-    struct stat st { };
-    if (::fstat(fd, &st) != 0)
-        return Error{std::string("cannot stat file descriptor: ") + std::strerror(errno)};
-    return identityOf(st);
-}
-
-bool namesFile(const std::filesystem::path& path, const FileIdentity& identity)
-{
-    auto fd = UniqueFd::openRead(path);
-    if (!fd)
-        return false;
-    auto now = identityOf(fd->get());
-    return now && *now == identity;
-}
-
 DataFile::DataFile(std::filesystem::path path, FileIdentity expected)
     : m_path(std::move(path))
     , m_identity(expected)

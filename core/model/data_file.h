@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include "core/file_identity.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -15,21 +17,6 @@
 #include <string>
 
 namespace repack {
-
-// Which file a path named when it was checked: a replaced file (same path, new inode, size or
-// modification time) must never be read at offsets meant for the old one.
-struct FileIdentity {
-    uint64_t device = 0;
-    uint64_t inode = 0;
-    uint64_t size = 0;
-    int64_t modifiedNs = 0;
-    bool operator==(const FileIdentity&) const = default;
-};
-
-// The identity of the file `fd` is open on.
-Result<FileIdentity> identityOf(int fd);
-// Whether `path` still names the file with `identity` (false when it cannot be opened).
-bool namesFile(const std::filesystem::path& path, const FileIdentity& identity);
 
 struct SafetensorsHeader;
 

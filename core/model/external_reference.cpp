@@ -149,9 +149,7 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
         return fail(code::MissingFile, "data file " + full.string() + " does not exist");
     if (!S_ISREG(st.st_mode))
         return fail(code::NotRegularFile, "data file " + full.string() + " is not a regular file");
-    const FileIdentity identity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
-        static_cast<uint64_t>(st.st_size),
-        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+    const FileIdentity identity = identityOf(st);
     return Outcome{ResolvedLocation{full, identity}, {}};
 }
 

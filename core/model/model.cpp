@@ -426,6 +426,13 @@ void Model::forgetInline()
         info.inlineRange.reset();
 }
 
+void Model::adoptSave(const SavedModel& saved)
+{
+    adoptSavedFile(saved.path, saved.identity, saved.payloads);
+    invalidateDataFiles(saved.replaced, saved.replacedReason);
+    setLocation(saved.path, saved.bytes);
+}
+
 void Model::adoptSavedFile(const fs::path& path, const FileIdentity& identity,
     const std::vector<std::pair<onnx::TensorProto*, FileRange>>& ranges)
 {

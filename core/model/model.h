@@ -61,6 +61,17 @@ private:
     std::vector<std::byte> m_owned;
 };
 
+// What a committed save left on disk, for Model::adoptSave.
+struct SavedModel {
+    std::filesystem::path path; // the .onnx written
+    FileIdentity identity; // of that file, as written
+    uint64_t bytes = 0; // its size
+    // raw_data payloads the save left in the .onnx, by the protos that now name them
+    std::vector<std::pair<onnx::TensorProto*, FileRange>> payloads;
+    std::vector<std::filesystem::path> replaced; // data files the save replaced
+    std::string replacedReason; // why reads through them fail from now on
+};
+
 class Model {
 public:
     // Maps `path`, parses it without the raw_data payloads of at least kInFileMinBytes (they
@@ -108,11 +119,12 @@ public:
     // materialized stays in the protos); call reindex() next.
     void forgetInline();
 
-    // After a save wrote the model to `path` (the file with `identity`): the raw_data payloads
-    // of `ranges` lie in it and are read from there from now on; nothing else is read from the
-    // file the model was loaded from. Call setLocation() next.
-    void adoptSavedFile(const std::filesystem::path& path, const FileIdentity& identity,
-        const std::vector<std::pair<onnx::TensorProto*, FileRange>>& ranges);
+    // After a save committed (its protos already rewritten for the new files): the model is
+    // what is now on disk. Payloads left in the new .onnx are read from there, nothing more
+    // from the file it was loaded from; reads through the data files the save replaced fail;
+    // the model lives at the new path and is indexed again. One call, so that no caller can
+    // run these steps in another order or leave one out.
+    void adoptSave(const SavedModel& saved);
 
     const std::filesystem::path& path() const { return m_path; }
     // Size of the .onnx file when loaded or last saved (0 for in-memory models).
@@ -136,8 +148,6 @@ public:
 
     // Rebuilds the index and problems after the protobuf changed.
     void reindex();
-    // After a save: the model now lives at `path` (with `fileBytes` bytes) and `dir`.
-    void setLocation(std::filesystem::path path, uint64_t fileBytes);
 
     // The shared data file for a resolved path (one mapping per file, however many tensors).
     // A file seen with another identity than the cached one gets a new DataFile.
@@ -149,6 +159,11 @@ public:
 
 private:
     Model() = default;
+    // adoptSave's steps: the raw_data payloads of `ranges` lie in the file at `path` (with
+    // `identity`) and are read from there; then the model lives at `path` (`fileBytes` bytes).
+    void adoptSavedFile(const std::filesystem::path& path, const FileIdentity& identity,
+        const std::vector<std::pair<onnx::TensorProto*, FileRange>>& ranges);
+    void setLocation(std::filesystem::path path, uint64_t fileBytes);
     // Replaces the index with `index` (problems of external references are added by resolve()).
     void adoptIndex(TensorIndex index);
     // Resolves external references against the base directory, and the problems that follow.

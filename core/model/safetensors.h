@@ -1,4 +1,4 @@
-// Data files that are at the same time .safetensors files and ONNX external data (issue 10):
+// Data files that are at the same time .safetensors files and ONNX external data:
 // an 8-byte little-endian header length, a JSON header naming each tensor's dtype, shape and
 // data_offsets (relative to the end of the header), then the tensors' bytes back to back.
 // ONNX references point past the header. Nothing here reads tensor bytes.

@@ -1,5 +1,7 @@
 #include "wire_scan.h"
 
+#include "wire_reader.h"
+
 #include <onnx/onnx_pb.h>
 
 #include <limits>
@@ -18,50 +20,59 @@ struct Child {
     bool repeated = false;
 };
 
-// Field numbers from onnx.proto (ONNX 1.12, proto2).
+using MP = onnx::ModelProto;
+using GP = onnx::GraphProto;
+using NP = onnx::NodeProto;
+using AP = onnx::AttributeProto;
+using SP = onnx::SparseTensorProto;
+using FP = onnx::FunctionProto;
+using TP = onnx::TensorProto;
+
+// The child messages that lead to tensors, by the field numbers protobuf generated from
+// onnx.proto (ONNX 1.12).
 Child childOf(Kind parent, uint32_t field)
 {
     switch (parent) {
-    case Kind::Model: // graph = 7, functions = 25
-        if (field == 7)
+    case Kind::Model:
+        if (field == MP::kGraphFieldNumber)
             return {Kind::Graph, false};
-        if (field == 25)
+        if (field == MP::kFunctionsFieldNumber)
             return {Kind::Function, true};
         break;
-    case Kind::Graph: // node = 1, initializer = 5, sparse_initializer = 15
-        if (field == 1)
+    case Kind::Graph:
+        if (field == GP::kNodeFieldNumber)
             return {Kind::Node, true};
-        if (field == 5)
+        if (field == GP::kInitializerFieldNumber)
             return {Kind::Tensor, true};
-        if (field == 15)
+        if (field == GP::kSparseInitializerFieldNumber)
             return {Kind::Sparse, true};
         break;
-    case Kind::Node: // attribute = 5
-        if (field == 5)
+    case Kind::Node:
+        if (field == NP::kAttributeFieldNumber)
             return {Kind::Attribute, true};
         break;
-    case Kind::Attribute: // t = 5, g = 6, tensors = 10, graphs = 11, sparse_tensor(s) = 22, 23
+    case Kind::Attribute:
         switch (field) {
-        case 5:
+        case AP::kTFieldNumber:
             return {Kind::Tensor, false};
-        case 6:
+        case AP::kGFieldNumber:
             return {Kind::Graph, false};
-        case 10:
+        case AP::kTensorsFieldNumber:
             return {Kind::Tensor, true};
-        case 11:
+        case AP::kGraphsFieldNumber:
             return {Kind::Graph, true};
-        case 22:
+        case AP::kSparseTensorFieldNumber:
             return {Kind::Sparse, false};
-        case 23:
+        case AP::kSparseTensorsFieldNumber:
             return {Kind::Sparse, true};
         }
         break;
-    case Kind::Sparse: // values = 1, indices = 2
-        if (field == 1 || field == 2)
+    case Kind::Sparse:
+        if (field == SP::kValuesFieldNumber || field == SP::kIndicesFieldNumber)
             return {Kind::Tensor, false};
         break;
-    case Kind::Function: // node = 7
-        if (field == 7)
+    case Kind::Function:
+        if (field == FP::kNodeFieldNumber)
             return {Kind::Node, true};
         break;
     case Kind::Tensor:
@@ -71,8 +82,8 @@ Child childOf(Kind parent, uint32_t field)
     return {};
 }
 
-constexpr uint32_t kRawDataField = 9; // TensorProto.raw_data
-constexpr int kMaxDepth = 100; // protobuf's default recursion limit
+constexpr uint32_t kRawDataField = TP::kRawDataFieldNumber;
+using wire::kMaxDepth;
 
 // Element counters of one message as protobuf sees it: a singular message field that appears
 // twice is merged into one message, so its repeated children go on counting.
@@ -179,125 +190,22 @@ private:
         return false;
     }
 
-    bool varint(uint64_t& pos, uint64_t end, uint64_t& value)
-    {
-        const uint64_t start = pos;
-        value = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (pos >= end)
-                return fail("truncated varint", start);
-            const unsigned char b = m_data[pos++];
-            value |= static_cast<uint64_t>(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return true;
-        }
-        return fail("varint longer than 10 bytes", start);
-    }
-
-    bool tag(uint64_t& pos, uint64_t end, uint32_t& field, int& wireType)
-    {
-        const uint64_t at = pos;
-        uint64_t t = 0;
-        if (!varint(pos, end, t))
-            return false;
-        // As protobuf reads a tag: at most 5 bytes, of which it keeps the low 32 bits.
-        if (pos - at > 5)
-            return fail("field tag longer than 5 bytes", at);
-        t &= std::numeric_limits<uint32_t>::max();
-        field = static_cast<uint32_t>(t >> 3);
-        wireType = static_cast<int>(t & 7);
-        if (field == 0)
-            return fail("field number 0", at);
-        return true;
-    }
-
-    bool length(uint64_t& pos, uint64_t end, uint64_t& len)
-    {
-        const uint64_t at = pos;
-        if (!varint(pos, end, len))
-            return false;
-        if (len > end - pos)
-            return fail("length " + std::to_string(len) + " runs past the end of its message (byte "
-                    + std::to_string(end) + ")",
-                at);
-        return true;
-    }
-
-    // Skips one value of a field that is not length-delimited, or any field inside a group.
-    bool skip(int wireType, uint32_t field, uint64_t& pos, uint64_t end, int depth, uint64_t at)
-    {
-        switch (wireType) {
-        case 0: {
-            uint64_t ignored = 0;
-            return varint(pos, end, ignored);
-        }
-        case 1:
-        case 5: {
-            const uint64_t width = wireType == 1 ? 8 : 4;
-            if (end - pos < width)
-                return fail("truncated fixed-width value", at);
-            pos += width;
-            return true;
-        }
-        case 2: {
-            uint64_t len = 0;
-            if (!length(pos, end, len))
-                return false;
-            pos += len;
-            return true;
-        }
-        case 3: { // a group: fields up to the matching end-group tag
-            if (depth + 1 > kMaxDepth)
-                return fail("groups nested deeper than " + std::to_string(kMaxDepth), at);
-            while (true) {
-                const uint64_t innerAt = pos;
-                if (pos >= end)
-                    return fail("group without its end-group tag", at);
-                uint32_t innerField = 0;
-                int innerType = 0;
-                if (!tag(pos, end, innerField, innerType))
-                    return false;
-                if (innerType == 4) {
-                    if (innerField != field)
-                        return fail("end-group tag of another group", innerAt);
-                    return true;
-                }
-                if (!skip(innerType, innerField, pos, end, depth + 1, innerAt))
-                    return false;
-            }
-        }
-        case 4:
-            return fail("end-group tag without a group", at);
-        default:
-            return fail("invalid wire type " + std::to_string(wireType), at);
-        }
-    }
-
     // Scans the message of `kind` in [begin, end). `node` becomes the index of its Node when
     // the skeleton changes it, -1 otherwise.
     bool message(Kind kind, uint64_t begin, uint64_t end, Counters& counters, int depth, int& node)
     {
         Node self;
         int64_t growth = 0; // new size - old size
-        uint64_t pos = begin;
-        while (pos < end) {
-            const uint64_t at = pos;
-            uint32_t field = 0;
-            int wireType = 0;
-            if (!tag(pos, end, field, wireType))
-                return false;
-            if (wireType != 2) {
-                if (!skip(wireType, field, pos, end, depth, at))
-                    return false;
-                continue;
-            }
-            const uint64_t tagEnd = pos;
-            uint64_t len = 0;
-            if (!length(pos, end, len))
-                return false;
-            const uint64_t valueBegin = pos;
-            const uint64_t fieldEnd = pos + len;
-            pos = fieldEnd;
+        wire::Reader reader(m_data, begin, end, depth);
+        wire::Field f;
+        while (reader.next(f)) {
+            if (f.type != wire::Len)
+                continue; // copied as it is
+            const uint32_t field = f.number;
+            const uint64_t tagEnd = f.tagEnd;
+            const uint64_t valueBegin = f.begin;
+            const uint64_t fieldEnd = f.end;
+            const uint64_t len = fieldEnd - valueBegin;
 
             if (kind == Kind::Tensor && field == kRawDataField) {
                 const auto replacement = m_rule(
@@ -314,7 +222,7 @@ private:
             if (child.kind == Kind::None)
                 continue; // copied as it is
             if (depth + 1 > kMaxDepth)
-                return fail("messages nested deeper than " + std::to_string(kMaxDepth), at);
+                return fail("messages nested deeper than " + std::to_string(kMaxDepth), f.tagAt);
             Counters fresh;
             Counters& childCounters = child.repeated ? fresh : counters.child(field);
             m_path.push_back({field, child.repeated ? counters.take(field) : 0});
@@ -329,6 +237,10 @@ private:
                 self.edits.push_back({tagEnd, valueBegin, fieldEnd, childNode, {}});
                 growth += fieldSize(newLen) - oldFieldSize(tagEnd, fieldEnd);
             }
+        }
+        if (reader.failed()) {
+            m_error = reader.error();
+            return false;
         }
         if (self.edits.empty()) {
             node = -1;
@@ -442,15 +354,15 @@ onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>
             return nullptr;
         switch (kind) {
         case Kind::Model:
-            if (step.field == 7)
+            if (step.field == MP::kGraphFieldNumber)
                 graph = model.has_graph() ? model.mutable_graph() : nullptr;
             else
                 function = element(*model.mutable_functions(), step.index);
             break;
         case Kind::Graph:
-            if (step.field == 1)
+            if (step.field == GP::kNodeFieldNumber)
                 node = element(*graph->mutable_node(), step.index);
-            else if (step.field == 5)
+            else if (step.field == GP::kInitializerFieldNumber)
                 tensor = element(*graph->mutable_initializer(), step.index);
             else
                 sparse = element(*graph->mutable_sparse_initializer(), step.index);
@@ -460,19 +372,19 @@ onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>
             break;
         case Kind::Attribute:
             switch (step.field) {
-            case 5:
+            case AP::kTFieldNumber:
                 tensor = attribute->has_t() ? attribute->mutable_t() : nullptr;
                 break;
-            case 6:
+            case AP::kGFieldNumber:
                 graph = attribute->has_g() ? attribute->mutable_g() : nullptr;
                 break;
-            case 10:
+            case AP::kTensorsFieldNumber:
                 tensor = element(*attribute->mutable_tensors(), step.index);
                 break;
-            case 11:
+            case AP::kGraphsFieldNumber:
                 graph = element(*attribute->mutable_graphs(), step.index);
                 break;
-            case 22:
+            case AP::kSparseTensorFieldNumber:
                 sparse
                     = attribute->has_sparse_tensor() ? attribute->mutable_sparse_tensor() : nullptr;
                 break;
@@ -482,7 +394,7 @@ onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>
             }
             break;
         case Kind::Sparse:
-            if (step.field == 1)
+            if (step.field == SP::kValuesFieldNumber)
                 tensor = sparse->has_values() ? sparse->mutable_values() : nullptr;
             else
                 tensor = sparse->has_indices() ? sparse->mutable_indices() : nullptr;

@@ -6,9 +6,10 @@
 namespace repack {
 namespace {
 
-bool validAlignment(uint64_t alignment)
+// Every refusal here is a usage error: the options can never work, whatever the model.
+Error usage(std::string message)
 {
-    return alignment == 0 || (alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0);
+    return Error{std::move(message), ErrorKind::Usage};
 }
 
 std::string inQuotes(std::string_view text)
@@ -66,14 +67,14 @@ Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
     const std::filesystem::path& outputModel, const LayoutOptionNames& names)
 {
     if (std::string excluded = exclusion(request, names); !excluded.empty())
-        return Error{excluded};
+        return usage(excluded);
     LayoutResult result;
     SaveOptions& options = result.options;
     if (!request.target.empty()) {
         const Target* target = findTarget(request.target);
         if (!target)
-            return Error{std::string(names.target) + ": " + inQuotes(request.target)
-                + " is not a target (one of " + targetNames() + ")"};
+            return usage(std::string(names.target) + ": " + inQuotes(request.target)
+                + " is not a target (one of " + targetNames() + ")");
         applyTarget(*target, outputModel, options);
     }
     std::string errors;
@@ -82,16 +83,16 @@ Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
     size(names.alignThreshold, request.alignThreshold, options.alignThreshold, errors);
     size(names.shardSize, request.shardSize, options.shardSize, errors);
     if (!errors.empty())
-        return Error{errors};
+        return usage(errors);
     if (!request.format.empty() && request.format != "onnx" && request.format != "safetensors")
-        return Error{std::string(names.format) + ": " + inQuotes(request.format)
-            + " is not a format (onnx or safetensors)"};
+        return usage(std::string(names.format) + ": " + inQuotes(request.format)
+            + " is not a format (onnx or safetensors)");
     if (request.format == "safetensors") {
         // The format has no gaps between tensors: an alignment asked for cannot be kept.
         if (!request.align.empty() && options.alignment > 1)
-            return Error{std::string(names.align)
+            return usage(std::string(names.align)
                 + ": safetensors files hold tensors back to back, so they cannot be aligned ("
-                + std::string(names.format) + " onnx can)"};
+                + std::string(names.format) + " onnx can)");
         // A target's file names and limits still apply; its alignment cannot, which is said
         // (the audit in `inspect` then lists the tensors a reader cannot map).
         if (!request.target.empty() && options.alignment > 1)
@@ -103,12 +104,12 @@ Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
         options.format = DataFormat::Safetensors;
     }
     if (!validAlignment(options.alignment))
-        return Error{std::string(names.align) + ": " + inQuotes(request.align)
-            + " must be 0 or a power of two up to " + sizeText(kMaxAlignment)};
+        return usage(std::string(names.align) + ": " + inQuotes(request.align) + " "
+            + std::string(kAlignmentRule));
     if (!request.order.empty()) {
         if (request.order != "declaration" && request.order != "size")
-            return Error{std::string(names.order) + ": " + inQuotes(request.order)
-                + " is not an order (declaration or size)"};
+            return usage(std::string(names.order) + ": " + inQuotes(request.order)
+                + " is not an order (declaration or size)");
         options.order
             = request.order == "size" ? TensorOrder::SizeAscending : TensorOrder::Declaration;
     }

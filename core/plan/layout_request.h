@@ -55,7 +55,7 @@ struct LayoutResult {
 // model is loaded, on a size that does not parse, an alignment that is not 0 or a power of two
 // up to kMaxAlignment, an unknown target, order or format, and options that exclude each other
 // (inline with data, threshold, shard size, target or format; safetensors with dedupe or an
-// alignment): a usage error, its message naming the option as `names` spell it.
+// alignment): an Error of kind Usage, its message naming the option as `names` spell it.
 Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
     const std::filesystem::path& outputModel, const LayoutOptionNames& names = {});
 

@@ -36,7 +36,7 @@ void writePlanJson(std::ostream& out, const Model& model, const SavePlan& plan,
 std::string planFileText(
     const Model& model, const SavePlan& plan, const std::filesystem::path& modelPath);
 
-// Reads a plan file's text back as SaveOptions::plan for `model` (parallel to its tensors):
+// Reads a plan file's text back as SaveOptions::placements for `model` (parallel to its tensors):
 // only scope, name, storage and location count; tensors the file does not name stay Auto,
 // unknown keys are ignored. "external" without a location means the save's data file.
 // Errors name `fileName` and the tensor: malformed JSON, another schema, a tensor the model

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace repack {
@@ -14,6 +15,12 @@ enum class TensorOrder { Declaration, SizeAscending };
 
 // The largest offset alignment a save accepts (SPEC 5a); larger ones only make sparse files.
 inline constexpr uint64_t kMaxAlignment = 16u << 20;
+// The one rule for an offset alignment, checked by the plan, the CLI and the bindings alike.
+inline constexpr std::string_view kAlignmentRule = "must be 0 or a power of two up to 16 MiB";
+inline constexpr bool validAlignment(uint64_t alignment)
+{
+    return alignment == 0 || (alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0);
+}
 
 // How the shards of a data file split by `SaveOptions::shardSize` are named.
 enum class ShardNaming {
@@ -78,7 +85,7 @@ struct SaveOptions {
     // Write even when an in-place save would change nothing (planKeepsLayout): by default such
     // a save writes nothing and says so.
     bool rewrite = false;
-    std::vector<TensorPlacement> plan; // per index of Model::tensors(); empty = all Auto
+    std::vector<TensorPlacement> placements; // per index of Model::tensors(); empty = all Auto
 
     ProgressCallback progress;
     const CancelToken* cancel = nullptr;

@@ -95,35 +95,48 @@ std::string saveDataFile(const fs::path& modelPath, const SaveOptions& options)
     return defaultDataFile(modelPath);
 }
 
-Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
+namespace {
+
+// planSave's steps, in the order it runs them.
+
+// The options that can never work, whatever the model; the save's default data file name.
+Result<std::string> checkOptions(const fs::path& modelPath, const SaveOptions& options)
 {
-    const bool safetensors = options.format == DataFormat::Safetensors;
     const std::string dataFile = saveDataFile(modelPath, options);
-    if (safetensors && options.dedupe)
+    if (options.format == DataFormat::Safetensors && options.dedupe)
         return Error{"safetensors files cannot share one range between tensors: --dedupe and "
-                     "the safetensors format do not go together"};
+                     "the safetensors format do not go together",
+            ErrorKind::Usage};
     if (Status s = checkDataFileName(dataFile); !s)
         return s.error();
-    if (options.alignment != 0
-        && ((options.alignment & (options.alignment - 1)) != 0
-            || options.alignment > kMaxAlignment))
-        return Error{"alignment " + std::to_string(options.alignment)
-            + " must be 0 or a power of two up to 16 MiB"};
+    if (!validAlignment(options.alignment))
+        return Error{"alignment " + std::to_string(options.alignment) + " "
+                + std::string(kAlignmentRule),
+            ErrorKind::Usage};
+    return dataFile;
+}
+
+// Inline or external for every tensor, with the plan's byte counts; the external tensors'
+// indices in declaration order. Refuses tensors that cannot go where they are sent.
+Result<std::vector<size_t>> chooseStorage(
+    const Model& model, const SaveOptions& options, SavePlan& plan)
+{
+    const bool safetensors = options.format == DataFormat::Safetensors;
     const auto& tensors = model.tensors();
     std::unordered_set<std::string> corrupt; // inline bytes that disagree with dtype x shape
     for (const auto& p : model.problems())
         if (p.code == code::InlineSizeMismatch)
             corrupt.insert(p.tensor);
-    if (!options.plan.empty() && options.plan.size() != tensors.size())
-        return Error{"the placement plan lists " + std::to_string(options.plan.size())
+    if (!options.placements.empty() && options.placements.size() != tensors.size())
+        return Error{"the placement plan lists " + std::to_string(options.placements.size())
             + " tensors, the model has " + std::to_string(tensors.size())};
 
-    SavePlan plan;
     plan.tensors.resize(tensors.size());
     std::vector<size_t> external;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorInfo& t = tensors[i];
-        Placement placement = options.plan.empty() ? Placement::Auto : options.plan[i].kind;
+        Placement placement
+            = options.placements.empty() ? Placement::Auto : options.placements[i].kind;
         if (!t.isExternal() && corrupt.count(t.qualifiedName())) {
             if (!options.allowCorrupt)
                 return Error{t.qualifiedName()
@@ -163,119 +176,176 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
     if (plan.inlineBytes >= kProtobufLimit)
         return Error{"keeping " + std::to_string(plan.inlineBytes)
             + " bytes of tensors inline would pass the 2 GiB protobuf limit"};
+    return external;
+}
 
+// The order external tensors are written in: as declared, or by size (--order size).
+// Safetensors files have no padding: larger elements first keep every tensor at a multiple of
+// its element size (the data starts at a multiple of 8), as the reference writer does; readers
+// that view the bytes as typed arrays need it.
+void orderExternal(
+    const std::vector<TensorInfo>& tensors, std::vector<size_t>& external, const SaveOptions& options)
+{
     if (options.order == TensorOrder::SizeAscending)
         std::stable_sort(external.begin(), external.end(),
             [&](size_t a, size_t b) { return tensors[a].byteSize() < tensors[b].byteSize(); });
-    // Safetensors files have no padding: larger elements first keep every tensor at a multiple
-    // of its element size (the data starts at a multiple of 8), as the reference writer does;
-    // readers that view the bytes as typed arrays need it.
-    if (safetensors)
+    if (options.format == DataFormat::Safetensors)
         std::stable_sort(external.begin(), external.end(), [&](size_t a, size_t b) {
             return dtype::bitsPerElement(tensors[a].dataType)
                 > dtype::bitsPerElement(tensors[b].dataType);
         });
+}
 
-    // Tensors pinned to a named file go there; the others into the save's data file, sharded.
-    // Named files follow the default one, in the order their first tensor comes.
+// External tensors by destination: the save's own data file (sharded), and the files tensors
+// are pinned to, in the order their first tensor comes.
+struct Destinations {
     std::vector<size_t> unpinned;
     std::vector<std::string> pinnedNames;
-    std::vector<std::vector<size_t>> pinned;
+    std::vector<std::vector<size_t>> pinned; // parallel to pinnedNames
+};
+
+Result<Destinations> sortByDestination(const std::vector<TensorInfo>& tensors,
+    const std::vector<size_t>& external, const SaveOptions& options, const std::string& dataFile)
+{
+    Destinations out;
     for (size_t i : external) {
-        const std::string& where = options.plan.empty() ? std::string() : options.plan[i].location;
+        const std::string& where
+            = options.placements.empty() ? std::string() : options.placements[i].location;
         if (where.empty()
             || fs::path(where).lexically_normal() == fs::path(dataFile).lexically_normal()) {
-            unpinned.push_back(i);
+            out.unpinned.push_back(i);
             continue;
         }
-        auto it = std::find(pinnedNames.begin(), pinnedNames.end(), where);
-        if (it == pinnedNames.end()) {
+        auto it = std::find(out.pinnedNames.begin(), out.pinnedNames.end(), where);
+        if (it == out.pinnedNames.end()) {
             if (Status s = checkDataFileName(where); !s)
-                return Error{tensors[i].qualifiedName() + ": " + s.error().message};
-            pinnedNames.push_back(where);
-            pinned.emplace_back();
-            it = pinnedNames.end() - 1;
+                return Error{tensors[i].qualifiedName() + ": " + s.error().message, s.error().kind};
+            out.pinnedNames.push_back(where);
+            out.pinned.emplace_back();
+            it = out.pinnedNames.end() - 1;
         }
-        pinned[static_cast<size_t>(it - pinnedNames.begin())].push_back(i);
+        out.pinned[static_cast<size_t>(it - out.pinnedNames.begin())].push_back(i);
     }
+    return out;
+}
 
-    // With dedupe, each tensor's first identical partner (by index), itself when none.
-    std::vector<size_t> partner(tensors.size());
+// With dedupe, each tensor's first identical partner (by index); itself when none or no dedupe.
+Result<std::vector<size_t>> dedupePartners(
+    const Model& model, const std::vector<size_t>& external, const SaveOptions& options)
+{
+    std::vector<size_t> partner(model.tensors().size());
     std::iota(partner.begin(), partner.end(), size_t(0));
-    if (options.dedupe) {
-        auto groups = findIdenticalTensors(model, external, options.progress, options.cancel);
-        if (!groups)
-            return groups.error();
-        for (const auto& g : *groups)
-            for (size_t i : g.tensors)
-                partner[i] = g.tensors.front();
+    if (!options.dedupe)
+        return partner;
+    auto groups = findIdenticalTensors(model, external, options.progress, options.cancel);
+    if (!groups)
+        return groups.error();
+    for (const auto& g : *groups)
+        for (size_t i : g.tensors)
+            partner[i] = g.tensors.front();
+    return partner;
+}
+
+// Safetensors: every external tensor's name in the headers, unique across the files.
+std::vector<std::string> safetensorsNames(
+    const std::vector<TensorInfo>& tensors, const std::vector<size_t>& external)
+{
+    std::vector<std::string> names(tensors.size());
+    std::unordered_set<std::string> bases;
+    for (size_t i : external)
+        bases.insert(safetensorsName(tensors[i]));
+    std::unordered_set<std::string> given{"__metadata__"}; // the format's own key
+    for (size_t i : external) {
+        const std::string base = safetensorsName(tensors[i]);
+        std::string name = base;
+        for (int n = 2; given.count(name) || (name != base && bases.count(name)); ++n)
+            name = base + "_" + std::to_string(n);
+        given.insert(name);
+        names[i] = std::move(name);
+    }
+    return names;
+}
+
+// Lays tensors out file by file into a plan. A tensor that does not fit the current shard
+// starts a new one, so a tensor larger than the shard size gets a shard of its own. A tensor
+// identical to one already placed in the same group gets its range: it is written there again
+// (the same bytes), so every tensor stays in fileOrder and gets its checksum. A safetensors
+// shard keeps room for its header (an upper bound, grown with each tensor).
+class FileLayouter {
+public:
+    FileLayouter(const std::vector<TensorInfo>& tensors, const SaveOptions& options,
+        const std::vector<size_t>& partner, const std::vector<std::string>& names, SavePlan& plan)
+        : m_tensors(tensors)
+        , m_options(options)
+        , m_partner(partner)
+        , m_names(names)
+        , m_plan(plan)
+        , m_safetensors(options.format == DataFormat::Safetensors)
+    {
     }
 
-    // Lay tensors out file by file; a tensor that does not fit the current shard starts a new
-    // one, so a tensor larger than the shard size gets a shard of its own. A tensor identical
-    // to one already placed in the same group gets its range: it is written there again (the
-    // same bytes), so every tensor stays in fileOrder and gets its checksum.
-    // Safetensors: every external tensor's name in the headers, unique across the files; a
-    // shard keeps room for its header (an upper bound, grown with each tensor).
-    std::vector<std::string> names;
-    if (safetensors) {
-        names.resize(tensors.size());
-        std::unordered_set<std::string> bases;
-        for (size_t i : external)
-            bases.insert(safetensorsName(tensors[i]));
-        std::unordered_set<std::string> given{"__metadata__"}; // the format's own key
-        for (size_t i : external) {
-            const std::string base = safetensorsName(tensors[i]);
-            std::string name = base;
-            for (int n = 2; given.count(name) || (name != base && bases.count(name)); ++n)
-                name = base + "_" + std::to_string(n);
-            given.insert(name);
-            names[i] = std::move(name);
-        }
-    }
-    auto headerBound = [&](size_t i) {
-        return safetensors ? safetensorsEntryBound(
-                   names[i], safetensorsDtype(tensors[i].dataType), tensors[i].shape)
-                           : uint64_t(0);
-    };
-
-    auto place = [&](const std::vector<size_t>& group, uint64_t shardSize) {
-        const size_t first = plan.fileOrder.size();
-        uint64_t reserve = safetensors ? kSafetensorsEmptyHeaderBound : 0;
+    // Places `group` in new files of at most `shardSize` bytes (0: one file); how many it took.
+    size_t place(const std::vector<size_t>& group, uint64_t shardSize)
+    {
+        const size_t first = m_plan.fileOrder.size();
+        uint64_t reserve = emptyHeader();
         std::unordered_map<size_t, size_t> placed; // partner -> the tensor placed for it
         for (size_t i : group) {
-            if (auto copy = placed.find(partner[i]); copy != placed.end()) {
-                plan.tensors[i] = plan.tensors[copy->second];
-                plan.fileOrder[static_cast<size_t>(plan.tensors[i].file)].push_back(i);
-                plan.sharedBytes += plan.tensors[i].length;
-                ++plan.sharedTensors;
+            if (auto copy = placed.find(m_partner[i]); copy != placed.end()) {
+                m_plan.tensors[i] = m_plan.tensors[copy->second];
+                m_plan.fileOrder[static_cast<size_t>(m_plan.tensors[i].file)].push_back(i);
+                m_plan.sharedBytes += m_plan.tensors[i].length;
+                ++m_plan.sharedTensors;
                 continue;
             }
-            placed.emplace(partner[i], i);
-            const uint64_t bytes = tensors[i].byteSize();
+            placed.emplace(m_partner[i], i);
+            const uint64_t bytes = m_tensors[i].byteSize();
             const bool aligned
-                = !safetensors && options.alignment && bytes >= options.alignThreshold;
-            if (plan.fileOrder.size() == first) {
-                plan.fileOrder.emplace_back();
-                plan.fileBytes.push_back(0);
-            }
-            uint64_t offset = aligned ? alignUp(plan.fileBytes.back(), options.alignment)
-                                      : plan.fileBytes.back();
-            if (shardSize && !plan.fileOrder.back().empty()
+                = !m_safetensors && m_options.alignment && bytes >= m_options.alignThreshold;
+            if (m_plan.fileOrder.size() == first)
+                startFile();
+            uint64_t offset = aligned ? alignUp(m_plan.fileBytes.back(), m_options.alignment)
+                                      : m_plan.fileBytes.back();
+            if (shardSize && !m_plan.fileOrder.back().empty()
                 && offset + bytes + reserve + headerBound(i) > shardSize) {
-                plan.fileOrder.emplace_back();
-                plan.fileBytes.push_back(0);
+                startFile();
                 offset = 0;
-                reserve = safetensors ? kSafetensorsEmptyHeaderBound : 0;
+                reserve = emptyHeader();
             }
             reserve += headerBound(i);
-            plan.fileOrder.back().push_back(i);
-            plan.tensors[i] = {true, static_cast<int>(plan.fileOrder.size() - 1), offset, bytes};
-            plan.fileBytes.back() = offset + bytes;
+            m_plan.fileOrder.back().push_back(i);
+            m_plan.tensors[i] = {true, static_cast<int>(m_plan.fileOrder.size() - 1), offset, bytes};
+            m_plan.fileBytes.back() = offset + bytes;
         }
-        return plan.fileOrder.size() - first;
-    };
-    const size_t shards = place(unpinned, options.shardSize);
+        return m_plan.fileOrder.size() - first;
+    }
+
+private:
+    void startFile()
+    {
+        m_plan.fileOrder.emplace_back();
+        m_plan.fileBytes.push_back(0);
+    }
+    uint64_t emptyHeader() const { return m_safetensors ? kSafetensorsEmptyHeaderBound : 0; }
+    uint64_t headerBound(size_t i) const
+    {
+        return m_safetensors ? safetensorsEntryBound(m_names[i],
+                                   safetensorsDtype(m_tensors[i].dataType), m_tensors[i].shape)
+                             : uint64_t(0);
+    }
+
+    const std::vector<TensorInfo>& m_tensors;
+    const SaveOptions& m_options;
+    const std::vector<size_t>& m_partner;
+    const std::vector<std::string>& m_names;
+    SavePlan& m_plan;
+    const bool m_safetensors;
+};
+
+// Names the laid-out files: the shards of the data file, then the pinned files.
+Status nameFiles(SavePlan& plan, const std::string& dataFile, size_t shards,
+    const Destinations& destinations, const SaveOptions& options)
+{
     if (options.maxShards && shards > options.maxShards)
         return Error{"the data file needs " + std::to_string(shards) + " files of at most "
             + formatBytes(options.shardSize) + "; the target allows "
@@ -284,34 +354,72 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
         plan.files.push_back(options.shardNaming == ShardNaming::Chunks
                 ? chunkName(dataFile, f)
                 : shardName(dataFile, f, shards));
-    for (size_t g = 0; g < pinned.size(); ++g) {
-        place(pinned[g], 0);
-        plan.files.push_back(pinnedNames[g]);
-    }
+    for (const auto& name : destinations.pinnedNames)
+        plan.files.push_back(name);
     for (const auto& name : plan.files)
         if (std::count(plan.files.begin(), plan.files.end(), name) > 1)
             return Error{"data file '" + name + "' is both a shard and a pinned destination"};
-    // Each safetensors file starts with its header; the tensors move past it.
-    plan.fileHeaders.resize(plan.files.size());
-    if (safetensors) {
-        for (size_t f = 0; f < plan.files.size(); ++f) {
-            std::vector<SafetensorsEntry> entries;
-            for (size_t i : plan.fileOrder[f])
-                entries.push_back(
-                    {names[i], std::string(safetensorsDtype(tensors[i].dataType)), tensors[i].shape,
-                        plan.tensors[i].offset, plan.tensors[i].offset + plan.tensors[i].length});
-            plan.fileHeaders[f] = makeSafetensorsHeader(entries);
-            const uint64_t shift = plan.fileHeaders[f].size();
-            if (shift - 8 > kSafetensorsMaxHeader)
-                return Error{"data file '" + plan.files[f] + "' would need a safetensors header of "
-                    + std::to_string(shift - 8) + " bytes, past the format's limit of "
-                    + std::to_string(kSafetensorsMaxHeader)
-                    + "; shard it (--shard-size) or keep small tensors inline"};
-            for (size_t i : plan.fileOrder[f])
-                plan.tensors[i].offset += shift;
-            plan.fileBytes[f] += shift;
-        }
+    return {};
+}
+
+// Each safetensors file starts with its header; the tensors move past it.
+Status addSafetensorsHeaders(
+    SavePlan& plan, const std::vector<TensorInfo>& tensors, const std::vector<std::string>& names)
+{
+    for (size_t f = 0; f < plan.files.size(); ++f) {
+        std::vector<SafetensorsEntry> entries;
+        for (size_t i : plan.fileOrder[f])
+            entries.push_back(
+                {names[i], std::string(safetensorsDtype(tensors[i].dataType)), tensors[i].shape,
+                    plan.tensors[i].offset, plan.tensors[i].offset + plan.tensors[i].length});
+        plan.fileHeaders[f] = makeSafetensorsHeader(entries);
+        const uint64_t shift = plan.fileHeaders[f].size();
+        if (shift - 8 > kSafetensorsMaxHeader)
+            return Error{"data file '" + plan.files[f] + "' would need a safetensors header of "
+                + std::to_string(shift - 8) + " bytes, past the format's limit of "
+                + std::to_string(kSafetensorsMaxHeader)
+                + "; shard it (--shard-size) or keep small tensors inline"};
+        for (size_t i : plan.fileOrder[f])
+            plan.tensors[i].offset += shift;
+        plan.fileBytes[f] += shift;
     }
+    return {};
+}
+
+} // namespace
+
+Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
+{
+    const auto& tensors = model.tensors();
+    const bool safetensors = options.format == DataFormat::Safetensors;
+    auto dataFile = checkOptions(modelPath, options);
+    if (!dataFile)
+        return dataFile.error();
+
+    SavePlan plan;
+    auto external = chooseStorage(model, options, plan);
+    if (!external)
+        return external.error();
+    orderExternal(tensors, *external, options);
+    auto destinations = sortByDestination(tensors, *external, options, *dataFile);
+    if (!destinations)
+        return destinations.error();
+    auto partner = dedupePartners(model, *external, options);
+    if (!partner)
+        return partner.error();
+    const std::vector<std::string> names
+        = safetensors ? safetensorsNames(tensors, *external) : std::vector<std::string>();
+
+    FileLayouter layouter(tensors, options, *partner, names, plan);
+    const size_t shards = layouter.place(destinations->unpinned, options.shardSize);
+    for (const auto& group : destinations->pinned)
+        layouter.place(group, 0);
+    if (Status s = nameFiles(plan, *dataFile, shards, *destinations, options); !s)
+        return s.error();
+    plan.fileHeaders.resize(plan.files.size());
+    if (safetensors)
+        if (Status s = addSafetensorsHeaders(plan, tensors, names); !s)
+            return s.error();
     if (options.shardSizeIsLimit && options.shardSize)
         if (Status s = checkFileLimit(model, plan, options.shardSize); !s)
             return s.error();

@@ -23,14 +23,14 @@ Status checkTargets(const Model& model, const SavePlan& plan, const fs::path& ba
 {
     std::set<FileId> own;
     for (const auto& path : filesReadBy(model))
-        if (auto id = fileId(path))
+        if (auto id = fileIdOf(path))
             own.insert(*id);
     std::vector<fs::path> exclude;
     if (!model.path().empty())
         exclude.push_back(model.path());
     for (const auto& name : plan.files) {
         const fs::path target = (baseDir / name).lexically_normal();
-        const auto id = fileId(target);
+        const auto id = fileIdOf(target);
         if (!id)
             continue;
         if (!own.count(*id))
@@ -125,7 +125,7 @@ Status loadToModel(Model& model, const SaveOptions& options)
 {
     SaveOptions inlineAll = options;
     inlineAll.allInline = true;
-    inlineAll.plan.clear();
+    inlineAll.placements.clear();
     auto plan = planSave(model, model.path().empty() ? "model.onnx" : model.path(), inlineAll);
     if (!plan)
         return plan.error();
@@ -166,7 +166,7 @@ Result<std::vector<onnx::TensorProto>> convertTensorsToExternal(
         return s.error();
     SaveOptions options = given;
     options.dataFile = relativePath;
-    options.plan.assign(model->tensors().size(), TensorPlacement(Placement::External));
+    options.placements.assign(model->tensors().size(), TensorPlacement(Placement::External));
     auto plan = planSave(*model, baseDir / "model.onnx", options);
     if (!plan)
         return plan.error();

@@ -174,18 +174,27 @@ void dropUnused(const std::vector<fs::path>& readBefore, const std::vector<fs::p
     const fs::path& modelPath, bool remove, Finisher& finish, SaveReport& report)
 {
     std::set<FileId> kept;
-    for (const auto& f : finals)
-        if (auto id = fileId(f))
+    std::vector<fs::path> unidentified; // finals stat() cannot see: any file could be one
+    for (const auto& f : finals) {
+        if (auto id = fileIdOf(f))
             kept.insert(*id);
+        else
+            unidentified.push_back(f);
+    }
     for (const auto& path : readBefore) {
         if (isTempName(path.filename().string()))
             continue; // an interrupted save's temporary: removed as a leftover
-        const auto id = fileId(path);
+        const auto id = fileIdOf(path);
         if (!id || kept.count(*id))
             continue;
         report.noLongerUsed.push_back(path);
         if (!remove)
             continue;
+        if (!unidentified.empty()) {
+            report.warnings.push_back(path.string() + " is kept: " + unidentified.front().string()
+                + " could not be examined to tell whether it is the same file");
+            continue;
+        }
         std::set<fs::path> folders{path.parent_path(), modelPath.parent_path()};
         std::vector<fs::path> unknown;
         bool used = false;
@@ -258,7 +267,7 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     // Writing needs the model's protos (an unchanged save above does not).
     if (Status s = model.loadProtos(); !s)
         return s.error().prefixed(cannot);
-    const bool inPlace = !model.path().empty() && sameFile(path, model.path());
+    const bool inPlace = !model.path().empty() && samePathOrFile(path, model.path());
     const std::vector<fs::path> readBefore = inPlace ? filesReadBy(model) : std::vector<fs::path>{};
 
     // 1. New data into temporaries beside the final files.
@@ -358,9 +367,8 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     rewrite.relocate(finalNamesOk ? finalNames : tempNames);
     rewrite.commit();
     const ModelTemp& committed = finalNamesOk ? *modelFinal : *modelViaTemps;
-    model.adoptSavedFile(path, committed.identity, payloadRanges(splices, committed));
-    model.invalidateDataFiles(stale, "replaced by a save to " + path.string());
-    model.setLocation(path, committed.written.bytes);
+    model.adoptSave({path, committed.identity, committed.written.bytes,
+        payloadRanges(splices, committed), stale, "replaced by a save to " + path.string()});
 
     std::vector<fs::path> finals{path};
     for (const auto& t : targets) {

@@ -31,11 +31,11 @@ std::set<FileId> ownFiles(const Model& model, bool inPlace)
     if (!inPlace)
         return own;
     for (const auto& path : filesReadBy(model)) {
-        if (auto id = fileId(path))
+        if (auto id = fileIdOf(path))
             own.insert(*id);
         const std::string final = finalNameOfTemp(path.filename().string());
         if (!final.empty())
-            if (auto id = fileId(path.parent_path() / final))
+            if (auto id = fileIdOf(path.parent_path() / final))
                 own.insert(*id);
     }
     return own;
@@ -61,16 +61,16 @@ Status checkAliases(const Model& model, const fs::path& out, const SavePlan& pla
         if (fs::is_directory(target, ec) || target.filename().empty() || target.filename() == "."
             || target.filename() == "..")
             return Error{"data file '" + name + "' names a folder, not a file"};
-        if (sameFile(target, out))
+        if (samePathOrFile(target, out))
             return Error{"data file '" + name + "' is the model file " + out.string()
                 + " itself; choose another data file name"};
-        if (!model.path().empty() && sameFile(target, model.path()))
+        if (!model.path().empty() && samePathOrFile(target, model.path()))
             return Error{"data file '" + name + "' is the input model " + model.path().string()
                 + "; choose another data file name"};
         if (!seen.insert(target).second)
             return Error{"data file '" + name + "' is written twice by this save"};
         for (const auto& earlier : seen)
-            if (earlier != target && sameFile(earlier, target))
+            if (earlier != target && samePathOrFile(earlier, target))
                 return Error{"data file '" + name + "' is another name of " + earlier.string()
                     + ", which this save also writes"};
     }
@@ -79,12 +79,12 @@ Status checkAliases(const Model& model, const fs::path& out, const SavePlan& pla
 
 std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, const SavePlan& plan)
 {
-    const bool inPlace = !model.path().empty() && sameFile(out, model.path());
+    const bool inPlace = !model.path().empty() && samePathOrFile(out, model.path());
     const std::set<FileId> own = ownFiles(model, inPlace);
     std::set<FileId> sourceReads; // files the model being saved reads (saving elsewhere)
     if (!inPlace)
         for (const auto& path : filesReadBy(model))
-            if (auto id = fileId(path))
+            if (auto id = fileIdOf(path))
                 sourceReads.insert(*id);
 
     std::vector<fs::path> replaced{out};
@@ -98,7 +98,7 @@ std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, c
     // its own folder and in the output model's).
     std::map<fs::path, std::vector<size_t>> byFolder;
     for (size_t i = 0; i < replaced.size(); ++i)
-        if (fileId(replaced[i]))
+        if (fileIdOf(replaced[i]))
             for (const fs::path& folder :
                 std::set<fs::path>{replaced[i].parent_path(), out.parent_path()})
                 byFolder[folder].push_back(i);
@@ -122,7 +122,7 @@ std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, c
     std::vector<SaveConflict> conflicts;
     for (size_t i = 0; i < replaced.size(); ++i) {
         const fs::path& file = replaced[i];
-        const auto id = fileId(file);
+        const auto id = fileIdOf(file);
         if (!id)
             continue; // nothing there (or a dangling link, which holds no bytes)
         SaveConflict conflict{file, {}, {}};

@@ -14,20 +14,6 @@ namespace fs = std::filesystem;
 
 namespace repack {
 
-std::optional<FileId> fileId(const fs::path& path)
-{
-    struct stat st { };
-    if (::stat(path.c_str(), &st) != 0)
-        return std::nullopt;
-    return FileId{st.st_dev, st.st_ino};
-}
-
-bool sameFile(const fs::path& a, const fs::path& b)
-{
-    const auto idA = fileId(a);
-    return a == b || (idA && idA == fileId(b));
-}
-
 Result<TempFile> createReplacementFor(const fs::path& finalPath)
 {
     auto temp = createTempFor(finalPath);
@@ -117,11 +103,11 @@ std::vector<fs::path> readsReplacedBy(const Model& model, const std::vector<Data
 {
     std::set<FileId> replaced;
     for (const auto& t : targets)
-        if (auto id = fileId(t.finalPath))
+        if (auto id = fileIdOf(t.finalPath))
             replaced.insert(*id);
     std::vector<fs::path> out;
     for (const auto& path : filesReadBy(model)) // one stat per data file, not per tensor
-        if (auto id = fileId(path); id && replaced.count(*id))
+        if (auto id = fileIdOf(path); id && replaced.count(*id))
             out.push_back(path);
     return out;
 }

@@ -2,6 +2,7 @@
 // temporaries beside their destinations, and swapping them in atomically.
 #pragma once
 
+#include "core/file_identity.h"
 #include "core/result.h"
 #include "core/plan/save_plan.h"
 #include "temp_file.h"
@@ -16,12 +17,6 @@ namespace repack {
 
 class DataWriter;
 class Model;
-
-// Device and inode of the file `path` names (following symlinks), if it exists.
-using FileId = std::pair<dev_t, ino_t>;
-std::optional<FileId> fileId(const std::filesystem::path& path);
-// True when `a` and `b` are the same path or name the same existing file.
-bool sameFile(const std::filesystem::path& a, const std::filesystem::path& b);
 
 struct DataTarget {
     // What the model names: folder / data file name. A symlink there is replaced by the new

@@ -15,7 +15,7 @@ class Errors(TempDirTest):
         with self.assertRaises(onnx_repack.Error) as raised:
             onnx_repack.load(path)
         self.assertIn(path, str(raised.exception))
-        self.assertEqual(raised.exception.kind, "failed")
+        self.assertEqual(raised.exception.kind, "not_found")
         out = os.path.join(self.dir, "out", "model.onnx")
         with self.assertRaises(onnx_repack.Error):
             onnx_repack.save(path, out)

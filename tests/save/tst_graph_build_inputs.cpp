@@ -280,10 +280,10 @@ void TestGraphBuildInputs::pinToExternalIsRefusedWithTheReason()
     auto model = loadModel(in);
     QVERIFY(model);
     SaveOptions options;
-    options.plan.assign(model->tensors().size(), TensorPlacement());
+    options.placements.assign(model->tensors().size(), TensorPlacement());
     for (size_t i = 0; i < model->tensors().size(); ++i)
         if (model->tensors()[i].name == "outer_shape")
-            options.plan[i] = TensorPlacement(Placement::External);
+            options.placements[i] = TensorPlacement(Placement::External);
     auto plan = planSave(*model, in.toStdString(), options);
     QVERIFY(!plan);
     const QString message = QString::fromStdString(plan.error().message);

@@ -94,8 +94,8 @@ void TestPlacementPlan::jsonSaysWhereEveryTensorGoes()
     auto model = fixtureModel();
     SaveOptions options;
     options.alignment = 0;
-    options.plan.resize(model->tensors().size());
-    options.plan[static_cast<size_t>(indexOf(*model, "graph", "t0"))]
+    options.placements.resize(model->tensors().size());
+    options.placements[static_cast<size_t>(indexOf(*model, "graph", "t0"))]
         = {Placement::External, "extra.data"};
     auto plan = planSave(*model, kModelPath, options);
     QVERIFY_OK(plan);
@@ -134,10 +134,10 @@ void TestPlacementPlan::roundTripReproducesThePlan()
 {
     auto model = fixtureModel();
     SaveOptions options;
-    options.plan.resize(model->tensors().size());
-    options.plan[static_cast<size_t>(indexOf(*model, "graph", "t0"))]
+    options.placements.resize(model->tensors().size());
+    options.placements[static_cast<size_t>(indexOf(*model, "graph", "t0"))]
         = {Placement::External, "extra.data"};
-    options.plan[static_cast<size_t>(indexOf(*model, "graph", "t2"))] = {Placement::Inline};
+    options.placements[static_cast<size_t>(indexOf(*model, "graph", "t2"))] = {Placement::Inline};
     auto plan = planSave(*model, kModelPath, options);
     QVERIFY(plan.ok());
     const std::string text = planFileText(*model, *plan, kModelPath);
@@ -157,7 +157,7 @@ void TestPlacementPlan::roundTripReproducesThePlan()
         TensorPlacement(Placement::Inline));
 
     SaveOptions replay;
-    replay.plan = *read;
+    replay.placements = *read;
     auto again = planSave(*model, kModelPath, replay);
     QVERIFY(again.ok());
     COMPARE_JSON(planJson(*model, *again, kModelPath), planJson(*model, *plan, kModelPath));

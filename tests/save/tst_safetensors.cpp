@@ -232,7 +232,7 @@ private slots:
         QVERIFY(loaded);
         SaveOptions options;
         options.format = DataFormat::Safetensors;
-        options.plan.assign(loaded->tensors().size(), TensorPlacement(Placement::External));
+        options.placements.assign(loaded->tensors().size(), TensorPlacement(Placement::External));
         const QString out = dir.path() + "/out.onnx";
         auto saved = save(*loaded, out.toStdString(), options);
         QVERIFY2(saved, saved ? "" : saved.error().message.c_str());

@@ -297,7 +297,7 @@ void TestSavePlan::explicitPlanOverridesThreshold()
 {
     auto model = uint8Model({10, 5000, 5000, 10});
     SaveOptions options;
-    options.plan
+    options.placements
         = {{Placement::External}, {Placement::Inline}, {Placement::Auto}, {Placement::Auto}};
     auto plan = planSave(*model, "/x/m.onnx", options);
     QVERIFY_OK(plan);
@@ -317,7 +317,7 @@ void TestSavePlan::pinnedFilesGetTheirTensors()
     SaveOptions options;
     options.dataFile = "w.bin";
     options.alignment = 0;
-    options.plan
+    options.placements
         = {{Placement::External, "extra.bin"}, {Placement::Auto}, {Placement::External, "w.bin"},
             {Placement::External, "extra.bin"}, {Placement::External, "sub/other.bin"}};
     auto plan = planSave(*model, "/x/m.onnx", options);
@@ -349,7 +349,7 @@ void TestSavePlan::pinnedFileNamesAreChecked()
     SaveOptions options;
     options.dataFile = "w.bin";
     options.shardSize = 8000;
-    options.plan
+    options.placements
         = {{Placement::Auto}, {Placement::Auto}, {Placement::External, location.toStdString()}};
     auto plan = planSave(*model, "/x/m.onnx", options);
     QVERIFY_FAILS_WITH(plan, "data file '" + location.toStdString() + "'");

@@ -252,9 +252,9 @@ private Q_SLOTS:
         QTest::addRow("moves between files (pins)")
             << Options([](repack::SaveOptions& o) {
                    o.dataFile = "a.bin";
-                   o.plan.assign(4, {});
-                   o.plan[1] = {repack::Placement::External, "b.bin"}; // t_a1
-                   o.plan[3] = {repack::Placement::External, "a.bin"}; // t_b1
+                   o.placements.assign(4, {});
+                   o.placements[1] = {repack::Placement::External, "b.bin"}; // t_a1
+                   o.placements[3] = {repack::Placement::External, "a.bin"}; // t_b1
                })
             << QStringList{QStringLiteral("t_a1=moved"), QStringLiteral("t_b1=moved"),
                    QStringLiteral("i0=unchanged")};

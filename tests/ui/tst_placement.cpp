@@ -286,7 +286,7 @@ private Q_SLOTS:
         QVERIFY2(window.repackPanel()->previewLabel()->text().contains(
                      QStringLiteral("2 tensor(s) move to external")),
             qPrintable(window.repackPanel()->previewLabel()->text()));
-        QCOMPARE(window.saveOptions().plan.size(), size_t(window.snapshot().tensors.size()));
+        QCOMPARE(window.saveOptions().placements.size(), size_t(window.snapshot().tensors.size()));
 
         // Then ext_d inline: a second edit.
         select(window, {QStringLiteral("ext_d")});
@@ -300,7 +300,7 @@ private Q_SLOTS:
         QCOMPARE(state->pinnedCount(), 2);
         state->undoStack()->undo();
         QCOMPARE(state->pinnedCount(), 0);
-        QVERIFY(window.saveOptions().plan.empty());
+        QVERIFY(window.saveOptions().placements.empty());
         QVERIFY(settled(window));
         QCOMPARE(window.repackPanel()->previewLabel()->text(), unpinnedPreview);
         state->undoStack()->redo();
