@@ -38,12 +38,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         fields.push_back(line);
     fields.resize(6);
     cli::LayoutArgs args;
-    args.threshold = fields[0];
-    args.align = fields[1];
-    args.alignThreshold = fields[2];
-    args.shardSize = fields[3];
-    args.order = fields[4];
-    args.data = fields[5];
+    args.request.threshold = fields[0];
+    args.request.align = fields[1];
+    args.request.alignThreshold = fields[2];
+    args.request.shardSize = fields[3];
+    args.request.order = fields[4];
+    args.request.data = fields[5];
     if (auto options = cli::parseLayoutOptions(args, "/nonexistent/out/model.onnx")) {
         require(fields[0].empty() || options->threshold == parseSize(fields[0]),
             "--threshold is not parseSize's");
