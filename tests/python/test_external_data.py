@@ -47,6 +47,16 @@ class ExternalData(TempDirTest):
         onnx_repack.save(model, self.path, force=True)
         self.assertSameValues(self.values, self.path)
 
+    def test_a_data_file_no_longer_used_is_named_and_removed_on_request(self):
+        report = onnx_repack.save(self.path, self.path, external_data="renamed.data")
+        self.assertEqual([os.path.basename(f) for f in report.no_longer_used], ["model.onnx.data"])
+        self.assertEqual(report.removed, [])
+        self.assertTrue(os.path.exists(self.path + ".data"))
+        report = onnx_repack.save(self.path, self.path, external_data="again.data", remove_unused=True)
+        self.assertEqual([os.path.basename(f) for f in report.removed], ["renamed.data"])
+        self.assertFalse(os.path.exists(os.path.join(os.path.dirname(self.path), "renamed.data")))
+        self.assertSameValues(self.values, self.path)
+
     def test_thresholds(self):
         sizes = {t.name: t.nbytes for t in onnx_repack.load(self.path).tensors}
         for threshold in (0, 40, 8192, 1 << 20, 1 << 30):
