@@ -474,8 +474,7 @@ void registerModel(py::module_& m)
             "find duplicate copies, target= audits for a target's readers.")
         .def(
             "set_base_dir",
-            [](PyModel& m, py::handle dir) {
-                const fs::path path = toPath(dir);
+            [](PyModel& m, const fs::path& path) {
                 ModelUse use(m);
                 setBaseDir(*use, path);
                 ++m.generation;
@@ -498,9 +497,8 @@ void registerModel(py::module_& m)
             "it). Fails, changing nothing, past the 2 GiB protobuf limit.")
         .def(
             "unload_from_model",
-            [](PyModel& m, py::handle baseDir, const std::string& relativePath, uint64_t threshold,
+            [](PyModel& m, const fs::path& dir, const std::string& relativePath, uint64_t threshold,
                 bool force) {
-                const fs::path dir = toPath(baseDir);
                 ModelUse use(m);
                 Status s;
                 {
@@ -518,9 +516,8 @@ void registerModel(py::module_& m)
             "other models read, or that this model does not, is replaced only with force=True.")
         .def(
             "convert_tensors_to_external",
-            [](PyModel& m, const py::iterable& tensors, py::handle baseDir,
+            [](PyModel& m, const py::iterable& tensors, const fs::path& dir,
                 const std::string& relativePath, bool force) {
-                const fs::path dir = toPath(baseDir);
                 ModelUse use(m);
                 auto protos = protosOf(m, tensors, dir);
                 Result<std::vector<onnx::TensorProto>> out = Error{};
@@ -558,7 +555,7 @@ void registerModel(py::module_& m)
         });
 
     m.def(
-        "load", [](py::handle path) { return loadModel(toPath(path)); }, py::arg("path"),
+        "load", [](const fs::path& path) { return loadModel(path); }, py::arg("path"),
         "Opens an ONNX model without reading its weights (the .onnx is mapped and indexed).\n"
         "Raises Error when the file cannot be read or is not an ONNX model; broken tensor\n"
         "references are listed in Model.problems and the model still opens.");
