@@ -30,6 +30,18 @@ struct PyModel {
     FileIdentity mappedId;
 };
 
+// One tensor of a model as it was when model.tensors was read. Its place (storage, location,
+// offset) is a snapshot; numpy() reads only while the model has not changed since.
+struct Tensor {
+    std::shared_ptr<PyModel> owner;
+    size_t index = 0;
+    uint64_t generation = 0;
+    TensorInfo info; // a copy without the pointers that matter (proto, data file)
+};
+
+// Raises Error of kind Changed when the model changed since `t` was taken.
+void checkCurrent(const Tensor& t);
+
 // Holds a model for one call; raises Busy while another thread uses it (a save releases the
 // GIL, so without this a second thread could read a model that is being rewritten).
 class ModelUse {
@@ -58,6 +70,8 @@ std::shared_ptr<PyModel> modelOf(pybind11::handle modelOrPath);
 pybind11::object fromJson(const std::string& text);
 
 void registerModel(pybind11::module_& m);
+// The five operations of SPEC 4 as methods of Model (external_data_bindings.cpp).
+void addExternalDataOperations(pybind11::class_<PyModel, std::shared_ptr<PyModel>>& model);
 void registerSave(pybind11::module_& m);
 void registerReports(pybind11::module_& m);
 

@@ -4,8 +4,8 @@
 #include "errors.h"
 #include "py_model.h"
 #include "save_options.h"
+#include "save_watch.h"
 
-#include "core/plan/placement_plan.h"
 #include "core/save/output_folder.h"
 #include "core/save/save.h"
 
@@ -13,7 +13,6 @@
 
 #include <pybind11/stl.h>
 
-#include <chrono>
 #include <optional>
 
 namespace py = pybind11;
@@ -22,146 +21,9 @@ namespace fs = std::filesystem;
 namespace repack::python {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// A CancelToken Python code holds: cancel() from any thread (or a signal handler) stops a
-// save at its next chunk.
-struct PyCancelToken {
-    CancelToken token;
-};
-
-// The core's progress callback during one save. It runs on the saving thread without the GIL;
-// it takes the GIL only to check for signals (Ctrl+C) and to call `callback`, each at most a
-// few times a second. Whatever Python raises there is kept, and the save cancelled.
-class SaveWatch {
-public:
-    SaveWatch(py::object callback, py::object cancel)
-        : m_callback(std::move(callback))
-    {
-        if (py::isinstance<PyCancelToken>(cancel))
-            m_userToken = &cancel.cast<PyCancelToken&>().token;
-        else if (!cancel.is_none() && py::hasattr(cancel, "is_set"))
-            m_event = std::move(cancel); // a threading.Event
-        else if (!cancel.is_none())
-            raiseUsage("cancel: expected an onnx_repack.CancelToken or a threading.Event");
-    }
-    ~SaveWatch()
-    {
-        // The Python objects go with the GIL held (the caller holds it again by then).
-        m_event = py::object();
-        m_callback = py::object();
-    }
-
-    const CancelToken* token() const { return &m_token; }
-    ProgressCallback callback()
-    {
-        return [this](const Progress& p) { onProgress(p); };
-    }
-
-    // After the save, with the GIL held: re-raises what the callback or a signal raised.
-    void raisePending()
-    {
-        if (m_pending)
-            throw *m_pending;
-    }
-
-private:
-    void onProgress(const Progress& p)
-    {
-        if (m_userToken && m_userToken->isCancelled())
-            m_token.cancel();
-        if (m_token.isCancelled())
-            return;
-        const auto now = Clock::now();
-        const bool final = p.bytesTotal && p.bytesDone == p.bytesTotal;
-        const bool callDue = !m_callback.is_none()
-            && (m_calls == 0 || final || now - m_lastCall >= std::chrono::milliseconds(200));
-        if (!callDue && now - m_lastCheck < std::chrono::milliseconds(50))
-            return;
-        m_lastCheck = now;
-        py::gil_scoped_acquire gil;
-        try {
-            if (PyErr_CheckSignals() != 0)
-                throw py::error_already_set();
-            if (m_event && m_event.attr("is_set")().cast<bool>()) {
-                m_token.cancel();
-                return;
-            }
-            if (callDue) {
-                ++m_calls;
-                m_lastCall = now;
-                m_callback(p.bytesDone, p.bytesTotal, std::string(p.tensor));
-            }
-        } catch (py::error_already_set& e) {
-            m_pending = e;
-            m_token.cancel();
-        } catch (const std::exception& e) {
-            // Never unwind through the core: kept as a Python error, raised after the save.
-            PyErr_SetString(PyExc_RuntimeError, e.what());
-            m_pending = py::error_already_set();
-            m_token.cancel();
-        }
-    }
-
-    py::object m_callback;
-    py::object m_event;
-    const CancelToken* m_userToken = nullptr;
-    CancelToken m_token;
-    std::optional<py::error_already_set> m_pending;
-    Clock::time_point m_lastCall{}, m_lastCheck{};
-    size_t m_calls = 0;
-};
-
 struct SaveReportPy {
     SaveReport report;
 };
-
-// A size keyword as the core's request takes it: text, left empty when not given.
-void sizeArg(const char* name, const py::object& value, std::string& out)
-{
-    if (value.is_none())
-        return;
-    if (py::isinstance<py::bool_>(value))
-        raiseUsage(
-            std::string(name) + ": expected a size (bytes, or text like '4KiB'), got a bool");
-    if (py::isinstance<py::int_>(value)) {
-        if (value.cast<py::int_>() < py::int_(0))
-            raiseUsage(std::string(name) + ": a size cannot be negative");
-        out = py::str(value).cast<std::string>();
-    } else if (py::isinstance<py::str>(value)) {
-        out = value.cast<std::string>();
-        if (out.empty())
-            raiseUsage(std::string(name) + ": '' is not a size");
-    } else {
-        raiseUsage(std::string(name) + ": expected a size (bytes, or text like '4KiB')");
-    }
-}
-
-std::string textArg(const char* name, const py::object& value)
-{
-    if (value.is_none())
-        return {};
-    if (py::isinstance<py::str>(value) || py::hasattr(value, "__fspath__")) {
-        std::string text
-            = py::isinstance<py::str>(value) ? value.cast<std::string>() : toPath(value).string();
-        if (text.empty())
-            raiseUsage(std::string(name) + ": must not be empty");
-        return text;
-    }
-    raiseUsage(std::string(name) + ": expected a str");
-}
-
-// The Python names of the layout keywords, for the core's messages.
-constexpr LayoutOptionNames kNames{.target = "target",
-    .data = "external_data",
-    .threshold = "size_threshold_bytes",
-    .align = "align",
-    .alignThreshold = "align_threshold",
-    .order = "order",
-    .allInline = "inline",
-    .shardSize = "shard_size",
-    .dedupe = "dedupe",
-    .format = "format"};
 
 // The conflicts that made a save ask for consent, for ConsentRequired.conflicts.
 py::list conflictsOf(const Model& model, const fs::path& out, const SaveOptions& options)
@@ -321,44 +183,6 @@ std::string saveDoc(const char* head)
 }
 
 } // namespace
-
-SaveOptions layoutOptions(const LayoutKwargs& args, const fs::path& outputModel)
-{
-    LayoutRequest request;
-    request.target = textArg("target", args.target);
-    request.data = textArg("external_data", args.externalData);
-    sizeArg("size_threshold_bytes", args.threshold, request.threshold);
-    sizeArg("align", args.align, request.align);
-    sizeArg("align_threshold", args.alignThreshold, request.alignThreshold);
-    sizeArg("shard_size", args.shardSize, request.shardSize);
-    request.order = textArg("order", args.order);
-    request.format = textArg("format", args.format);
-    request.noAttributes = !args.attributes;
-    request.allInline = args.allInline;
-    request.dedupe = args.dedupe;
-    request.allowCorrupt = args.allowCorrupt;
-    auto result = applyLayoutRequest(request, outputModel, kNames);
-    if (!result)
-        raise(result.error()); // kind Usage: UsageError
-    for (const auto& note : result->notes)
-        if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0)
-            throw py::error_already_set(); // warnings turned into errors
-
-    return std::move(result->options);
-}
-
-void applyPlan(const py::object& plan, const Model& model, SaveOptions& options)
-{
-    if (plan.is_none())
-        return;
-    if (py::isinstance<py::dict>(plan)) {
-        const std::string text
-            = py::module_::import("json").attr("dumps")(plan).cast<std::string>();
-        options.placements = take(readPlan(model, text, "plan"));
-        return;
-    }
-    options.placements = take(readPlanFile(model, toPath(plan)));
-}
 
 void registerSave(py::module_& m)
 {

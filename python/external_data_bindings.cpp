@@ -1,0 +1,172 @@
+// The five external-data operations of SPEC 4 (core/save/external_data.h) as methods of
+// Model, under the seed's Python names; the tensor-list ones take Tensor handles or
+// onnx.TensorProto objects and give onnx.TensorProto objects back.
+#include "errors.h"
+#include "py_model.h"
+
+#include "core/save/external_data.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <pybind11/stl/filesystem.h>
+
+namespace py = pybind11;
+namespace fs = std::filesystem;
+
+namespace repack::python {
+namespace {
+
+// Copies of the TensorProtos `tensors` names: Tensor handles of this model or onnx.TensorProto
+// objects, external ones relative to `baseDir`. A handle's bytes are put inline where the copy
+// could not find them: a payload in the .onnx, or data relative to another base directory.
+std::vector<onnx::TensorProto> protosOf(
+    PyModel& m, const py::iterable& tensors, const fs::path& baseDir)
+{
+    std::vector<onnx::TensorProto> protos;
+    for (py::handle item : tensors) {
+        if (py::isinstance<Tensor>(item)) {
+            const Tensor& t = item.cast<const Tensor&>();
+            if (t.owner.get() != &m)
+                raiseUsage(t.info.qualifiedName() + ": a Tensor of another model");
+            checkCurrent(t);
+            check(m.model->loadProtos());
+            const TensorInfo& info = m.model->tensors()[t.index];
+            if (!info.proto)
+                raise(Error{info.qualifiedName() + ": no TensorProto to copy"});
+            onnx::TensorProto proto = *info.proto;
+            const bool elsewhere = info.isExternal()
+                && fs::absolute(baseDir).lexically_normal() != m.model->baseDir();
+            if (info.inlineRange || elsewhere) {
+                auto bytes = take(m.model->read(t.index));
+                proto.set_raw_data(bytes.bytes().data(), bytes.bytes().size());
+                proto.clear_external_data();
+                proto.clear_data_location();
+            }
+            protos.push_back(std::move(proto));
+        } else if (py::hasattr(item, "SerializeToString")) {
+            const std::string wire = item.attr("SerializeToString")().cast<std::string>();
+            onnx::TensorProto proto;
+            if (!proto.ParseFromString(wire))
+                raiseUsage("a tensor that is not an onnx.TensorProto");
+            protos.push_back(std::move(proto));
+        } else {
+            raiseUsage("tensors: expected onnx_repack.Tensor or onnx.TensorProto items");
+        }
+    }
+    return protos;
+}
+
+// onnx.TensorProto objects of `protos` (bytes when the onnx module is missing).
+py::list protoObjects(const std::vector<onnx::TensorProto>& protos)
+{
+    py::object tensorClass = py::none();
+    try {
+        tensorClass = py::module_::import("onnx").attr("TensorProto");
+    } catch (const py::error_already_set&) {
+    }
+    py::list out;
+    for (const auto& proto : protos) {
+        py::bytes wire(proto.SerializeAsString());
+        if (tensorClass.is_none()) {
+            out.append(std::move(wire));
+            continue;
+        }
+        py::object object = tensorClass();
+        object.attr("ParseFromString")(wire);
+        out.append(std::move(object));
+    }
+    return out;
+}
+
+SaveOptions forceOptions(bool force)
+{
+    SaveOptions options;
+    options.force = force;
+    return options;
+}
+
+} // namespace
+
+void addExternalDataOperations(py::class_<PyModel, std::shared_ptr<PyModel>>& model)
+{
+    model
+        .def(
+            "set_base_dir",
+            [](PyModel& m, const fs::path& path) {
+                ModelUse use(m);
+                setBaseDir(*use, path);
+                ++m.generation;
+            },
+            py::arg("base_dir"),
+            "Resolves every external tensor against base_dir from now on (no bytes move).")
+        .def(
+            "load_to_model",
+            [](PyModel& m) {
+                ModelUse use(m);
+                Status s;
+                {
+                    py::gil_scoped_release unlocked;
+                    s = loadToModel(*use);
+                }
+                ++m.generation; // even a failed attempt may have re-read the index
+                check(s);
+            },
+            "Brings every external tensor's bytes into the model (in memory; save() writes\n"
+            "it). Fails, changing nothing, past the 2 GiB protobuf limit.")
+        .def(
+            "unload_from_model",
+            [](PyModel& m, const fs::path& dir, const std::string& relativePath, uint64_t threshold,
+                bool force) {
+                ModelUse use(m);
+                Status s;
+                {
+                    py::gil_scoped_release unlocked;
+                    s = unloadFromModel(*use, dir, relativePath, threshold, forceOptions(force));
+                }
+                ++m.generation;
+                check(s);
+            },
+            py::arg("base_dir"), py::arg("relative_path"),
+            py::arg("size_threshold_bytes") = SaveOptions().threshold, py::arg("force") = false,
+            "Writes every tensor of at least size_threshold_bytes into base_dir/relative_path\n"
+            "and points the model at it (base directory base_dir); smaller external tensors\n"
+            "come back inline. The .onnx is not written: save() does that. A file there that\n"
+            "other models read, or that this model does not, is replaced only with force=True.")
+        .def(
+            "convert_tensors_to_external",
+            [](PyModel& m, const py::iterable& tensors, const fs::path& dir,
+                const std::string& relativePath, bool force) {
+                ModelUse use(m);
+                auto protos = protosOf(m, tensors, dir);
+                Result<std::vector<onnx::TensorProto>> out = Error{};
+                {
+                    py::gil_scoped_release unlocked;
+                    out = convertTensorsToExternal(
+                        std::move(protos), dir, relativePath, forceOptions(force));
+                }
+                return protoObjects(take(std::move(out)));
+            },
+            py::arg("tensors"), py::arg("base_dir"), py::arg("relative_path"),
+            py::arg("force") = false,
+            "Writes tensors (Tensor handles of this model, or onnx.TensorProto inline or\n"
+            "external relative to base_dir) into one data file base_dir/relative_path; returns\n"
+            "onnx.TensorProto objects referring to it, in input order. The model is unchanged.")
+        .def(
+            "convert_tensors_from_external",
+            [](PyModel& m, const py::iterable& tensors) {
+                ModelUse use(m);
+                const fs::path dir = m.model->baseDir();
+                auto protos = protosOf(m, tensors, dir);
+                Result<std::vector<onnx::TensorProto>> out = Error{};
+                {
+                    py::gil_scoped_release unlocked;
+                    out = convertTensorsFromExternal(std::move(protos), dir);
+                }
+                return protoObjects(take(std::move(out)));
+            },
+            py::arg("tensors"),
+            "In-memory (raw_data) onnx.TensorProto copies of tensors (Tensor handles of this\n"
+            "model, or onnx.TensorProto external relative to the model's base directory).");
+}
+
+} // namespace repack::python
