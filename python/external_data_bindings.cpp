@@ -16,16 +16,22 @@ namespace fs = std::filesystem;
 namespace repack::python {
 namespace {
 
-// Copies of the TensorProtos `tensors` names: Tensor handles of this model or onnx.TensorProto
-// objects, external ones relative to `baseDir`. A handle's bytes are put inline where the copy
-// could not find them: a payload in the .onnx, or data relative to another base directory.
+// Copies of the TensorProtos `tensors` names: Tensor handles of model `m` (when given; the
+// caller holds it) or onnx.TensorProto objects, external ones relative to `baseDir`. A
+// handle's bytes are put inline where the copy could not find them: a payload in the .onnx,
+// or data relative to another base directory.
 std::vector<onnx::TensorProto> protosOf(
-    PyModel& m, const py::iterable& tensors, const fs::path& baseDir)
+    PyModel* model, const py::iterable& tensors, const fs::path& baseDir)
 {
     std::vector<onnx::TensorProto> protos;
     for (py::handle item : tensors) {
         if (py::isinstance<Tensor>(item)) {
             const Tensor& t = item.cast<const Tensor&>();
+            if (!model)
+                raiseUsage(t.info.qualifiedName()
+                    + ": a Tensor handle; use its model's method (Model."
+                      "convert_tensors_to_external) or pass onnx.TensorProto objects");
+            PyModel& m = *model;
             if (t.owner.get() != &m)
                 raiseUsage(t.info.qualifiedName() + ": a Tensor of another model");
             checkCurrent(t);
@@ -87,6 +93,59 @@ SaveOptions forceOptions(bool force)
 
 } // namespace
 
+namespace {
+
+// The tensor-list operations over onnx.TensorProto objects alone, as onnx_ir's module has
+// them: no Model needed.
+py::list toExternal(
+    const py::iterable& tensors, const fs::path& dir, const std::string& relativePath, bool force)
+{
+    auto protos = protosOf(nullptr, tensors, dir);
+    Result<std::vector<onnx::TensorProto>> out = Error{};
+    {
+        py::gil_scoped_release unlocked;
+        out = convertTensorsToExternal(std::move(protos), dir, relativePath, forceOptions(force));
+    }
+    return protoObjects(take(std::move(out)));
+}
+
+py::list fromExternal(const py::iterable& tensors, const fs::path& dir)
+{
+    auto protos = protosOf(nullptr, tensors, dir);
+    Result<std::vector<onnx::TensorProto>> out = Error{};
+    {
+        py::gil_scoped_release unlocked;
+        out = convertTensorsFromExternal(std::move(protos), dir);
+    }
+    return protoObjects(take(std::move(out)));
+}
+
+} // namespace
+
+void addExternalDataFunctions(py::module_& m)
+{
+    // The seed's signatures: the model first, then what the method takes.
+    for (const char* name : {"set_base_dir", "load_to_model", "unload_from_model"}) {
+        py::object method = m.attr("Model").attr(name);
+        m.def(
+            name,
+            [method](py::object model, py::args args, py::kwargs kwargs) {
+                return method(model, *args, **kwargs);
+            },
+            py::arg("model"),
+            (std::string(name) + "(model, ...): Model." + name + " as a function.").c_str());
+    }
+    m.def("convert_tensors_to_external", &toExternal, py::arg("tensors"), py::arg("base_dir"),
+        py::arg("relative_path"), py::arg("force") = false,
+        "Writes onnx.TensorProto objects (inline, or external relative to base_dir) into one\n"
+        "data file base_dir/relative_path; returns onnx.TensorProto objects referring to it, in\n"
+        "input order. An existing file there is replaced only when the tensors read it\n"
+        "themselves and no model in its folder does, unless force=True.");
+    m.def("convert_tensors_from_external", &fromExternal, py::arg("tensors"), py::arg("base_dir"),
+        "In-memory (raw_data) copies of onnx.TensorProto objects whose external data resolves\n"
+        "against base_dir.");
+}
+
 void addExternalDataOperations(py::class_<PyModel, std::shared_ptr<PyModel>>& model)
 {
     model
@@ -137,7 +196,7 @@ void addExternalDataOperations(py::class_<PyModel, std::shared_ptr<PyModel>>& mo
             [](PyModel& m, const py::iterable& tensors, const fs::path& dir,
                 const std::string& relativePath, bool force) {
                 ModelUse use(m);
-                auto protos = protosOf(m, tensors, dir);
+                auto protos = protosOf(&m, tensors, dir);
                 Result<std::vector<onnx::TensorProto>> out = Error{};
                 {
                     py::gil_scoped_release unlocked;
@@ -156,7 +215,7 @@ void addExternalDataOperations(py::class_<PyModel, std::shared_ptr<PyModel>>& mo
             [](PyModel& m, const py::iterable& tensors) {
                 ModelUse use(m);
                 const fs::path dir = m.model->baseDir();
-                auto protos = protosOf(m, tensors, dir);
+                auto protos = protosOf(&m, tensors, dir);
                 Result<std::vector<onnx::TensorProto>> out = Error{};
                 {
                     py::gil_scoped_release unlocked;

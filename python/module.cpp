@@ -15,6 +15,7 @@ PYBIND11_MODULE(onnx_repack, m)
     m.attr("__version__") = REPACK_VERSION;
     repack::python::registerErrors(m);
     repack::python::registerModel(m);
+    repack::python::addExternalDataFunctions(m);
     repack::python::registerSave(m);
     repack::python::registerReports(m);
 }

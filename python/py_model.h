@@ -72,6 +72,9 @@ pybind11::object fromJson(const std::string& text);
 void registerModel(pybind11::module_& m);
 // The five operations of SPEC 4 as methods of Model (external_data_bindings.cpp).
 void addExternalDataOperations(pybind11::class_<PyModel, std::shared_ptr<PyModel>>& model);
+// The same as module functions, the model first (SPEC 4's signatures), and the tensor-list
+// ones over onnx.TensorProto objects alone. After registerModel.
+void addExternalDataFunctions(pybind11::module_& m);
 void registerSave(pybind11::module_& m);
 void registerReports(pybind11::module_& m);
 

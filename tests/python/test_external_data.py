@@ -160,6 +160,27 @@ class ExternalData(TempDirTest):
         self.assertEqual(os.path.getsize(os.path.join(target, "raw.bin")), 40000)
         np.testing.assert_array_equal(numpy_helper.to_array(ext, target), np.arange(5000))
 
+    def test_module_functions_take_the_seed_signatures(self):
+        moved = os.path.join(self.dir, "moved")
+        shutil.copytree(os.path.dirname(self.path), moved)
+        model = onnx_repack.load(self.path)
+        onnx_repack.set_base_dir(model, moved)
+        self.assertEqual(model.base_dir, moved)
+        onnx_repack.load_to_model(model)
+        self.assertTrue(all(t.storage == "inline" for t in model.tensors))
+        onnx_repack.unload_from_model(model, moved, "w.bin", size_threshold_bytes=1 << 20)
+        self.assertEqual(sorted(t.name for t in model.tensors if t.storage == "external"),
+                         ["big", "big2"])
+        # onnx_ir's tensor-list functions, over onnx.TensorProto alone.
+        raw = [numpy_helper.from_array(self.values[n], n) for n in ("mid", "half")]
+        ext = onnx_repack.convert_tensors_to_external(raw, moved, "two.bin")
+        self.assertEqual([t.data_location for t in ext], [onnx.TensorProto.EXTERNAL] * 2)
+        back = onnx_repack.convert_tensors_from_external(ext, moved)
+        for proto in back:
+            np.testing.assert_array_equal(numpy_helper.to_array(proto), self.values[proto.name])
+        with self.assertRaises(onnx_repack.UsageError):
+            onnx_repack.convert_tensors_to_external(model.tensors[:1], moved, "x.bin")
+
 
 if __name__ == "__main__":
     import unittest
