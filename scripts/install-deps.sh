@@ -11,7 +11,7 @@ packages=(
   python3-onnx python3-numpy libonnx-testdata
   pybind11-dev python3-dev
   xvfb xauth
-  clang-14 libfuzzer-14-dev libclang-rt-14-dev
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14
 )
 
 missing=()
