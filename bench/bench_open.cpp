@@ -2,8 +2,8 @@
 // layout, the inspect report) and reports this process's peak RSS. Weight bytes are never
 // read, so the time should not depend on the weight size.
 #include "core/inspect/file_layout.h"
-#include "core/model/model.h"
 #include "core/inspect/report.h"
+#include "core/model/model.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

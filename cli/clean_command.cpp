@@ -2,8 +2,8 @@
 #include "commands.h"
 
 #include "cli/terminal_text.h"
-#include "core/inspect/folder_scan.h"
 #include "core/format.h"
+#include "core/inspect/folder_scan.h"
 
 #include <CLI/CLI.hpp>
 
@@ -23,7 +23,8 @@ int clean(const std::string& path)
     }
     uint64_t total = 0;
     for (const auto& e : *removed) {
-        std::cout << "removed " << printable(e.path.string()) << " (" << formatBytes(e.bytes) << ")\n";
+        std::cout << "removed " << printable(e.path.string()) << " (" << formatBytes(e.bytes)
+                  << ")\n";
         total += e.bytes;
     }
     if (removed->empty())

@@ -1,10 +1,10 @@
 #include "cli.h"
 #include "commands.h"
 
-#include "core/inspect/diff.h"
 #include "cli/terminal_text.h"
-#include "core/model/model.h"
+#include "core/inspect/diff.h"
 #include "core/inspect/report.h"
+#include "core/model/model.h"
 
 #include <CLI/CLI.hpp>
 

@@ -3,13 +3,13 @@
 #include "text_table.h"
 
 #include "cli/terminal_text.h"
-#include "core/inspect/audit.h"
 #include "core/dtype.h"
+#include "core/format.h"
+#include "core/inspect/audit.h"
 #include "core/inspect/file_layout.h"
 #include "core/inspect/folder_scan.h"
-#include "core/format.h"
-#include "core/model/model.h"
 #include "core/inspect/report.h"
+#include "core/model/model.h"
 #include "core/plan/targets.h"
 
 #include <CLI/CLI.hpp>

@@ -38,7 +38,8 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args);
 std::optional<SaveOptions> parseLayoutOptions(
     const LayoutArgs& args, const std::string& outputModel);
 
-// Reads --plan, when given, into `options.placements` for `model`; false after saying why on stderr.
+// Reads --plan, when given, into `options.placements` for `model`; false after saying why on
+// stderr.
 bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options);
 
 // When alignment padding takes a tenth or more of the data files (`--align 16MiB

@@ -5,10 +5,10 @@
 
 #include "cli/terminal_text.h"
 #include "core/format.h"
-#include "core/model/model.h"
-#include "core/plan/placement_plan.h"
 #include "core/inspect/plan_diff.h"
 #include "core/inspect/report.h"
+#include "core/model/model.h"
+#include "core/plan/placement_plan.h"
 #include "core/plan/save_plan.h"
 
 #include <CLI/CLI.hpp>
@@ -127,8 +127,8 @@ void printPlanDiff(const PlanDiff& diff)
     }
     std::cout << diff.tensors.size() - diff.count(ChangeKind::Unchanged) << " of "
               << diff.tensors.size() << " tensor(s) change: ";
-    const ChangeKind kinds[] = {
-        ChangeKind::Moved, ChangeKind::NewFile, ChangeKind::ToInline, ChangeKind::ToExternal};
+    const ChangeKind kinds[]
+        = {ChangeKind::Moved, ChangeKind::NewFile, ChangeKind::ToInline, ChangeKind::ToExternal};
     for (ChangeKind kind : kinds)
         std::cout << (kind == kinds[0] ? "" : ", ") << diff.count(kind) << ' ' << changeText(kind);
     std::cout << "; " << formatBytes(diff.toInlineBytes) << " into the .onnx, "

@@ -1,12 +1,12 @@
 #include "cli.h"
 #include "commands.h"
 
-#include "core/inspect/folder_scan.h"
 #include "cli/terminal_text.h"
-#include "core/json_stream.h"
-#include "core/model/model.h"
+#include "core/inspect/folder_scan.h"
 #include "core/inspect/report.h"
 #include "core/inspect/verify.h"
+#include "core/json_stream.h"
+#include "core/model/model.h"
 
 #include <CLI/CLI.hpp>
 
@@ -28,8 +28,9 @@ void writeUnreadableJson(std::ostream& out, const std::string& path, const Error
     using Json = nlohmann::ordered_json;
     const Json problem{{"severity", severityName(Severity::Error)}, {"tensor", ""},
         {"code", code::UnreadableFile}, {"message", error.message}};
-    const Json document{{"schema", kVerifySchema}, {"model", Json{{"path", std::filesystem::absolute(path).lexically_normal().string()}}}, {"ok", false},
-        {"external_tensors", nullptr}, {"external_bytes", nullptr},
+    const Json document{{"schema", kVerifySchema},
+        {"model", Json{{"path", std::filesystem::absolute(path).lexically_normal().string()}}},
+        {"ok", false}, {"external_tensors", nullptr}, {"external_bytes", nullptr},
         {"problems", Json::array({problem})}};
     out << jsonText(document) << '\n';
 }

@@ -1,6 +1,6 @@
-// What happened to one tensor between two layouts: model A against model B (core/inspect/diff.h), or
-// the current model against the plan of a save (core/inspect/plan_diff.h). One vocabulary for the
-// CLI, the JSON and the GUI; the GUI draws every kind in its own colour.
+// What happened to one tensor between two layouts: model A against model B (core/inspect/diff.h),
+// or the current model against the plan of a save (core/inspect/plan_diff.h). One vocabulary for
+// the CLI, the JSON and the GUI; the GUI draws every kind in its own colour.
 #pragma once
 
 #include <string_view>
@@ -24,7 +24,7 @@ inline constexpr int kChangeKindCount = int(ChangeKind::ContentChanged) + 1;
 std::string_view changeKey(ChangeKind kind);
 
 // Those keys in output order, as `diff` prints its summary and its JSON arrays.
-inline constexpr std::string_view kChangeKeys[] = {
-    "added", "removed", "moved", "storage_changed", "content_changed", "unchanged"};
+inline constexpr std::string_view kChangeKeys[]
+    = {"added", "removed", "moved", "storage_changed", "content_changed", "unchanged"};
 
 } // namespace repack

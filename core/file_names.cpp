@@ -142,21 +142,25 @@ Status checkDataFileName(const std::string& name)
     if (name.empty())
         return Error{"the data file name is empty", ErrorKind::Usage};
     if (path.is_absolute())
-        return Error{"data file '" + name + "' must be relative to the model's folder", ErrorKind::Usage};
+        return Error{
+            "data file '" + name + "' must be relative to the model's folder", ErrorKind::Usage};
     // A backslash is a folder separator to readers on Windows; an empty component is a typo.
     if (name.find('\\') != std::string::npos || name.find('\0') != std::string::npos)
-        return Error{"data file '" + name + "' has a character not allowed in a file name", ErrorKind::Usage};
+        return Error{"data file '" + name + "' has a character not allowed in a file name",
+            ErrorKind::Usage};
     if (name.find("//") != std::string::npos)
         return Error{"data file '" + name + "' has an empty path component", ErrorKind::Usage};
     for (const auto& part : path.lexically_normal())
         if (part == "..")
-            return Error{"data file '" + name + "' must stay inside the model's folder", ErrorKind::Usage};
+            return Error{
+                "data file '" + name + "' must stay inside the model's folder", ErrorKind::Usage};
     const fs::path normal = path.lexically_normal();
     if (normal.filename().empty() || normal.filename() == "." || name.back() == '/')
         return Error{"data file '" + name + "' names a folder, not a file", ErrorKind::Usage};
     if (isTempName(normal.filename().string()))
         return Error{
-            "data file '" + name + "' looks like a save's temporary file; choose another name", ErrorKind::Usage};
+            "data file '" + name + "' looks like a save's temporary file; choose another name",
+            ErrorKind::Usage};
     return {};
 }
 

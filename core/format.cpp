@@ -38,7 +38,6 @@ std::string formatShape(const std::vector<int64_t>& shape)
     return out + "]";
 }
 
-
 std::optional<uint64_t> parseSize(const std::string& text)
 {
     size_t pos = 0;

@@ -44,7 +44,7 @@ Result<UniqueFd> UniqueFd::openRead(const std::filesystem::path& path)
             err == ENOENT ? ErrorKind::NotFound : ErrorKind::Failed};
     }
     UniqueFd file(fd);
-    struct stat st {};
+    struct stat st { };
     if (::fstat(fd, &st) != 0)
         return Error{systemMessage("cannot stat", path)};
     if (S_ISDIR(st.st_mode))

@@ -11,8 +11,8 @@
 // directory moved to model/sub (where ../ escapes) and for verify().
 #include "fuzz_support.h"
 
-#include "core/model/model.h"
 #include "core/inspect/verify.h"
+#include "core/model/model.h"
 
 #include <sys/stat.h>
 
@@ -106,8 +106,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const std::string_view input(reinterpret_cast<const char*>(data), size);
     const size_t cut = input.find(kSeparator);
     const std::string_view modelBytes = input.substr(0, cut);
-    const std::string_view dataBytes
-        = cut == std::string_view::npos ? std::string_view() : input.substr(cut + kSeparator.size());
+    const std::string_view dataBytes = cut == std::string_view::npos
+        ? std::string_view()
+        : input.substr(cut + kSeparator.size());
     fuzz::writeFile(dir.model / "model.onnx", std::as_bytes(std::span(modelBytes)));
     fuzz::writeFile(dir.model / "model.onnx.data", std::as_bytes(std::span(dataBytes)));
     fuzz::writeFile(dir.model / "sub" / "data.bin", std::as_bytes(std::span(dataBytes)));

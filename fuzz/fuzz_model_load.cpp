@@ -5,8 +5,8 @@
 #include "fuzz_support.h"
 
 #include "core/inspect/file_layout.h"
-#include "core/model/model.h"
 #include "core/inspect/report.h"
+#include "core/model/model.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     for (size_t i = 0; i < model.tensors().size(); ++i) {
         const TensorInfo& info = model.tensors()[i];
         auto bytes = model.read(i);
-        fuzz::require(bytes.ok() || !bytes.error().message.empty(), "a read error without a message");
+        fuzz::require(
+            bytes.ok() || !bytes.error().message.empty(), "a read error without a message");
         if (bytes && info.inlineRange)
             fuzz::require(bytes->bytes().size() == info.inlineRange->length,
                 "an in-file payload read back with another length than its range");
@@ -51,8 +52,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         if (model.tensors()[i].inlineRange) {
             auto bytes = model.read(i); // fails for a tensor with problems
             if (bytes)
-                mapped[i].emplace(reinterpret_cast<const char*>(bytes->bytes().data()),
-                    bytes->bytes().size());
+                mapped[i].emplace(
+                    reinterpret_cast<const char*>(bytes->bytes().data()), bytes->bytes().size());
         }
     if (model.materializeInline().ok()) {
         for (size_t i = 0; i < model.tensors().size(); ++i) {

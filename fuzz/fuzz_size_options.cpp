@@ -1,7 +1,7 @@
 // Target "size_options": the SIZE and layout options as typed on a command line. The input is
 // up to six newline-separated fields: --threshold, --align, --align-threshold, --shard-size,
-// --order and --data (an empty field: not given). parseSize either refuses a text or reads a number that reads back the
-// same when printed; parseLayoutOptions accepts only alignments SPEC 5a allows.
+// --order and --data (an empty field: not given). parseSize either refuses a text or reads a number
+// that reads back the same when printed; parseLayoutOptions accepts only alignments SPEC 5a allows.
 #include "fuzz_support.h"
 
 #include "cli/layout_options.h"
@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         require(fields[0].empty() || options->threshold == parseSize(fields[0]),
             "--threshold is not parseSize's");
         const uint64_t a = options->alignment;
-        require(a == 0 || (a <= kMaxAlignment && (a & (a - 1)) == 0), "an alignment SPEC 5a refuses");
+        require(
+            a == 0 || (a <= kMaxAlignment && (a & (a - 1)) == 0), "an alignment SPEC 5a refuses");
     }
     refusals.str({});
     return 0;

@@ -32,17 +32,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return 0;
     }
     for (const RawPayload& p : scan->payloads) {
-        fuzz::require(p.offset <= size && p.length <= size - p.offset, "a payload outside the file");
-        fuzz::require(p.stripped == (p.length >= kMinStripped), "stripped disagrees with the minimum");
+        fuzz::require(
+            p.offset <= size && p.length <= size - p.offset, "a payload outside the file");
+        fuzz::require(
+            p.stripped == (p.length >= kMinStripped), "stripped disagrees with the minimum");
     }
     fuzz::require(scan->changed || scan->skeleton.empty(), "a skeleton for an unchanged scan");
 
     if (!parses)
         return 0;
     onnx::ModelProto rebuilt;
-    const bool parsed = scan->changed
-        ? rebuilt.ParseFromString(scan->skeleton)
-        : rebuilt.ParseFromArray(data, int(size));
+    const bool parsed = scan->changed ? rebuilt.ParseFromString(scan->skeleton)
+                                      : rebuilt.ParseFromArray(data, int(size));
     fuzz::require(parsed, "protobuf parses the file but not its skeleton");
     for (const RawPayload& p : scan->payloads) {
         onnx::TensorProto* tensor = tensorAt(rebuilt, p.path);

@@ -5,6 +5,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # The ci preset: the dev build with warnings as errors.
 REPACK_PRESET=ci bash "$root/scripts/build.sh"
+# Every C++ file as clang-format-14 and .clang-format lay it out (scripts/format.sh fixes them).
+bash "$root/scripts/format.sh" --check
 # ONNX Runtime (npm's onnxruntime-node) as an independent reader for the tests, when npm has it.
 bash "$root/scripts/install-test-readers.sh"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"

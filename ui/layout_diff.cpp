@@ -180,8 +180,8 @@ std::vector<repack::TensorBefore> tensorsBefore(const ModelSnapshot& snap)
     std::vector<repack::TensorBefore> before;
     before.reserve(size_t(snap.tensors.size()));
     for (const TensorRow& row : snap.tensors) {
-        repack::TensorBefore t{row.scope.toStdString(), row.name.toStdString(), row.bytes,
-            {false, {}, 0, row.bytes}};
+        repack::TensorBefore t{
+            row.scope.toStdString(), row.name.toStdString(), row.bytes, {false, {}, 0, row.bytes}};
         if (row.external)
             t.place = {true, row.storage.toStdString(), row.offset, row.length};
         before.push_back(std::move(t));
@@ -328,7 +328,8 @@ LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan&
 
     // What changes is the core's call (the CLI's `plan --diff` says the same); the lanes above
     // only place it.
-    const repack::PlanDiff changes = repack::diffPlan(tensorsBefore(current), current.layouts, plan);
+    const repack::PlanDiff changes
+        = repack::diffPlan(tensorsBefore(current), current.layouts, plan);
     for (size_t i = 0; i < n && i < changes.tensors.size(); ++i)
         diff.tensors[i].kind = changes.tensors[i].kind;
     // The .onnx is not written yet: its size changes by the bytes that move in or out of it.

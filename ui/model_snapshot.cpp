@@ -1,9 +1,9 @@
 #include "model_snapshot.h"
 
 #include "core/dtype.h"
+#include "core/format.h"
 #include "core/inspect/audit.h"
 #include "core/inspect/folder_scan.h"
-#include "core/format.h"
 #include "core/model/model.h"
 
 #include <QFileInfo>

@@ -1,9 +1,9 @@
 #include "save_job.h"
 
 #include "core/model/model.h"
+#include "core/plan/save_plan.h"
 #include "core/save/save.h"
 #include "core/save_lock.h"
-#include "core/plan/save_plan.h"
 
 namespace ui {
 namespace {

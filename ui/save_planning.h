@@ -5,9 +5,9 @@
 // so a test can see which thread each ran on.
 #pragma once
 
-#include "core/result.h"
 #include "core/plan/save_options.h"
 #include "core/plan/save_plan.h"
+#include "core/result.h"
 
 #include <QThread>
 

@@ -1,11 +1,11 @@
 #include "audit.h"
 
-#include "core/plan/dedupe.h"
 #include "core/dtype.h"
-#include "file_layout.h"
 #include "core/format.h"
 #include "core/model/model.h"
+#include "core/plan/dedupe.h"
 #include "core/plan/targets.h"
+#include "file_layout.h"
 
 #include <onnx/onnx_pb.h>
 

@@ -1,7 +1,7 @@
 #include "diff.h"
 
-#include "core/model/data_file.h"
 #include "core/mapped_memory.h"
+#include "core/model/data_file.h"
 #include "core/model/model.h"
 
 #include <algorithm>

@@ -39,8 +39,10 @@ struct FileLayout {
 };
 
 // One entry per data file that a validly resolved external tensor references, ordered by
-// location. A safetensors file's header is a Header region. Tensors at exactly the same range share it; any other overlap is an Overlap. An unreferenced gap counts as padding when it is shorter than the largest power of
-// two (at most 64 KiB) that the next tensor's offset is a multiple of; otherwise orphaned.
+// location. A safetensors file's header is a Header region. Tensors at exactly the same range share
+// it; any other overlap is an Overlap. An unreferenced gap counts as padding when it is shorter
+// than the largest power of two (at most 64 KiB) that the next tensor's offset is a multiple of;
+// otherwise orphaned.
 std::vector<FileLayout> computeLayout(const Model& model);
 
 } // namespace repack

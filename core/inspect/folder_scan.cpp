@@ -1,7 +1,7 @@
 #include "folder_scan.h"
 
-#include "core/file_names.h"
 #include "core/file_identity.h"
+#include "core/file_names.h"
 #include "core/format.h"
 #include "core/model/model.h"
 #include "core/posix_file.h"

@@ -1,8 +1,8 @@
 #include "plan_diff.h"
 
-#include "file_layout.h"
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
+#include "file_layout.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -30,8 +30,8 @@ std::string_view planFileChange(const PlanDiffFile& file)
 
 size_t PlanDiff::count(ChangeKind kind) const
 {
-    return static_cast<size_t>(std::count_if(
-        tensors.begin(), tensors.end(), [kind](const PlanDiffTensor& t) { return t.kind == kind; }));
+    return static_cast<size_t>(std::count_if(tensors.begin(), tensors.end(),
+        [kind](const PlanDiffTensor& t) { return t.kind == kind; }));
 }
 
 bool PlanDiff::changesNothing() const

@@ -1,9 +1,9 @@
 #include "report.h"
 
 #include "core/dtype.h"
-#include "file_layout.h"
 #include "core/json_stream.h"
 #include "core/model/model.h"
+#include "file_layout.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -283,8 +283,7 @@ void writePlanDiffJson(std::ostream& out, const PlanDiff& diff)
     json.field("totals",
         Json{{"tensors", diff.tensors.size()},
             {"changed", diff.tensors.size() - diff.count(ChangeKind::Unchanged)},
-            {"to_inline_bytes", diff.toInlineBytes},
-            {"to_external_bytes", diff.toExternalBytes}});
+            {"to_inline_bytes", diff.toInlineBytes}, {"to_external_bytes", diff.toExternalBytes}});
     json.endObject();
     out << '\n';
 }

@@ -1,11 +1,12 @@
 // Machine-readable reports (SPEC section 6): `inspect --json`, `verify --json`, `diff --json`
-// and `plan --diff --json` (`plan --json` is the plan file format, in placement_plan.h). Each is written to a stream as
-// it is produced (JsonStream, laid out as nlohmann's dump(2)), newline-terminated.
+// and `plan --diff --json` (`plan --json` is the plan file format, in placement_plan.h). Each is
+// written to a stream as it is produced (JsonStream, laid out as nlohmann's dump(2)),
+// newline-terminated.
 #pragma once
 
+#include "core/problem.h"
 #include "diff.h"
 #include "plan_diff.h"
-#include "core/problem.h"
 
 #include <nlohmann/json_fwd.hpp>
 

@@ -5,9 +5,9 @@
 
 #include "core/result.h"
 
+#include "core/file_identity.h"
 #include <atomic>
 #include <cstddef>
-#include "core/file_identity.h"
 
 #include <cstdint>
 #include <filesystem>

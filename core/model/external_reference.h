@@ -2,9 +2,9 @@
 // reads weight bytes: paths are resolved and checked with lstat/stat only.
 #pragma once
 
-#include "data_file.h"
 #include "core/problem.h"
 #include "core/result.h"
+#include "data_file.h"
 #include "tensor_info.h"
 
 #include <filesystem>

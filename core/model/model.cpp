@@ -1,10 +1,10 @@
 #include "model.h"
 
-#include "external_reference.h"
+#include "core/file_names.h"
 #include "core/mapped_memory.h"
 #include "core/posix_file.h"
+#include "external_reference.h"
 #include "safetensors.h"
-#include "core/file_names.h"
 #include "tensor_index.h"
 #include "typed_data.h"
 #include "wire_scan.h"

@@ -3,9 +3,9 @@
 // itself (core/model/wire_scan.h) are memory-mapped on demand.
 #pragma once
 
-#include "data_file.h"
 #include "core/problem.h"
 #include "core/result.h"
+#include "data_file.h"
 #include "tensor_index.h"
 #include "tensor_info.h"
 
@@ -87,9 +87,9 @@ public:
     ~Model();
 
     // The parsed model, parsed on first use for a loaded model (loading indexes the file at the
-    // wire level, core/model/tensor_index.h): call loadProtos() first where failure must be handled;
-    // these throw std::runtime_error when the file can no longer be parsed. Tensors with an
-    // inlineRange of at least kInFileMinBytes have an empty raw_data here until
+    // wire level, core/model/tensor_index.h): call loadProtos() first where failure must be
+    // handled; these throw std::runtime_error when the file can no longer be parsed. Tensors with
+    // an inlineRange of at least kInFileMinBytes have an empty raw_data here until
     // materializeInline(); read their bytes with read().
     const onnx::ModelProto& proto() const;
     // Mutable access; call reindex() after changing tensors. Changing the tensors of a loaded

@@ -1,8 +1,8 @@
 #include "safetensors.h"
 
-#include "data_file.h"
 #include "core/dtype.h"
 #include "core/posix_file.h"
+#include "data_file.h"
 #include "tensor_info.h"
 
 #include <nlohmann/json.hpp>

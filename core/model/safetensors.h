@@ -59,8 +59,8 @@ bool safetensorsShapeFits(std::string_view dtype, const std::vector<int64_t>& sh
 std::string makeSafetensorsHeader(const std::vector<SafetensorsEntry>& entries);
 
 // An upper bound of the header bytes one entry adds (name, dtype, shape, two offsets).
-uint64_t safetensorsEntryBound(std::string_view name, std::string_view dtype,
-    const std::vector<int64_t>& shape);
+uint64_t safetensorsEntryBound(
+    std::string_view name, std::string_view dtype, const std::vector<int64_t>& shape);
 // Header bytes of a file with no entries, padding included: the length, "{}" and up to 7 spaces.
 inline constexpr uint64_t kSafetensorsEmptyHeaderBound = 8 + 2 + 7;
 

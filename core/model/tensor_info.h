@@ -80,8 +80,9 @@ struct TensorInfo {
     // An initializer that no node input and no graph output names, in a model whose main graph
     // has nodes (core/inspect/audit.h warns about it).
     bool unusedInitializer = false;
-    // Why readers need this tensor's values while they build the graph (core/model/graph_build_inputs.h),
-    // e.g. "the shape input of Reshape 'r1'"; empty when they do not. Such a tensor stays inline.
+    // Why readers need this tensor's values while they build the graph
+    // (core/model/graph_build_inputs.h), e.g. "the shape input of Reshape 'r1'"; empty when they do
+    // not. Such a tensor stays inline.
     std::string readAtGraphBuild;
     onnx::TensorProto* proto = nullptr; // owned by the Model
 

@@ -1,8 +1,8 @@
 // Reads the protobuf wire format one field at a time, as protobuf's own parser accepts it: a
 // tag of at most 5 bytes with a non-zero field number, varints of at most 10 bytes, lengths
 // that stay inside their message, groups skipped to their end tag. Nothing is allocated and
-// nothing outside the given bytes is read. core/model/wire_scan.cpp and core/model/tensor_index.cpp walk
-// models with it.
+// nothing outside the given bytes is read. core/model/wire_scan.cpp and core/model/tensor_index.cpp
+// walk models with it.
 #pragma once
 
 #include <cstdint>

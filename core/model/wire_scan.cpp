@@ -5,8 +5,8 @@
 #include <onnx/onnx_pb.h>
 
 #include <limits>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <utility>
 
 namespace repack {
@@ -208,8 +208,8 @@ private:
             const uint64_t len = fieldEnd - valueBegin;
 
             if (kind == Kind::Tensor && field == kRawDataField) {
-                const auto replacement = m_rule(
-                    {reinterpret_cast<const std::byte*>(m_data) + valueBegin, len});
+                const auto replacement
+                    = m_rule({reinterpret_cast<const std::byte*>(m_data) + valueBegin, len});
                 if (m_recordPayloads)
                     m_payloads.push_back({m_path, valueBegin, len, replacement.has_value()});
                 if (replacement) {
@@ -305,7 +305,8 @@ Result<WireScan> scanModel(
     std::span<const std::byte> file, const std::string& fileName, uint64_t minStrippedBytes)
 {
     const PayloadRule strip
-        = [minStrippedBytes](std::span<const std::byte> payload) -> std::optional<PayloadReplacement> {
+        = [minStrippedBytes](
+              std::span<const std::byte> payload) -> std::optional<PayloadReplacement> {
         if (payload.empty() || payload.size() < minStrippedBytes)
             return std::nullopt;
         return PayloadReplacement{};

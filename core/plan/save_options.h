@@ -29,8 +29,8 @@ enum class ShardNaming {
 };
 
 // What the data files a save writes are. Safetensors: each data file is at the same time a
-// .safetensors file (core/model/safetensors.h): a header first, tensors back to back (the format has
-// no gaps, so alignment does not apply), no shared ranges.
+// .safetensors file (core/model/safetensors.h): a header first, tensors back to back (the format
+// has no gaps, so alignment does not apply), no shared ranges.
 enum class DataFormat { Raw, Safetensors };
 
 // One tensor's destination. Auto follows the threshold rule of SPEC section 5.

@@ -1,11 +1,11 @@
 #include "save_plan.h"
 
-#include "dedupe.h"
 #include "core/dtype.h"
 #include "core/format.h"
 #include "core/model/model.h"
-#include "core/posix_file.h"
 #include "core/model/safetensors.h"
+#include "core/posix_file.h"
+#include "dedupe.h"
 #include "targets.h"
 
 #include <algorithm>
@@ -110,8 +110,8 @@ Result<std::string> checkOptions(const fs::path& modelPath, const SaveOptions& o
     if (Status s = checkDataFileName(dataFile); !s)
         return s.error();
     if (!validAlignment(options.alignment))
-        return Error{"alignment " + std::to_string(options.alignment) + " "
-                + std::string(kAlignmentRule),
+        return Error{
+            "alignment " + std::to_string(options.alignment) + " " + std::string(kAlignmentRule),
             ErrorKind::Usage};
     return dataFile;
 }
@@ -183,8 +183,8 @@ Result<std::vector<size_t>> chooseStorage(
 // Safetensors files have no padding: larger elements first keep every tensor at a multiple of
 // its element size (the data starts at a multiple of 8), as the reference writer does; readers
 // that view the bytes as typed arrays need it.
-void orderExternal(
-    const std::vector<TensorInfo>& tensors, std::vector<size_t>& external, const SaveOptions& options)
+void orderExternal(const std::vector<TensorInfo>& tensors, std::vector<size_t>& external,
+    const SaveOptions& options)
 {
     if (options.order == TensorOrder::SizeAscending)
         std::stable_sort(external.begin(), external.end(),
@@ -314,7 +314,8 @@ public:
             }
             reserve += headerBound(i);
             m_plan.fileOrder.back().push_back(i);
-            m_plan.tensors[i] = {true, static_cast<int>(m_plan.fileOrder.size() - 1), offset, bytes};
+            m_plan.tensors[i]
+                = {true, static_cast<int>(m_plan.fileOrder.size() - 1), offset, bytes};
             m_plan.fileBytes.back() = offset + bytes;
         }
         return m_plan.fileOrder.size() - first;
@@ -329,8 +330,8 @@ private:
     uint64_t emptyHeader() const { return m_safetensors ? kSafetensorsEmptyHeaderBound : 0; }
     uint64_t headerBound(size_t i) const
     {
-        return m_safetensors ? safetensorsEntryBound(m_names[i],
-                                   safetensorsDtype(m_tensors[i].dataType), m_tensors[i].shape)
+        return m_safetensors ? safetensorsEntryBound(
+                   m_names[i], safetensorsDtype(m_tensors[i].dataType), m_tensors[i].shape)
                              : uint64_t(0);
     }
 

@@ -7,10 +7,10 @@
 #pragma once
 
 #include "core/model/data_file.h"
-#include "core/posix_file.h"
-#include "core/result.h"
 #include "core/plan/save_options.h"
 #include "core/plan/save_plan.h"
+#include "core/posix_file.h"
+#include "core/result.h"
 
 #include <filesystem>
 #include <map>

@@ -1,10 +1,10 @@
 #include "external_data.h"
 
-#include "data_writer.h"
 #include "core/inspect/folder_scan.h"
 #include "core/model/model.h"
-#include "core/save_lock.h"
 #include "core/plan/save_plan.h"
+#include "core/save_lock.h"
+#include "data_writer.h"
 #include "save_steps.h"
 #include "tensor_rewrite.h"
 

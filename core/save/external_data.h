@@ -3,8 +3,8 @@
 // renamed into place, so a file being read is never overwritten while in use.
 #pragma once
 
-#include "core/result.h"
 #include "core/plan/save_options.h"
+#include "core/result.h"
 
 #include <filesystem>
 #include <string>

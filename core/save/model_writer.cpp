@@ -1,7 +1,7 @@
 #include "model_writer.h"
 
-#include "core/posix_file.h"
 #include "core/model/wire_scan.h"
+#include "core/posix_file.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -39,7 +39,8 @@ Result<uint64_t> serialize(const onnx::ModelProto& model,
     return static_cast<uint64_t>(size);
 }
 
-Result<uint64_t> serializeTo(const onnx::ModelProto& model, int fd, const std::filesystem::path& path)
+Result<uint64_t> serializeTo(
+    const onnx::ModelProto& model, int fd, const std::filesystem::path& path)
 {
     google::protobuf::io::FileOutputStream stream(fd, 1 << 20);
     auto size = serialize(model, stream, path);
@@ -128,7 +129,8 @@ Result<WrittenModel> writeModel(onnx::ModelProto& model, int fd, const std::file
     std::vector<int> seen(payloads.size(), 0);
     const PayloadRule rule
         = [&](std::span<const std::byte> value) -> std::optional<PayloadReplacement> {
-        if (value.size() != kMarkerBytes || std::memcmp(value.data(), nonce.data(), kNonceBytes) != 0)
+        if (value.size() != kMarkerBytes
+            || std::memcmp(value.data(), nonce.data(), kNonceBytes) != 0)
             return std::nullopt;
         uint64_t index = 0;
         for (int i = 0; i < 8; ++i)

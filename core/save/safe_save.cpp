@@ -8,17 +8,17 @@
 // from 3 on. Failures before 3 change nothing; from 3 on they are warnings, never data loss.
 #include "save.h"
 
+#include "core/inspect/folder_scan.h"
+#include "core/inspect/verify.h"
+#include "core/model/model.h"
+#include "core/save_lock.h"
 #include "crash_point.h"
 #include "data_writer.h"
-#include "core/inspect/folder_scan.h"
-#include "core/model/model.h"
 #include "model_writer.h"
 #include "save_conflicts.h"
-#include "core/save_lock.h"
 #include "save_steps.h"
 #include "temp_file.h"
 #include "tensor_rewrite.h"
-#include "core/inspect/verify.h"
 
 #include <onnx/onnx_pb.h>
 

@@ -3,9 +3,9 @@
 // model path opens as the complete old or the complete new model, for any reader.
 #pragma once
 
-#include "core/result.h"
 #include "core/plan/save_options.h"
 #include "core/plan/save_plan.h"
+#include "core/result.h"
 
 #include <filesystem>
 #include <vector>

@@ -1,9 +1,9 @@
 #include "save_steps.h"
 
-#include "crash_point.h"
-#include "data_writer.h"
 #include "core/model/model.h"
 #include "core/posix_file.h"
+#include "crash_point.h"
+#include "data_writer.h"
 
 #include <cerrno>
 #include <set>

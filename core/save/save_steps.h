@@ -3,8 +3,8 @@
 #pragma once
 
 #include "core/file_identity.h"
-#include "core/result.h"
 #include "core/plan/save_plan.h"
+#include "core/result.h"
 #include "temp_file.h"
 
 #include <filesystem>

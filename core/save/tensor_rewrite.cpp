@@ -1,7 +1,7 @@
 #include "tensor_rewrite.h"
 
-#include "data_writer.h"
 #include "core/model/model.h"
+#include "data_writer.h"
 
 #include <onnx/onnx_pb.h>
 

@@ -3,8 +3,8 @@
 // exactly as it was.
 #pragma once
 
-#include "core/result.h"
 #include "core/plan/save_plan.h"
+#include "core/result.h"
 
 #include <functional>
 #include <map>

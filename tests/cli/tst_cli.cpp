@@ -277,8 +277,8 @@ void TestCli::verifyJsonOfUnreadableModel()
     const QJsonObject root = QJsonDocument::fromJson(run.out, &error).object();
     QVERIFY2(error.error == QJsonParseError::NoError, run.out.constData());
     // The keys of a readable model's verify document, in the same order.
-    QCOMPARE(root.keys(), (QStringList{"external_bytes", "external_tensors", "model", "ok",
-                              "problems", "schema"}));
+    QCOMPARE(root.keys(),
+        (QStringList{"external_bytes", "external_tensors", "model", "ok", "problems", "schema"}));
     QVERIFY(run.out.startsWith("{\n  \"schema\": \"onnx-repack/verify/1\",\n  \"model\""));
     QCOMPARE(root["ok"].toBool(true), false);
     QCOMPARE(root["model"].toObject()["path"].toString(), path);

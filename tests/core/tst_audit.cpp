@@ -3,9 +3,9 @@
 // index (an error for initializers, so `verify` fails them); `inspect` shows the warnings in
 // text and --json with exit code 0.
 #include "core/inspect/audit.h"
+#include "core/inspect/verify.h"
 #include "core/model/model.h"
 #include "core/plan/targets.h"
-#include "core/inspect/verify.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
@@ -190,7 +190,8 @@ private Q_SLOTS:
     void dataFilePastTheBrowserLimit()
     {
         QTemporaryDir dir;
-        const QString path = writeSparseModel(dir.path(), "m.onnx", 1, kBrowserBufferLimit, "big.data");
+        const QString path
+            = writeSparseModel(dir.path(), "m.onnx", 1, kBrowserBufferLimit, "big.data");
         auto loaded = loadModel(path);
         QVERIFY(loaded);
         const auto problems = auditModel(*loaded);
@@ -341,7 +342,8 @@ private Q_SLOTS:
         QVERIFY2(text.out.contains("warning: not-mappable: graph/w0"), text.out.constData());
         const auto json = runCli({"inspect", model, "--json"});
         QCOMPARE(json.exitCode, 0);
-        const QJsonArray problems = QJsonDocument::fromJson(json.out).object()["problems"].toArray();
+        const QJsonArray problems
+            = QJsonDocument::fromJson(json.out).object()["problems"].toArray();
         QCOMPARE(problems.size(), 1);
         const QJsonObject p = problems[0].toObject();
         QCOMPARE(p["code"].toString(), QStringLiteral("not-mappable"));
@@ -363,7 +365,8 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(in)); // its own folder problems are not this test's
         const auto plain = runCli({"inspect", out, "--json"});
         QCOMPARE(plain.exitCode, 0);
-        const QJsonArray problems = QJsonDocument::fromJson(plain.out).object()["problems"].toArray();
+        const QJsonArray problems
+            = QJsonDocument::fromJson(plain.out).object()["problems"].toArray();
         QVERIFY2(problems.isEmpty(), QJsonDocument(problems).toJson().constData());
 
         const auto forOrt = runCli({"inspect", out, "--target", "ort"});

@@ -7,9 +7,9 @@
 #include "core/save_lock.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
-#include "tests/support/result_checks.h"
 
 #include <QDir>
 #include <QFile>

@@ -3,16 +3,16 @@
 // build, names needing escapes included. Bytes that are not UTF-8 (a tensor name is any bytes)
 // become U+FFFD on both paths; dump() used to throw on them and the CLI died.
 #include "core/inspect/diff.h"
+#include "core/inspect/report.h"
+#include "core/inspect/verify.h"
 #include "core/json_stream.h"
 #include "core/model/model.h"
 #include "core/plan/placement_plan.h"
-#include "core/inspect/report.h"
 #include "core/plan/save_plan.h"
-#include "core/inspect/verify.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
-#include "tests/support/result_checks.h"
 
 #include <QJsonDocument>
 #include <QProcess>

@@ -6,8 +6,8 @@
 #include "core/model/model.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
-#include "tests/support/tensor_builder.h"
 #include "tests/support/result_checks.h"
+#include "tests/support/tensor_builder.h"
 
 #include <QTemporaryDir>
 #include <QTest>

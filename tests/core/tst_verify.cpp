@@ -1,8 +1,8 @@
 // verify() reads every external byte range: checksums (SHA-1 hex in the "checksum" key,
 // computed here with Qt's hash, independent of the core's) must match, and a data file
 // truncated after loading is reported instead of crashing.
-#include "core/model/model.h"
 #include "core/inspect/verify.h"
+#include "core/model/model.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"

@@ -3,11 +3,11 @@
 // protobuf parses, and the tensor index, problems, every tensor's bytes and saved files are the
 // same whether the model was parsed whole or from the skeleton.
 #include "core/model/model.h"
-#include "core/save/model_writer.h"
-#include "core/posix_file.h"
-#include "core/save/save.h"
 #include "core/model/tensor_index.h"
 #include "core/model/wire_scan.h"
+#include "core/posix_file.h"
+#include "core/save/model_writer.h"
+#include "core/save/save.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"

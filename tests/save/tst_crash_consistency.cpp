@@ -5,13 +5,13 @@
 // (onnx.load of python3-onnx 1.12); the next save then succeeds and cleans up. A system call that
 // fails after the commit point (ONNX_REPACK_FAIL_AT) leaves the new model loadable and says
 // "saved with a warning"; one that fails at or before it changes nothing.
-#include "core/model/model.h"
 #include "core/inspect/verify.h"
+#include "core/model/model.h"
 #include "tests/support/crash_fixtures.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/python_reader.h"
-#include "tests/support/save_fixtures.h"
 #include "tests/support/result_checks.h"
+#include "tests/support/save_fixtures.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -132,7 +132,7 @@ using Loaded = std::unique_ptr<repack::Model>;
     Loaded var;                                                                                    \
     {                                                                                              \
         auto loaded_ = repack::Model::load((path).toStdString());                                  \
-        QVERIFY_OK(loaded_);               \
+        QVERIFY_OK(loaded_);                                                                       \
         var = std::move(*loaded_);                                                                 \
         const std::string errors_ = verifyErrors(*var);                                            \
         QVERIFY2(errors_.empty(), errors_.c_str());                                                \

@@ -2,11 +2,11 @@
 // are stored once and point at one range; the layout and inspect call it shared, not an
 // overlap; python3-onnx reads equal values and onnx.checker accepts the result; the round trip
 // back to separate copies and a second dedupe give the same values.
-#include "core/plan/dedupe.h"
 #include "core/inspect/file_layout.h"
 #include "core/model/model.h"
-#include "core/save/save.h"
+#include "core/plan/dedupe.h"
 #include "core/plan/save_plan.h"
+#include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/save_fixtures.h"
@@ -68,12 +68,14 @@ Python python(const QStringList& args)
 // onnx.checker accepts `output`, and onnx.load gives it the values of `source` (interop.py).
 QString pythonFailure(const QString& dir, const QString& source, const QString& output)
 {
-    const auto checker = python({"-c", "import onnx, sys; onnx.checker.check_model(sys.argv[1])", output});
+    const auto checker
+        = python({"-c", "import onnx, sys; onnx.checker.check_model(sys.argv[1])", output});
     if (checker.exitCode != 0)
         return "onnx.checker: " + checker.out;
     const QString list = dir + "/interop.txt";
     QFile file(list);
-    if (!file.open(QIODevice::WriteOnly) || file.write((source + '\t' + output + '\t').toUtf8()) < 0)
+    if (!file.open(QIODevice::WriteOnly)
+        || file.write((source + '\t' + output + '\t').toUtf8()) < 0)
         return "cannot write " + list;
     file.close();
     const auto interop = python({QStringLiteral(REPACK_INTEROP_SCRIPT), list});
@@ -106,8 +108,8 @@ private Q_SLOTS:
         QVERIFY2(groups, groups ? "" : groups.error().message.c_str());
         QCOMPARE(groups->size(), size_t(2));
         const std::vector<size_t> tied{indexOf(*model, "embed"), indexOf(*model, "lm_head")};
-        const std::vector<size_t> biases{indexOf(*model, "bias0"), indexOf(*model, "bias1"),
-            indexOf(*model, "bias2")};
+        const std::vector<size_t> biases{
+            indexOf(*model, "bias0"), indexOf(*model, "bias1"), indexOf(*model, "bias2")};
         QCOMPARE((*groups)[0].tensors, tied);
         QCOMPARE((*groups)[0].copies, size_t(2));
         QCOMPARE((*groups)[1].tensors, biases);
@@ -125,8 +127,8 @@ private Q_SLOTS:
         options.cancel = &cancel;
         auto plan = planSave(*model, dir.filePath("out.onnx").toStdString(), options);
         QVERIFY(!plan);
-        QVERIFY2(plan.error().message.find("cancel") != std::string::npos,
-            plan.error().message.c_str());
+        QVERIFY2(
+            plan.error().message.find("cancel") != std::string::npos, plan.error().message.c_str());
     }
 
     // The plan gives identical tensors one range; the data file holds their bytes once.

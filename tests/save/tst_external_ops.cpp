@@ -1,7 +1,7 @@
 // The five external-data operations of SPEC section 4. Expected bytes come from the fixture
 // builders (and, for typed tensors, from the values the builder wrote), never from the core.
-#include "core/save/external_data.h"
 #include "core/model/model.h"
+#include "core/save/external_data.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"

@@ -5,8 +5,8 @@
 // names. ONNX Runtime (onnxruntime-node, when installed) and onnx's strict shape inference build
 // every output's graph (tests/support/graph_readers.h).
 #include "core/model/model.h"
-#include "core/save/save.h"
 #include "core/plan/save_plan.h"
+#include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/graph_readers.h"

@@ -4,8 +4,8 @@
 // 4 GiB, unused data files, permission bits and hard links. Every outcome is checked on disk:
 // exit codes, files byte for byte, and what onnx's own Python loader (python3-onnx, through
 // tensor_values.py) reads.
-#include "core/model/model.h"
 #include "core/inspect/verify.h"
+#include "core/model/model.h"
 #include "core/save_lock.h"
 #include "tests/support/crash_fixtures.h"
 #include "tests/support/data_file_builder.h"
@@ -607,8 +607,8 @@ void TestMultiUser::waitingSaveAppliesItsOptionsToTheNewModel()
                            .arg(round)
                            .arg(last)
                            .arg(again.all())));
-        QVERIFY_PYTHON_LOADS(kValuesScript, dir.filePath("m.onnx"), values,
-            QStringLiteral("round %1").arg(round));
+        QVERIFY_PYTHON_LOADS(
+            kValuesScript, dir.filePath("m.onnx"), values, QStringLiteral("round %1").arg(round));
         QCOMPARE(saveTempsIn(dir.path()), QStringList());
     }
 }
@@ -815,7 +815,8 @@ void TestMultiUser::folderThatCannotBeListedIsRefused()
     };
     const auto before = hashFolder(dir.path());
     QVERIFY(::chmod(dir.path().toLocal8Bit().constData(), 0333) == 0);
-    const Run save = runCli(dir.path(), {"repack", "m.onnx", "-o", "m.onnx", "--align", "0"}, asUser);
+    const Run save
+        = runCli(dir.path(), {"repack", "m.onnx", "-o", "m.onnx", "--align", "0"}, asUser);
     const Run inspect = runCli(dir.path(), {"inspect", "m.onnx"}, asUser);
     QVERIFY(::chmod(dir.path().toLocal8Bit().constData(), 0755) == 0);
     QVERIFY2(save.exitCode == 1, qPrintable(save.all()));

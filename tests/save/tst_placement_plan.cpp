@@ -5,9 +5,9 @@
 #include "core/plan/placement_plan.h"
 #include "core/plan/save_plan.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
-#include "tests/support/result_checks.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -302,8 +302,9 @@ void TestPlacementPlan::unreadableFile()
 void TestPlacementPlan::fuzzPlanNumberOverflow()
 {
     auto model = fixtureModel();
-    for (const char* text : {"4E444", R"({"schema": "onnx-repack/plan/1", "tensors": [], "x": 1E400})",
-             R"({"schema": "onnx-repack/plan/1", "tensors": [{"scope": "graph", "name": "t1",
+    for (const char* text :
+        {"4E444", R"({"schema": "onnx-repack/plan/1", "tensors": [], "x": 1E400})",
+            R"({"schema": "onnx-repack/plan/1", "tensors": [{"scope": "graph", "name": "t1",
                  "storage": "external", "offset": -1E999}]})"}) {
         auto plan = readPlan(*model, text, "p.json");
         QVERIFY2(!plan.ok(), text);
@@ -322,9 +323,9 @@ void TestPlacementPlan::fuzzPlanDeepNesting()
     const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
     const std::string entry = R"({"schema": "onnx-repack/plan/1", "tensors": [{"scope": "graph",
         "name": "t1", )";
-    for (const std::string& text : {R"({"schema": )" + deep + "}",
-             entry + R"("storage": )" + deep + "}]}",
-             entry + R"("storage": "external", "location": )" + deep + "}]}"}) {
+    for (const std::string& text :
+        {R"({"schema": )" + deep + "}", entry + R"("storage": )" + deep + "}]}",
+            entry + R"("storage": "external", "location": )" + deep + "}]}"}) {
         auto plan = readPlan(*model, text, "p.json");
         QVERIFY(!plan.ok());
         QVERIFY2(plan.error().message.find(" an array") != std::string::npos,

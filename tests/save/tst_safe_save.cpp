@@ -1,10 +1,10 @@
 // save(): in place over the model's own data, deterministic and idempotent, through symlinks,
 // consolidating many files, invalidating stale handles, Save As, progress, padding, checksums.
 // Expected bytes are captured from the fixture before saving; expected sizes are computed here.
+#include "core/inspect/verify.h"
 #include "core/model/data_file.h"
 #include "core/model/model.h"
 #include "core/save/save.h"
-#include "core/inspect/verify.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"

@@ -8,8 +8,8 @@
 #include "core/plan/save_plan.h"
 #include "core/save/save.h"
 #include "tests/support/cli_run.h"
-#include "tests/support/python_reader.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/python_reader.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 
@@ -100,8 +100,8 @@ private slots:
         QTest::addRow("web chunks") << QStringList{"--target", "web", "--shard-size", "1200KiB"}
                                     << "out\\.onnx_data(_[12])?" << 3;
         QTest::addRow("ort target") << QStringList{"--target", "ort"} << "out\\.onnx\\.data" << 1;
-        QTest::addRow("threshold") << QStringList{"--threshold", "4KiB"}
-                                   << "out\\.onnx\\.safetensors" << 1;
+        QTest::addRow("threshold")
+            << QStringList{"--threshold", "4KiB"} << "out\\.onnx\\.safetensors" << 1;
     }
     void repackWritesFilesBothReadersAccept()
     {
@@ -126,7 +126,8 @@ private slots:
                 QVERIFY2(pattern.match(line.mid(5)).hasMatch(), qPrintable(line));
             }
         QCOMPARE(seen, files);
-        const QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
+        const QString failure
+            = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
 
         // inspect: each file is safetensors, its header a header, nothing orphaned or padded.
@@ -207,7 +208,8 @@ private slots:
             "w", "w_2", "__metadata___3", "__metadata___2", "branch/then_branch/w"};
         expected.sort();
         QCOMPARE(names, expected);
-        const QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
+        const QString failure
+            = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
@@ -245,7 +247,8 @@ private slots:
         QCOMPARE(computeLayout(*reloaded).front().regions.front().type, RegionType::Header);
         const QString checked = tool({"check", out});
         QVERIFY2(!checked.startsWith("FAILED"), qPrintable(checked));
-        const QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
+        const QString failure
+            = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 
@@ -291,11 +294,11 @@ private slots:
         QFETCH(int, exitCode);
         QFETCH(QString, message);
         QTemporaryDir dir;
-        const QString in = extraType ? writeScopedModel(dir.path(), extraType)
-                                     : writeScopedModel(dir.path());
+        const QString in
+            = extraType ? writeScopedModel(dir.path(), extraType) : writeScopedModel(dir.path());
         const auto before = hashFolder(dir.path());
-        const auto run = runCli(QStringList{"repack", in, "-o", dir.path() + "/out.onnx",
-                                    "--format", "safetensors"}
+        const auto run = runCli(
+            QStringList{"repack", in, "-o", dir.path() + "/out.onnx", "--format", "safetensors"}
             + options);
         QCOMPARE(run.exitCode, exitCode);
         QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
@@ -309,8 +312,10 @@ private slots:
     {
         QTest::addColumn<QStringList>("options");
         QTest::addColumn<QString>("note"); // empty: no note
-        QTest::addRow("ort") << QStringList{"--target", "ort"} << "--target ort aligns tensors of 1MiB and more to 64KiB";
-        QTest::addRow("web") << QStringList{"--target", "web"} << "--target web aligns tensors of 1MiB and more to 4KiB";
+        QTest::addRow("ort") << QStringList{"--target", "ort"}
+                             << "--target ort aligns tensors of 1MiB and more to 64KiB";
+        QTest::addRow("web") << QStringList{"--target", "web"}
+                             << "--target web aligns tensors of 1MiB and more to 4KiB";
         QTest::addRow("ort, --align 0") << QStringList{"--target", "ort", "--align", "0"} << "";
         QTest::addRow("no target") << QStringList{} << "";
     }
@@ -320,8 +325,8 @@ private slots:
         QFETCH(QString, note);
         QTemporaryDir dir;
         const QString in = writeScopedModel(dir.path());
-        const auto run = runCli(QStringList{"repack", in, "-o", dir.path() + "/out.onnx",
-                                    "--format", "safetensors"}
+        const auto run = runCli(
+            QStringList{"repack", in, "-o", dir.path() + "/out.onnx", "--format", "safetensors"}
             + options);
         QVERIFY2(run.exitCode == 0, run.err.constData());
         if (note.isEmpty()) {
@@ -364,7 +369,8 @@ private slots:
         QCOMPARE(runCli({"repack", raw, "-o", again, "--format", "safetensors"}).exitCode, 0);
         const QString checked = tool({"check", again});
         QVERIFY2(!checked.startsWith("FAILED"), qPrintable(checked));
-        QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), model, raw);
+        QString failure
+            = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), model, raw);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
         failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), model, again);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));

@@ -1,12 +1,12 @@
 // A failed save changes nothing: the original .onnx and data files stay byte-identical (hashed
 // before and after), no temporaries are left, the message names what failed, and the
 // in-memory model is exactly as before and still readable.
-#include "core/save/external_data.h"
-#include "core/model/model.h"
-#include "core/save/save.h"
-#include "core/save_lock.h"
-#include "core/save/temp_file.h"
 #include "core/inspect/verify.h"
+#include "core/model/model.h"
+#include "core/save/external_data.h"
+#include "core/save/save.h"
+#include "core/save/temp_file.h"
+#include "core/save_lock.h"
 #include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 

@@ -1,8 +1,8 @@
 // planSave(): where each tensor goes and at which offset, computed without writing. Expected
 // offsets are worked out by hand from SPEC section 5, not taken from the tool's output.
 #include "core/inspect/file_layout.h"
-#include "core/model/model.h"
 #include "core/inspect/plan_diff.h"
+#include "core/model/model.h"
 #include "core/plan/save_plan.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
@@ -426,8 +426,8 @@ void TestSavePlan::planDiffSaysWhatChanges()
     layouts[1].bytes = 100;
     SavePlan plan;
     plan.files = {"w.bin", "new.bin"};
-    plan.tensors = {{true, 0, 0, 100}, {true, 0, 4096, 100}, {true, 1, 0, 100}, {}, {},
-        {true, 0, 8192, 70}};
+    plan.tensors
+        = {{true, 0, 0, 100}, {true, 0, 4096, 100}, {true, 1, 0, 100}, {}, {}, {true, 0, 8192, 70}};
     plan.fileOrder = {{0, 1, 5}, {2}};
     plan.fileBytes = {8262, 100};
 

@@ -82,10 +82,14 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("target");
         QTest::addColumn<QString>("expected");
-        QTest::addRow("ort") << "ort" << "encoder.onnx.data";
-        QTest::addRow("optimum") << "optimum" << "encoder.onnx_data";
-        QTest::addRow("web") << "web" << "encoder.onnx_data";
-        QTest::addRow("hub") << "hub" << "encoder.onnx_data";
+        QTest::addRow("ort") << "ort"
+                             << "encoder.onnx.data";
+        QTest::addRow("optimum") << "optimum"
+                                 << "encoder.onnx_data";
+        QTest::addRow("web") << "web"
+                             << "encoder.onnx_data";
+        QTest::addRow("hub") << "hub"
+                             << "encoder.onnx_data";
     }
     void dataFileIsNamedAfterTheOutputModel()
     {
@@ -99,8 +103,8 @@ private Q_SLOTS:
     void ortAlignsLargeTensorsTo64KiB()
     {
         QTemporaryDir dir;
-        const QString path
-            = writeUint8Model(dir.path(), "in.onnx", {3000, kMiB + 7, 5000, kMiB, 2 * kMiB}, 0, "src.data");
+        const QString path = writeUint8Model(
+            dir.path(), "in.onnx", {3000, kMiB + 7, 5000, kMiB, 2 * kMiB}, 0, "src.data");
         auto model = loadModel(path);
         QVERIFY(model);
         auto plan = planSave(*model, path.toStdString(), targetOptions("ort", path.toStdString()));
@@ -174,20 +178,21 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString path
             = writeUint8Model(dir.path(), "in.onnx", {3000, kMiB + 7, 2 * kMiB}, 0, "src.data");
-        const auto run = runCli({"plan", path, "--target", "ort", "--align", "4KiB", "--data",
-            "w.bin", "--json"});
+        const auto run = runCli(
+            {"plan", path, "--target", "ort", "--align", "4KiB", "--data", "w.bin", "--json"});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QJsonObject doc = QJsonDocument::fromJson(run.out).object();
         bool off64k = false;
         for (const auto& v : doc["tensors"].toArray()) {
             const QJsonObject t = v.toObject();
             QCOMPARE(t["location"].toString(), QStringLiteral("w.bin"));
-            off64k |= t["offset"].toInteger() % 65536 != 0 && t["length"].toInteger() >= qint64(kMiB);
+            off64k
+                |= t["offset"].toInteger() % 65536 != 0 && t["length"].toInteger() >= qint64(kMiB);
         }
         QVERIFY2(off64k, "with --align 4KiB some large tensor is not at a multiple of 64 KiB");
 
-        const auto usage = runCli({"repack", path, "-o", dir.path() + "/x.onnx", "--target",
-            "web", "--inline"});
+        const auto usage
+            = runCli({"repack", path, "-o", dir.path() + "/x.onnx", "--target", "web", "--inline"});
         QCOMPARE(usage.exitCode, 2);
         const auto unknown = runCli({"plan", path, "--target", "tflite"});
         QCOMPARE(unknown.exitCode, 2);
@@ -229,14 +234,15 @@ private Q_SLOTS:
         for (const QString& name : names) {
             QVERIFY2(pattern.match(name).hasMatch(), qPrintable(name));
             if (maxFileBytes)
-                QVERIFY2(QFileInfo(dir.path() + "/" + name).size() < maxFileBytes, qPrintable(name));
+                QVERIFY2(
+                    QFileInfo(dir.path() + "/" + name).size() < maxFileBytes, qPrintable(name));
         }
         if (options.contains("web"))
-            QVERIFY2(run.out.contains(QStringLiteral("use_external_data_format: %1 ")
-                                          .arg(files)
-                                          .toUtf8()),
+            QVERIFY2(run.out.contains(
+                         QStringLiteral("use_external_data_format: %1 ").arg(files).toUtf8()),
                 run.out.constData());
-        const QString failure = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
+        const QString failure
+            = interopFailure(QStringLiteral(REPACK_INTEROP_SCRIPT), dir.path(), in, out);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
     }
 };

@@ -4,8 +4,8 @@
 // bytes, a missing checksum, a file replaced since the model was opened, a save elsewhere)
 // writes as before.
 #include "core/model/model.h"
-#include "core/save/save.h"
 #include "core/plan/save_plan.h"
+#include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/save_fixtures.h"
 

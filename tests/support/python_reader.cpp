@@ -66,8 +66,8 @@ QString interopFailure(
     file.close();
     QProcess python;
     python.setProcessChannelMode(QProcess::MergedChannels);
-    python.start(qEnvironmentVariable("REPACK_PYTHON", QStringLiteral("/usr/bin/python3")),
-        {script, list});
+    python.start(
+        qEnvironmentVariable("REPACK_PYTHON", QStringLiteral("/usr/bin/python3")), {script, list});
     if (!python.waitForFinished(120000) || python.exitStatus() != QProcess::NormalExit)
         return script + QStringLiteral(" did not finish");
     return python.exitCode() == 0 ? QString() : QString::fromUtf8(python.readAll());

@@ -34,7 +34,7 @@ template <typename R> std::string failureText(const R& result)
     do {                                                                                           \
         const auto& result_ = (expr);                                                              \
         QVERIFY2(::fixtures::failsWith(result_, part),                                             \
-            (std::string("expected an error containing \"") + (part) + "\", got: "                \
-                + ::fixtures::failureText(result_))                                                \
+            (std::string("expected an error containing \"") + (part)                               \
+                + "\", got: " + ::fixtures::failureText(result_))                                  \
                 .c_str());                                                                         \
     } while (false)

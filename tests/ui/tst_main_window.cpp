@@ -22,9 +22,9 @@
 #include <QAbstractButton>
 #include <QAbstractItemModelTester>
 #include <QApplication>
-#include <QLabel>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QMimeData>
@@ -439,9 +439,8 @@ private Q_SLOTS:
         const QString inlineModel = dir.filePath(QStringLiteral("model.onnx"));
         ui::MainWindow window;
         QComboBox* format = window.repackPanel()->formatBox();
-        const auto choose = [format](repack::DataFormat f) {
-            format->setCurrentIndex(format->findData(int(f)));
-        };
+        const auto choose
+            = [format](repack::DataFormat f) { format->setCurrentIndex(format->findData(int(f))); };
         const auto shown = [format] { return repack::DataFormat(format->currentData().toInt()); };
         QVERIFY(open(window, inlineModel));
         window.repackPanel()->thresholdEdit()->setValue(4096);

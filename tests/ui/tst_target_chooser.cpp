@@ -82,7 +82,8 @@ private Q_SLOTS:
         panel.setModelPath(QStringLiteral("in.onnx"));
         choose(panel, QStringLiteral("web"));
         panel.shardSizeEdit()->setValue(8192);
-        auto plan = repack::planSave(*model, dir.filePath("other.onnx").toStdString(), panel.options());
+        auto plan
+            = repack::planSave(*model, dir.filePath("other.onnx").toStdString(), panel.options());
         QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
         const std::vector<std::string> expected{"other.onnx_data", "other.onnx_data_1"};
         QCOMPARE(plan->files, expected);
