@@ -23,6 +23,12 @@ FileIdentity identityOf(const struct stat& st)
         static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
 }
 
+FileStamp stampOf(const struct stat& st)
+{
+    return {identityOf(st),
+        static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+}
+
 Result<FileIdentity> identityOf(int fd)
 {
     struct stat st { };

@@ -31,8 +31,18 @@ struct FileIdentity {
     bool operator==(const FileIdentity&) const = default;
 };
 
+// A file's identity and its change time (ctime), which every write, truncation, chmod or link
+// moves and which, unlike the modification time, no program can set back: the same stamp twice
+// means no byte changed in between (see SourceWatch for the clock tick this needs).
+struct FileStamp {
+    FileIdentity identity;
+    int64_t changedNs = 0;
+    bool operator==(const FileStamp&) const = default;
+};
+
 FileId fileIdOf(const struct stat& st);
 FileIdentity identityOf(const struct stat& st);
+FileStamp stampOf(const struct stat& st);
 // The identity of the file `fd` is open on.
 Result<FileIdentity> identityOf(int fd);
 // The file `path` leads to (symlinks followed); nullopt when it leads nowhere stat() can see.

@@ -6,6 +6,7 @@
 #include "core/save_lock.h"
 #include "data_writer.h"
 #include "save_steps.h"
+#include "source_watch.h"
 #include "tensor_rewrite.h"
 
 #include <onnx/onnx_pb.h>
@@ -56,6 +57,9 @@ Status rewriteData(
     auto lock = FolderLock::acquire(folders, options.lockWaitMs, options.cancel);
     if (!lock)
         return lock.error();
+    auto sources = SourceWatch::start(model, options.cancel);
+    if (!sources)
+        return sources.error();
     if (Status s = model.loadProtos(); !s)
         return s;
     if (!options.force)
@@ -75,6 +79,9 @@ Status rewriteData(
         !s)
         return s;
     const auto stale = readsReplacedBy(model, *targets);
+    if (Status s = sources->stillUnchanged(); !s)
+        return s;
+    sources->release();
     for (const auto& target : *targets)
         if (Status s = renameFile(target.temp.path, target.finalPath, "rename-data"); !s)
             return s; // earlier files of a sharded plan stay replaced; the model is rolled back
@@ -129,6 +136,9 @@ Status loadToModel(Model& model, const SaveOptions& options)
     auto plan = planSave(model, model.path().empty() ? "model.onnx" : model.path(), inlineAll);
     if (!plan)
         return plan.error();
+    auto sources = SourceWatch::start(model, options.cancel);
+    if (!sources)
+        return sources.error();
     if (Status s = model.loadProtos(); !s)
         return s;
     DataWriter writer(model, *plan, inlineAll);
@@ -138,6 +148,8 @@ Status loadToModel(Model& model, const SaveOptions& options)
     TensorRewrite rewrite(model);
     if (Status s = rewrite.apply(*plan, {}, writer, {}, TensorRewrite::Inline::Read); !s)
         return s;
+    if (Status s = sources->stillUnchanged(); !s)
+        return s; // the rewrite and materialization roll back
     rewrite.commit();
     inlined.commit();
     model.reindex();

@@ -17,6 +17,7 @@
 #include "model_writer.h"
 #include "save_conflicts.h"
 #include "save_steps.h"
+#include "source_watch.h"
 #include "temp_file.h"
 #include "tensor_rewrite.h"
 
@@ -264,6 +265,10 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     if (!options.force)
         if (auto conflicts = conflictsOf(model, path, *plan); !conflicts.empty())
             return Error{joinMessages(conflicts), ErrorKind::ConsentNeeded};
+    // Every file the save reads holds still until its bytes are copied, or the save fails.
+    auto sources = SourceWatch::start(model, options.cancel);
+    if (!sources)
+        return sources.error().prefixed(cannot);
     // Writing needs the model's protos (an unchanged save above does not).
     if (Status s = model.loadProtos(); !s)
         return s.error().prefixed(cannot);
@@ -307,6 +312,10 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
         return modelFinal.error().prefixed(cannot);
     crashPoint("models-written");
     const std::vector<fs::path> stale = readsReplacedBy(model, targets);
+    // Everything is copied: a source written to meanwhile would have given a mix of bytes.
+    if (Status s = sources->stillUnchanged(); !s)
+        return s.error().prefixed(cannot);
+    sources->release();
 
     // The last moment a cancel can take effect: after this the new model is on disk.
     if (options.cancel && options.cancel->isCancelled())
