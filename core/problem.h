@@ -13,6 +13,8 @@ namespace code {
 inline constexpr std::string_view EmptyLocation = "empty-location";
 inline constexpr std::string_view MissingLocation = "missing-location";
 inline constexpr std::string_view AbsoluteLocation = "absolute-location";
+// A location with a NUL byte: C readers cut it there and read another file; onnx refuses it.
+inline constexpr std::string_view LocationNul = "location-nul";
 inline constexpr std::string_view LocationEscapes = "location-escapes";
 inline constexpr std::string_view SymlinkEscapes = "symlink-escapes";
 inline constexpr std::string_view MemoryAddress = "memory-address";

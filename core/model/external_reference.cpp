@@ -114,6 +114,14 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
     };
     if (location.empty())
         return fail(code::EmptyLocation, "location is empty");
+    if (const size_t nul = location.find('\0'); nul != std::string::npos) {
+        std::string shown;
+        for (char c : location)
+            shown += c ? std::string(1, c) : std::string("\\0");
+        return fail(code::LocationNul,
+            "location '" + shown + "' holds a NUL byte: a reader would cut it short and read '"
+                + location.substr(0, nul) + "' instead (onnx refuses it)");
+    }
     if (location == kOrtMemoryMarker)
         return fail(code::MemoryAddress, "location is ONNX Runtime's in-memory marker, not a file");
     const fs::path rel(location);

@@ -25,6 +25,7 @@ namespace {
 
 // How the tensor under test ("victim") is broken.
 enum class Case {
+    NulInLocation,
     DotDot,
     DotDotInside,
     Absolute,
@@ -73,6 +74,9 @@ void breakVictim(Case c, onnx::TensorProto& victim, const QDir& root)
     const QString model = root.filePath("model");
     const std::string len = std::to_string(kVictimBytes);
     switch (c) {
+    case Case::NulInLocation: // C readers see "data.bin", a healthy file of the folder
+        setExternal(victim, std::string("data.bin\0../outside.bin", 23), "16", len);
+        break;
     case Case::DotDot:
         setExternal(victim, "../outside.bin", "0", len);
         break;
@@ -221,6 +225,7 @@ void TestExternalData::brokenReference_data()
     QTest::addColumn<Case>("brokenBy");
     QTest::addColumn<QString>("code");
 
+    QTest::newRow("NUL byte in the location") << Case::NulInLocation << "location-nul";
     QTest::newRow("'..' escape") << Case::DotDot << "location-escapes";
     QTest::newRow("'..' inside the path") << Case::DotDotInside << "location-escapes";
     QTest::newRow("absolute path") << Case::Absolute << "absolute-location";
