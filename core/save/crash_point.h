@@ -16,7 +16,8 @@ void crashPoint(const char* name);
 // Fault points: "fsync-dir" (every directory sync after the commit point; before it a sync
 // failure is an ordinary error), "rename-model-temp" (the commit),
 // "link-data" (EPERM: a file system without hard links), "rename-data", "rename-model-final",
-// "unlink-temp", "unlink-unused". True when the caller must fail as the real call would.
+// "unlink-temp", "unlink-unused", "lease" (no read lease granted: a source is only watched by
+// its stamp, core/save/source_watch.h). True when the caller must fail as the real call would.
 bool failPoint(const char* name);
 
 } // namespace repack

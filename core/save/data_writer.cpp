@@ -112,7 +112,8 @@ Result<int> DataWriter::sourceFd(size_t tensor, const SourceRange& source)
     auto identity = identityOf(fd->get());
     if (!identity || !(*identity == source.identity))
         return Error{t.qualifiedName() + ": " + path.string()
-            + " changed since the model was opened (replaced or modified); reopen the model"};
+                + " changed since the model was opened (replaced or modified); reopen the model",
+            ErrorKind::Changed};
     ::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
     if (m_sources.size() >= kMaxOpenSources)
         m_sources.erase(m_sources.begin());

@@ -1,6 +1,7 @@
 #include "source_watch.h"
 
 #include "core/model/model.h"
+#include "crash_point.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -27,6 +28,10 @@ constexpr auto kPoll = std::chrono::milliseconds(10);
 // that is set, it is SIGURG, which processes ignore unless they ask for it.
 bool takeReadLease(int fd)
 {
+    if (failPoint("lease")) {
+        errno = EINVAL; // as on a file system without leases, or a file of another user
+        return false;
+    }
     (void)::fcntl(fd, F_SETSIG, SIGURG);
     if (::fcntl(fd, F_SETLEASE, F_RDLCK) != 0)
         return false;
@@ -50,11 +55,11 @@ void waitPastTick(int64_t changedNs)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
 }
 
-Error changedError(const fs::path& path, const std::string& what)
+Error changedError(const fs::path& path, const std::string& when)
 {
-    return Error{path.string() + " " + what
-            + " (another program?): its bytes could be a mix of old and new; open the model "
-              "again",
+    return Error{path.string() + " changed " + when
+            + " (written to, truncated or replaced by another program?): its bytes could be a "
+              "mix of old and new; open the model again",
         ErrorKind::Changed};
 }
 
@@ -111,7 +116,7 @@ Status SourceWatch::watch(
         stamp = stampOf(st);
     }
     if (!(stamp.identity == validated))
-        return changedError(path, "changed since the model was opened");
+        return changedError(path, "since the model was opened");
     m_files.push_back({path, stamp, leased ? std::move(*fd) : UniqueFd()});
     return {};
 }
@@ -122,7 +127,7 @@ Status SourceWatch::stillUnchanged() const
         struct stat st { };
         const int rc = w.lease.valid() ? ::fstat(w.lease.get(), &st) : ::stat(w.path.c_str(), &st);
         if (rc != 0 || !(stampOf(st) == w.stamp))
-            return changedError(w.path, "was written to, truncated or replaced while it was read");
+            return changedError(w.path, "while it was read");
     }
     return {};
 }
