@@ -25,8 +25,8 @@ FileIdentity identityOf(const struct stat& st)
 
 FileStamp stampOf(const struct stat& st)
 {
-    return {identityOf(st),
-        static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
+    return {
+        identityOf(st), static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec};
 }
 
 Result<FileIdentity> identityOf(int fd)

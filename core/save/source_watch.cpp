@@ -89,8 +89,8 @@ Status SourceWatch::watch(
 {
     auto fd = UniqueFd::openRead(path);
     if (!fd)
-        return Error{fd.error().message + " (it was there when the model was opened)",
-            ErrorKind::Changed};
+        return Error{
+            fd.error().message + " (it was there when the model was opened)", ErrorKind::Changed};
     bool leased = false;
     if (leasedCount() < kMaxLeases) {
         const auto deadline = std::chrono::steady_clock::now() + kWriterWait;

@@ -51,8 +51,9 @@ Source makeSource(const QString& dir)
 {
     QDir(dir).removeRecursively();
     QDir().mkpath(dir);
-    Source s{dir, writeUint8Model(dir, "a.onnx", std::vector<uint64_t>(kTensors, kTensorBytes),
-                      1024, "a.data"),
+    Source s{dir,
+        writeUint8Model(
+            dir, "a.onnx", std::vector<uint64_t>(kTensors, kTensorBytes), 1024, "a.data"),
         dir + "/a.data", {}};
     {
         auto model = loadModel(s.model);
@@ -258,10 +259,10 @@ void TestSourcesRewritten::neverSucceedsWithMixedBytes()
         QVERIFY2(std::holds_alternative<int>(version),
             qPrintable(QStringLiteral("round %1 (writer after %2 us of a %3 us run) succeeded "
                                       "with mixed bytes: %4")
-                    .arg(round)
-                    .arg(delay.count())
-                    .arg(runUs)
-                    .arg(mixOf(version))));
+                           .arg(round)
+                           .arg(delay.count())
+                           .arg(runUs)
+                           .arg(mixOf(version))));
         ++succeeded;
     }
     qInfo("%d rounds succeeded with one version, %d refused", succeeded, refused);
