@@ -1,10 +1,12 @@
 #include "cli.h"
 
 #include "commands.h"
+#include "terminal_text.h"
 
 #include <CLI/CLI.hpp>
 
 #include <iostream>
+#include <new>
 #include <vector>
 
 namespace repack::cli {
@@ -36,9 +38,22 @@ int run(int argc, const char* const* argv)
             << "usage: onnx-repack {inspect|verify|repack|plan|diff|clean} ... (see --help)\n";
         return Usage;
     }
-    for (const auto& command : commands)
-        if (command.subcommand->parsed())
+    for (const auto& command : commands) {
+        if (!command.subcommand->parsed())
+            continue;
+        // The core turns running out of memory into an error where its work begins; what the
+        // commands build around it (tables, JSON) is caught here, never an abort.
+        try {
             return command.action();
+        } catch (const std::bad_alloc&) {
+            std::string line;
+            for (int i = 1; i < argc; ++i)
+                line += (i > 1 ? " " : "") + std::string(argv[i]);
+            std::cerr << "onnx-repack: out of memory running '" << printable(line)
+                      << "' (more than this process may allocate; nothing was written)\n";
+            return Failed;
+        }
+    }
     return Usage;
 }
 

@@ -18,6 +18,7 @@ enum class ErrorKind {
     Changed, // the model's file changed since it was opened (another save?): open it again
     NotFound, // a file the call needs does not exist
     Usage, // options that can never work together or with this model: fix them, do not retry
+    OutOfMemory, // the work needed more memory than the process may have; nothing was written
 };
 
 struct Error {
@@ -33,6 +34,14 @@ struct Error {
 inline Error cancelled(const std::string& what)
 {
     return Error{what + " cancelled", ErrorKind::Cancelled};
+}
+
+// The Error of work that ran out of memory (std::bad_alloc), caught where the work began:
+// "<what>: out of memory ...", `what` naming the file and what was being built.
+inline Error outOfMemory(const std::string& what)
+{
+    return Error{
+        what + ": out of memory (more than this process may allocate)", ErrorKind::OutOfMemory};
 }
 
 // Either a value or an Error. Small stand-in for std::expected (C++23), which GCC 12 lacks.

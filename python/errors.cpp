@@ -13,6 +13,7 @@ struct Classes {
     PyObject* cancelled = nullptr;
     PyObject* busy = nullptr;
     PyObject* usage = nullptr;
+    PyObject* outOfMemory = nullptr;
 };
 Classes classes;
 
@@ -41,6 +42,8 @@ std::string kindText(ErrorKind kind)
         return "not_found";
     case ErrorKind::Usage:
         return "usage";
+    case ErrorKind::OutOfMemory:
+        return "out_of_memory";
     case ErrorKind::Failed:
         break;
     }
@@ -65,7 +68,7 @@ void registerErrors(py::module_& m)
         "A failure of onnx_repack, with the core's message naming the file and the tensor.\n\n"
         ".kind says which: 'failed', 'not_found', 'cancelled', 'consent_needed', 'busy',\n"
         "'changed' (the model's files changed since it was loaded, or a Tensor handle outlived\n"
-        "a save: load or read model.tensors again) or 'usage'.",
+        "a save: load or read model.tensors again), 'usage' or 'out_of_memory'.",
         PyExc_Exception);
     classes.consent = newClass(m, "ConsentRequired",
         "The save would replace files other models read, or files the model does not use;\n"
@@ -83,6 +86,12 @@ void registerErrors(py::module_& m)
         "Options that can never work (they do not parse, exclude each other, or name a data\n"
         "file that cannot be one); nothing was written.",
         usageBases.ptr());
+    py::tuple memoryBases
+        = py::make_tuple(py::handle(classes.error), py::handle(PyExc_MemoryError));
+    classes.outOfMemory = newClass(m, "OutOfMemory",
+        "The work needed more memory than the process may allocate (a MemoryError too);\n"
+        "nothing was written.",
+        memoryBases.ptr());
 }
 
 void raise(const Error& error, py::object conflicts)
@@ -96,6 +105,8 @@ void raise(const Error& error, py::object conflicts)
         cls = classes.busy;
     else if (error.kind == ErrorKind::Usage)
         cls = classes.usage;
+    else if (error.kind == ErrorKind::OutOfMemory)
+        cls = classes.outOfMemory;
     raiseAs(cls, error.message, kindText(error.kind), std::move(conflicts));
 }
 

@@ -78,6 +78,7 @@ public:
     // stay in the file: TensorInfo::inlineRange) and indexes and validates its tensors. Fails
     // only when the file cannot be read or is not an ONNX model; broken tensor references are
     // reported as problems and the model still opens.
+    // Out of memory is an Error of kind OutOfMemory naming the file, not an exception.
     static Result<std::unique_ptr<Model>> load(const std::filesystem::path& path);
     // Smaller payloads are parsed: a range and a mapping cost more than their bytes.
     static constexpr uint64_t kInFileMinBytes = 1024;
@@ -158,6 +159,7 @@ public:
         const std::vector<std::filesystem::path>& replaced, const std::string& reason);
 
 private:
+    static Result<std::unique_ptr<Model>> loadUnguarded(const std::filesystem::path& path);
     Model() = default;
     // adoptSave's steps: the raw_data payloads of `ranges` lie in the file at `path` (with
     // `identity`) and are read from there; then the model lives at `path` (`fileBytes` bytes).

@@ -402,7 +402,12 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
                                             return a->external.offset < b->external.offset;
                                         }))
                                        ->external.offset;
-        auto header = readSafetensorsHeader(fd->get(), identity->size, path, firstByte);
+        Result<std::optional<SafetensorsHeader>> header = Error{};
+        try {
+            header = readSafetensorsHeader(fd->get(), identity->size, path, firstByte);
+        } catch (const std::bad_alloc&) { // a hostile header: the model still opens without it
+            header = outOfMemory(path.string() + ": reading its safetensors header");
+        }
         if (!header) {
             problems.push_back({Severity::Warning, {}, std::string(code::SafetensorsHeader),
                 header.error().message});

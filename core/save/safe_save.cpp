@@ -220,9 +220,7 @@ void dropUnused(const std::vector<fs::path>& readBefore, const std::vector<fs::p
     }
 }
 
-} // namespace
-
-Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions& options)
+Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const SaveOptions& options)
 {
     const auto started = std::chrono::steady_clock::now();
     const fs::path path = fs::absolute(pathIn).lexically_normal();
@@ -404,6 +402,21 @@ Result<SaveReport> save(Model& model, const fs::path& pathIn, const SaveOptions&
     report.seconds
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;
+}
+
+} // namespace
+
+Result<SaveReport> save(Model& model, const fs::path& path, const SaveOptions& options)
+{
+    // Unwinding removes the temporaries and rolls the model back, as any failure before the
+    // commit does; after it, only the report is built.
+    try {
+        return saveUnguarded(model, path, options);
+    } catch (const std::bad_alloc&) {
+        return outOfMemory("cannot save " + path.string());
+    } catch (const std::length_error&) {
+        return outOfMemory("cannot save " + path.string());
+    }
 }
 
 } // namespace repack

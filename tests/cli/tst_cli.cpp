@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -36,6 +37,29 @@ bool writeFile(const QString& path, const QByteArray& contents)
     return f.open(QIODevice::WriteOnly) && f.write(contents) == contents.size();
 }
 
+// A protobuf varint / length-delimited field, for models written at the wire level.
+QByteArray varint(uint64_t n)
+{
+    QByteArray out;
+    for (; n >= 0x80; n >>= 7)
+        out.append(static_cast<char>((n & 0x7f) | 0x80));
+    return out.append(static_cast<char>(n));
+}
+QByteArray field(int number, const QByteArray& payload)
+{
+    return varint(static_cast<uint64_t>(number) << 3 | 2) + varint(payload.size()) + payload;
+}
+
+// A 12 MB model of `count` unnamed one-element float initializers: its index alone needs more
+// memory than a small address-space limit allows.
+QByteArray manyTinyTensors(int count)
+{
+    const QByteArray tensor
+        = QByteArray("\x08\x01\x10\x01", 4) + field(9, QByteArray(4, '\0')); // dims [1], FLOAT
+    const QByteArray graph = field(2, "g") + field(5, tensor).repeated(count);
+    return QByteArray("\x08\x08", 2) + field(7, graph) + field(8, QByteArray("\x10\x11", 2));
+}
+
 } // namespace
 
 class TestCli : public QObject {
@@ -56,6 +80,8 @@ private slots:
     void terminalTextHelpers();
     void emptyFileSaysSo_data();
     void emptyFileSaysSo();
+    void outOfMemoryIsAnErrorNamingTheFile_data();
+    void outOfMemoryIsAnErrorNamingTheFile();
 
 private:
     QTemporaryDir m_dir;
@@ -436,6 +462,43 @@ void TestCli::emptyFileSaysSo()
     const Run run = runCli(args << path);
     QCOMPARE(run.exitCode, 1);
     QCOMPARE(QString::fromUtf8(run.err), "onnx-repack: " + path + ": empty file\n");
+}
+
+void TestCli::outOfMemoryIsAnErrorNamingTheFile_data()
+{
+    QTest::addColumn<QStringList>("args"); // the model's path follows
+    QTest::newRow("inspect") << QStringList{"inspect"};
+    QTest::newRow("inspect --json") << QStringList{"inspect", "--json"};
+    QTest::newRow("verify") << QStringList{"verify"};
+    QTest::newRow("repack") << QStringList{"repack", "-o", "out/new.onnx"};
+    QTest::newRow("plan --json") << QStringList{"plan", "--json"};
+}
+
+void TestCli::outOfMemoryIsAnErrorNamingTheFile()
+{
+#if defined(__SANITIZE_ADDRESS__)
+    QSKIP("AddressSanitizer reserves terabytes of address space: no ulimit -v under it");
+#endif
+    QFETCH(QStringList, args);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("many.onnx");
+    QVERIFY(writeFile(path, manyTinyTensors(1000000)));
+    // 100 MB of address space: the process starts, its index of a million tensors cannot.
+    QStringList quoted;
+    for (const QString& a :
+        QStringList{qEnvironmentVariable("REPACK_CLI")} + args + QStringList{path})
+        quoted << "'" + a + "'";
+    QProcess shell;
+    shell.setWorkingDirectory(dir.path());
+    shell.start("/bin/sh", {"-c", "ulimit -v 100000 && exec " + quoted.join(' ')});
+    QVERIFY(shell.waitForFinished(120000));
+    const QString err = QString::fromUtf8(shell.readAllStandardError());
+    QCOMPARE(shell.exitStatus(), QProcess::NormalExit); // not an abort
+    QCOMPARE(shell.exitCode(), 1);
+    QVERIFY2(err.contains("out of memory") && err.contains(path), qPrintable(err));
+    QVERIFY2(!err.contains("terminate called"), qPrintable(err));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden),
+        QStringList{"many.onnx"}); // nothing written, not even the output folder
 }
 
 QTEST_APPLESS_MAIN(TestCli)

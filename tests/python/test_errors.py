@@ -2,6 +2,8 @@
 and nothing is written."""
 import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 
@@ -120,6 +122,46 @@ class Errors(TempDirTest):
             tensor.numpy()
         self.assertEqual(raised.exception.kind, "changed")
         self.assertTrue(np.array_equal(model.tensors[0].numpy(), model.tensors[0].numpy()))
+
+    def test_out_of_memory_is_a_memory_error_naming_the_file(self):
+        path = os.path.join(self.dir, "many.onnx")
+        # A million unnamed one-element float initializers, written at the wire level.
+        def varint(n):
+            out = bytearray()
+            while n >= 0x80:
+                out.append(n & 0x7F | 0x80)
+                n >>= 7
+            return bytes(out + bytes([n]))
+
+        def field(number, payload):
+            return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+        tensor = b"\x08\x01\x10\x01" + field(9, bytes(4))
+        graph = field(2, b"g") + field(5, tensor) * 1000000
+        with open(path, "wb") as f:
+            f.write(b"\x08\x08" + field(7, graph) + field(8, b"\x10\x11"))
+        # In a child whose address space may grow by only 100 MB past what it has mapped.
+        script = (
+            "import resource, sys, onnx_repack\n"
+            "used = sum(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmSize'))\n"
+            "resource.setrlimit(resource.RLIMIT_AS, ((used + 100000) * 1024,) * 2)\n"
+            "for call in (lambda: onnx_repack.load(sys.argv[1]),\n"
+            "             lambda: onnx_repack.save(sys.argv[1], sys.argv[1] + '.out.onnx')):\n"
+            "    try:\n"
+            "        call()\n"
+            "        print('no error')\n"
+            "    except MemoryError as e:\n"
+            "        print(type(e).__name__, isinstance(e, onnx_repack.Error), getattr(e, 'kind', ''), e)\n"
+        )
+        run = subprocess.run([sys.executable, "-c", script, path], capture_output=True, text=True,
+                             env=dict(os.environ), timeout=120)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        lines = run.stdout.splitlines()
+        self.assertEqual(len(lines), 2, run.stdout)
+        for line in lines:
+            self.assertTrue(line.startswith("OutOfMemory True out_of_memory "), line)
+            self.assertIn(path, line)
+        self.assertEqual(os.listdir(self.dir), ["many.onnx"])
 
 
 if __name__ == "__main__":
