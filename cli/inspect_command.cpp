@@ -39,27 +39,28 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
         out << ", " << printable(header.producerName + ' ' + header.producerVersion);
     out << ")\n\n";
 
-    TextTable table(
-        {"NAME", "SCOPE", "KIND", "DTYPE", "SHAPE", "SIZE", "STORAGE", "OFFSET", "LENGTH"});
     uint64_t inlineBytes = 0, externalBytes = 0;
     size_t inlineCount = 0, externalCount = 0;
     for (const auto& t : model.tensors()) {
-        const auto type = dtype::name(t.dataType);
-        std::string size = t.bytes ? formatBytes(*t.bytes) : "?";
-        if (t.isExternal()) {
-            ++externalCount;
-            externalBytes += t.byteSize();
-            table.addRow({t.name, t.scope, std::string(kindName(t.kind)),
-                type ? std::string(*type) : "?", formatShape(t.shape), size, t.external.location,
-                std::to_string(t.external.offset),
-                std::to_string(t.external.length.value_or(t.byteSize()))});
-        } else {
-            ++inlineCount;
-            inlineBytes += t.byteSize();
-            table.addRow({t.name, t.scope, std::string(kindName(t.kind)),
-                type ? std::string(*type) : "?", formatShape(t.shape), size, "inline", "", ""});
-        }
+        (t.isExternal() ? externalCount : inlineCount)++;
+        (t.isExternal() ? externalBytes : inlineBytes) += t.byteSize();
     }
+    const auto& tensors = model.tensors();
+    TextTable table(
+        {"NAME", "SCOPE", "KIND", "DTYPE", "SHAPE", "SIZE", "STORAGE", "OFFSET", "LENGTH"},
+        tensors.size(), [&tensors](size_t i) {
+            const TensorInfo& t = tensors[i];
+            const auto type = dtype::name(t.dataType);
+            std::vector<std::string> row{t.name, t.scope, std::string(kindName(t.kind)),
+                type ? std::string(*type) : "?", formatShape(t.shape),
+                t.bytes ? formatBytes(*t.bytes) : "?", "inline", "", ""};
+            if (t.isExternal()) {
+                row[6] = t.external.location;
+                row[7] = std::to_string(t.external.offset);
+                row[8] = std::to_string(t.external.length.value_or(t.byteSize()));
+            }
+            return row;
+        });
     table.print(out, {5, 7, 8});
 
     out << "\n"
