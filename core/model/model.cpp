@@ -281,6 +281,9 @@ void Model::reindex()
         // The protos are the model now: index their serialization, whose payloads left in the
         // .onnx are empty (their ranges come from m_inFile).
         const std::vector<onnx::TensorProto*> protos = tensorProtos(*m_proto);
+        // The old index goes first (its data files stay in m_dataFiles): two indexes of a
+        // model of millions of tensors at once would double the peak.
+        std::vector<TensorInfo>().swap(m_tensors);
         std::string bytes;
         m_proto->SerializeToString(&bytes);
         const RawPayloadRule inFile = [&](size_t tensor, FileRange) -> std::optional<FileRange> {
