@@ -94,6 +94,13 @@ void registerErrors(py::module_& m)
         memoryBases.ptr());
 }
 
+std::string inPythonTerms(std::string message)
+{
+    for (size_t at; (at = message.find("(--force)")) != std::string::npos;)
+        message.replace(at, 9, "(force=True)");
+    return message;
+}
+
 void raise(const Error& error, py::object conflicts)
 {
     PyObject* cls = classes.error;
@@ -107,7 +114,7 @@ void raise(const Error& error, py::object conflicts)
         cls = classes.usage;
     else if (error.kind == ErrorKind::OutOfMemory)
         cls = classes.outOfMemory;
-    raiseAs(cls, error.message, kindText(error.kind), std::move(conflicts));
+    raiseAs(cls, inPythonTerms(error.message), kindText(error.kind), std::move(conflicts));
 }
 
 void raiseUsage(const std::string& message)

@@ -18,6 +18,9 @@ void registerErrors(pybind11::module_& m);
 // kind says "failed" or "changed".
 [[noreturn]] void raise(const Error& error, pybind11::object conflicts = pybind11::list());
 
+// A core message as Python users read it: consent is the keyword force=True, not --force.
+std::string inPythonTerms(std::string message);
+
 // Raises UsageError (also a ValueError): options that cannot be used, before anything is read.
 [[noreturn]] void raiseUsage(const std::string& message);
 

@@ -39,7 +39,7 @@ py::list conflictsOf(const Model& model, const fs::path& out, const SaveOptions&
         py::dict d;
         d["file"] = c.file.string();
         d["users"] = std::move(users);
-        d["message"] = c.message;
+        d["message"] = inPythonTerms(c.message);
         list.append(std::move(d));
     }
     return list;

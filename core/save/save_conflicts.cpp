@@ -23,12 +23,13 @@ std::string names(const std::vector<fs::path>& paths)
     return out;
 }
 
-// Files the model may replace without asking: those it reads, when it is saved over itself,
-// and the final names of temporaries it reads (a model left by an interrupted save).
+// Files the model may replace without asking: those it reads, when it is saved over itself
+// or has no file of its own (a proto, whose data is its own once no other model reads it), and
+// the final names of temporaries it reads (a model left by an interrupted save).
 std::set<FileId> ownFiles(const Model& model, bool inPlace)
 {
     std::set<FileId> own;
-    if (!inPlace)
+    if (!inPlace && !model.path().empty())
         return own;
     for (const auto& path : filesReadBy(model)) {
         if (auto id = fileIdOf(path))
@@ -81,8 +82,10 @@ std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, c
 {
     const bool inPlace = !model.path().empty() && samePathOrFile(out, model.path());
     const std::set<FileId> own = ownFiles(model, inPlace);
-    std::set<FileId> sourceReads; // files the model being saved reads (saving elsewhere)
-    if (!inPlace)
+    // Files the model being saved reads from its own file, when saving elsewhere: that file
+    // would then read wrong bytes. A model without a file (a proto) is no such reader.
+    std::set<FileId> sourceReads;
+    if (!inPlace && !model.path().empty())
         for (const auto& path : filesReadBy(model))
             if (auto id = fileIdOf(path))
                 sourceReads.insert(*id);

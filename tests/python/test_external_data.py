@@ -47,6 +47,24 @@ class ExternalData(TempDirTest):
         onnx_repack.save(model, self.path, force=True)
         self.assertSameValues(self.values, self.path)
 
+    def test_a_proto_resaved_over_its_own_path(self):
+        # docs/python.md's recipe: the proto's own data file, which no other model reads.
+        folder = os.path.dirname(self.path)
+        proto = onnx.load(self.path, load_external_data=False)
+        onnx_repack.save_proto(proto, self.path, base_dir=folder)
+        self.assertSameValues(self.values, self.path)
+        self.assertEqual(sorted(os.listdir(folder)), ["model.onnx", "model.onnx.data"])
+        # Another model reading that file is named, with Python's keyword for consent.
+        shutil.copy(self.path, os.path.join(folder, "other.onnx"))
+        proto = onnx.load(self.path, load_external_data=False)
+        with self.assertRaises(onnx_repack.ConsentRequired) as raised:
+            onnx_repack.save_proto(proto, self.path, base_dir=folder, align=0)
+        self.assertEqual(raised.exception.conflicts[0]["users"], [os.path.join(folder, "other.onnx")])
+        self.assertIn("other.onnx", str(raised.exception))
+        self.assertIn("force=True", str(raised.exception))
+        self.assertNotIn("--force", str(raised.exception))
+        self.assertSameValues(self.values, os.path.join(folder, "other.onnx"))
+
     def test_a_data_file_no_longer_used_is_named_and_removed_on_request(self):
         report = onnx_repack.save(self.path, self.path, external_data="renamed.data")
         self.assertEqual([os.path.basename(f) for f in report.no_longer_used], ["model.onnx.data"])
