@@ -76,11 +76,16 @@ std::string shardName(const std::string& dataFile, size_t index, size_t count)
         return dataFile;
     char infix[48];
     std::snprintf(infix, sizeof infix, "-%05zu-of-%05zu", index + 1, count);
-    // Split the file name at its last dot as onnx_ir does (a leading dot counts too, unlike
-    // fs::path::extension()), never a dot in the folder part.
+    // Before the file name's extension chain, as onnx_ir does since 1.1: the trailing ".ext"
+    // parts that start with a letter ("model.onnx.data" -> "model" + ".onnx.data", but
+    // "qwen2.5.onnx.data" keeps "qwen2.5"), never a dot in the folder part, and never the whole
+    // name (".hidden.data" keeps ".hidden").
     const size_t nameStart = dataFile.find_last_of('/') + 1; // npos + 1 == 0
-    const size_t dot = dataFile.rfind('.');
-    const size_t cut = dot != std::string::npos && dot >= nameStart ? dot : dataFile.size();
+    size_t cut = dataFile.size();
+    for (size_t dot; cut > nameStart && (dot = dataFile.rfind('.', cut - 1)) != std::string::npos
+         && dot > nameStart && dot + 1 < cut
+         && std::isalpha(static_cast<unsigned char>(dataFile[dot + 1]));)
+        cut = dot;
     return dataFile.substr(0, cut) + infix + dataFile.substr(cut);
 }
 

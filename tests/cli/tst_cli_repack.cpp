@@ -169,8 +169,8 @@ void TestCliRepack::option_data()
                                 << "";
     // 1100 KiB: t1..t3 end at 1056768, t4 would pass 1126400 and starts shard two.
     QTest::newRow("--shard-size") << "plain" << QStringList{"--shard-size", "1100KiB"}
-                                  << QStringList{"out.onnx-00001-of-00002.data",
-                                         "out.onnx-00002-of-00002.data"}
+                                  << QStringList{"out-00001-of-00002.onnx.data",
+                                         "out-00002-of-00002.onnx.data"}
                                   << "t1 t2 t3 t4"
                                   << "t1@0 t2@2048 t3@8192 t4@0";
 }
@@ -366,7 +366,7 @@ void TestCliRepack::missingOutputFolderIsCreated_data()
     QTest::newRow("one level") << "new/out.onnx" << QStringList{} << "out.onnx.data";
     QTest::newRow("three levels") << "a/b/c/out.onnx" << QStringList{} << "out.onnx.data";
     QTest::newRow("sharded") << "a/b/out.onnx" << QStringList{"--shard-size", "1100KiB"}
-                             << "out.onnx-00002-of-00002.data";
+                             << "out-00002-of-00002.onnx.data";
     QTest::newRow("inline") << "a/b/out.onnx" << QStringList{"--inline"} << "";
 }
 

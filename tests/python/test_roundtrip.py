@@ -61,7 +61,8 @@ class RoundTrip(TempDirTest):
         report = self.check_mode({"shard_size": 1_000_000}, ["--shard-size", "1000000"])
         names = sorted(os.path.basename(f) for f in report.data_files)
         self.assertGreater(len(names), 1)
-        self.assertTrue(all(n.startswith("model.onnx-0000") and n.endswith(".data") for n in names), names)
+        # onnx_ir 1.1's rule: the marker before the whole extension chain.
+        self.assertEqual(names, [f"model-{i:05d}-of-{len(names):05d}.onnx.data" for i in range(1, len(names) + 1)])
 
     def test_plan_matches_the_cli(self):
         src, values = self.source()

@@ -96,7 +96,7 @@ private slots:
         QTest::addRow("named") << QStringList{"--data", "weights.safetensors"}
                                << "weights\\.safetensors" << 1;
         QTest::addRow("sharded") << QStringList{"--shard-size", "1200KiB"}
-                                 << "out\\.onnx-0000[1-3]-of-00003\\.safetensors" << 3;
+                                 << "out-0000[1-3]-of-00003\\.onnx\\.safetensors" << 3;
         QTest::addRow("web chunks") << QStringList{"--target", "web", "--shard-size", "1200KiB"}
                                     << "out\\.onnx_data(_[12])?" << 3;
         QTest::addRow("ort target") << QStringList{"--target", "ort"} << "out\\.onnx\\.data" << 1;

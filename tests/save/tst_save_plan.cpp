@@ -219,8 +219,9 @@ void TestSavePlan::sizeOrderKeepsTiesInDeclarationOrder()
 
 void TestSavePlan::shardNames()
 {
-    // onnx_ir's rule (src/onnx_ir/external_data.py, _get_shard_filename): the index goes before
-    // the file name's last dot; one shard keeps the plain name.
+    // onnx_ir's rule since 1.1: the index goes before the file name's extension chain (the
+    // trailing ".ext" parts that start with a letter), never into a folder; one shard keeps the
+    // plain name.
     struct Row {
         const char* data;
         size_t index;
@@ -230,11 +231,15 @@ void TestSavePlan::shardNames()
     const Row rows[] = {
         {"w.bin", 0, 3, "w-00001-of-00003.bin"},
         {"w.bin", 2, 3, "w-00003-of-00003.bin"},
-        {"model.onnx.data", 0, 3, "model.onnx-00001-of-00003.data"},
+        {"model.onnx.data", 0, 2, "model-00001-of-00002.onnx.data"},
+        {"qwen2.5.onnx.data", 1, 2, "qwen2.5-00002-of-00002.onnx.data"},
+        {"weights.dir/model.onnx.data", 0, 2, "weights.dir/model-00001-of-00002.onnx.data"},
+        {"model", 0, 2, "model-00001-of-00002"},
         {"model.onnx_data", 1, 3, "model-00002-of-00003.onnx_data"},
-        {"sub/model.onnx.data", 9, 12, "sub/model.onnx-00010-of-00012.data"},
+        {"sub/model.onnx.data", 9, 12, "sub/model-00010-of-00012.onnx.data"},
         {"weights", 0, 2, "weights-00001-of-00002"},
         {"v1.2/weights", 1, 2, "v1.2/weights-00002-of-00002"}, // a dot in the folder stays put
+        {".hidden.data", 0, 2, ".hidden-00001-of-00002.data"},
         {"w.bin", 0, 1, "w.bin"},
         {"model.onnx.data", 0, 1, "model.onnx.data"},
     };
