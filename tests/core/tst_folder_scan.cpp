@@ -275,10 +275,10 @@ void TestFolderScan::unusedData_data()
     QTest::addColumn<QString>("name");
     QTest::addColumn<bool>("unused");
 
-    for (const char* name : {"old.data", "m.onnx_data", "m.onnx.data.bak.data", "w.bin",
-             "model.weights", "x.extdata", "m.onnx_data_3", "m.data_12", "encoder_data",
-             "model-00002-of-00003.onnx.data", "model.onnx-00002-of-00003.data",
-             "model-00001-of-00002.pb"})
+    for (const char* name :
+        {"old.data", "m.onnx_data", "m.onnx.data.bak.data", "w.bin", "model.weights", "x.extdata",
+            "m.onnx_data_3", "m.data_12", "encoder_data", "model-00002-of-00003.onnx.data",
+            "model.onnx-00002-of-00003.data", "model-00001-of-00002.pb"})
         QTest::addRow("%s is reported", name) << name << true;
     for (const char* name : {"notes.txt", "config.json", "model-00001-of-00002.safetensors",
              "other.onnx", "m.onnx.data.bak", "weights-of-x"})
