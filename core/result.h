@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cassert>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -42,6 +44,19 @@ inline Error outOfMemory(const std::string& what)
 {
     return Error{
         what + ": out of memory (more than this process may allocate)", ErrorKind::OutOfMemory};
+}
+
+// Runs `work` (returning a Result or a Status): running out of memory in it (std::bad_alloc,
+// or a container asked for more than it can ever hold) becomes outOfMemory(what).
+template <typename Work> auto guardMemory(const std::string& what, Work&& work) -> decltype(work())
+{
+    try {
+        return work();
+    } catch (const std::bad_alloc&) {
+        return outOfMemory(what);
+    } catch (const std::length_error&) {
+        return outOfMemory(what);
+    }
 }
 
 // Either a value or an Error. Small stand-in for std::expected (C++23), which GCC 12 lacks.

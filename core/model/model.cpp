@@ -100,13 +100,8 @@ constexpr int kLoadAttempts = 8;
 
 Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
 {
-    try {
-        return loadUnguarded(path);
-    } catch (const std::bad_alloc&) {
-        return outOfMemory(path.string() + ": indexing its tensors");
-    } catch (const std::length_error&) { // a container asked for more than it can ever hold
-        return outOfMemory(path.string() + ": indexing its tensors");
-    }
+    return guardMemory(
+        path.string() + ": indexing its tensors", [&] { return loadUnguarded(path); });
 }
 
 Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path)

@@ -402,12 +402,9 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
                                             return a->external.offset < b->external.offset;
                                         }))
                                        ->external.offset;
-        Result<std::optional<SafetensorsHeader>> header = Error{};
-        try {
-            header = readSafetensorsHeader(fd->get(), identity->size, path, firstByte);
-        } catch (const std::bad_alloc&) { // a hostile header: the model still opens without it
-            header = outOfMemory(path.string() + ": reading its safetensors header");
-        }
+        // A header too large to hold is a warning: the model still opens without it.
+        auto header = guardMemory(path.string() + ": reading its safetensors header",
+            [&] { return readSafetensorsHeader(fd->get(), identity->size, path, firstByte); });
         if (!header) {
             problems.push_back({Severity::Warning, {}, std::string(code::SafetensorsHeader),
                 header.error().message});

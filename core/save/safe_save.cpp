@@ -410,13 +410,8 @@ Result<SaveReport> save(Model& model, const fs::path& path, const SaveOptions& o
 {
     // Unwinding removes the temporaries and rolls the model back, as any failure before the
     // commit does; after it, only the report is built.
-    try {
-        return saveUnguarded(model, path, options);
-    } catch (const std::bad_alloc&) {
-        return outOfMemory("cannot save " + path.string());
-    } catch (const std::length_error&) {
-        return outOfMemory("cannot save " + path.string());
-    }
+    return guardMemory(
+        "cannot save " + path.string(), [&] { return saveUnguarded(model, path, options); });
 }
 
 } // namespace repack

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <ctime>
 #include <fcntl.h>
+#include <set>
 #include <thread>
 
 #include <sys/stat.h>
@@ -71,13 +72,11 @@ Result<SourceWatch> SourceWatch::start(const Model& model, const CancelToken* ca
     if (!model.path().empty())
         if (Status s = watch.watch(model.path(), model.fileIdentity(), cancel); !s)
             return s.error();
+    std::set<const DataFile*> seen; // one DataFile per file: thousands of tensors share one
     for (const TensorInfo& t : model.tensors()) {
-        if (!t.isExternal() || !t.external.file)
+        if (!t.isExternal() || !t.external.file || !seen.insert(t.external.file.get()).second)
             continue;
         const DataFile& file = *t.external.file;
-        if (std::any_of(watch.m_files.begin(), watch.m_files.end(),
-                [&](const Watched& w) { return w.path == file.path(); }))
-            continue;
         if (Status s = watch.watch(file.path(), file.identity(), cancel); !s)
             return s.error();
     }
