@@ -402,9 +402,11 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
                                             return a->external.offset < b->external.offset;
                                         }))
                                        ->external.offset;
-        // A header too large to hold is a warning: the model still opens without it.
-        auto header = guardMemory(path.string() + ": reading its safetensors header",
-            [&] { return readSafetensorsHeader(fd->get(), identity->size, path, firstByte); });
+        // A header too large to hold is a warning: the model still opens without it. (A named
+        // reference, not the structured binding: clang 14 cannot capture those.)
+        const std::filesystem::path& filePath = path;
+        auto header = guardMemory(filePath.string() + ": reading its safetensors header",
+            [&] { return readSafetensorsHeader(fd->get(), identity->size, filePath, firstByte); });
         if (!header) {
             problems.push_back({Severity::Warning, {}, std::string(code::SafetensorsHeader),
                 header.error().message});
