@@ -27,7 +27,7 @@ std::string formatBytes(uint64_t bytes)
     return text;
 }
 
-std::string formatShape(const std::vector<int64_t>& shape)
+std::string formatShape(std::span<const int64_t> shape)
 {
     std::string out = "[";
     for (size_t i = 0; i < shape.size(); ++i) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,7 @@ namespace repack {
 // "0 B", "999 B", "1.5 KiB", "12.0 MiB", "2.00 GiB"
 std::string formatBytes(uint64_t bytes);
 // "[2, 3, 4]"; "[]" for a scalar
-std::string formatShape(const std::vector<int64_t>& shape);
+std::string formatShape(std::span<const int64_t> shape);
 // Parses "1024", "4K", "4KiB", "1.5M", "2GiB" (binary multiples); nullopt when malformed.
 std::optional<uint64_t> parseSize(const std::string& text);
 

@@ -145,8 +145,8 @@ void checkSameIndex(std::span<const std::byte> file, const TensorIndex& a,
             require(textAt(file, *x.inlineRange) == textAt(canonical, *y.inlineRange),
                 at + "raw_data bytes differ");
         require(x.unusedInitializer == y.unusedInitializer, at + "unusedInitializer differs");
-        require(x.readAtGraphBuild == y.readAtGraphBuild,
-            at + "readAtGraphBuild '" + x.readAtGraphBuild + "' vs '" + y.readAtGraphBuild + "'");
+        require(*x.readAtGraphBuild == *y.readAtGraphBuild,
+            at + "readAtGraphBuild '" + *x.readAtGraphBuild + "' vs '" + *y.readAtGraphBuild + "'");
     }
     require(a.problems.size() == b.problems.size(),
         what + std::to_string(a.problems.size()) + " problems vs "

@@ -51,7 +51,7 @@ QString storageText(const repack::TensorInfo& t, Reused& location)
     case repack::Storage::External:
         break;
     }
-    return location(t.external.location);
+    return location(t.external->location);
 }
 
 TensorRow rowFor(const repack::TensorInfo& t, RowTexts& texts)
@@ -68,8 +68,8 @@ TensorRow rowFor(const repack::TensorInfo& t, RowTexts& texts)
     row.typed = t.storage == repack::Storage::Typed;
     row.storage = storageText(t, texts.location);
     if (row.external) {
-        row.offset = t.external.offset;
-        row.length = t.external.length.value_or(t.byteSize());
+        row.offset = t.external->offset;
+        row.length = t.external->length.value_or(t.byteSize());
     }
     row.hasError = t.hasError;
     return row;

@@ -29,15 +29,15 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
         if (!t.isExternal() || t.byteSize() < options.largeTensor)
             continue;
         const std::string where = t.qualifiedName() + ": " + formatBytes(t.byteSize())
-            + " at offset " + std::to_string(t.external.offset) + " of " + t.external.location;
-        if (t.external.offset % kPageAlignment != 0)
+            + " at offset " + std::to_string(t.external->offset) + " of " + t.external->location;
+        if (t.external->offset % kPageAlignment != 0)
             warn(out, t.qualifiedName(), code::NotMappable,
                 where
                     + " is not 4 KiB-aligned, so readers cannot memory-map it and copy it to "
                       "memory instead; fix: onnx-repack repack (aligns tensors of 1 MiB and "
                       "more to 4 KiB), or --target ort for 64 KiB");
         else if (options.alignment >= kWindowsMapGranularity
-            && t.external.offset % options.alignment != 0)
+            && t.external->offset % options.alignment != 0)
             warn(out, t.qualifiedName(), code::NotMappableOnWindows,
                 where + " is not " + formatBytes(options.alignment)
                     + "-aligned, so ONNX Runtime before 1.23 cannot memory-map it on Windows; "

@@ -99,30 +99,30 @@ std::vector<FileLayout> computeLayout(const Model& model)
     Entry* last = nullptr;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorInfo& t = tensors[i];
-        if (!t.isExternal() || t.external.resolvedPath.empty())
+        if (!t.isExternal() || t.external->resolvedPath.empty())
             continue;
-        if (&t.external.resolvedPath.get() != lastPath) {
-            lastPath = &t.external.resolvedPath.get();
+        if (&t.external->resolvedPath.get() != lastPath) {
+            lastPath = &t.external->resolvedPath.get();
             last = &files[*lastPath];
         }
         auto& [layout, regions] = *last;
         if (layout.path.empty()) {
-            layout.path = t.external.resolvedPath;
-            layout.location = t.external.resolvedPath.get()
+            layout.path = t.external->resolvedPath;
+            layout.location = t.external->resolvedPath.get()
                                   .lexically_relative(model.baseDir())
                                   .generic_string();
             struct stat st { };
             if (::stat(layout.path.c_str(), &st) == 0)
                 layout.bytes = static_cast<uint64_t>(st.st_size);
         }
-        if (t.external.file && t.external.file->safetensors())
-            layout.headerBytes = std::min(t.external.file->safetensors()->dataStart, layout.bytes);
+        if (t.external->file && t.external->file->safetensors())
+            layout.headerBytes = std::min(t.external->file->safetensors()->dataStart, layout.bytes);
         // A reference past the end claims only the bytes that exist.
-        const uint64_t offset = t.external.offset;
+        const uint64_t offset = t.external->offset;
         if (offset >= layout.bytes)
             continue;
         const uint64_t length
-            = std::min(t.external.length.value_or(t.byteSize()), layout.bytes - offset);
+            = std::min(t.external->length.value_or(t.byteSize()), layout.bytes - offset);
         regions.push_back({RegionType::Tensor, offset, length, static_cast<int>(i)});
     }
     std::vector<FileLayout> out;

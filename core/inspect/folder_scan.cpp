@@ -137,10 +137,10 @@ std::set<fs::path> externalPaths(const Model& model)
     for (const auto& t : model.tensors()) {
         if (!t.isExternal())
             continue;
-        if (!t.external.resolvedPath.empty())
-            out.insert(t.external.resolvedPath);
-        else if (!t.external.location.empty() && fs::path(t.external.location).is_relative())
-            out.insert((model.baseDir() / t.external.location).lexically_normal());
+        if (!t.external->resolvedPath.empty())
+            out.insert(t.external->resolvedPath);
+        else if (!t.external->location.empty() && fs::path(t.external->location).is_relative())
+            out.insert((model.baseDir() / t.external->location).lexically_normal());
     }
     return out;
 }

@@ -31,14 +31,14 @@ Json tensorJson(const TensorInfo& t)
     j["kind"] = kindName(t.kind);
     const auto type = dtype::name(t.dataType);
     j["dtype"] = type ? std::string(*type) : "unknown(" + std::to_string(t.dataType) + ")";
-    j["shape"] = t.shape;
+    j["shape"] = t.shape.toVector();
     j["elements"] = optionalNumber(t.elements);
     j["bytes"] = optionalNumber(t.bytes);
     j["storage"] = t.isExternal() ? "external" : "inline";
     if (t.isExternal()) {
-        j["location"] = t.external.location;
-        j["offset"] = t.external.offset;
-        j["length"] = t.external.length.value_or(t.byteSize());
+        j["location"] = t.external->location;
+        j["offset"] = t.external->offset;
+        j["length"] = t.external->length.value_or(t.byteSize());
     } else {
         j["location"] = nullptr;
         j["offset"] = nullptr;
@@ -78,11 +78,11 @@ void writeTensor(JsonStream& json, const TensorInfo& t)
     json.value(std::string_view(t.isExternal() ? "external" : "inline"));
     json.key("location");
     if (t.isExternal())
-        json.value(std::string_view(t.external.location));
+        json.value(std::string_view(t.external->location));
     else
         json.null();
-    for (const auto& [name, number] : {std::pair("offset", t.external.offset),
-             {"length", t.external.length.value_or(t.byteSize())}}) {
+    for (const auto& [name, number] : {std::pair("offset", t.external->offset),
+             {"length", t.external->length.value_or(t.byteSize())}}) {
         json.key(name);
         if (t.isExternal())
             json.value(number);
@@ -96,8 +96,8 @@ Json placeJson(const TensorInfo& t)
 {
     if (!t.isExternal())
         return Json{{"storage", "inline"}};
-    return Json{{"storage", "external"}, {"location", t.external.location},
-        {"offset", t.external.offset}, {"length", t.external.length.value_or(t.byteSize())}};
+    return Json{{"storage", "external"}, {"location", t.external->location},
+        {"offset", t.external->offset}, {"length", t.external->length.value_or(t.byteSize())}};
 }
 
 Json placeJson(const TensorPlace& place)

@@ -34,10 +34,10 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
     std::map<std::filesystem::path, std::vector<Range>> files;
     uint64_t total = 0;
     for (const auto& t : model.tensors()) {
-        if (!t.isExternal() || !t.external.file)
+        if (!t.isExternal() || !t.external->file)
             continue;
-        const uint64_t length = t.external.length.value_or(t.byteSize());
-        files[t.external.resolvedPath].push_back({t.external.offset, length, &t});
+        const uint64_t length = t.external->length.value_or(t.byteSize());
+        files[t.external->resolvedPath].push_back({t.external->offset, length, &t});
         total += length;
     }
 
@@ -54,7 +54,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
         }
         // Only the file that was validated: another one at that path has other bytes.
         auto identity = identityOf(fd->get());
-        if (!identity || !(*identity == ranges.front().tensor->external.file->identity())) {
+        if (!identity || !(*identity == ranges.front().tensor->external->file->identity())) {
             for (const auto& r : ranges)
                 problem(out, *r.tensor, code::FileChanged,
                     path.string()
@@ -66,7 +66,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
         for (const auto& r : ranges) {
             if (options.cancel && options.cancel->isCancelled())
                 return out;
-            const bool hashing = !r.tensor->external.checksum.empty();
+            const bool hashing = !r.tensor->external->checksum.empty();
             Sha1 sha;
             uint64_t done = 0;
             Status status;
@@ -89,10 +89,10 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
             }
             if (hashing) {
                 const std::string actual = sha.hexDigest();
-                if (actual != r.tensor->external.checksum)
+                if (actual != r.tensor->external->checksum)
                     problem(out, *r.tensor, code::ChecksumMismatch,
                         "SHA-1 of the bytes is " + actual + ", the checksum key says "
-                            + r.tensor->external.checksum);
+                            + r.tensor->external->checksum);
             }
         }
     }

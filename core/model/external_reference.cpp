@@ -46,7 +46,7 @@ bool isUnder(const fs::path& path, const fs::path& dir)
 void parseExternalKeys(
     TensorInfo& info, const ExternalEntries& keys, std::vector<Problem>& problems)
 {
-    ExternalRef& ref = info.external;
+    ExternalRef& ref = *info.external;
     for (const auto& [keyView, valueView] : keys.entries) {
         const std::string key(keyView);
         const std::string value(valueView);
@@ -165,7 +165,7 @@ void resolveExternal(TensorInfo& info, LocationResolver& resolver,
     const std::function<std::shared_ptr<DataFile>(const fs::path&, const FileIdentity&)>& openFile,
     std::vector<Problem>& problems)
 {
-    ExternalRef& ref = info.external;
+    ExternalRef& ref = *info.external;
     ref.file.reset();
     ref.resolvedPath.clear();
     if (!ref.hasLocation)
@@ -178,7 +178,8 @@ void resolveExternal(TensorInfo& info, LocationResolver& resolver,
     }
     ref.resolvedPath = resolved->path;
     const uint64_t fileSize = resolved->identity.size;
-    const std::optional<uint64_t> span = ref.length ? ref.length : info.bytes;
+    const std::optional<uint64_t> span
+        = ref.length ? ref.length : std::optional<uint64_t>(info.bytes);
     if (!span) {
         // Without a length and a known dtype x shape size (unknown dtype), no byte range can be
         // trusted; reading would silently yield nothing. Say so unless an error already does.

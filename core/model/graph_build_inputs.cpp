@@ -138,8 +138,8 @@ void GraphBuildMarker::mark(size_t tensor, const std::string& why)
     // A reader densifies a sparse pair: both are read. The first use in declaration order
     // names the reason.
     for (size_t t : {tensor, m_sparseIndices.count(tensor) ? m_sparseIndices.at(tensor) : tensor})
-        if (std::string& reason = m_tensors[t].readAtGraphBuild; reason.empty())
-            reason = why;
+        if (m_tensors[t].readAtGraphBuild->empty())
+            m_tensors[t].readAtGraphBuild = why;
 }
 
 } // namespace repack

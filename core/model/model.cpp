@@ -327,8 +327,8 @@ void Model::resolve()
         if (!info.isExternal())
             continue;
         resolveExternal(info, resolver, open, m_problems);
-        if (info.external.location != lastLocation) {
-            lastLocation = info.external.location;
+        if (info.external->location != lastLocation) {
+            lastLocation = info.external->location;
             interrupted |= isTempName(fs::path(lastLocation).filename().string());
         }
     }
@@ -345,8 +345,8 @@ void Model::resolve()
             broken.insert(p.tensor);
     for (auto& info : m_tensors) {
         info.hasError = broken.count(info.qualifiedName()) > 0;
-        if (info.hasError)
-            info.external.file.reset(); // never read through a reference we found broken
+        if (info.hasError && info.external.present())
+            info.external->file.reset(); // never read through a reference we found broken
     }
     // An external tensor readers need while building the graph: an error for the model's
     // readers, not for its bytes (after `broken`), so a save may bring it inline.
@@ -354,7 +354,7 @@ void Model::resolve()
         if (info.isExternal() && info.mustStayInline())
             m_problems.push_back({Severity::Error, info.qualifiedName(),
                 std::string(code::ExternalGraphBuildInput),
-                info.qualifiedName() + " is stored externally, but it is " + info.readAtGraphBuild
+                info.qualifiedName() + " is stored externally, but it is " + *info.readAtGraphBuild
                     + ", whose values readers need while building the graph: ONNX Runtime "
                       "refuses to load the model; fix: onnx-repack repack (keeps it inline)"});
     // Data files that are also .safetensors files: their headers must agree with the model.
@@ -495,14 +495,14 @@ Result<TensorBytes> Model::read(size_t index) const
         return Error{"cannot read " + info.qualifiedName() + ": " + firstErrorOf(info)};
     switch (info.storage) {
     case Storage::External: {
-        if (!info.external.file)
-            return Error{info.qualifiedName() + ": external data of '" + info.external.location
+        if (!info.external->file)
+            return Error{info.qualifiedName() + ": external data of '" + info.external->location
                 + "' is not readable (see the model's problems)"};
-        const uint64_t length = info.external.length.value_or(info.byteSize());
-        auto view = info.external.file->view(info.external.offset, length);
+        const uint64_t length = info.external->length.value_or(info.byteSize());
+        auto view = info.external->file->view(info.external->offset, length);
         if (!view)
             return Error{info.qualifiedName() + ": " + view.error().message};
-        return TensorBytes::view(*view, info.external.file.get());
+        return TensorBytes::view(*view, info.external->file.get());
     }
     case Storage::Raw: {
         if (info.inlineRange) {

@@ -57,7 +57,7 @@ uint64_t elementBytes(std::string_view name)
 
 // The element count as the reference reader computes it: a checked product, dimension by
 // dimension, so [2^62, 2^62, 0] overflows although it holds no element.
-std::optional<uint64_t> checkedElements(const std::vector<int64_t>& shape)
+std::optional<uint64_t> checkedElements(std::span<const int64_t> shape)
 {
     uint64_t n = 1;
     for (int64_t d : shape) {
@@ -74,7 +74,7 @@ std::string dump(const Json& json)
     return json.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::string shapeText(const std::vector<int64_t>& shape)
+std::string shapeText(std::span<const int64_t> shape)
 {
     std::string out = "[";
     for (size_t i = 0; i < shape.size(); ++i)
@@ -315,7 +315,7 @@ std::string safetensorsName(const TensorInfo& tensor)
     return Json::parse(dump(Json(name))).get<std::string>();
 }
 
-bool safetensorsShapeFits(std::string_view dtype, const std::vector<int64_t>& shape)
+bool safetensorsShapeFits(std::string_view dtype, std::span<const int64_t> shape)
 {
     const auto elements = checkedElements(shape);
     const uint64_t size = std::max<uint64_t>(elementBytes(dtype), 1);
@@ -369,7 +369,7 @@ std::string makeSafetensorsHeader(const std::vector<SafetensorsEntry>& entries)
 }
 
 uint64_t safetensorsEntryBound(
-    std::string_view name, std::string_view dtype, const std::vector<int64_t>& shape)
+    std::string_view name, std::string_view dtype, std::span<const int64_t> shape)
 {
     // Each name byte escapes to at most 6 ("\u001f"); each number to at most 20 digits and a
     // comma; the keys, quotes and brackets of one entry take 48.
@@ -382,9 +382,9 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
     // only those whose reference validated.
     std::map<std::filesystem::path, std::pair<DataFile*, std::vector<const TensorInfo*>>> files;
     for (const auto& t : tensors)
-        if (t.isExternal() && t.external.file) {
-            auto& [file, readers] = files[t.external.file->path()];
-            file = t.external.file.get();
+        if (t.isExternal() && t.external->file) {
+            auto& [file, readers] = files[t.external->file->path()];
+            file = t.external->file.get();
             readers.push_back(&t);
         }
     for (auto& [path, entry] : files) {
@@ -399,9 +399,9 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
         // A file whose tensors lie in what would be the header is plain ONNX data.
         const uint64_t firstByte = (*std::min_element(readers.begin(), readers.end(),
                                         [](const TensorInfo* a, const TensorInfo* b) {
-                                            return a->external.offset < b->external.offset;
+                                            return a->external->offset < b->external->offset;
                                         }))
-                                       ->external.offset;
+                                       ->external->offset;
         // A header too large to hold is a warning: the model still opens without it. (A named
         // reference, not the structured binding: clang 14 cannot capture those.)
         const std::filesystem::path& filePath = path;
@@ -421,8 +421,8 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
             byRange.emplace(std::pair(e.begin, e.end), &e);
         const uint64_t dataStart = (*header)->dataStart;
         for (const TensorInfo* t : readers) {
-            const uint64_t begin = t->external.offset;
-            const uint64_t end = begin + t->external.length.value_or(t->byteSize());
+            const uint64_t begin = t->external->offset;
+            const uint64_t end = begin + t->external->length.value_or(t->byteSize());
             const auto [first, last] = byRange.equal_range({begin, end});
             const std::string_view dtype = safetensorsDtype(t->dataType);
             const bool agrees = std::any_of(first, last, [&](const auto& candidate) {

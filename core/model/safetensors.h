@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,7 +52,7 @@ Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(int fd, uint64_t 
 
 // Whether the reference reader can compute the size of `shape` of `dtype` (a checked product,
 // dimension by dimension: [2^62, 2^62, 0] overflows although it is empty).
-bool safetensorsShapeFits(std::string_view dtype, const std::vector<int64_t>& shape);
+bool safetensorsShapeFits(std::string_view dtype, std::span<const int64_t> shape);
 
 // The bytes a data file starts with: the length, then the JSON header of `entries` (offsets
 // relative to the data start; empty file: "{}"), padded with spaces so tensors start at a
@@ -60,7 +61,7 @@ std::string makeSafetensorsHeader(const std::vector<SafetensorsEntry>& entries);
 
 // An upper bound of the header bytes one entry adds (name, dtype, shape, two offsets).
 uint64_t safetensorsEntryBound(
-    std::string_view name, std::string_view dtype, const std::vector<int64_t>& shape);
+    std::string_view name, std::string_view dtype, std::span<const int64_t> shape);
 // Header bytes of a file with no entries, padding included: the length, "{}" and up to 7 spaces.
 inline constexpr uint64_t kSafetensorsEmptyHeaderBound = 8 + 2 + 7;
 

@@ -1,6 +1,8 @@
 // One entry of the tensor index: where a tensor sits in the model and where its bytes live.
 #pragma once
 
+#include "compact.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -16,10 +18,10 @@ namespace repack {
 
 class DataFile;
 
-enum class TensorKind { Initializer, Attribute, Sparse };
+enum class TensorKind : uint8_t { Initializer, Attribute, Sparse };
 
 // Inline storage is either `raw_data` or one of the typed repeated fields.
-enum class Storage { Raw, Typed, External };
+enum class Storage : uint8_t { Raw, Typed, External };
 
 // A path that many tensors hold (one per data file): one allocation for all of them, not one
 // per tensor. Reads as a std::filesystem::path (empty when none was set).
@@ -62,32 +64,39 @@ struct FileRange {
     uint64_t length = 0;
     bool operator==(const FileRange&) const = default;
 };
+// No file range starts at the last byte of a 64-bit offset: it stands for "none".
+inline constexpr FileRange kNoFileRange{UINT64_MAX, 0};
+// No tensor has 2^64 - 1 elements or bytes (ONNX caps a tensor at 2^63): it stands for unknown.
+using Count = Compact<uint64_t, UINT64_MAX>;
 
+// An entry costs about 130 bytes with no allocation of its own for an unnamed or short-named
+// tensor of up to two dims, which is what a model of millions of tiny tensors holds: what only
+// some tensors have (an external reference, a reason to stay inline) is a pointer.
 struct TensorInfo {
     std::string name;
     std::string scope;
     TensorKind kind = TensorKind::Initializer;
-    int32_t dataType = 0;
-    std::vector<int64_t> shape;
-    std::optional<uint64_t> elements; // nullopt when dims are negative or overflow
-    std::optional<uint64_t> bytes; // packed byte size; strings: sum of lengths
     Storage storage = Storage::Raw;
-    ExternalRef external; // meaningful when storage == External
-    // Storage::Raw whose raw_data is still in the .onnx file (proto->raw_data() is empty until
-    // Model::materializeInline()); Model::read maps it.
-    std::optional<FileRange> inlineRange;
     bool hasError = false; // some error-severity problem names this tensor
     // An initializer that no node input and no graph output names, in a model whose main graph
     // has nodes (core/inspect/audit.h warns about it).
     bool unusedInitializer = false;
+    int32_t dataType = 0;
+    Dims shape;
+    Count elements; // absent when dims are negative or overflow
+    Count bytes; // packed byte size; strings: sum of lengths
+    Rare<ExternalRef> external; // present when storage == External
+    // Storage::Raw whose raw_data is still in the .onnx file (proto->raw_data() is empty until
+    // Model::materializeInline()); Model::read maps it.
+    Compact<FileRange, kNoFileRange> inlineRange;
     // Why readers need this tensor's values while they build the graph
     // (core/model/graph_build_inputs.h), e.g. "the shape input of Reshape 'r1'"; empty when they do
     // not. Such a tensor stays inline.
-    std::string readAtGraphBuild;
+    Rare<std::string> readAtGraphBuild;
     onnx::TensorProto* proto = nullptr; // owned by the Model
 
     bool isExternal() const { return storage == Storage::External; }
-    bool mustStayInline() const { return !readAtGraphBuild.empty(); }
+    bool mustStayInline() const { return !readAtGraphBuild->empty(); }
     uint64_t byteSize() const { return bytes.value_or(0); }
     // Stable identity within a model, used for diffs and problem reports.
     std::string qualifiedName() const { return scope + "/" + name; }

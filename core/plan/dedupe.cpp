@@ -17,7 +17,7 @@ constexpr size_t kSampleBytes = 4096; // from each end: different weights differ
 constexpr size_t kHashChunk = 64u << 20; // progress and cancellation granularity
 
 // What must be equal before bytes are compared at all.
-using ShapeKey = std::tuple<int32_t, std::vector<int64_t>, uint64_t>;
+using ShapeKey = std::tuple<int32_t, Dims, uint64_t>;
 
 // Where a tensor's bytes are stored: tensors with the same external range are one copy.
 struct Copy {
@@ -191,9 +191,9 @@ Result<std::vector<IdenticalGroup>> findIdenticalTensors(const Model& model,
                 continue;
             }
             const auto* path
-                = paths.emplace(t.external.resolvedPath, &t.external.resolvedPath.get())
+                = paths.emplace(t.external->resolvedPath, &t.external->resolvedPath.get())
                       .first->second;
-            auto [it, fresh] = atRange.emplace(std::pair(path, t.external.offset), copies.size());
+            auto [it, fresh] = atRange.emplace(std::pair(path, t.external->offset), copies.size());
             if (fresh)
                 copies.push_back({i, {i}});
             else

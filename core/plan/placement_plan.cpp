@@ -59,7 +59,7 @@ Json plannedTensorJson(const TensorInfo& tensor, const PlannedTensor& p, const S
         t["offset"] = p.offset;
         t["length"] = p.length;
     } else if (tensor.mustStayInline()) {
-        t["kept_inline"] = tensor.readAtGraphBuild; // whatever the threshold or plan (SPEC 5c)
+        t["kept_inline"] = *tensor.readAtGraphBuild; // whatever the threshold or plan (SPEC 5c)
     }
     return t;
 }

@@ -37,7 +37,7 @@ Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions&
             return Error{t.qualifiedName() + ": its size is unknown, so it cannot be moved"};
         if (t.mustStayInline())
             return Error{t.qualifiedName() + " cannot be stored externally: it is "
-                + t.readAtGraphBuild
+                + *t.readAtGraphBuild
                 + ", whose values readers need while building the graph (ONNX Runtime refuses "
                   "the model otherwise); keep it inline"};
         // Even when pinned: onnx.load (1.12) reads a "length" of 0 as "to the end of the file",
@@ -370,9 +370,9 @@ Status addSafetensorsHeaders(
     for (size_t f = 0; f < plan.files.size(); ++f) {
         std::vector<SafetensorsEntry> entries;
         for (size_t i : plan.fileOrder[f])
-            entries.push_back(
-                {names[i], std::string(safetensorsDtype(tensors[i].dataType)), tensors[i].shape,
-                    plan.tensors[i].offset, plan.tensors[i].offset + plan.tensors[i].length});
+            entries.push_back({names[i], std::string(safetensorsDtype(tensors[i].dataType)),
+                tensors[i].shape.toVector(), plan.tensors[i].offset,
+                plan.tensors[i].offset + plan.tensors[i].length});
         plan.fileHeaders[f] = makeSafetensorsHeader(entries);
         const uint64_t shift = plan.fileHeaders[f].size();
         if (shift - 8 > kSafetensorsMaxHeader)
@@ -443,13 +443,13 @@ bool planKeepsLayout(
         if (!p.external)
             continue;
         const auto f = static_cast<size_t>(p.file);
-        if (!t.external.file || t.external.offset != p.offset || t.external.length != p.length
-            || t.external.resolvedPath.get() != (dir / plan.files[f]).lexically_normal()
-            || fs::path(t.external.location).lexically_normal()
+        if (!t.external->file || t.external->offset != p.offset || t.external->length != p.length
+            || t.external->resolvedPath.get() != (dir / plan.files[f]).lexically_normal()
+            || fs::path(t.external->location).lexically_normal()
                 != fs::path(plan.files[f]).lexically_normal()
-            || (options.checksum && t.external.checksum.empty()))
+            || (options.checksum && t.external->checksum.empty()))
             return false;
-        files[f] = t.external.file.get();
+        files[f] = t.external->file.get();
     }
     for (size_t f = 0; f < files.size(); ++f) {
         if (!files[f] || files[f]->identity().size != plan.fileBytes[f]

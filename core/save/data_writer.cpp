@@ -80,10 +80,10 @@ Result<DataWriter::SourceRange> DataWriter::sourceOf(size_t tensor) const
 {
     const TensorInfo& t = m_model.tensors()[tensor];
     if (t.isExternal()) {
-        if (!t.external.file)
+        if (!t.external->file)
             return Error{t.qualifiedName() + ": its external data failed validation"};
         return SourceRange{
-            &t.external.resolvedPath.get(), t.external.file->identity(), t.external.offset};
+            &t.external->resolvedPath.get(), t.external->file->identity(), t.external->offset};
     }
     const DataFile* model = m_model.inFileSource();
     if (!t.inlineRange || !model)
@@ -124,7 +124,7 @@ Result<int> DataWriter::sourceFd(size_t tensor, const SourceRange& source)
 Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
-    const std::string& expected = t.external.checksum;
+    const std::string& expected = t.external->checksum;
     if (expected.empty()) {
         if (m_options.checksum)
             m_checksums[tensor] = actual;
@@ -135,7 +135,7 @@ Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
         return {};
     }
     if (!m_options.allowCorrupt)
-        return Error{t.qualifiedName() + ": the bytes in " + t.external.resolvedPath.string()
+        return Error{t.qualifiedName() + ": the bytes in " + t.external->resolvedPath.string()
             + " do not match its checksum (SHA-1 " + actual + ", the checksum key says " + expected
             + "); refusing to carry corrupt bytes forward (--allow-corrupt keeps them "
               "and their old checksum)"};
@@ -151,7 +151,7 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
     auto src = sourceFd(tensor, source);
     if (!src)
         return src.error();
-    const bool hashing = verify && (m_options.checksum || !t.external.checksum.empty());
+    const bool hashing = verify && (m_options.checksum || !t.external->checksum.empty());
     auto progressed = [&](uint64_t bytes) { return advance(tensor, countProgress ? bytes : 0); };
     Sha1 sha;
     uint64_t done = 0;
@@ -249,7 +249,7 @@ std::optional<uint64_t> DataWriter::payloadLength(size_t tensor) const
 {
     const TensorInfo& t = m_model.tensors()[tensor];
     if (t.isExternal())
-        return t.external.file ? std::optional<uint64_t>(t.byteSize()) : std::nullopt;
+        return t.external->file ? std::optional<uint64_t>(t.byteSize()) : std::nullopt;
     if (payloadInModelFile(t) && m_model.inFileSource())
         return t.inlineRange->length;
     return std::nullopt;
@@ -320,7 +320,7 @@ Result<std::string> DataWriter::readExternal(size_t tensor)
     auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
     if (Status s = preadExact(*src, view, source->offset, *source->path); !s)
         return Error{t.qualifiedName() + ": " + s.error().message};
-    if (!t.external.checksum.empty())
+    if (!t.external->checksum.empty())
         if (Status s = checkDigest(tensor, Sha1::of(view)); !s)
             return s.error();
     if (Status s = advance(tensor, bytes.size()); !s)

@@ -154,7 +154,7 @@ Status checkChecksums(const Model& model, const SaveOptions& options)
 {
     if (options.allowCorrupt
         || std::none_of(model.tensors().begin(), model.tensors().end(),
-            [](const TensorInfo& t) { return t.isExternal() && !t.external.checksum.empty(); }))
+            [](const TensorInfo& t) { return t.isExternal() && !t.external->checksum.empty(); }))
         return {};
     VerifyOptions verifying;
     verifying.progress = options.progress;

@@ -94,8 +94,8 @@ std::vector<fs::path> filesReadBy(const Model& model)
 {
     std::set<fs::path> read;
     for (const auto& info : model.tensors())
-        if (info.isExternal() && !info.external.resolvedPath.empty())
-            read.insert(info.external.resolvedPath);
+        if (info.isExternal() && !info.external->resolvedPath.empty())
+            read.insert(info.external->resolvedPath);
     return {read.begin(), read.end()};
 }
 

@@ -199,7 +199,7 @@ void TestCliRepack::option()
         if (!t.isExternal())
             continue;
         names << QString::fromStdString(t.name);
-        places << QString::fromStdString(t.name) + "@" + QString::number(t.external.offset);
+        places << QString::fromStdString(t.name) + "@" + QString::number(t.external->offset);
     }
     QCOMPARE(names.join(' '), external);
     if (!offsets.isEmpty())
@@ -227,7 +227,8 @@ void TestCliRepack::checksumOption()
         const TensorInfo& t = model->tensors()[i];
         if (!t.isExternal())
             continue;
-        QCOMPARE(QString::fromStdString(t.external.checksum), sha1Hex(tensorContent(i, kSizes[i])));
+        QCOMPARE(
+            QString::fromStdString(t.external->checksum), sha1Hex(tensorContent(i, kSizes[i])));
         ++checked;
     }
     QCOMPARE(checked, 4);

@@ -286,9 +286,9 @@ void TestExternalData::brokenReference()
 
     // Nothing outside the model folder is attached for reading.
     for (const auto& t : model.tensors())
-        if (t.external.file)
-            QVERIFY2(isUnder(t.external.file->path(), root.filePath("model").toStdString()),
-                t.external.file->path().c_str());
+        if (t.external->file)
+            QVERIFY2(isUnder(t.external->file->path(), root.filePath("model").toStdString()),
+                t.external->file->path().c_str());
 }
 
 void TestExternalData::unknownKeyIsOnlyAWarning()

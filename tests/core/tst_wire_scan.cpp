@@ -113,10 +113,10 @@ std::string describe(const Model& model)
             + (t.bytes ? std::to_string(*t.bytes) : "-") + " " + std::string(storageName(t.storage))
             + " error " + std::to_string(t.hasError);
         if (t.isExternal())
-            out += " " + t.external.location + "@" + std::to_string(t.external.offset) + "+"
-                + (t.external.length ? std::to_string(*t.external.length) : "-") + " "
-                + t.external.checksum + " " + t.external.resolvedPath.string() + " file "
-                + std::to_string(bool(t.external.file));
+            out += " " + t.external->location + "@" + std::to_string(t.external->offset) + "+"
+                + (t.external->length ? std::to_string(*t.external->length) : "-") + " "
+                + t.external->checksum + " " + t.external->resolvedPath.string() + " file "
+                + std::to_string(bool(t.external->file));
         auto bytes = model.read(i);
         out += bytes ? " read "
                 + std::string(
@@ -135,7 +135,7 @@ std::string describeGraphBuild(const Model& model)
 {
     std::string out;
     for (const TensorInfo& t : model.tensors())
-        out += t.qualifiedName() + ": " + t.readAtGraphBuild
+        out += t.qualifiedName() + ": " + *t.readAtGraphBuild
             + (t.unusedInitializer ? " unused" : "") + "\n";
     return out;
 }
@@ -569,14 +569,14 @@ void TestWireScan::indexReadsFieldsAsProtobuf()
         if (!p.name().empty())
             QCOMPARE(t.name, p.name());
         QCOMPARE(t.dataType, p.data_type());
-        QCOMPARE(t.shape, std::vector<int64_t>(p.dims().begin(), p.dims().end()));
+        QCOMPARE(t.shape.toVector(), std::vector<int64_t>(p.dims().begin(), p.dims().end()));
         QCOMPARE(t.isExternal(), p.data_location() == onnx::TensorProto::EXTERNAL);
         QCOMPARE(t.storage == Storage::Raw, !t.isExternal() && p.has_raw_data());
         std::string location;
         for (const auto& entry : p.external_data())
             if (entry.key() == "location")
                 location = entry.value();
-        QCOMPARE(t.external.location, t.isExternal() ? location : std::string());
+        QCOMPARE(t.external->location, t.isExternal() ? location : std::string());
         if (t.storage == Storage::Raw) {
             auto bytes = (*model)->read(i);
             QVERIFY(bytes.ok());

@@ -174,8 +174,8 @@ private slots:
             QCOMPARE(t.isExternal(), plan->tensors[i].external);
             if (!t.isExternal())
                 continue;
-            QCOMPARE(t.external.location, plan->files[size_t(plan->tensors[i].file)]);
-            QCOMPARE(t.external.offset, plan->tensors[i].offset);
+            QCOMPARE(t.external->location, plan->files[size_t(plan->tensors[i].file)]);
+            QCOMPARE(t.external->offset, plan->tensors[i].offset);
         }
         for (const FileLayout& f : computeLayout(*reloaded)) {
             const auto at = std::find(plan->files.begin(), plan->files.end(), f.location);

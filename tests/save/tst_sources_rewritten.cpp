@@ -58,7 +58,7 @@ Source makeSource(const QString& dir)
     {
         auto model = loadModel(s.model);
         for (const auto& t : model->tensors())
-            s.ranges.emplace_back(t.external.offset, std::stoul(t.name.substr(1)));
+            s.ranges.emplace_back(t.external->offset, std::stoul(t.name.substr(1)));
     }
     const int fd = ::open(s.data.toLocal8Bit().constData(), O_WRONLY);
     for (const auto& [offset, i] : s.ranges) {

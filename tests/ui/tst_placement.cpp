@@ -672,9 +672,9 @@ private Q_SLOTS:
             QCOMPARE(tensors[i].isExternal(), plan.external);
             if (!plan.external)
                 continue;
-            QCOMPARE(tensors[i].external.location, predicted->files[size_t(plan.file)]);
-            QCOMPARE(tensors[i].external.offset, plan.offset);
-            QCOMPARE(tensors[i].external.length.value_or(0), plan.length);
+            QCOMPARE(tensors[i].external->location, predicted->files[size_t(plan.file)]);
+            QCOMPARE(tensors[i].external->offset, plan.offset);
+            QCOMPARE(tensors[i].external->length.value_or(0), plan.length);
         }
         for (size_t f = 0; f < predicted->files.size(); ++f)
             QCOMPARE(uint64_t(QFileInfo(QDir(QFileInfo(path).absolutePath())

@@ -1,0 +1,191 @@
+// Small value types for fields that a million-tensor index holds once per tensor: each keeps
+// the cost of what most tensors do not have to a pointer or nothing, where std::optional,
+// std::vector and a std::string embedded by value cost 16 to 128 bytes each.
+#pragma once
+
+#include <algorithm>
+#include <compare>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace repack {
+
+// An optional T that is rare: a pointer, null when absent, copied deeply. Reads of an absent
+// value see a default T; writes allocate it.
+template <typename T>
+class Rare {
+public:
+    Rare() = default;
+    Rare(const Rare& other)
+        : m_value(other.m_value ? std::make_unique<T>(*other.m_value) : nullptr)
+    {
+    }
+    Rare(Rare&&) noexcept = default;
+    Rare& operator=(const Rare& other)
+    {
+        if (this != &other)
+            m_value = other.m_value ? std::make_unique<T>(*other.m_value) : nullptr;
+        return *this;
+    }
+    Rare& operator=(Rare&&) noexcept = default;
+    Rare& operator=(T value)
+    {
+        m_value = std::make_unique<T>(std::move(value));
+        return *this;
+    }
+
+    bool present() const { return m_value != nullptr; }
+    const T& operator*() const { return m_value ? *m_value : none(); }
+    const T* operator->() const { return &**this; }
+    T& operator*()
+    {
+        if (!m_value)
+            m_value = std::make_unique<T>();
+        return *m_value;
+    }
+    T* operator->() { return &**this; }
+    void reset() { m_value.reset(); }
+
+private:
+    static const T& none()
+    {
+        static const T value{};
+        return value;
+    }
+    std::unique_ptr<T> m_value;
+};
+
+// std::optional<T> in the size of T: `Absent` (a value no valid T takes) stands for nullopt.
+template <typename T, T Absent>
+class Compact {
+public:
+    Compact() = default;
+    Compact(std::nullopt_t) { }
+    Compact(T value)
+        : m_value(value)
+    {
+    }
+    Compact(const std::optional<T>& value)
+        : m_value(value.value_or(Absent))
+    {
+    }
+
+    bool has_value() const { return !(m_value == Absent); }
+    explicit operator bool() const { return has_value(); }
+    const T& operator*() const { return m_value; }
+    const T* operator->() const { return &m_value; }
+    const T& value() const
+    {
+        if (!has_value())
+            throw std::bad_optional_access();
+        return m_value;
+    }
+    T value_or(T fallback) const { return has_value() ? m_value : fallback; }
+    void reset() { m_value = Absent; }
+    operator std::optional<T>() const
+    {
+        return has_value() ? std::optional<T>(m_value) : std::nullopt;
+    }
+    bool operator==(const Compact& other) const { return m_value == other.m_value; }
+
+private:
+    T m_value = Absent;
+};
+
+// A tensor's dims: up to two inline (most weights have one or two), more on the heap.
+class Dims {
+public:
+    Dims() = default;
+    Dims(std::span<const int64_t> dims) { assign(dims); }
+    Dims(const std::vector<int64_t>& dims)
+        : Dims(std::span<const int64_t>(dims))
+    {
+    }
+    Dims(std::initializer_list<int64_t> dims)
+        : Dims(std::span<const int64_t>(dims.begin(), dims.size()))
+    {
+    }
+    Dims(const Dims& other)
+        : Dims(std::span<const int64_t>(other.begin(), other.size()))
+    {
+    }
+    Dims& operator=(const Dims& other)
+    {
+        if (this != &other) {
+            release();
+            assign(std::span<const int64_t>(other.begin(), other.size()));
+        }
+        return *this;
+    }
+    Dims(Dims&& other) noexcept { take(other); }
+    Dims& operator=(Dims&& other) noexcept
+    {
+        if (this != &other) {
+            release();
+            take(other);
+        }
+        return *this;
+    }
+    ~Dims() { release(); }
+
+    size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    const int64_t* begin() const { return onHeap() ? m_heap : m_inline; }
+    const int64_t* end() const { return begin() + m_size; }
+    int64_t operator[](size_t i) const { return begin()[i]; }
+    std::vector<int64_t> toVector() const { return {begin(), end()}; }
+    operator std::span<const int64_t>() const { return {begin(), m_size}; }
+
+    bool operator==(const Dims& other) const
+    {
+        return std::equal(begin(), end(), other.begin(), other.end());
+    }
+    bool operator==(const std::vector<int64_t>& other) const
+    {
+        return std::equal(begin(), end(), other.begin(), other.end());
+    }
+    std::strong_ordering operator<=>(const Dims& other) const
+    {
+        return std::lexicographical_compare_three_way(
+            begin(), end(), other.begin(), other.end());
+    }
+
+private:
+    static constexpr size_t kInline = 2;
+    bool onHeap() const { return m_size > kInline; }
+    void assign(std::span<const int64_t> dims)
+    {
+        m_size = dims.size();
+        int64_t* to = m_inline;
+        if (onHeap())
+            to = m_heap = new int64_t[m_size];
+        std::copy(dims.begin(), dims.end(), to);
+    }
+    void take(Dims& other)
+    {
+        m_size = other.m_size;
+        if (onHeap())
+            m_heap = other.m_heap;
+        else
+            std::copy(other.m_inline, other.m_inline + m_size, m_inline);
+        other.m_size = 0;
+    }
+    void release()
+    {
+        if (onHeap())
+            delete[] m_heap;
+        m_size = 0;
+    }
+
+    union {
+        int64_t m_inline[kInline] = {};
+        int64_t* m_heap;
+    };
+    size_t m_size = 0;
+};
+
+} // namespace repack
