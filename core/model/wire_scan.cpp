@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 
 namespace repack {
@@ -210,8 +211,10 @@ private:
             if (kind == Kind::Tensor && field == kRawDataField) {
                 const auto replacement
                     = m_rule({reinterpret_cast<const std::byte*>(m_data) + valueBegin, len});
-                if (m_recordPayloads)
+                if (m_recordPayloads && (replacement || m_strippedPaths.count(m_path)))
                     m_payloads.push_back({m_path, valueBegin, len, replacement.has_value()});
+                if (m_recordPayloads && replacement)
+                    m_strippedPaths.insert(m_path);
                 if (replacement) {
                     self.edits.push_back({tagEnd, valueBegin, fieldEnd, -1, *replacement});
                     growth += fieldSize(replacement->length) - oldFieldSize(tagEnd, fieldEnd);
@@ -290,6 +293,8 @@ private:
     std::vector<Node> m_nodes;
     std::vector<WireStep> m_path;
     std::vector<RawPayload> m_payloads;
+    // Tensors with a stripped payload: a later payload of theirs is recorded even when it stays.
+    std::set<std::vector<WireStep>> m_strippedPaths;
     std::string m_error;
 };
 

@@ -29,10 +29,12 @@ namespace repack {
 struct WireStep {
     uint32_t field = 0;
     uint32_t index = 0;
-    bool operator==(const WireStep&) const = default;
+    auto operator<=>(const WireStep&) const = default;
 };
 
-// One raw_data field of a TensorProto, in file order.
+// One raw_data field of a TensorProto, in file order: each one stripped, and each one kept
+// that follows a stripped one of the same tensor (it replaces that). Payloads of tensors with
+// none stripped are not listed: a model of millions of tiny tensors lists none.
 struct RawPayload {
     std::vector<WireStep> path; // from the ModelProto to the TensorProto
     uint64_t offset = 0; // of the payload bytes in the file
@@ -46,7 +48,7 @@ struct RawPayload {
 struct WireScan {
     bool changed = false; // false: nothing was stripped, the file is its own skeleton
     std::string skeleton; // empty unless `changed`
-    std::vector<RawPayload> payloads;
+    std::vector<RawPayload> payloads; // as RawPayload says: not every payload
 };
 
 // Scans the serialized ModelProto `file`. Payloads of at least `minStrippedBytes` are emptied
