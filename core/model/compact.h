@@ -16,8 +16,7 @@ namespace repack {
 
 // An optional T that is rare: a pointer, null when absent, copied deeply. Reads of an absent
 // value see a default T; writes allocate it.
-template <typename T>
-class Rare {
+template <typename T> class Rare {
 public:
     Rare() = default;
     Rare(const Rare& other)
@@ -60,8 +59,7 @@ private:
 };
 
 // std::optional<T> in the size of T: `Absent` (a value no valid T takes) stands for nullopt.
-template <typename T, T Absent>
-class Compact {
+template <typename T, T Absent> class Compact {
 public:
     Compact() = default;
     Compact(std::nullopt_t) { }
@@ -150,8 +148,7 @@ public:
     }
     std::strong_ordering operator<=>(const Dims& other) const
     {
-        return std::lexicographical_compare_three_way(
-            begin(), end(), other.begin(), other.end());
+        return std::lexicographical_compare_three_way(begin(), end(), other.begin(), other.end());
     }
 
 private:

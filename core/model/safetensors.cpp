@@ -93,12 +93,14 @@ Result<SafetensorsEntry> readEntry(
         || !value["data_offsets"].is_array() || value["data_offsets"].size() != 2)
         return Error{where + " needs a dtype, a shape and two data_offsets"};
     SafetensorsEntry entry{name, value["dtype"].get<std::string>(), {}, 0, 0};
+    std::vector<int64_t> shape;
     for (const auto& dim : value["shape"]) {
         if (!dim.is_number_unsigned()
             || dim.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
             return Error{where + " has a shape that is not a list of sizes"};
-        entry.shape.push_back(dim.get<int64_t>());
+        shape.push_back(dim.get<int64_t>());
     }
+    entry.shape = shape;
     const auto& offsets = value["data_offsets"];
     if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
         return Error{where + " has data_offsets that are not byte offsets"};
@@ -120,8 +122,6 @@ Result<SafetensorsEntry> readEntry(
                 + std::to_string(bytes) + " bytes, its data_offsets hold "
                 + std::to_string(end - begin)};
     }
-    entry.begin = dataStart + begin;
-    entry.end = dataStart + end;
     entry.begin = dataStart + begin;
     entry.end = dataStart + end;
     return entry;
@@ -357,7 +357,7 @@ std::string makeSafetensorsHeader(const std::vector<SafetensorsEntry>& entries)
     std::string text = "{";
     for (const auto& e : entries) {
         text.append(text.size() > 1 ? "," : "").append(dump(Json(e.name))).append(":");
-        text.append(dump(nlohmann::ordered_json{{"dtype", e.dtype}, {"shape", e.shape},
+        text.append(dump(nlohmann::ordered_json{{"dtype", e.dtype}, {"shape", e.shape.toVector()},
             {"data_offsets", nlohmann::ordered_json::array({e.begin, e.end})}}));
     }
     text += '}';

@@ -4,6 +4,7 @@
 // ONNX references point past the header. Nothing here reads tensor bytes.
 #pragma once
 
+#include "compact.h"
 #include "core/problem.h"
 #include "core/result.h"
 
@@ -25,7 +26,7 @@ inline constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
 struct SafetensorsEntry {
     std::string name;
     std::string dtype; // "F32", "BF16", ...
-    std::vector<int64_t> shape;
+    Dims shape;
     uint64_t begin = 0; // absolute offsets in the file (header included)
     uint64_t end = 0;
 };

@@ -370,9 +370,9 @@ Status addSafetensorsHeaders(
     for (size_t f = 0; f < plan.files.size(); ++f) {
         std::vector<SafetensorsEntry> entries;
         for (size_t i : plan.fileOrder[f])
-            entries.push_back({names[i], std::string(safetensorsDtype(tensors[i].dataType)),
-                tensors[i].shape.toVector(), plan.tensors[i].offset,
-                plan.tensors[i].offset + plan.tensors[i].length});
+            entries.push_back(
+                {names[i], std::string(safetensorsDtype(tensors[i].dataType)), tensors[i].shape,
+                    plan.tensors[i].offset, plan.tensors[i].offset + plan.tensors[i].length});
         plan.fileHeaders[f] = makeSafetensorsHeader(entries);
         const uint64_t shift = plan.fileHeaders[f].size();
         if (shift - 8 > kSafetensorsMaxHeader)
