@@ -89,7 +89,7 @@ std::span<const int> graphBuildInputs(std::string_view domain, std::string_view 
 
 void GraphBuildMarker::sparseInitializer(std::string_view name, size_t values, size_t indices)
 {
-    m_scopes.back().names.emplace_back(std::hash<std::string_view>{}(name), values);
+    m_scopes.back().names.push_back(entry(name, values));
     m_sparseIndices.emplace(values, indices);
 }
 
@@ -114,16 +114,16 @@ std::optional<size_t> GraphBuildMarker::lookup(Scope& scope, std::string_view na
 {
     if (auto it = scope.constants.find(name); it != scope.constants.end())
         return it->second;
-    auto byHash = [](const auto& a, const auto& b) { return a.first < b.first; };
+    auto byHash = [](const NameEntry& a, const NameEntry& b) { return a.hash < b.hash; };
     if (!scope.sorted) {
         std::stable_sort(scope.names.begin(), scope.names.end(), byHash);
         scope.sorted = true;
     }
-    const std::pair<size_t, size_t> key(std::hash<std::string_view>{}(name), 0);
-    auto [it, end] = std::equal_range(scope.names.begin(), scope.names.end(), key, byHash);
+    auto [it, end]
+        = std::equal_range(scope.names.begin(), scope.names.end(), entry(name, 0), byHash);
     for (; it != end; ++it)
-        if (m_tensors[it->second].name == name)
-            return it->second;
+        if (m_tensors[it->tensor].name == name)
+            return it->tensor;
     return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 
 #include "tensor_info.h"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -40,7 +41,7 @@ public:
     // An initializer, or a sparse initializer's values with their indices (read together).
     void initializer(std::string_view name, size_t tensor)
     {
-        m_scopes.back().names.emplace_back(std::hash<std::string_view>{}(name), tensor);
+        m_scopes.back().names.push_back(entry(name, tensor));
     }
     void sparseInitializer(std::string_view name, size_t values, size_t indices);
     // A Constant node's `value` tensor, under the node's first output name.
@@ -62,8 +63,19 @@ private:
     // counts; sorted once, when its nodes start looking names up; names are compared in
     // `tensors`, so the walked bytes are not read again), then the Constant nodes' outputs,
     // which replace any value of their name.
+    // A name's hash cut to 32 bits (names are compared when hashes match) and a tensor's
+    // position: 8 bytes, as a model of millions of initializers holds one per tensor.
+    struct NameEntry {
+        uint32_t hash = 0;
+        uint32_t tensor = 0;
+    };
+    static NameEntry entry(std::string_view name, size_t tensor)
+    {
+        return {static_cast<uint32_t>(std::hash<std::string_view>{}(name)),
+            static_cast<uint32_t>(tensor)}; // fewer than 2^32 tensors fit in memory
+    }
     struct Scope {
-        std::vector<std::pair<size_t, size_t>> names; // hash, tensor
+        std::vector<NameEntry> names;
         bool sorted = false;
         std::unordered_map<std::string_view, size_t> constants;
     };
