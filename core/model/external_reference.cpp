@@ -77,9 +77,11 @@ void parseExternalKeys(
     if (info.dataType == 8)
         report(problems, info, code::ExternalString,
             "STRING tensors cannot be stored as external data");
-    if (keys.holdsData)
+    if (keys.holdsData) // onnx's rule: the file wins (numpy_helper.to_array leaves such tensors)
         report(problems, info, code::ExternalWithData,
-            "data_location is EXTERNAL but the tensor also holds inline data");
+            "data_location is EXTERNAL but the tensor also holds inline data: it is read from "
+            "its file, as onnx reads it, and a save drops the inline copy",
+            Severity::Warning);
     if (ref.length && info.bytes && *ref.length != *info.bytes)
         report(problems, info, code::LengthMismatch,
             "length " + std::to_string(*ref.length) + " disagrees with dtype x shape ("

@@ -432,6 +432,9 @@ bool planKeepsLayout(
 {
     if (model.path().empty() || fs::absolute(modelPath).lexically_normal() != model.path())
         return false;
+    for (const Problem& p : model.problems())
+        if (p.code == code::ExternalWithData)
+            return false; // a save drops the inline copy
     const fs::path dir = model.path().parent_path();
     std::vector<const DataFile*> files(plan.files.size(), nullptr);
     const auto& tensors = model.tensors();

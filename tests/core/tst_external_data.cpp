@@ -4,6 +4,7 @@
 #include "core/model/data_file.h"
 #include "core/model/model.h"
 #include "core/problem.h"
+#include "core/save/save.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
@@ -15,6 +16,8 @@
 #include <QTest>
 
 #include <filesystem>
+#include <fstream>
+#include <onnx/onnx_pb.h>
 #include <sys/stat.h>
 
 using namespace repack;
@@ -185,6 +188,8 @@ private slots:
     void brokenReference_data();
     void brokenReference();
     void unknownKeyIsOnlyAWarning();
+    void externalWithInlineDataIsReadFromItsFile_data();
+    void externalWithInlineDataIsReadFromItsFile();
     void truncatedProtobufFailsNamingTheFile();
     void modelDirectoryReachedThroughSymlink();
     void setBaseDirReresolves();
@@ -243,8 +248,6 @@ void TestExternalData::brokenReference_data()
     QTest::newRow("length mismatch") << Case::LengthMismatch << "length-mismatch";
     QTest::newRow("ORT memory marker") << Case::OrtMarker << "memory-address";
     QTest::newRow("external string") << Case::ExternalString << "external-string";
-    QTest::newRow("EXTERNAL with raw_data") << Case::ExternalWithRaw << "external-with-data";
-    QTest::newRow("EXTERNAL with float_data") << Case::ExternalWithTyped << "external-with-data";
     QTest::newRow("empty location") << Case::EmptyLocation << "empty-location";
     QTest::newRow("no location key") << Case::MissingLocation << "missing-location";
     QTest::newRow("dims product overflows") << Case::DimsOverflow << "size-overflow";
@@ -306,6 +309,70 @@ void TestExternalData::unknownKeyIsOnlyAWarning()
     auto victim = model.read(1);
     QVERIFY(victim.ok());
     QCOMPARE(bytesOf(*victim), patternBytes(kVictimBytes, uint8_t(std::string("victim").size())));
+}
+
+// onnx's rule (its test_save_model_with_existing_raw_data_should_override), and what
+// numpy_helper.to_array(t, base_dir) leaves: the file wins over inline data, with a warning;
+// a save writes the file's bytes and drops the inline copy.
+void TestExternalData::externalWithInlineDataIsReadFromItsFile_data()
+{
+    QTest::addColumn<Case>("brokenBy");
+    QTest::newRow("EXTERNAL with raw_data") << Case::ExternalWithRaw;
+    QTest::newRow("EXTERNAL with float_data") << Case::ExternalWithTyped;
+}
+
+void TestExternalData::externalWithInlineDataIsReadFromItsFile()
+{
+    QFETCH(Case, brokenBy);
+    QTemporaryDir tmp;
+    const QDir root(tmp.path());
+    writeFixture(root, brokenBy);
+    const std::string fileBytes = patternBytes(kVictimBytes, uint8_t(std::string("victim").size()));
+    auto loaded = Model::load(root.filePath("model/model.onnx").toStdString());
+    QVERIFY_OK(loaded);
+    Model& model = **loaded;
+    QVERIFY(!model.hasErrors());
+    QVERIFY(!model.tensors()[1].hasError);
+    QCOMPARE(model.problems().size(), size_t(1));
+    QCOMPARE(model.problems()[0].code, std::string(code::ExternalWithData));
+    QCOMPARE(model.problems()[0].severity, Severity::Warning);
+    QVERIFY2(model.problems()[0].message.find("graph/victim") != std::string::npos,
+        model.problems()[0].message.c_str());
+    auto victim = model.read(1);
+    QVERIFY_OK(victim);
+    QCOMPARE(bytesOf(*victim), fileBytes);
+
+    // Saved inline: the file's bytes. Saved external: the file's bytes, no inline copy left.
+    for (const bool external : {false, true}) {
+        SaveOptions options;
+        options.allInline = !external;
+        options.threshold = external ? 1 : options.threshold;
+        const std::string out = root.filePath(external ? "ext/m.onnx" : "inl/m.onnx").toStdString();
+        fs::create_directories(fs::path(out).parent_path());
+        auto reloaded = Model::load(root.filePath("model/model.onnx").toStdString());
+        QVERIFY_OK(reloaded);
+        QVERIFY_OK(save(**reloaded, out, options));
+        auto saved = Model::load(out);
+        QVERIFY_OK(saved);
+        QVERIFY2((*saved)->problems().empty(),
+            (*saved)->problems().empty() ? "" : (*saved)->problems()[0].message.c_str());
+        QCOMPARE((*saved)->tensors()[1].isExternal(), external);
+        auto bytes = (*saved)->read(1);
+        QVERIFY_OK(bytes);
+        QCOMPARE(bytesOf(*bytes), fileBytes);
+    }
+
+    // A re-save in place with the same layout is not "unchanged": the inline copy goes.
+    SaveOptions keep;
+    keep.threshold = 1;
+    keep.dataFile = "data.bin";
+    QVERIFY_OK(save(model, root.filePath("model/model.onnx").toStdString(), keep));
+    auto again = Model::load(root.filePath("model/model.onnx").toStdString());
+    QVERIFY_OK(again);
+    QVERIFY((*again)->problems().empty());
+    auto bytes = (*again)->read(1);
+    QVERIFY_OK(bytes);
+    QCOMPARE(bytesOf(*bytes), fileBytes);
 }
 
 void TestExternalData::truncatedProtobufFailsNamingTheFile()
