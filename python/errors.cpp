@@ -14,6 +14,7 @@ struct Classes {
     PyObject* busy = nullptr;
     PyObject* usage = nullptr;
     PyObject* outOfMemory = nullptr;
+    PyObject* notFound = nullptr;
 };
 Classes classes;
 
@@ -70,10 +71,20 @@ void registerErrors(py::module_& m)
         "'changed' (the model's files changed since it was loaded, or a Tensor handle outlived\n"
         "a save: load or read model.tensors again), 'usage' or 'out_of_memory'.",
         PyExc_Exception);
+    // Also the builtins Python code already catches: FileExistsError for a refusal to
+    // replace existing files, FileNotFoundError for a missing one.
+    py::tuple consentBases
+        = py::make_tuple(py::handle(classes.error), py::handle(PyExc_FileExistsError));
     classes.consent = newClass(m, "ConsentRequired",
         "The save would replace files other models read, or files the model does not use;\n"
-        "nothing was written. .conflicts lists {'file', 'users', 'message'}; force=True saves.",
-        classes.error);
+        "nothing was written. .conflicts lists {'file', 'users', 'message'}; force=True saves.\n"
+        "Also a FileExistsError.",
+        consentBases.ptr());
+    py::tuple notFoundBases
+        = py::make_tuple(py::handle(classes.error), py::handle(PyExc_FileNotFoundError));
+    classes.notFound = newClass(m, "NotFound",
+        "A file the call needs does not exist (also a FileNotFoundError); nothing was written.",
+        notFoundBases.ptr());
     classes.cancelled = newClass(m, "Cancelled",
         "The save was cancelled (cancel token, Ctrl+C, an exception in progress); nothing "
         "changed.",
@@ -114,6 +125,8 @@ void raise(const Error& error, py::object conflicts)
         cls = classes.usage;
     else if (error.kind == ErrorKind::OutOfMemory)
         cls = classes.outOfMemory;
+    else if (error.kind == ErrorKind::NotFound)
+        cls = classes.notFound;
     raiseAs(cls, inPythonTerms(error.message), kindText(error.kind), std::move(conflicts));
 }
 

@@ -10,7 +10,7 @@
 
 namespace repack::python {
 
-// Adds Error, ConsentRequired, Cancelled, Busy and UsageError to `m`.
+// Adds Error, ConsentRequired, Cancelled, Busy, UsageError, OutOfMemory and NotFound to `m`.
 void registerErrors(pybind11::module_& m);
 
 // Raises the exception of `error`'s kind (as a pybind11::error_already_set): ConsentRequired

@@ -186,8 +186,9 @@ void addExternalDataOperations(py::class_<PyModel, std::shared_ptr<PyModel>>& mo
                 check(s);
             },
             py::arg("base_dir"), py::arg("relative_path"),
-            py::arg("size_threshold_bytes") = SaveOptions().threshold, py::arg("force") = false,
-            "Writes every tensor of at least size_threshold_bytes into base_dir/relative_path\n"
+            py::arg("size_threshold_bytes") = uint64_t(0), py::arg("force") = false,
+            "Writes every tensor of at least size_threshold_bytes (default 0, as onnx_ir: every\n"
+            "tensor with bytes) into base_dir/relative_path\n"
             "and points the model at it (base directory base_dir); smaller external tensors\n"
             "come back inline. The .onnx is not written: save() does that. A file there that\n"
             "other models read, or that this model does not, is replaced only with force=True.")

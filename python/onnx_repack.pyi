@@ -20,7 +20,8 @@ class Error(Exception):
     kind: Literal["failed", "not_found", "cancelled", "consent_needed", "busy", "changed", "usage"]
     conflicts: list[Conflict]
 
-class ConsentRequired(Error): ...
+class ConsentRequired(Error, FileExistsError): ...
+class NotFound(Error, FileNotFoundError): ...
 class Cancelled(Error): ...
 class Busy(Error): ...
 class UsageError(Error, ValueError): ...
@@ -95,7 +96,7 @@ class Model:
         self,
         base_dir: PathLike,
         relative_path: str,
-        size_threshold_bytes: int = 1024,
+        size_threshold_bytes: int = 0,
         force: bool = False,
     ) -> None: ...
     def convert_tensors_to_external(
@@ -139,7 +140,7 @@ class CancelToken:
 
 def load(path: PathLike) -> Model: ...
 def save(
-    model_or_path: Union[Model, PathLike],
+    model_or_path: Union[Model, PathLike, Any],  # Any: an onnx.ModelProto
     out_path: PathLike,
     *,
     external_data: Optional[str] = None,
@@ -162,6 +163,7 @@ def save(
     remove_unused: bool = False,
     rewrite: bool = False,
     wait: Optional[float] = None,
+    base_dir: Optional[PathLike] = None,
 ) -> SaveReport: ...
 # SPEC 4's operations as functions (the methods of Model, the model first), and the
 # tensor-list ones over onnx.TensorProto objects alone, as onnx_ir's external_data module.
@@ -171,7 +173,7 @@ def unload_from_model(
     model: Model,
     base_dir: PathLike,
     relative_path: str,
-    size_threshold_bytes: int = 1024,
+    size_threshold_bytes: int = 0,
     force: bool = False,
 ) -> None: ...
 def convert_tensors_to_external(

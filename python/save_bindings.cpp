@@ -108,6 +108,29 @@ SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<fs::p
     }
 }
 
+bool isModelProto(py::handle object)
+{
+    return py::hasattr(object, "SerializeToString") && py::hasattr(object, "graph");
+}
+
+// An onnx.ModelProto copied into the core; its external tensors resolve against `baseDir`
+// (default: the folder of `out`).
+std::shared_ptr<PyModel> modelFromProto(py::handle proto, const fs::path& out, py::handle baseDir)
+{
+    const fs::path base
+        = baseDir.is_none() ? fs::absolute(out).parent_path() : fs::path(toPath(baseDir));
+    auto parsed = std::make_unique<onnx::ModelProto>();
+    {
+        const std::string wire = proto.attr("SerializeToString")().cast<std::string>();
+        py::gil_scoped_release unlocked;
+        if (!parsed->ParseFromString(wire))
+            parsed.reset();
+    }
+    if (!parsed)
+        raise(Error{"proto: protobuf cannot parse it as an onnx.ModelProto"});
+    return std::make_shared<PyModel>(Model::fromProto(std::move(parsed), base));
+}
+
 SaveArgs saveArgs(py::object externalData, py::object threshold, py::object align,
     py::object alignThreshold, py::object order, py::object shardSize, bool checksum,
     bool allInline, py::object target, py::object format, bool dedupe, py::object plan, bool force,
@@ -137,6 +160,7 @@ std::string saveDoc(const char* head)
           "  external_data         data file name, relative to OUT's folder (default OUT's\n"
           "                        name + .data; + .safetensors with format='safetensors')\n"
           "  size_threshold_bytes  tensors of at least SIZE go external (default "
+        + sizeText(kOnnxIrThreshold) + " with external_data, as onnx_ir's ir.save; else "
         + sizeText(core.threshold)
         + ")\n"
           "  align                 offset alignment of large tensors: 0 (dense) or a power of\n"
@@ -257,13 +281,20 @@ void registerSave(py::module_& m)
             py::object shardSize, bool checksum, bool allInline, py::object target,
             py::object format, bool dedupe, py::object plan, bool force, py::object progress,
             py::object cancel, bool attributes, bool allowCorrupt, bool removeUnused, bool rewrite,
-            py::object wait) {
+            py::object wait, py::object baseDir) {
             SaveArgs args = saveArgs(externalData, threshold, align, alignThreshold, order,
                 shardSize, checksum, allInline, target, format, dedupe, plan, force, progress,
                 cancel, attributes, allowCorrupt, removeUnused, rewrite, wait);
             const fs::path out = toPath(outPath);
+            const bool proto = isModelProto(modelOrPath);
+            if (!baseDir.is_none() && !proto)
+                raiseUsage("base_dir: only for an onnx.ModelProto (a Model or a path has its "
+                           "own folder; see Model.set_base_dir)");
             // Options are checked before the model is read, as the CLI does.
             SaveOptions options = saveOptions(args, out);
+            if (proto)
+                return saveModel(modelFromProto(modelOrPath, out, baseDir), std::nullopt, out, args,
+                    std::move(options));
             if (py::isinstance<PyModel>(modelOrPath))
                 return saveModel(modelOrPath.cast<std::shared_ptr<PyModel>>(), std::nullopt, out,
                     args, std::move(options));
@@ -279,46 +310,36 @@ void registerSave(py::module_& m)
         py::arg("force") = false, py::arg("progress") = py::none(), py::arg("cancel") = py::none(),
         py::arg("attributes") = true, py::arg("allow_corrupt") = false,
         py::arg("remove_unused") = false, py::arg("rewrite") = false, py::arg("wait") = py::none(),
+        py::arg("base_dir") = py::none(),
         saveDoc("save(model_or_path, out_path, *, external_data=None, size_threshold_bytes=None,\n"
                 "     align=None, align_threshold=None, order=None, shard_size=None,\n"
                 "     checksum=False, inline=False, target=None, format=None, dedupe=False,\n"
                 "     plan=None, force=False, progress=None, cancel=None, attributes=True,\n"
-                "     allow_corrupt=False, remove_unused=False, rewrite=False, wait=None)\n"
-                "     -> SaveReport\n\n"
+                "     allow_corrupt=False, remove_unused=False, rewrite=False, wait=None,\n"
+                "     base_dir=None) -> SaveReport\n\n"
                 "Rewrites where tensors live, safely.\n\n"
                 "model_or_path is a Model (updated to the saved layout; its older Tensor\n"
-                "handles refuse to read) or a path. out_path may be the model's own path (in\n"
-                "place); a missing folder is created. Crash-safe: at every instant out_path\n"
-                "opens as the complete old or the complete new model.")
+                "handles refuse to read), a path, or an onnx.ModelProto whose external tensors\n"
+                "resolve against base_dir (default: out_path's folder). out_path may be the\n"
+                "model's own path (in place); a missing folder is created. Crash-safe: at every\n"
+                "instant out_path opens as the complete old or the complete new model.")
             .c_str());
 
     m.def(
         "save_proto",
         [](py::handle proto, py::handle outPath, py::object baseDir, py::kwargs kwargs) {
-            if (!py::hasattr(proto, "SerializeToString"))
+            if (!isModelProto(proto))
                 raiseUsage("proto: expected an onnx.ModelProto");
-            const fs::path out = toPath(outPath);
-            const fs::path base
-                = baseDir.is_none() ? fs::absolute(out).parent_path() : fs::path(toPath(baseDir));
-            auto parsed = std::make_unique<onnx::ModelProto>();
-            {
-                const std::string wire = proto.attr("SerializeToString")().cast<std::string>();
-                py::gil_scoped_release unlocked;
-                if (!parsed->ParseFromString(wire))
-                    parsed.reset();
-            }
-            if (!parsed)
-                raise(Error{"proto: protobuf cannot parse it as an onnx.ModelProto"});
-            auto owner = std::make_shared<PyModel>(Model::fromProto(std::move(parsed), base));
             py::object save = py::module_::import("onnx_repack").attr("save");
-            return save(py::cast(owner), outPath, **kwargs);
+            kwargs["base_dir"] = baseDir;
+            return save(proto, outPath, **kwargs);
         },
         py::arg("proto"), py::arg("out_path"), py::arg("base_dir") = py::none(),
         "save_proto(proto, out_path, base_dir=None, **options) -> SaveReport\n\n"
-        "Writes an onnx.ModelProto with this save, options as for save(). Its tensors may be in "
-        "memory or external, relative\n"
-        "to base_dir (default: out_path's folder). Nothing temporary is written: the proto is\n"
-        "copied into the core (the model's inline bytes are in memory twice while it saves).");
+        "save(proto, out_path, base_dir=base_dir, **options): writes an onnx.ModelProto, its\n"
+        "tensors in memory or external, relative to base_dir (default: out_path's folder).\n"
+        "Nothing temporary is written: the proto is copied into the core (the model's inline\n"
+        "bytes are in memory twice while it saves).");
 }
 
 } // namespace repack::python

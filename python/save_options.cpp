@@ -66,6 +66,9 @@ SaveOptions layoutOptions(const LayoutKwargs& args, const fs::path& outputModel)
     request.target = textArg("target", args.target);
     request.data = textArg("external_data", args.externalData);
     sizeArg("size_threshold_bytes", args.threshold, request.threshold);
+    // onnx_ir's default where its keywords are used alone (a target brings its own).
+    if (args.threshold.is_none() && !args.externalData.is_none() && args.target.is_none())
+        request.threshold = std::to_string(kOnnxIrThreshold);
     sizeArg("align", args.align, request.align);
     sizeArg("align_threshold", args.alignThreshold, request.alignThreshold);
     sizeArg("shard_size", args.shardSize, request.shardSize);

@@ -7,6 +7,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
@@ -15,6 +16,10 @@ class Model;
 }
 
 namespace repack::python {
+
+// onnx_ir's size_threshold_bytes for ir.save(..., external_data=...): the default of save()
+// when external_data is given (the CLI keeps the core's 1 KiB).
+inline constexpr uint64_t kOnnxIrThreshold = 256;
 
 struct LayoutKwargs {
     pybind11::object externalData, threshold, align, alignThreshold, order, shardSize, target,

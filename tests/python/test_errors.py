@@ -18,8 +18,12 @@ class Errors(TempDirTest):
             onnx_repack.load(path)
         self.assertIn(path, str(raised.exception))
         self.assertEqual(raised.exception.kind, "not_found")
+        # What Python code already catches for a missing file.
+        self.assertIsInstance(raised.exception, FileNotFoundError)
+        self.assertIsInstance(raised.exception, onnx_repack.NotFound)
+        self.assertEqual(str(raised.exception), raised.exception.args[0])
         out = os.path.join(self.dir, "out", "model.onnx")
-        with self.assertRaises(onnx_repack.Error):
+        with self.assertRaises(FileNotFoundError):
             onnx_repack.save(path, out)
         self.assertEqual(os.listdir(self.dir), [])  # not even the output folder
 
@@ -72,6 +76,7 @@ class Errors(TempDirTest):
             onnx_repack.save(path, path, order="size", align=0)
         error = raised.exception
         self.assertEqual(error.kind, "consent_needed")
+        self.assertIsInstance(error, FileExistsError)  # a refusal to replace existing files
         self.assertIn("sibling.onnx", str(error))
         self.assertTrue(error.conflicts)
         self.assertTrue(any(u.endswith("sibling.onnx") for c in error.conflicts for u in c["users"]))

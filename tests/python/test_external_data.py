@@ -88,6 +88,54 @@ class ExternalData(TempDirTest):
                 if threshold == 1 << 30:
                     self.assertFalse(os.path.exists(out + ".data"))
 
+    def test_seed_threshold_defaults_are_onnx_irs(self):
+        # ir.save(..., external_data=...) offloads from 256 bytes; unload_from_model from 0.
+        path = make_model(os.path.join(self.dir, "d"), external=False, constant=False, tensors={
+            "w336": np.ones(84, np.float32), "w200": np.ones(50, np.float32),
+            "w8": np.ones(2, np.float32)})
+        out = os.path.join(self.dir, "d2", "model.onnx")
+        onnx_repack.save(path, out, external_data="w.bin")
+        storage = {t.name: t.storage for t in onnx_repack.load(out).tensors}
+        self.assertEqual(storage, {"w336": "external", "w200": "inline", "w8": "inline"})
+        model = onnx_repack.load(path)
+        moved = os.path.join(self.dir, "d3")
+        os.makedirs(moved)
+        model.unload_from_model(moved, "all.bin")
+        self.assertEqual({t.name: t.storage for t in model.tensors},
+                         {"w336": "external", "w200": "external", "w8": "external"})
+
+    def test_save_takes_a_model_proto(self):
+        proto = onnx.load(self.path)
+        out = os.path.join(self.dir, "p", "model.onnx")
+        report = onnx_repack.save(proto, out, external_data="w.bin")
+        self.assertEqual(report.model_path, os.path.abspath(out))
+        self.assertSameValues(self.values, out)
+
+    def test_external_with_inline_data_is_read_from_its_file(self):
+        # What numpy_helper.to_array(t, base_dir) leaves: onnx's rule is that the file wins.
+        folder = os.path.dirname(self.path)
+        proto = onnx.load(self.path, load_external_data=False)
+        big = next(t for t in proto.graph.initializer if t.name == "big")
+        big.raw_data = bytes(len(self.values["big"].tobytes()))  # zeros, not the file's values
+        model_path = os.path.join(folder, "both.onnx")
+        with open(model_path, "wb") as f:  # onnx.save_model would write raw_data to the file
+            f.write(proto.SerializeToString())
+        problems = onnx_repack.load(model_path).problems
+        self.assertEqual([(p["code"], p["severity"]) for p in problems],
+                         [("external-with-data", "warning")])
+        model = onnx_repack.load(model_path)
+        np.testing.assert_array_equal(
+            next(t for t in model.tensors if t.name == "big").numpy(), self.values["big"])
+        for what, save in (
+                ("save_proto", lambda out: onnx_repack.save_proto(proto, out, base_dir=folder)),
+                ("save", lambda out: onnx_repack.save(model_path, out)),
+                ("inline", lambda out: onnx_repack.save(model_path, out, inline=True))):
+            with self.subTest(what):
+                out = os.path.join(self.dir, what, "model.onnx")
+                save(out)
+                self.assertSameValues(self.values, out)
+                self.assertEqual(onnx_repack.load(out).problems, [])
+
     def test_zero_byte_tensors_stay_inline(self):
         path = make_model(os.path.join(self.dir, "z"), tensors={
             "empty": np.zeros((0, 4), np.float32), "w": np.ones(1000, np.float32)})
