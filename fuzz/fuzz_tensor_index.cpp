@@ -54,7 +54,7 @@ ExternalRef externalOf(const onnx::TensorProto& p, const TensorInfo& indexed)
     info.bytes = indexed.bytes;
     std::vector<Problem> ignored;
     parseExternalKeys(info, {entries, holdsData}, ignored);
-    return info.external;
+    return *info.external;
 }
 
 void sameExternal(const ExternalRef& a, const ExternalRef& b, const std::string& what)
@@ -96,7 +96,7 @@ void checkAgainstProtos(
         require(t.isExternal() == external, what + "EXTERNAL or not differs from protobuf");
         require((t.storage == Storage::Raw) == (!external && p.has_raw_data()),
             what + "Raw storage differs from protobuf's has_raw_data");
-        sameExternal(t.external, external ? externalOf(p, t) : ExternalRef{}, what);
+        sameExternal(*t.external, external ? externalOf(p, t) : ExternalRef{}, what);
         require(t.inlineRange.has_value() == (t.storage == Storage::Raw),
             what + "an inline range without raw storage, or none with it");
         if (t.inlineRange)
@@ -139,7 +139,7 @@ void checkSameIndex(std::span<const std::byte> file, const TensorIndex& a,
         require(x.kind == y.kind, at + "kind differs");
         require(x.elements == y.elements && x.bytes == y.bytes, at + "size differs");
         require(x.storage == y.storage, at + "storage differs");
-        sameExternal(x.external, y.external, at);
+        sameExternal(*x.external, *y.external, at);
         require(x.inlineRange.has_value() == y.inlineRange.has_value(), at + "inline range");
         if (x.inlineRange)
             require(textAt(file, *x.inlineRange) == textAt(canonical, *y.inlineRange),
