@@ -82,10 +82,18 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
     format->excludes(dedupe);
     sub.add_flag("--allow-corrupt", args.request.allowCorrupt,
         "Carry forward bytes that fail validation as they are, keeping their old checksum");
-    sub.add_option("--plan", args.planFile,
-           "Place the tensors a plan file names as it says (schema onnx-repack/plan/1, as "
-           "`onnx-repack plan --json` prints); the others follow the threshold")
-        ->type_name("FILE.json");
+    auto* plan = sub.add_option("--plan", args.planFile,
+                        "Place the tensors a plan file names as it says (schema "
+                        "onnx-repack/plan/1, as `onnx-repack plan --json` prints); the others "
+                        "follow the threshold")
+                     ->type_name("FILE.json");
+    // The other options' exclusions are the core's (applyLayoutRequest), worded the same for
+    // every front end; --plan is read here, so its own is too.
+    sub.add_flag("--keep", args.request.keep,
+           "Keep every tensor where it is: inline stays inline, an external tensor stays in the "
+           "data file of its location, at its offset where it can (as onnx_ir's ir.save without "
+           "external_data, and the Python package's save() without layout keywords)")
+        ->excludes(plan);
 }
 
 std::optional<SaveOptions> parseLayoutOptions(

@@ -27,8 +27,8 @@ struct LayoutArgs {
 };
 
 // Registers --target, --data, --threshold, --align, --align-threshold, --order,
-// --no-attributes, --inline, --shard-size, --dedupe, --format, --allow-corrupt and --plan on
-// `sub`.
+// --no-attributes, --inline, --shard-size, --dedupe, --format, --allow-corrupt, --plan and --keep
+// on `sub`.
 void addLayoutOptions(CLI::App& sub, LayoutArgs& args);
 
 // The SaveOptions `args` ask for when writing `outputModel` (a target names the data file

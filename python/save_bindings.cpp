@@ -156,7 +156,12 @@ std::string saveDoc(const char* head)
 {
     const SaveOptions core;
     return std::string(head)
-        + "\n\nLayout (every default is the core's, as for `onnx-repack repack`):\n"
+        + "\n\nWith none of the layout keywords below, every tensor stays where it is, as\n"
+          "onnx_ir's ir.save(model, path): inline stays inline, an external tensor stays in\n"
+          "the data file of its location (written beside out_path), at its offset where it\n"
+          "can; an in-place save of an unchanged model writes nothing (`onnx-repack repack\n"
+          "--keep`). Any layout keyword lays the model out anew:\n"
+          "\nLayout (every other default is the core's, as for `onnx-repack repack`):\n"
           "  external_data         data file name, relative to OUT's folder (default OUT's\n"
           "                        name + .data; + .safetensors with format='safetensors')\n"
           "  size_threshold_bytes  tensors of at least SIZE go external (default "

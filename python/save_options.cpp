@@ -56,7 +56,8 @@ constexpr LayoutOptionNames kNames{.target = "target",
     .allInline = "inline",
     .shardSize = "shard_size",
     .dedupe = "dedupe",
-    .format = "format"};
+    .format = "format",
+    .keep = "no layout keyword"};
 
 } // namespace
 
@@ -78,6 +79,11 @@ SaveOptions layoutOptions(const LayoutKwargs& args, const fs::path& outputModel)
     request.allInline = args.allInline;
     request.dedupe = args.dedupe;
     request.allowCorrupt = args.allowCorrupt;
+    // No layout keyword at all: every tensor stays where it is, as ir.save(model, path) does.
+    request.keep = args.externalData.is_none() && args.threshold.is_none() && args.align.is_none()
+        && args.alignThreshold.is_none() && args.order.is_none() && args.shardSize.is_none()
+        && args.target.is_none() && args.format.is_none() && args.plan.is_none() && !args.allInline
+        && !args.dedupe && args.attributes;
     auto result = applyLayoutRequest(request, outputModel, kNames);
     if (!result)
         raise(result.error()); // kind Usage: UsageError
@@ -85,6 +91,7 @@ SaveOptions layoutOptions(const LayoutKwargs& args, const fs::path& outputModel)
         if (PyErr_WarnEx(PyExc_UserWarning, note.c_str(), 2) != 0)
             throw py::error_already_set(); // warnings turned into errors
 
+    result->options.dataOptionName = "external_data=";
     return std::move(result->options);
 }
 

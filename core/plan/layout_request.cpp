@@ -47,6 +47,17 @@ std::string exclusion(const LayoutRequest& r, const LayoutOptionNames& n)
     }
     if (!r.format.empty() && r.dedupe)
         return std::string(n.format) + " excludes " + std::string(n.dedupe);
+    if (r.keep) {
+        const std::pair<bool, std::string_view> others[]
+            = {{!r.target.empty(), n.target}, {!r.data.empty(), n.data},
+                {!r.threshold.empty(), n.threshold}, {!r.align.empty(), n.align},
+                {!r.alignThreshold.empty(), n.alignThreshold}, {!r.order.empty(), n.order},
+                {r.allInline, n.allInline}, {!r.shardSize.empty(), n.shardSize},
+                {r.dedupe, n.dedupe}, {!r.format.empty(), n.format}};
+        for (const auto& [given, name] : others)
+            if (given)
+                return std::string(n.keep) + " excludes " + std::string(name);
+    }
     return {};
 }
 
@@ -119,6 +130,8 @@ Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
     options.allInline = request.allInline;
     options.dedupe = request.dedupe;
     options.allowCorrupt = request.allowCorrupt;
+    options.keepPlacement = request.keep;
+    options.dataOptionName = std::string(names.data);
     return result;
 }
 

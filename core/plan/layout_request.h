@@ -28,6 +28,7 @@ struct LayoutRequest {
     bool dedupe = false;
     std::string format; // onnx (raw data files) or safetensors
     bool allowCorrupt = false;
+    bool keep = false; // keep every tensor where it is (SaveOptions::keepPlacement)
 };
 
 // What each option is called where the user typed it, for the messages; the CLI's flags by
@@ -43,6 +44,7 @@ struct LayoutOptionNames {
     std::string_view shardSize = "--shard-size";
     std::string_view dedupe = "--dedupe";
     std::string_view format = "--format";
+    std::string_view keep = "--keep";
 };
 
 struct LayoutResult {

@@ -5,6 +5,7 @@
 #include "core/progress.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,10 +42,14 @@ enum class Placement { Auto, Inline, External };
 struct TensorPlacement {
     Placement kind = Placement::Auto;
     std::string location;
+    // Keeping placement (SaveOptions::keepPlacement): the offset the tensor has now, kept
+    // where the file's layout allows it (ranges in order, not overlapping); else laid out anew.
+    std::optional<uint64_t> offset;
     TensorPlacement() = default;
-    TensorPlacement(Placement k, std::string where = {})
+    TensorPlacement(Placement k, std::string where = {}, std::optional<uint64_t> at = {})
         : kind(k)
         , location(std::move(where))
+        , offset(at)
     {
     }
     bool operator==(const TensorPlacement&) const = default;
@@ -86,6 +91,14 @@ struct SaveOptions {
     // a save writes nothing and says so.
     bool rewrite = false;
     std::vector<TensorPlacement> placements; // per index of Model::tensors(); empty = all Auto
+    // Every tensor stays where it is (onnx_ir's ir.save without external_data): inline stays
+    // inline, an external tensor stays in the data file of its location, at its offset where
+    // it can (core/plan/save_plan.h: keptPlacements); placements and the layout options above
+    // are not used. An in-place save of an unchanged model then writes nothing.
+    bool keepPlacement = false;
+    // The option a user gives a data file with ("--data", "external_data="), for the message
+    // of a kept inline model past protobuf's 2 GiB.
+    std::string dataOptionName = "--data";
 
     ProgressCallback progress;
     const CancelToken* cancel = nullptr;

@@ -9,6 +9,7 @@
 #include "targets.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <unordered_map>
 #include <unordered_set>
@@ -68,6 +69,22 @@ Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
             + " alone holds " + std::to_string(plan.tensors[biggest].length) + " bytes"};
     }
     return {};
+}
+
+// A shard past the shard size holds one tensor that is larger on its own: say which.
+void noteOversizedShards(const Model& model, SavePlan& plan, size_t shards, uint64_t shardSize)
+{
+    if (!shardSize)
+        return;
+    for (size_t f = 0; f < shards; ++f) {
+        if (plan.fileBytes[f] <= shardSize || plan.fileOrder[f].empty())
+            continue;
+        const size_t tensor = plan.fileOrder[f].front();
+        plan.notes.push_back(model.tensors()[tensor].qualifiedName() + " ("
+            + formatBytes(plan.tensors[tensor].length) + ") is larger than the shard size ("
+            + formatBytes(shardSize) + "): it has the data file '" + plan.files[f]
+            + "' to itself, larger than that size");
+    }
 }
 
 // Whether the file at `path` starts with `bytes`.
@@ -175,7 +192,11 @@ Result<std::vector<size_t>> chooseStorage(
     }
     if (plan.inlineBytes >= kProtobufLimit)
         return Error{"keeping " + std::to_string(plan.inlineBytes)
-            + " bytes of tensors inline would pass the 2 GiB protobuf limit"};
+            + " bytes of tensors inline would pass the 2 GiB protobuf limit"
+            + (options.keepPlacement ? "; the save keeps every tensor where it is: name a data "
+                                       "file ("
+                        + options.dataOptionName + ") to store the large ones externally"
+                                     : std::string())};
     return external;
 }
 
@@ -290,7 +311,14 @@ public:
         const size_t first = m_plan.fileOrder.size();
         uint64_t reserve = emptyHeader();
         std::unordered_map<size_t, size_t> placed; // partner -> the tensor placed for it
-        for (size_t i : group) {
+        // Keeping placement: tensors in the order of the offsets they keep, and the ranges
+        // placed so far (a range two tensors share stays shared).
+        std::vector<size_t> order = group;
+        std::map<std::pair<uint64_t, uint64_t>, size_t> keptRanges;
+        if (m_options.keepPlacement)
+            std::stable_sort(order.begin(), order.end(),
+                [&](size_t a, size_t b) { return keptOffset(a) < keptOffset(b); });
+        for (size_t i : order) {
             if (auto copy = placed.find(m_partner[i]); copy != placed.end()) {
                 m_plan.tensors[i] = m_plan.tensors[copy->second];
                 m_plan.fileOrder[static_cast<size_t>(m_plan.tensors[i].file)].push_back(i);
@@ -306,6 +334,20 @@ public:
                 startFile();
             uint64_t offset = aligned ? alignUp(m_plan.fileBytes.back(), m_options.alignment)
                                       : m_plan.fileBytes.back();
+            if (const uint64_t keep = keptOffset(i); keep != kNoOffset) {
+                const auto range = keptRanges.find({keep, bytes});
+                if (range != keptRanges.end()) {
+                    m_plan.tensors[i] = m_plan.tensors[range->second];
+                    m_plan.fileOrder.back().push_back(i);
+                    m_plan.sharedBytes += bytes;
+                    ++m_plan.sharedTensors;
+                    continue;
+                }
+                if (keep >= m_plan.fileBytes.back() && !shardSize) {
+                    offset = keep;
+                    keptRanges.emplace(std::pair(keep, bytes), i);
+                }
+            }
             if (shardSize && !m_plan.fileOrder.back().empty()
                 && offset + bytes + reserve + headerBound(i) > shardSize) {
                 startFile();
@@ -322,6 +364,14 @@ public:
     }
 
 private:
+    static constexpr uint64_t kNoOffset = UINT64_MAX;
+    // The offset tensor `i` keeps, when keeping placement; kNoOffset otherwise.
+    uint64_t keptOffset(size_t i) const
+    {
+        if (!m_options.keepPlacement || i >= m_options.placements.size())
+            return kNoOffset;
+        return m_options.placements[i].offset.value_or(kNoOffset);
+    }
     void startFile()
     {
         m_plan.fileOrder.emplace_back();
@@ -389,8 +439,32 @@ Status addSafetensorsHeaders(
 
 } // namespace
 
-Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const SaveOptions& options)
+std::vector<TensorPlacement> keptPlacements(const Model& model)
 {
+    std::vector<TensorPlacement> out;
+    out.reserve(model.tensors().size());
+    for (const TensorInfo& t : model.tensors()) {
+        // One that readers need while building the graph comes inline: stored externally it
+        // is an error of the model that a save fixes.
+        if (t.isExternal() && !t.mustStayInline())
+            out.emplace_back(Placement::External,
+                fs::path(t.external->location).lexically_normal().generic_string(),
+                t.external->offset);
+        else
+            out.emplace_back(Placement::Inline);
+    }
+    return out;
+}
+
+Result<SavePlan> planSave(
+    const Model& model, const fs::path& modelPath, const SaveOptions& requested)
+{
+    SaveOptions kept;
+    if (requested.keepPlacement) {
+        kept = requested;
+        kept.placements = keptPlacements(model);
+    }
+    const SaveOptions& options = requested.keepPlacement ? kept : requested;
     const auto& tensors = model.tensors();
     const bool safetensors = options.format == DataFormat::Safetensors;
     auto dataFile = checkOptions(modelPath, options);
@@ -424,6 +498,7 @@ Result<SavePlan> planSave(const Model& model, const fs::path& modelPath, const S
     if (options.shardSizeIsLimit && options.shardSize)
         if (Status s = checkFileLimit(model, plan, options.shardSize); !s)
             return s.error();
+    noteOversizedShards(model, plan, shards, options.shardSize);
     return plan;
 }
 

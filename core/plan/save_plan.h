@@ -38,6 +38,9 @@ struct SavePlan {
     // (counted in externalBytes, but stored once: fileBytes has them once).
     size_t sharedTensors = 0;
     uint64_t sharedBytes = 0;
+    // What the user asked for and does not get, said as a save's warning: a tensor larger than
+    // the shard size has a data file of its own, larger than that size.
+    std::vector<std::string> notes;
 };
 
 // The data file a save of the model as `modelPath` writes unpinned external tensors to:
@@ -57,6 +60,11 @@ uint64_t paddingBytes(const SavePlan& plan);
 // is not read. Files replaced since the model was opened never count as unchanged.
 bool planKeepsLayout(const Model& model, const std::filesystem::path& modelPath,
     const SavePlan& plan, const SaveOptions& options);
+
+// Where every tensor of `model` is now, as placements (SaveOptions::keepPlacement): inline, or
+// external in the file of its location (normalized) at its offset. A tensor readers need while
+// building the graph is placed inline.
+std::vector<TensorPlacement> keptPlacements(const Model& model);
 
 // Fails on an unusable data file name, a safetensors save of a tensor whose dtype the format
 // lacks or with dedupe, (absolute, escaping with ..), an inline result past

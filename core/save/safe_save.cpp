@@ -15,6 +15,7 @@
 #include "crash_point.h"
 #include "data_writer.h"
 #include "model_writer.h"
+#include "output_folder.h"
 #include "save_conflicts.h"
 #include "save_steps.h"
 #include "source_watch.h"
@@ -220,6 +221,30 @@ void dropUnused(const std::vector<fs::path>& readBefore, const std::vector<fs::p
     }
 }
 
+// Folders made for data files; those still empty when the save ends (it failed) are removed.
+class DataFolders {
+public:
+    DataFolders() = default;
+    DataFolders(const DataFolders&) = delete;
+    DataFolders& operator=(const DataFolders&) = delete;
+    ~DataFolders()
+    {
+        for (auto it = m_created.rbegin(); it != m_created.rend(); ++it)
+            removeCreatedFolders(*it);
+    }
+    Status create(const fs::path& file)
+    {
+        auto created = createOutputFolders(file);
+        if (!created)
+            return created.error();
+        m_created.push_back(std::move(*created));
+        return {};
+    }
+
+private:
+    std::vector<std::vector<fs::path>> m_created;
+};
+
 Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const SaveOptions& options)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -231,6 +256,14 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
         return plan.error().prefixed(cannot);
     if (Status s = checkAliases(model, path, *plan); !s)
         return s.error().prefixed(cannot);
+    // Keeping placement, a data file in a subfolder of the model's folder ("weights/w.bin")
+    // comes along to another folder, its subfolder made now. Otherwise, as python-onnx, a data
+    // file's folder must exist.
+    DataFolders folders;
+    if (options.keepPlacement)
+        for (const auto& name : plan->files)
+            if (Status s = folders.create(dir / name); !s)
+                return s.error().prefixed(cannot);
 
     // One save at a time in every folder this one writes into (SPEC 5a).
     auto lock = FolderLock::acquire(saveFolders(path, *plan), options.lockWaitMs, options.cancel);
@@ -249,6 +282,7 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
         SaveReport report;
         report.modelPath = path;
         report.unchanged = true;
+        report.warnings = plan->notes;
         std::set<std::string> finals{path.filename().string()};
         for (const auto& name : plan->files)
             finals.insert(
@@ -392,6 +426,7 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     }
 
     report.modelPath = path;
+    report.warnings.insert(report.warnings.begin(), plan->notes.begin(), plan->notes.end());
     report.bytesWritten = committed.written.bytes;
     for (auto bytes : plan->fileBytes)
         report.dataBytes += bytes;

@@ -163,7 +163,8 @@ class Cancel(TempDirTest):
                 except onnx_repack.Busy as error:
                     seen.append(error)
 
-        onnx_repack.save(model, os.path.join(self.dir, "m", "b.onnx"), progress=progress)
+        onnx_repack.save(model, os.path.join(self.dir, "m", "b.onnx"), external_data="b.onnx.data",
+                         progress=progress)
         self.assertEqual(len(seen), 1)
 
 

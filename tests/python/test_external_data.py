@@ -42,7 +42,8 @@ class ExternalData(TempDirTest):
         self.assertSameValues(self.values, self.path)
         self.assertSameValues(self.values, out)
         self.assertEqual(model.path, os.path.abspath(out))
-        self.assertTrue(os.path.exists(out + ".data"))
+        # No layout keyword: every tensor keeps its place, its data file's name too.
+        self.assertEqual(sorted(os.listdir(os.path.dirname(out))), ["copy.onnx", "model.onnx.data"])
         # And back: the new model saved over the old path.
         onnx_repack.save(model, self.path, force=True)
         self.assertSameValues(self.values, self.path)
@@ -87,6 +88,25 @@ class ExternalData(TempDirTest):
                 self.assertSameValues(self.values, out)
                 if threshold == 1 << 30:
                     self.assertFalse(os.path.exists(out + ".data"))
+
+    def test_no_layout_keyword_keeps_every_tensor_where_it_is(self):
+        # ir.save(model, path) "saved unmodified": inline stays inline, external stays put.
+        def places(path):
+            return {t.name: (t.storage, t.location, t.offset) for t in onnx_repack.load(path).tensors}
+        before = places(self.path)
+        digest = folder_digest(os.path.dirname(self.path))
+        report = onnx_repack.save(self.path, self.path)
+        self.assertTrue(report.unchanged)
+        self.assertEqual(folder_digest(os.path.dirname(self.path)), digest)
+        out = os.path.join(self.dir, "elsewhere", "model.onnx")
+        onnx_repack.save(self.path, out)
+        self.assertEqual(places(out), before)
+        self.assertSameValues(self.values, out)
+        # A proto in memory (onnx.load reads the data in) stays inline.
+        out = os.path.join(self.dir, "proto", "model.onnx")
+        onnx_repack.save(onnx.load(self.path), out)
+        self.assertEqual({s for s, _, _ in places(out).values()}, {"inline"})
+        self.assertSameValues(self.values, out)
 
     def test_seed_threshold_defaults_are_onnx_irs(self):
         # ir.save(..., external_data=...) offloads from 256 bytes; unload_from_model from 0.

@@ -63,11 +63,18 @@ class Reports(TempDirTest):
         out = os.path.join(self.dir, "p1", "model.onnx")
         onnx_repack.save_proto(proto, out, base_dir=os.path.dirname(self.path))
         self.assertEqual(folder_digest(os.path.dirname(out)), folder_digest(os.path.dirname(reference)))
-        # Everything in memory.
+        # Everything in memory: kept inline without a layout keyword, as ir.save; laid out as
+        # the reference with the same keywords.
         proto = onnx.load(self.path)
         out = os.path.join(self.dir, "p2", "model.onnx")
         report = onnx_repack.save_proto(proto, out)
         self.assertEqual(report.warnings, [])
+        self.assertEqual(os.listdir(os.path.dirname(out)), ["model.onnx"])
+        self.assertEqual(report.external_tensors, 0)
+        reference = os.path.join(self.dir, "ref2", "model.onnx")
+        onnx_repack.save(self.path, reference, size_threshold_bytes="1KiB")
+        out = os.path.join(self.dir, "p2b", "model.onnx")
+        onnx_repack.save_proto(proto, out, size_threshold_bytes="1KiB")
         self.assertEqual(folder_digest(os.path.dirname(out)), folder_digest(os.path.dirname(reference)))
         # Options as save() takes them; nothing temporary is left.
         out = os.path.join(self.dir, "p3", "model.onnx")

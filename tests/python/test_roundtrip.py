@@ -13,20 +13,24 @@ from support import TempDirTest, folder_digest, make_model, run_cli, tensor_valu
 
 # (name, keyword arguments of save(), the CLI's flags)
 MODES = [
-    ("defaults", {}, []),
+    # No layout keyword keeps every tensor where it is (ir.save(model, path)): `repack --keep`.
+    ("keep", {}, ["--keep"]),
+    ("repack's defaults", {"size_threshold_bytes": "1KiB"}, []),
     ("threshold", {"size_threshold_bytes": 100_000}, ["--threshold", "100000"]),
     ("threshold text", {"size_threshold_bytes": "1MiB", "align": 0}, ["--threshold", "1MiB", "--align", "0"]),
     ("inline", {"inline": True}, ["--inline"]),
-    ("shard", {"shard_size": 1_000_000}, ["--shard-size", "1000000"]),
+    ("shard", {"shard_size": 2_000_000}, ["--shard-size", "2000000"]),
     ("target web", {"target": "web"}, ["--target", "web"]),
     ("target ort", {"target": "ort"}, ["--target", "ort"]),
     ("safetensors", {"format": "safetensors"}, ["--format", "safetensors"]),
     ("dedupe", {"dedupe": True}, ["--dedupe"]),
-    ("checksum", {"checksum": True}, ["--checksum"]),
+    ("checksum", {"checksum": True, "size_threshold_bytes": "1KiB"}, ["--checksum"]),
+    ("keep with checksums", {"checksum": True}, ["--keep", "--checksum"]),
     ("order size", {"order": "size", "align": 65536, "align_threshold": 4096},
      ["--order", "size", "--align", "64KiB", "--align-threshold", "4096"]),
+    # external_data alone: onnx_ir's threshold, 256 bytes (the CLI's is 1 KiB).
     ("no attributes", {"attributes": False, "external_data": "weights.bin"},
-     ["--no-attributes", "--data", "weights.bin"]),
+     ["--no-attributes", "--data", "weights.bin", "--threshold", "256"]),
 ]
 
 
@@ -57,8 +61,23 @@ class RoundTrip(TempDirTest):
                     shutil.rmtree(self.dir)
                     os.makedirs(self.dir)
 
+    def test_a_tensor_past_the_shard_size_is_named(self):
+        # It gets a file of its own, bigger than asked: the report and the CLI say so.
+        src, values = self.source()
+        out = os.path.join(self.dir, "py", "model.onnx")
+        report = onnx_repack.save(src, out, shard_size=1_000_000)
+        self.assertSameValues(values, out)
+        self.assertEqual(len(report.warnings), 2, report.warnings)
+        for name, warning in zip(("big", "big2"), sorted(report.warnings)):
+            self.assertIn(f"graph/{name} ", warning)
+            self.assertIn("shard size", warning)
+        result = run_cli("repack", src, "-o", os.path.join(self.dir, "cli", "model.onnx"),
+                         "--shard-size", "1000000")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("warning: graph/big ", result.stderr)
+
     def test_shards_are_named_like_onnx_ir(self):
-        report = self.check_mode({"shard_size": 1_000_000}, ["--shard-size", "1000000"])
+        report = self.check_mode({"shard_size": 2_000_000}, ["--shard-size", "2000000"])
         names = sorted(os.path.basename(f) for f in report.data_files)
         self.assertGreater(len(names), 1)
         # onnx_ir 1.1's rule: the marker before the whole extension chain.
@@ -95,7 +114,7 @@ class RoundTrip(TempDirTest):
 
     def test_plan_matches_the_cli_plan_json(self):
         src, _ = self.source()
-        for kwargs, flags in (({}, []), ({"shard_size": "1MB"}, ["--shard-size", "1MB"]),
+        for kwargs, flags in (({}, ["--keep"]), ({"shard_size": "1MB"}, ["--shard-size", "1MB"]),
                               ({"target": "web"}, ["--target", "web"])):
             with self.subTest(flags=flags):
                 ours = onnx_repack.plan(src, **kwargs)

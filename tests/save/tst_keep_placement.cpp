@@ -1,0 +1,212 @@
+// Keeping placement (SaveOptions::keepPlacement, `repack --keep`, the Python package's save()
+// without layout keywords, as onnx_ir's ir.save(model, path)): every tensor stays where it is.
+// Inline stays inline; an external tensor stays in the data file of its location, at its
+// offset where that file's layout allows; a range two tensors share stays shared; an unchanged
+// model saved over itself writes nothing; saved elsewhere, its data files come along.
+#include "core/model/model.h"
+#include "core/plan/save_plan.h"
+#include "core/save/save.h"
+#include "tests/support/cli_run.h"
+#include "tests/support/model_builder.h"
+#include "tests/support/result_checks.h"
+#include "tests/support/save_fixtures.h"
+#include "tests/support/tensor_builder.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <onnx/onnx_pb.h>
+
+#include <sys/stat.h>
+
+using namespace repack;
+using namespace fixtures;
+
+namespace {
+
+struct Place {
+    bool external = false;
+    std::string location;
+    uint64_t offset = 0;
+    bool operator==(const Place&) const = default;
+};
+
+std::map<std::string, Place> placesOf(const Model& model)
+{
+    std::map<std::string, Place> out;
+    for (const TensorInfo& t : model.tensors())
+        out[t.qualifiedName()] = t.isExternal()
+            ? Place{true, t.external->location, t.external->offset}
+            : Place{};
+    return out;
+}
+
+QString describe(const std::map<std::string, Place>& places)
+{
+    QStringList out;
+    for (const auto& [name, p] : places)
+        out << QString::fromStdString(
+            name + (p.external ? " " + p.location + "@" + std::to_string(p.offset) : " inline"));
+    return out.join(", ");
+}
+
+ino_t inodeOf(const QString& path)
+{
+    struct stat st { };
+    return ::stat(path.toLocal8Bit().constData(), &st) == 0 ? st.st_ino : 0;
+}
+
+// A model whose tensors live in two data files (one in a subfolder) and inline, and two
+// tensors sharing one range: t0..t3 as writeUint8Model writes them (t2, t3 external in
+// m.onnx.data at unaligned offsets), plus "a" in sub/a.bin and "a_twin" on the same range.
+QString twoFileModel(const QString& dir)
+{
+    const QString path = writeUint8Model(dir, "m.onnx", {100, 5000, 2 << 20, 3 << 20}, 1 << 20,
+        "m.onnx.data");
+    onnx::ModelProto proto;
+    {
+        QFile f(path);
+        if (!f.open(QIODevice::ReadOnly) || !proto.ParseFromString(f.readAll().toStdString()))
+            return {};
+    }
+    QDir(dir).mkpath("sub");
+    QFile data(QDir(dir).filePath("sub/a.bin"));
+    if (!data.open(QIODevice::WriteOnly))
+        return {};
+    const std::string bytes = tensorContent(9, 3000);
+    data.write(QByteArray(13, '\x11') + QByteArray::fromStdString(bytes));
+    data.close();
+    for (const char* name : {"a", "a_twin"}) {
+        onnx::TensorProto* t = proto.mutable_graph()->add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto::UINT8);
+        t->add_dims(3000);
+        t->set_data_location(onnx::TensorProto::EXTERNAL);
+        for (const auto& [k, v] : {std::pair<std::string, std::string>{"location", "sub/a.bin"},
+                 {"offset", "13"}, {"length", "3000"}}) {
+            auto* e = t->add_external_data();
+            e->set_key(k);
+            e->set_value(v);
+        }
+    }
+    return saveModel(proto, path) ? path : QString();
+}
+
+SaveOptions keep()
+{
+    SaveOptions options;
+    options.keepPlacement = true;
+    return options;
+}
+
+} // namespace
+
+class TestKeepPlacement : public QObject {
+    Q_OBJECT
+
+private slots:
+    void anUnchangedModelSavedOverItselfWritesNothing();
+    void savedElsewhereEveryTensorKeepsItsPlace();
+    void aTensorMovedInMemoryIsWrittenWhereItIsNow();
+    void keepExcludesLayoutOptions();
+    void planKeepShowsNothingChanges();
+};
+
+void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
+{
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    const auto hashes = hashFolder(dir.path());
+    const ino_t inode = inodeOf(path);
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const auto places = placesOf(*model);
+    auto report = save(*model, path.toStdString(), keep());
+    QVERIFY_OK(report);
+    QVERIFY(report->unchanged);
+    QCOMPARE(report->bytesWritten, uint64_t(0));
+    QCOMPARE(hashFolder(dir.path()), hashes);
+    QCOMPARE(inodeOf(path), inode);
+    QCOMPARE(describe(placesOf(*model)), describe(places));
+    // The defaults of a repack lay it out anew (aligned, in declaration order): not kept.
+    auto relaid = save(*model, path.toStdString(), SaveOptions());
+    QVERIFY_OK(relaid);
+    QVERIFY(!relaid->unchanged);
+}
+
+void TestKeepPlacement::savedElsewhereEveryTensorKeepsItsPlace()
+{
+    QTemporaryDir dir;
+    const QString path = twoFileModel(QDir(dir.path()).filePath("in"));
+    QVERIFY(!path.isEmpty());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const auto places = placesOf(*model);
+    const auto values = readAllTensors(*model);
+    const QString out = QDir(dir.path()).filePath("out/m.onnx");
+    QVERIFY(QDir().mkpath(QDir(dir.path()).filePath("out")));
+    auto report = save(*model, out.toStdString(), keep());
+    QVERIFY_OK(report);
+    auto saved = loadModel(out);
+    QVERIFY(saved);
+    QCOMPARE(describe(placesOf(*saved)), describe(places));
+    QCOMPARE(readAllTensors(*saved), values);
+    QVERIFY((*saved).problems().empty());
+    // The shared range is stored once: sub/a.bin holds its 13 leading bytes and one copy.
+    QCOMPARE(QFileInfo(QDir(dir.path()).filePath("out/sub/a.bin")).size(), qint64(13 + 3000));
+    QCOMPARE(report->dataFiles.size(), size_t(2));
+}
+
+void TestKeepPlacement::aTensorMovedInMemoryIsWrittenWhereItIsNow()
+{
+    // What the model says now is kept, not what the files held when it was loaded.
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    SaveOptions inlineAll;
+    inlineAll.allInline = true;
+    const QString elsewhere = QDir(dir.path()).filePath("inline.onnx");
+    QVERIFY_OK(save(*model, elsewhere.toStdString(), inlineAll)); // the model is that now
+    QVERIFY_OK(save(*model, path.toStdString(), keep()));
+    auto saved = loadModel(path);
+    QVERIFY(saved);
+    for (const TensorInfo& t : saved->tensors())
+        QVERIFY2(!t.isExternal(), t.qualifiedName().c_str());
+}
+
+void TestKeepPlacement::keepExcludesLayoutOptions()
+{
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    const auto hashes = hashFolder(dir.path());
+    for (const QStringList& other : {QStringList{"--threshold", "1"}, QStringList{"--inline"},
+             QStringList{"--data", "x.bin"}, QStringList{"--shard-size", "1MiB"}}) {
+        const CliRun run = runCli(QStringList{"repack", path, "-o", path, "--keep"} + other);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("--keep excludes " + other.front().toUtf8()), run.err.constData());
+    }
+    QCOMPARE(hashFolder(dir.path()), hashes);
+}
+
+void TestKeepPlacement::planKeepShowsNothingChanges()
+{
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    const CliRun plan = runCli({"plan", path, "--keep", "--diff"});
+    QVERIFY2(plan.exitCode == 0, plan.err.constData());
+    QVERIFY2(plan.out.startsWith("nothing changes: all 6 tensor(s) keep their place"),
+        plan.out.constData());
+    const CliRun repack = runCli({"repack", path, "-o", path, "--keep"});
+    QVERIFY2(repack.exitCode == 0, repack.err.constData());
+    QVERIFY2(repack.out.startsWith("nothing to change: "), repack.out.constData());
+}
+
+QTEST_GUILESS_MAIN(TestKeepPlacement)
+#include "tst_keep_placement.moc"
