@@ -3,9 +3,39 @@
 #include "errors.h"
 #include "py_model.h"
 
+#include "cli/cli.h"
+
+#include <pybind11/stl.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
 namespace py = pybind11;
 
-PYBIND11_MODULE(onnx_repack, m)
+namespace {
+
+// The onnx-repack executable's run(), for `python -m onnx_repack` (onnx_repack/__main__.py).
+int runCli(const std::vector<std::string>& args)
+{
+    std::vector<const char*> argv;
+    for (const auto& a : args)
+        argv.push_back(a.c_str());
+    argv.push_back(nullptr);
+    int code = 0;
+    {
+        py::gil_scoped_release unlocked;
+        code = repack::cli::run(static_cast<int>(args.size()), argv.data());
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    return code;
+}
+
+} // namespace
+
+// onnx_repack._core: the package onnx_repack (python/onnx_repack/__init__.py) re-exports it.
+PYBIND11_MODULE(_core, m)
 {
     m.doc() = "Inspect and safely rewrite where ONNX models keep their weights.\n\n"
               "load(path) opens a model lazily (Model.tensors, Tensor.numpy() zero-copy);\n"
@@ -18,4 +48,7 @@ PYBIND11_MODULE(onnx_repack, m)
     repack::python::addExternalDataFunctions(m);
     repack::python::registerSave(m);
     repack::python::registerReports(m);
+    m.def("_run_cli", &runCli, py::arg("argv"),
+        "Runs the onnx-repack command line with argv (argv[0] is the program's name); returns "
+        "its exit code.");
 }

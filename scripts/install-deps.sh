@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libssl-dev
   python3-onnx python3-numpy libonnx-testdata
   pybind11-dev python3-dev
+  python3-venv python3-setuptools python3-wheel python3-build
   xvfb xauth
   clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14
 )

@@ -53,13 +53,15 @@ expected=(usr/bin/onnx-repack usr/share/man/man1/onnx-repack.1
   usr/share/applications/onnx-repack-gui.desktop
   usr/share/icons/hicolor/scalable/apps/onnx-repack-gui.svg
   usr/share/mime/packages/onnx-repack.xml usr/share/onnx-repack/sample/sample.onnx)
-((python)) && expected+=(usr/lib/python3/dist-packages/onnx_repack.pyi)
+((python)) && expected+=(usr/lib/python3/dist-packages/onnx_repack/__init__.py
+  usr/lib/python3/dist-packages/onnx_repack/__main__.py
+  usr/lib/python3/dist-packages/onnx_repack/__init__.pyi)
 for file in "${expected[@]}"; do
   grep -q " \./$file\$" <<<"$contents" || fail "the package lacks /$file"
 done
 if ((python)); then
-  grep -qE " \./usr/lib/python3/dist-packages/onnx_repack\.cpython-[^ ]*\.so\$" <<<"$contents" \
-    || fail "the package lacks the onnx_repack module in /usr/lib/python3/dist-packages"
+  grep -qE " \./usr/lib/python3/dist-packages/onnx_repack/_core\.cpython-[^ ]*\.so\$" <<<"$contents" \
+    || fail "the package lacks the onnx_repack extension in /usr/lib/python3/dist-packages"
 fi
 
 installed=0
@@ -87,8 +89,10 @@ done
 if ((python)); then
   said="$(cd / && env -u PYTHONPATH /usr/bin/python3 -c "import onnx_repack; print(onnx_repack.__file__, onnx_repack.__version__)")" \
     || fail "/usr/bin/python3 -c 'import onnx_repack' fails"
-  [[ $said == "/usr/lib/python3/dist-packages/onnx_repack."*" $version" ]] \
+  [[ $said == "/usr/lib/python3/dist-packages/onnx_repack/__init__.py $version" ]] \
     || fail "import onnx_repack found '$said', not the packaged module of version $version"
+  [ "$(cd / && env -u PYTHONPATH /usr/bin/python3 -m onnx_repack --version)" = "onnx-repack $version" ] \
+    || fail "python3 -m onnx_repack --version does not say onnx-repack $version"
 fi
 
 # Debian's slim images exclude /usr/share/man from installs (dpkg path-exclude): the package's

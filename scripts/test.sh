@@ -12,6 +12,8 @@ bash "$root/scripts/install-test-readers.sh"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
 # The Debian package builds, installs with apt-get, runs, and is removed again.
 bash "$root/scripts/test-package.sh" "$root/build"
+# The Python package as pip installs it (a venv, a wheel), the Python suites against that.
+bash "$root/scripts/test-pip-install.sh" "$root/build/app/onnx-repack"
 # Then the suites again under ASan + UBSan and each fuzz target for 60 s (docs/fuzzing.md).
 # REPACK_HARDENING=0 skips it for a quick local run; CI always runs it.
 if [ "${REPACK_HARDENING:-1}" != 0 ]; then

@@ -2,6 +2,8 @@
 writes an onnx.ModelProto (inline or external tensors) as save() writes the file it came from."""
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import onnx
@@ -18,6 +20,21 @@ class Reports(TempDirTest):
     def cli_json(self, *args):
         result = run_cli(*args, "--json")
         return json.loads(result.stdout)
+
+    def test_python_m_onnx_repack_is_the_cli(self):
+        # For installs with no onnx-repack on PATH: same output, same exit codes.
+        out = os.path.join(self.dir, "out", "model.onnx")
+        for args in (["inspect", self.path], ["inspect", self.path, "--json"],
+                     ["verify", self.path], ["plan", self.path, "--keep", "--diff"],
+                     ["verify", os.path.join(self.dir, "missing.onnx")],
+                     ["repack", self.path, "-o", out, "--threshold", "1", "--keep"], []):
+            with self.subTest(args=args):
+                ours = subprocess.run([sys.executable, "-m", "onnx_repack", *args],
+                                      capture_output=True, text=True, env=os.environ)
+                cli = run_cli(*args)
+                self.assertEqual((ours.returncode, ours.stdout, ours.stderr),
+                                 (cli.returncode, cli.stdout, cli.stderr))
+        self.assertFalse(os.path.exists(out))
 
     def test_inspect_is_the_cli_document(self):
         model = onnx_repack.load(self.path)
