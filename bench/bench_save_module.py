@@ -5,8 +5,10 @@
 
 Makes a model of WEIGHTS bytes twice with repack-genmodel (inline, and external in one data
 file), then for each times, in a fresh interpreter per run:
-  onnx_repack   onnx_repack.save(IN, OUT) with the defaults (1 KiB threshold, one data file);
-                synced, as every save of the core is
+  onnx_repack   onnx_repack.save(IN, OUT, size_threshold_bytes=1024) (one data file); synced,
+                as every save of the core is
+  repack proto  onnx_repack.save(onnx.load(IN), OUT, size_threshold_bytes=1024): the proto in
+                memory, its payloads lent to the core (python/proto_payloads.h)
   onnx          onnx.load(IN) then onnx.save_model(OUT, save_as_external_data=True,
                 size_threshold=1024) and os.sync(), for the same durability
   cp+sync       cp of IN's files into OUT's folder, then sync: the floor for writing these bytes
@@ -27,7 +29,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 TOOLS = {
     "onnx_repack": ("import onnx_repack",
-                    "onnx_repack.save(sys.argv[1], sys.argv[2])"),
+                    "onnx_repack.save(sys.argv[1], sys.argv[2], size_threshold_bytes=1024)"),
+    # The proto in memory first, as a script that made it holds it (issue 24's save_proto).
+    "repack proto": ("import onnx, onnx_repack",
+                     "onnx_repack.save(onnx.load(sys.argv[1]), sys.argv[2], "
+                     "size_threshold_bytes=1024)"),
     "onnx": ("import onnx",
              "onnx.save_model(onnx.load(sys.argv[1]), sys.argv[2], save_as_external_data=True, "
              "all_tensors_to_one_file=True, location=os.path.basename(sys.argv[2]) + '.data', "

@@ -2,14 +2,13 @@
 // called back a few times a second, and Ctrl+C or an exception in the callback cancelling it
 // through the core's CancelToken (nothing on disk changes) before being raised again.
 #include "errors.h"
+#include "proto_payloads.h"
 #include "py_model.h"
 #include "save_options.h"
 #include "save_watch.h"
 
 #include "core/save/output_folder.h"
 #include "core/save/save.h"
-
-#include <onnx/onnx_pb.h>
 
 #include <pybind11/stl.h>
 
@@ -113,22 +112,19 @@ bool isModelProto(py::handle object)
     return py::hasattr(object, "SerializeToString") && py::hasattr(object, "graph");
 }
 
-// An onnx.ModelProto copied into the core; its external tensors resolve against `baseDir`
-// (default: the folder of `out`).
-std::shared_ptr<PyModel> modelFromProto(py::handle proto, const fs::path& out, py::handle baseDir)
+// Saves an onnx.ModelProto, its external tensors resolved against `baseDir` (default: the
+// folder of `out`), streamed: its large payloads are lent to the core (python/proto_payloads.h)
+// and back in the proto when this returns or raises.
+SaveReportPy saveProto(
+    py::handle proto, const fs::path& out, py::handle baseDir, SaveArgs& args, SaveOptions options)
 {
     const fs::path base
         = baseDir.is_none() ? fs::absolute(out).parent_path() : fs::path(toPath(baseDir));
-    auto parsed = std::make_unique<onnx::ModelProto>();
-    {
-        const std::string wire = proto.attr("SerializeToString")().cast<std::string>();
-        py::gil_scoped_release unlocked;
-        if (!parsed->ParseFromString(wire))
-            parsed.reset();
-    }
-    if (!parsed)
-        raise(Error{"proto: protobuf cannot parse it as an onnx.ModelProto"});
-    return std::make_shared<PyModel>(Model::fromProto(std::move(parsed), base));
+    LentPayloads lent(proto);
+    SaveReportPy report = saveModel(
+        std::make_shared<PyModel>(lent.load(base)), std::nullopt, out, args, std::move(options));
+    lent.restore(); // the model (and its mapping of the payloads) is gone
+    return report;
 }
 
 SaveArgs saveArgs(py::object externalData, py::object threshold, py::object align,
@@ -298,8 +294,7 @@ void registerSave(py::module_& m)
             // Options are checked before the model is read, as the CLI does.
             SaveOptions options = saveOptions(args, out);
             if (proto)
-                return saveModel(modelFromProto(modelOrPath, out, baseDir), std::nullopt, out, args,
-                    std::move(options));
+                return saveProto(modelOrPath, out, baseDir, args, std::move(options));
             if (py::isinstance<PyModel>(modelOrPath))
                 return saveModel(modelOrPath.cast<std::shared_ptr<PyModel>>(), std::nullopt, out,
                     args, std::move(options));
@@ -343,8 +338,10 @@ void registerSave(py::module_& m)
         "save_proto(proto, out_path, base_dir=None, **options) -> SaveReport\n\n"
         "save(proto, out_path, base_dir=base_dir, **options): writes an onnx.ModelProto, its\n"
         "tensors in memory or external, relative to base_dir (default: out_path's folder).\n"
-        "Nothing temporary is written: the proto is copied into the core (the model's inline\n"
-        "bytes are in memory twice while it saves).");
+        "Streamed: its raw_data payloads of 1 KiB and more are moved out of the proto into an\n"
+        "anonymous memory file while it saves (never a file on disk, never a second copy) and\n"
+        "put back before it returns or raises; do not use the proto from another thread\n"
+        "meanwhile.");
 }
 
 } // namespace repack::python

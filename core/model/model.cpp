@@ -101,10 +101,17 @@ constexpr int kLoadAttempts = 8;
 Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
 {
     return guardMemory(
-        path.string() + ": indexing its tensors", [&] { return loadUnguarded(path); });
+        path.string() + ": indexing its tensors", [&] { return loadUnguarded(path, nullptr); });
 }
 
-Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path)
+Result<std::unique_ptr<Model>> Model::loadDetached(
+    const fs::path& readable, const fs::path& baseDir)
+{
+    return guardMemory("the model handed over: indexing its tensors",
+        [&] { return loadUnguarded(readable, &baseDir); });
+}
+
+Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const fs::path* baseDir)
 {
     std::error_code ec;
     if (fs::is_directory(path, ec))
@@ -155,11 +162,17 @@ Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path)
         model->m_path = absolute;
         model->m_fileBytes = identity->size;
         model->m_fileIdentity = *identity;
-        model->m_baseDir = model->m_path.parent_path();
+        model->m_baseDir
+            = baseDir ? fs::absolute(*baseDir).lexically_normal() : model->m_path.parent_path();
         model->adoptIndex(std::move(*index));
         model->resolve();
-        if (namesFile(path, *identity))
+        if (namesFile(path, *identity)) {
+            if (baseDir) { // detached: in memory, as fromProto's (m_modelFile serves payloads)
+                model->m_path.clear();
+                model->m_fileIdentity = FileIdentity{};
+            }
             return model;
+        }
         lastError = Error{path.string() + ": replaced while it was read"};
     }
     return Error{path.string()

@@ -82,6 +82,12 @@ public:
     static Result<std::unique_ptr<Model>> load(const std::filesystem::path& path);
     // Smaller payloads are parsed: a range and a mapping cost more than their bytes.
     static constexpr uint64_t kInFileMinBytes = 1024;
+    // A serialized model handed over in memory (the Python package's save of an
+    // onnx.ModelProto): `readable` is a file only this process reaches (a memfd, as
+    // /proc/self/fd/N), indexed as load() indexes a file, its payloads read from there and never
+    // copied. The model has no path, as fromProto's: its external data resolve against `baseDir`.
+    static Result<std::unique_ptr<Model>> loadDetached(
+        const std::filesystem::path& readable, const std::filesystem::path& baseDir);
     // Wraps an in-memory model whose external data resolves against `baseDir`.
     static std::unique_ptr<Model> fromProto(
         std::unique_ptr<onnx::ModelProto> proto, std::filesystem::path baseDir);
@@ -159,7 +165,9 @@ public:
         const std::vector<std::filesystem::path>& replaced, const std::string& reason);
 
 private:
-    static Result<std::unique_ptr<Model>> loadUnguarded(const std::filesystem::path& path);
+    // `baseDir`: a detached model's (loadDetached), null for the file's own folder.
+    static Result<std::unique_ptr<Model>> loadUnguarded(
+        const std::filesystem::path& path, const std::filesystem::path* baseDir);
     Model() = default;
     // adoptSave's steps: the raw_data payloads of `ranges` lie in the file at `path` (with
     // `identity`) and are read from there; then the model lives at `path` (`fileBytes` bytes).

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/sendfile.h>
 #include <unistd.h>
 
 namespace repack {
@@ -155,16 +156,25 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
     auto progressed = [&](uint64_t bytes) { return advance(tensor, countProgress ? bytes : 0); };
     Sha1 sha;
     uint64_t done = 0;
-    bool kernelCopy = !hashing;
+    // In the kernel: copy_file_range (one file system), else sendfile (across file systems,
+    // e.g. from a memfd or tmpfs: one copy instead of two), else through the buffer.
+    enum class Copy { FileRange, SendFile, Buffer };
+    Copy mode = hashing ? Copy::Buffer : Copy::FileRange;
     while (done < length) {
         const uint64_t chunk = std::min(kCopyChunk, length - done);
-        if (kernelCopy) {
+        if (mode != Copy::Buffer) {
             loff_t in = static_cast<loff_t>(source.offset + done);
             loff_t out = static_cast<loff_t>(targetOffset + done);
-            ssize_t n = ::copy_file_range(*src, &in, targetFd, &out, chunk, 0);
+            ssize_t n = -1;
+            if (mode == Copy::FileRange) {
+                n = ::copy_file_range(*src, &in, targetFd, &out, chunk, 0);
+            } else if (::lseek(targetFd, out, SEEK_SET) == out) { // sendfile writes at the position
+                off_t from = static_cast<off_t>(in);
+                n = ::sendfile(targetFd, *src, &from, chunk);
+            }
             if (n < 0
                 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
-                kernelCopy = false; // fall back to reading and writing through the buffer
+                mode = mode == Copy::FileRange ? Copy::SendFile : Copy::Buffer;
                 continue;
             }
             if (n < 0 && errno == EINTR)

@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 
 import onnx_repack
-from support import TempDirTest, folder_digest, make_model, run_cli
+from support import TempDirTest, folder_digest, make_model, rss_kib, run_cli
 
 
 class Reports(TempDirTest):
@@ -109,6 +109,67 @@ class Reports(TempDirTest):
         self.assertIn("model.onnx.data", str(raised.exception))
         self.assertFalse(os.path.exists(os.path.join(self.dir, "p4")))
 
+
+    def test_a_saved_proto_is_left_as_it_was(self):
+        # Its payloads are lent to the core while it saves: back after a save, a refusal and a
+        # cancel alike, in every place a tensor can be (attribute, subgraph, sparse, function).
+        proto = onnx.load(self.path)
+        big = np.arange(4096, dtype=np.float32)
+        branch = onnx.helper.make_graph(
+            [onnx.helper.make_node("Identity", ["sub_w"], ["o"])], "branch", [],
+            [onnx.helper.make_tensor_value_info("o", onnx.TensorProto.FLOAT, [4096])],
+            [onnx.numpy_helper.from_array(big + 1, "sub_w")])
+        proto.graph.node.append(onnx.helper.make_node(
+            "If", ["cond"], ["if_out"], then_branch=branch, else_branch=branch))
+        proto.graph.sparse_initializer.append(onnx.helper.make_sparse_tensor(
+            onnx.numpy_helper.from_array(big + 2, "sparse"),
+            onnx.numpy_helper.from_array(np.arange(4096, dtype=np.int64), "sparse_i"), [8192]))
+        proto.functions.append(onnx.helper.make_function(
+            "local", "f", [], ["y"], [onnx.helper.make_node(
+                "Constant", [], ["y"], value=onnx.numpy_helper.from_array(big + 3))],
+            [onnx.helper.make_opsetid("", 17)]))
+        before = proto.SerializeToString()
+        out = os.path.join(self.dir, "lent", "model.onnx")
+        report = onnx_repack.save(proto, out, size_threshold_bytes="1KiB")
+        self.assertEqual(proto.SerializeToString(), before)
+        saved = onnx.load(out, load_external_data=False)
+        for tensor in (saved.graph.node[-1].attribute[0].g.initializer[0],
+                       saved.graph.sparse_initializer[0].values, saved.functions[0].node[0].attribute[0].t):
+            self.assertEqual(tensor.data_location, onnx.TensorProto.EXTERNAL)
+        self.assertGreater(report.external_tensors, 6)
+        for name, value in (("sub_w", big + 1), ("sparse", big + 2)):
+            self.assertEqual(
+                next(t for t in onnx_repack.load(out).tensors if t.name == name).numpy().tolist(),
+                value.tolist())
+        with self.assertRaises(onnx_repack.ConsentRequired):
+            onnx_repack.save(proto, out, size_threshold_bytes="2KiB")  # files no model uses
+        self.assertEqual(proto.SerializeToString(), before)
+
+        def cancel(done, total, tensor):
+            raise KeyboardInterrupt
+
+        with self.assertRaises(KeyboardInterrupt):
+            onnx_repack.save(proto, os.path.join(self.dir, "c", "m.onnx"), size_threshold_bytes=0,
+                             progress=cancel)
+        self.assertEqual(proto.SerializeToString(), before)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "c")))
+
+    def test_a_proto_saves_without_a_second_copy_of_its_weights(self):
+        # Serialized whole, a proto took three times its size (SerializeToString's bytes, a
+        # copy, the core's parse); lent payloads go file to file. 96 MiB of weights in memory:
+        # the save may add the largest tensor (16 MiB) and the core's buffers.
+        rng = np.random.default_rng(3)
+        weights = [onnx.numpy_helper.from_array(rng.standard_normal(4 << 20).astype(np.float32), f"w{i}")
+                   for i in range(6)]
+        proto = onnx.helper.make_model(onnx.helper.make_graph([], "g", [], [], weights))
+        del weights
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current RSS
+        base = rss_kib()
+        onnx_repack.save(proto, os.path.join(self.dir, "big", "model.onnx"), external_data="w.bin")
+        with open("/proc/self/status") as f:
+            peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+        self.assertLess(peak - base, 48 * 1024, f"the save added {(peak - base) // 1024} MiB")
 
 if __name__ == "__main__":
     import unittest

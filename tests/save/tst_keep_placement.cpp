@@ -37,9 +37,8 @@ std::map<std::string, Place> placesOf(const Model& model)
 {
     std::map<std::string, Place> out;
     for (const TensorInfo& t : model.tensors())
-        out[t.qualifiedName()] = t.isExternal()
-            ? Place{true, t.external->location, t.external->offset}
-            : Place{};
+        out[t.qualifiedName()]
+            = t.isExternal() ? Place{true, t.external->location, t.external->offset} : Place{};
     return out;
 }
 
@@ -63,8 +62,8 @@ ino_t inodeOf(const QString& path)
 // m.onnx.data at unaligned offsets), plus "a" in sub/a.bin and "a_twin" on the same range.
 QString twoFileModel(const QString& dir)
 {
-    const QString path = writeUint8Model(dir, "m.onnx", {100, 5000, 2 << 20, 3 << 20}, 1 << 20,
-        "m.onnx.data");
+    const QString path
+        = writeUint8Model(dir, "m.onnx", {100, 5000, 2 << 20, 3 << 20}, 1 << 20, "m.onnx.data");
     onnx::ModelProto proto;
     {
         QFile f(path);
@@ -112,6 +111,7 @@ private slots:
     void aTensorMovedInMemoryIsWrittenWhereItIsNow();
     void keepExcludesLayoutOptions();
     void planKeepShowsNothingChanges();
+    void keptInlinePastTwoGiBNamesTheDataOption();
 };
 
 void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
@@ -189,7 +189,8 @@ void TestKeepPlacement::keepExcludesLayoutOptions()
              QStringList{"--data", "x.bin"}, QStringList{"--shard-size", "1MiB"}}) {
         const CliRun run = runCli(QStringList{"repack", path, "-o", path, "--keep"} + other);
         QCOMPARE(run.exitCode, 2);
-        QVERIFY2(run.err.contains("--keep excludes " + other.front().toUtf8()), run.err.constData());
+        QVERIFY2(
+            run.err.contains("--keep excludes " + other.front().toUtf8()), run.err.constData());
     }
     QCOMPARE(hashFolder(dir.path()), hashes);
 }
@@ -206,6 +207,29 @@ void TestKeepPlacement::planKeepShowsNothingChanges()
     const CliRun repack = runCli({"repack", path, "-o", path, "--keep"});
     QVERIFY2(repack.exitCode == 0, repack.err.constData());
     QVERIFY2(repack.out.startsWith("nothing to change: "), repack.out.constData());
+}
+
+void TestKeepPlacement::keptInlinePastTwoGiBNamesTheDataOption()
+{
+    // A tensor whose dims say 3 GiB (its few bytes carried as they are, --allow-corrupt): kept
+    // inline it passes protobuf's limit, and the refusal says how to store it externally.
+    auto proto = std::make_unique<onnx::ModelProto>();
+    proto->set_ir_version(8);
+    onnx::TensorProto* t = proto->mutable_graph()->add_initializer();
+    t->set_name("huge");
+    t->set_data_type(onnx::TensorProto::UINT8);
+    t->add_dims(int64_t(3) << 30);
+    t->set_raw_data("x");
+    auto model = Model::fromProto(std::move(proto), QDir::tempPath().toStdString());
+    SaveOptions options = keep();
+    options.allowCorrupt = true;
+    options.dataOptionName = "external_data=";
+    auto plan = planSave(*model, QDir::temp().filePath("huge.onnx").toStdString(), options);
+    QVERIFY(!plan);
+    QVERIFY2(plan.error().message.find("2 GiB protobuf limit") != std::string::npos,
+        plan.error().message.c_str());
+    QVERIFY2(plan.error().message.find("(external_data=)") != std::string::npos,
+        plan.error().message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestKeepPlacement)
