@@ -101,8 +101,8 @@ LentPayloads::LentPayloads(py::handle proto)
 
         m_memfd = UniqueFd(::memfd_create("onnx_repack-proto", MFD_CLOEXEC));
         if (!m_memfd.valid())
-            raise(Error{std::string("cannot create an anonymous memory file: ")
-                + std::strerror(errno)});
+            raise(Error{
+                std::string("cannot create an anonymous memory file: ") + std::strerror(errno)});
         const fs::path where = "the model's memory file";
         uint64_t written = 0, from = 0;
         auto write = [&](std::span<const std::byte> bytes) {
@@ -160,13 +160,13 @@ void LentPayloads::restore()
     struct stat st { };
     void* map = MAP_FAILED;
     if (::fstat(m_memfd.get(), &st) == 0 && st.st_size > 0)
-        map = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED,
-            m_memfd.get(), 0);
+        map = ::mmap(
+            nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED, m_memfd.get(), 0);
     const auto* bytes = static_cast<const unsigned char*>(map);
     for (const Lent& lent : m_lent) {
         try {
             std::string header(1, static_cast<char>(kRawDataTag));
-            for (uint64_t v = lent.length; ; v >>= 7) {
+            for (uint64_t v = lent.length;; v >>= 7) {
                 header.push_back(static_cast<char>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
                 if (v < 0x80)
                     break;
@@ -175,8 +175,9 @@ void LentPayloads::restore()
                 || std::memcmp(bytes + lent.offset - header.size(), header.data(), header.size()))
                 raise(Error{"the model's memory file does not hold a payload where it was put"});
             const uint64_t from = lent.offset - header.size();
-            lent.tensor.attr("MergeFromString")(py::memoryview::from_memory(
-                const_cast<unsigned char*>(bytes + from), static_cast<py::ssize_t>(header.size() + lent.length), true));
+            lent.tensor.attr("MergeFromString")(
+                py::memoryview::from_memory(const_cast<unsigned char*>(bytes + from),
+                    static_cast<py::ssize_t>(header.size() + lent.length), true));
             // Its memory goes back as the proto takes its bytes back: never both copies at once.
             ::fallocate(m_memfd.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                 static_cast<off_t>(lent.offset), static_cast<off_t>(lent.length));
