@@ -51,21 +51,6 @@ struct RepackArgs {
     bool progress = false;
 };
 
-// Parses --wait: seconds, 0 or more, fractions allowed; milliseconds for SaveOptions.
-std::optional<int> waitMs(const std::string& text)
-{
-    char* end = nullptr;
-    const double seconds = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(seconds)
-        || seconds < 0) {
-        std::cerr << "onnx-repack: --wait: '" << text
-                  << "' is not a number of seconds (0 = fail at once if another save runs)\n";
-        return std::nullopt;
-    }
-    return static_cast<int>(
-        std::min<double>(std::llround(seconds * 1000.0), std::numeric_limits<int>::max()));
-}
-
 // Sizes of the data files `model` reads now, by absolute path: an in-place save may stop using
 // (and remove) some of them, and the report should still say how big they were.
 std::map<fs::path, uintmax_t> dataFileSizes(const Model& model, const fs::path& modelPath)
@@ -139,7 +124,9 @@ void printChunkCount(const SaveReport& report, const SaveOptions& options)
 int repack(const RepackArgs& args)
 {
     auto layout = parseLayoutOptions(args.layout, args.output);
-    auto wait = waitMs(args.wait);
+    auto wait = parseLockWait(args.wait, "--wait");
+    if (!wait)
+        std::cerr << "onnx-repack: " << wait.error().message << '\n';
     if (!layout || !wait)
         return Usage;
     SaveOptions options = std::move(*layout);

@@ -27,7 +27,7 @@ Result<FolderLock> FolderLock::acquire(
         std::error_code ec;
         fs::path canonical = fs::canonical(dir, ec);
         if (ec)
-            return Error{"folder " + dir.string() + " does not exist"};
+            return Error{"folder " + dir.string() + " does not exist", ErrorKind::NotFound};
         real.insert(canonical);
     }
     FolderLock lock;

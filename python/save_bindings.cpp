@@ -57,12 +57,8 @@ SaveOptions saveOptions(const SaveArgs& args, const fs::path& out)
     options.force = args.force;
     options.removeUnused = args.removeUnused;
     options.rewrite = args.rewrite;
-    if (!args.wait.is_none()) {
-        const double seconds = args.wait.cast<double>();
-        if (!(seconds >= 0) || seconds > 1e6)
-            raiseUsage("wait: seconds, 0 or more (0 = fail at once if another save runs)");
-        options.lockWaitMs = static_cast<int>(seconds * 1000.0 + 0.5);
-    }
+    if (!args.wait.is_none()) // the core's rule, as the CLI's --wait (a bool is no number)
+        options.lockWaitMs = take(parseLockWait(py::str(args.wait).cast<std::string>(), "wait"));
     return options;
 }
 

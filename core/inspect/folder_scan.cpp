@@ -405,8 +405,9 @@ Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
     std::error_code ec;
     const fs::path folder = fs::absolute(modelPath, ec).lexically_normal().parent_path();
     auto busy = [](const fs::path& dir) {
-        return Error{"another save is running in " + dir.string()
-            + "; run clean again when it has finished"};
+        return Error{
+            "another save is running in " + dir.string() + "; run clean again when it has finished",
+            ErrorKind::Busy};
     };
     // Locked before the model is read: a save that commits meanwhile could name temporaries
     // that the model read a moment earlier does not.

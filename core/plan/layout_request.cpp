@@ -3,6 +3,12 @@
 #include "core/format.h"
 #include "targets.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
 namespace repack {
 namespace {
 
@@ -62,6 +68,19 @@ std::string exclusion(const LayoutRequest& r, const LayoutOptionNames& n)
 }
 
 } // namespace
+
+Result<int> parseLockWait(std::string_view text, std::string_view option)
+{
+    const std::string copy(text);
+    char* end = nullptr;
+    const double seconds = std::strtod(copy.c_str(), &end);
+    if (copy.empty() || end != copy.c_str() + copy.size() || !std::isfinite(seconds) || seconds < 0
+        || std::isspace(static_cast<unsigned char>(copy.front())))
+        return usage(std::string(option) + ": " + inQuotes(text)
+            + " is not a number of seconds (0 = fail at once if another save runs)");
+    return static_cast<int>(
+        std::min<double>(std::llround(seconds * 1000.0), std::numeric_limits<int>::max()));
+}
 
 std::string sizeText(uint64_t bytes)
 {

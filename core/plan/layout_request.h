@@ -61,6 +61,12 @@ struct LayoutResult {
 Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
     const std::filesystem::path& outputModel, const LayoutOptionNames& names = {});
 
+// How long a save waits for another save of its folders, as the user typed it (`option` names
+// where: "--wait", "wait"): seconds, 0 or more, fractions allowed, longer than int
+// milliseconds meaning as long as it takes; SaveOptions::lockWaitMs. Anything else is an Error
+// of kind Usage. The one parser of the CLI and the Python package.
+Result<int> parseLockWait(std::string_view text, std::string_view option);
+
 // A size as the user would type it and parseSize() reads back exactly: "0", "1000", "4KiB".
 std::string sizeText(uint64_t bytes);
 

@@ -55,25 +55,27 @@ std::vector<fs::path> saveFolders(const fs::path& out, const SavePlan& plan)
 
 Status checkAliases(const Model& model, const fs::path& out, const SavePlan& plan)
 {
+    // Names that can never work for this save: fix them, do not retry (kind Usage).
+    auto usage = [](std::string message) { return Error{std::move(message), ErrorKind::Usage}; };
     std::set<fs::path> seen{out};
     for (const auto& name : plan.files) {
         const fs::path target = (out.parent_path() / name).lexically_normal();
         std::error_code ec;
         if (fs::is_directory(target, ec) || target.filename().empty() || target.filename() == "."
             || target.filename() == "..")
-            return Error{"data file '" + name + "' names a folder, not a file"};
+            return usage("data file '" + name + "' names a folder, not a file");
         if (samePathOrFile(target, out))
-            return Error{"data file '" + name + "' is the model file " + out.string()
-                + " itself; choose another data file name"};
+            return usage("data file '" + name + "' is the model file " + out.string()
+                + " itself; choose another data file name");
         if (!model.path().empty() && samePathOrFile(target, model.path()))
-            return Error{"data file '" + name + "' is the input model " + model.path().string()
-                + "; choose another data file name"};
+            return usage("data file '" + name + "' is the input model " + model.path().string()
+                + "; choose another data file name");
         if (!seen.insert(target).second)
-            return Error{"data file '" + name + "' is written twice by this save"};
+            return usage("data file '" + name + "' is written twice by this save");
         for (const auto& earlier : seen)
             if (earlier != target && samePathOrFile(earlier, target))
-                return Error{"data file '" + name + "' is another name of " + earlier.string()
-                    + ", which this save also writes"};
+                return usage("data file '" + name + "' is another name of " + earlier.string()
+                    + ", which this save also writes");
     }
     return {};
 }

@@ -407,8 +407,13 @@ void TestFolderScan::removeLeftoversRefusesWhileASaveRuns()
         QVERIFY(!removed.ok());
         QVERIFY2(removed.error().message.find("another save is running") != std::string::npos,
             removed.error().message.c_str());
+        QVERIFY(removed.error().is(ErrorKind::Busy)); // what a caller waits on, as a save's
         QCOMPARE(hashFolder(dir.path()), before);
     }
+    // A folder that is not there is NotFound, for a lock as for a model.
+    auto noFolder = FolderLock::acquire({dir.filePath("gone").toStdString()}, 0);
+    QVERIFY(!noFolder.ok());
+    QVERIFY(noFolder.error().is(ErrorKind::NotFound));
     auto missing = removeLeftovers(dir.filePath("missing.onnx").toStdString());
     QVERIFY(!missing.ok());
     QVERIFY2(missing.error().message.find("missing.onnx") != std::string::npos,
