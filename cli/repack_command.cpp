@@ -6,6 +6,7 @@
 #include "cli/terminal_text.h"
 #include "core/format.h"
 #include "core/model/model.h"
+#include "core/plan/placement_plan.h"
 #include "core/plan/targets.h"
 #include "core/save/output_folder.h"
 #include "core/save/save.h"
@@ -147,38 +148,36 @@ int repack(const RepackArgs& args)
     // Another save of the same model may hold the folder's lock; this one waits (--wait) and,
     // when that save changed IN meanwhile, reads IN again and applies its own options to what
     // is there now, instead of failing on a model that is no longer on disk.
-    constexpr int kAttempts = 4;
-    for (int attempt = 1;; ++attempt) {
+    std::map<fs::path, uintmax_t> oldSizes;
+    const auto attempt = [&](bool) -> Result<SaveReport> {
         options.placements.clear(); // --plan is read again for the model as it is now
         auto model = Model::load(args.input);
-        if (!model) {
-            removeCreatedFolders(*created);
-            std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
-            return Failed;
+        if (!model)
+            return model.error();
+        if (!args.layout.planFile.empty()) {
+            auto plan = readPlanFile(**model, args.layout.planFile);
+            if (!plan)
+                return plan.error();
+            options.placements = std::move(*plan);
         }
-        if (!readPlanOption(args.layout, **model, options)) {
-            removeCreatedFolders(*created);
-            return Failed;
-        }
-        const auto oldSizes = dataFileSizes(**model, args.input);
-        auto report = save(**model, args.output, options);
-        if (!report && attempt < kAttempts && report.error().is(ErrorKind::Changed)) {
-            std::cerr << "onnx-repack: " << printable(args.input)
-                      << " was changed by another save meanwhile; reading it again to apply "
-                         "these options\n";
-            continue;
-        }
-        bar.finish();
-        if (!report) {
-            removeCreatedFolders(*created);
-            std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
-            return exitCodeFor(report.error());
-        }
-        printReport(*report, oldSizes);
-        if (options.shardNaming == ShardNaming::Chunks)
-            printChunkCount(*report, options);
-        return Ok;
+        oldSizes = dataFileSizes(**model, args.input);
+        return save(**model, args.output, options);
+    };
+    auto report = saveRetrying(attempt, true, [&] {
+        std::cerr << "onnx-repack: " << printable(args.input)
+                  << " was changed by another save meanwhile; reading it again to apply "
+                     "these options\n";
+    });
+    bar.finish();
+    if (!report) {
+        removeCreatedFolders(*created);
+        std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
+        return exitCodeFor(report.error());
     }
+    printReport(*report, oldSizes);
+    if (options.shardNaming == ShardNaming::Chunks)
+        printChunkCount(*report, options);
+    return Ok;
 }
 
 } // namespace

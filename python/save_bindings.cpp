@@ -73,34 +73,34 @@ SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<fs::p
     const auto created = createOutputFolders(out);
     if (!created)
         raise(created.error());
-    constexpr int kAttempts = 4;
-    for (int attempt = 1;; ++attempt) {
-        Result<SaveReport> report = Error{};
-        try {
-            options.placements.clear(); // read again for the model as it is now
-            applyPlan(args.layout.plan, *owner->model, options);
-            ModelUse model(*owner);
-            py::gil_scoped_release unlocked;
-            report = save(*model, out, options);
-        } catch (...) {
-            removeCreatedFolders(*created);
-            throw;
-        }
-        if (!report && input && attempt < kAttempts && report.error().is(ErrorKind::Changed)) {
+    // A model loaded from `input` is read again when another save changed it meanwhile (the
+    // core's retry); a Model object or a proto is saved once.
+    const auto attempt = [&](bool again) -> Result<SaveReport> {
+        if (again)
             owner = loadModel(*input);
-            continue;
-        }
-        if (!report) {
-            removeCreatedFolders(*created);
-            watch.raisePending();
-            if (report.error().is(ErrorKind::ConsentNeeded))
-                raise(report.error(), conflictsOf(*owner->model, out, options));
-            raise(report.error());
-        }
-        ++owner->generation; // tensors now live elsewhere: older handles refuse to read
-        watch.raisePending(); // Ctrl+C after the last chunk: the save is complete, say so after
-        return SaveReportPy{std::move(*report)};
+        options.placements.clear(); // read again for the model as it is now
+        applyPlan(args.layout.plan, *owner->model, options);
+        ModelUse model(*owner);
+        py::gil_scoped_release unlocked;
+        return save(*model, out, options);
+    };
+    Result<SaveReport> report = Error{};
+    try {
+        report = saveRetrying(attempt, input.has_value());
+    } catch (...) {
+        removeCreatedFolders(*created);
+        throw;
     }
+    if (!report) {
+        removeCreatedFolders(*created);
+        watch.raisePending();
+        if (report.error().is(ErrorKind::ConsentNeeded))
+            raise(report.error(), conflictsOf(*owner->model, out, options));
+        raise(report.error());
+    }
+    ++owner->generation; // tensors now live elsewhere: older handles refuse to read
+    watch.raisePending(); // Ctrl+C after the last chunk: the save is complete, say so after
+    return SaveReportPy{std::move(*report)};
 }
 
 bool isModelProto(py::handle object)

@@ -8,6 +8,7 @@
 #include "core/result.h"
 
 #include <filesystem>
+#include <functional>
 #include <vector>
 
 namespace repack {
@@ -42,6 +43,17 @@ struct SaveReport {
 // warnings means the new model is on disk and `model` describes it.
 Result<SaveReport> save(
     Model& model, const std::filesystem::path& path, const SaveOptions& options);
+
+// How a front end saves a model it read from a path that another save may change meanwhile
+// (SPEC 5a): `attempt(again)` saves, after loading the model again when `again` and applying
+// the user's request to it anew (a plan is read for the model as it is now). A failure of kind
+// Changed is tried again, up to kSaveAttempts tries in all, when `reloadable` (a model given in
+// memory has no path to read again); `onRetry` is told before each new try. The one retry of
+// the CLI and the Python package; exceptions from `attempt` pass through.
+inline constexpr int kSaveAttempts = 4;
+using SaveAttempt = std::function<Result<SaveReport>(bool again)>;
+Result<SaveReport> saveRetrying(
+    const SaveAttempt& attempt, bool reloadable, const std::function<void()>& onRetry = {});
 
 // The folders a save of `plan` to `path` writes into, each locked for the save (SPEC 5a): the
 // model's folder, then each data file's, in plan order (repeats kept; FolderLock folds them).

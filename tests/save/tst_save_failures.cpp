@@ -90,6 +90,7 @@ bool contains(const std::string& text, const QString& part)
 class TestSaveFailures : public QObject {
     Q_OBJECT
 private slots:
+    void aChangedModelIsTriedAgainOnlyWhenItCanBeReadAgain();
     void diskFullInProcess();
     void diskFullCli_data();
     void diskFullCli();
@@ -340,6 +341,37 @@ void TestSaveFailures::dataPathOutsideFolder()
     QVERIFY_UNTOUCHED(modelDir, *model, before, true);
     QVERIFY(!QFile::exists(dir.filePath("x.data")));
     QCOMPARE(QDir(dir.filePath("elsewhere")).entryList(QDir::Files | QDir::Hidden), QStringList());
+}
+
+// The one retry of the front ends (saveRetrying): a model changed by another save is read
+// again and saved, up to kSaveAttempts tries; nothing else is tried twice, and a model with no
+// path to read again is not.
+void TestSaveFailures::aChangedModelIsTriedAgainOnlyWhenItCanBeReadAgain()
+{
+    std::vector<bool> calls;
+    int retries = 0;
+    auto failing = [&](ErrorKind kind, int failures) {
+        calls.clear();
+        retries = 0;
+        return [&, kind, failures](bool again) -> Result<SaveReport> {
+            calls.push_back(again);
+            if (int(calls.size()) <= failures)
+                return Error{"changed meanwhile", kind};
+            return SaveReport{};
+        };
+    };
+    auto count = [&] { ++retries; };
+    QVERIFY(saveRetrying(failing(ErrorKind::Changed, 2), true, count).ok());
+    QCOMPARE(calls, (std::vector<bool>{false, true, true}));
+    QCOMPARE(retries, 2);
+    auto gaveUp = saveRetrying(failing(ErrorKind::Changed, 100), true, count);
+    QVERIFY(!gaveUp && gaveUp.error().is(ErrorKind::Changed));
+    QCOMPARE(int(calls.size()), kSaveAttempts);
+    QVERIFY(!saveRetrying(failing(ErrorKind::Changed, 1), false, count).ok());
+    QCOMPARE(calls.size(), size_t(1));
+    QVERIFY(!saveRetrying(failing(ErrorKind::Busy, 1), true, count).ok());
+    QCOMPARE(calls.size(), size_t(1));
+    QCOMPARE(retries, 0);
 }
 
 QTEST_GUILESS_MAIN(TestSaveFailures)
