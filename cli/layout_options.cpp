@@ -36,22 +36,16 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
         std::string threshold, align, alignThreshold, order, shardSize;
     } const defaults{sizeText(core.threshold), sizeText(core.alignment),
         sizeText(core.alignThreshold), orderText(core.order), sizeText(core.shardSize)};
-    auto* target = sub.add_option("--target", args.request.target, targetHelp())
-                       ->type_name("NAME")
-                       ->check(CLI::IsMember([] {
-                           std::vector<std::string> names;
-                           for (const Target& t : targets())
-                               names.emplace_back(t.name);
-                           return names;
-                       }()));
-    auto* data = sub.add_option("--data", args.request.data,
-                        "Data file name, relative to OUT's folder "
-                        "(default: OUT's name + .data)")
-                     ->type_name("NAME");
-    auto* threshold
-        = sub.add_option("--threshold", args.request.threshold,
-                 "Tensors of at least SIZE go external (default " + defaults.threshold + ")")
-              ->type_name("SIZE");
+    // Values and exclusions are the core's to check (applyLayoutRequest), in the words it uses
+    // for every front end: CLI11 parses syntax only.
+    sub.add_option("--target", args.request.target, targetHelp())->type_name("NAME");
+    sub.add_option("--data", args.request.data,
+           "Data file name, relative to OUT's folder "
+           "(default: OUT's name + .data)")
+        ->type_name("NAME");
+    sub.add_option("--threshold", args.request.threshold,
+           "Tensors of at least SIZE go external (default " + defaults.threshold + ")")
+        ->type_name("SIZE");
     sub.add_option("--align", args.request.align,
            "Offset alignment of large tensors: 0 (dense) or a power of two up to "
                + sizeText(kMaxAlignment) + " (default " + defaults.align + ")")
@@ -60,26 +54,20 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
            "Tensors of at least SIZE are aligned (default " + defaults.alignThreshold + ")")
         ->type_name("SIZE");
     sub.add_option("--order", args.request.order,
-           "Data file order: declaration or size (default " + defaults.order + ")")
-        ->check(CLI::IsMember({"declaration", "size"}));
+        "Data file order: declaration or size (default " + defaults.order + ")");
     sub.add_flag("--no-attributes", args.request.noAttributes, "Keep attribute tensors inline");
-    auto* allInline = sub.add_flag("--inline", args.request.allInline, "Bring every tensor inline");
-    auto* shardSize
-        = sub.add_option("--shard-size", args.request.shardSize,
-                 "Maximum bytes per data file, 0 = one file (default " + defaults.shardSize + ")")
-              ->type_name("SIZE");
-    auto* dedupe = sub.add_flag("--dedupe", args.request.dedupe,
+    sub.add_flag("--inline", args.request.allInline, "Bring every tensor inline");
+    sub.add_option("--shard-size", args.request.shardSize,
+           "Maximum bytes per data file, 0 = one file (default " + defaults.shardSize + ")")
+        ->type_name("SIZE");
+    sub.add_flag("--dedupe", args.request.dedupe,
         "Store tensors with identical dtype, shape and bytes once (tied embeddings, repeated "
         "constants); their entries point at the same range");
-    auto* format = sub.add_option("--format", args.request.format,
-                          "Data file format: onnx (raw bytes) or safetensors (each data file is "
-                          "also a .safetensors file; default name OUT's name + .safetensors, "
-                          "tensors back to back, so no --align or --dedupe; default onnx)")
-                       ->check(CLI::IsMember({"onnx", "safetensors"}))
-                       ->type_name("FORMAT");
-    allInline->excludes(threshold)->excludes(data)->excludes(shardSize)->excludes(target)->excludes(
-        format);
-    format->excludes(dedupe);
+    sub.add_option("--format", args.request.format,
+           "Data file format: onnx (raw bytes) or safetensors (each data file is "
+           "also a .safetensors file; default name OUT's name + .safetensors, "
+           "tensors back to back, so no --align or --dedupe; default onnx)")
+        ->type_name("FORMAT");
     sub.add_flag("--allow-corrupt", args.request.allowCorrupt,
         "Carry forward bytes that fail validation as they are, keeping their old checksum");
     auto* plan = sub.add_option("--plan", args.planFile,
@@ -87,8 +75,7 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
                         "onnx-repack/plan/1, as `onnx-repack plan --json` prints); the others "
                         "follow the threshold")
                      ->type_name("FILE.json");
-    // The other options' exclusions are the core's (applyLayoutRequest), worded the same for
-    // every front end; --plan is read here, so its own is too.
+    // --plan is read here, not by the core's request: its exclusion is CLI11's.
     sub.add_flag("--keep", args.request.keep,
            "Keep every tensor where it is: inline stays inline, an external tensor stays in the "
            "data file of its location, at its offset where it can (as onnx_ir's ir.save without "

@@ -1,6 +1,7 @@
 """Refusals raise the exception of their kind with the core's message (file and tensor named),
 and nothing is written."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -90,15 +91,24 @@ class Errors(TempDirTest):
         # One rule in core, one message: only the option's name is each front end's own.
         path = make_model(os.path.join(self.dir, "m"))
         out = os.path.join(self.dir, "out", "m.onnx")
-        for kwargs, flags in (({"wait": "soon"}, ["--wait", "soon"]),
-                              ({"size_threshold_bytes": "lots"}, ["--threshold", "lots"]),
-                              ({"align": 3000}, ["--align", "3000"])):
+        flag = {"wait": "--wait", "size_threshold_bytes": "--threshold", "align": "--align",
+                "order": "--order", "target": "--target", "format": "--format",
+                "inline": "--inline", "shard_size": "--shard-size", "dedupe": "--dedupe"}
+        for kwargs in ({"wait": "soon"}, {"size_threshold_bytes": "lots"}, {"align": 3000},
+                       {"order": "random"}, {"target": "nowhere"}, {"format": "zip"},
+                       {"inline": True, "shard_size": 10}, {"format": "safetensors", "dedupe": True}):
+            flags = []
+            for keyword, value in kwargs.items():
+                flags += [flag[keyword]] + ([] if value is True else [str(value)])
             with self.subTest(flags=flags):
                 with self.assertRaises(onnx_repack.UsageError) as raised:
                     onnx_repack.save(path, out, **kwargs)
                 cli = run_cli("repack", path, "-o", out, *flags)
                 self.assertEqual(cli.returncode, 2)
-                python_words = str(raised.exception).replace(next(iter(kwargs)), flags[0], 1)
+                python_words = str(raised.exception)
+                for keyword in kwargs:  # where the message names the option
+                    python_words = re.sub(rf"^{keyword}:|\b{keyword}(?= excludes)|(?<=excludes ){keyword}\b",
+                                          lambda m: m.group(0).replace(keyword, flag[keyword]), python_words)
                 self.assertEqual(cli.stderr.strip(), "onnx-repack: " + python_words)
 
     def test_usage_errors_name_the_keyword(self):
