@@ -1,8 +1,8 @@
 // onnx_repack.verify, diff and plan: the documents of their `--json` output, built by the same
 // core functions the CLI prints, parsed with the json module.
 #include "errors.h"
+#include "layout_kwargs.h"
 #include "py_model.h"
-#include "save_options.h"
 
 #include "core/inspect/diff.h"
 #include "core/inspect/folder_scan.h"

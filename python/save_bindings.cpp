@@ -2,9 +2,9 @@
 // called back a few times a second, and Ctrl+C or an exception in the callback cancelling it
 // through the core's CancelToken (nothing on disk changes) before being raised again.
 #include "errors.h"
+#include "layout_kwargs.h"
 #include "proto_payloads.h"
 #include "py_model.h"
-#include "save_options.h"
 #include "save_watch.h"
 
 #include "core/save/output_folder.h"

@@ -1,4 +1,4 @@
-#include "save_options.h"
+#include "layout_kwargs.h"
 
 #include "errors.h"
 #include "py_model.h"
