@@ -154,12 +154,14 @@ public:
 private:
     static constexpr size_t kInline = 2;
     bool onHeap() const { return m_size > kInline; }
+    // Allocates before it counts: when the allocation throws, the dims are left empty, never
+    // a size that claims a heap block there is not (release() would free garbage).
     void assign(std::span<const int64_t> dims)
     {
-        m_size = dims.size();
         int64_t* to = m_inline;
-        if (onHeap())
-            to = m_heap = new int64_t[m_size];
+        if (dims.size() > kInline)
+            to = m_heap = new int64_t[dims.size()];
+        m_size = dims.size();
         std::copy(dims.begin(), dims.end(), to);
     }
     void take(Dims& other)
