@@ -28,6 +28,15 @@ PyObject* newClass(py::module_& m, const char* name, const char* doc, PyObject* 
     return cls;
 }
 
+// A subclass of `error` that is also the builtin exception `builtin`, which Python code
+// already catches (ValueError, MemoryError, FileExistsError, FileNotFoundError).
+PyObject* newClass(
+    py::module_& m, const char* name, const char* doc, PyObject* error, PyObject* builtin)
+{
+    py::tuple bases = py::make_tuple(py::handle(error), py::handle(builtin));
+    return newClass(m, name, doc, bases.ptr());
+}
+
 std::string kindText(ErrorKind kind)
 {
     switch (kind) {
@@ -73,18 +82,14 @@ void registerErrors(py::module_& m)
         PyExc_Exception);
     // Also the builtins Python code already catches: FileExistsError for a refusal to
     // replace existing files, FileNotFoundError for a missing one.
-    py::tuple consentBases
-        = py::make_tuple(py::handle(classes.error), py::handle(PyExc_FileExistsError));
     classes.consent = newClass(m, "ConsentRequired",
         "The save would replace files other models read, or files the model does not use;\n"
         "nothing was written. .conflicts lists {'file', 'users', 'message'}; force=True saves.\n"
         "Also a FileExistsError.",
-        consentBases.ptr());
-    py::tuple notFoundBases
-        = py::make_tuple(py::handle(classes.error), py::handle(PyExc_FileNotFoundError));
+        classes.error, PyExc_FileExistsError);
     classes.notFound = newClass(m, "NotFound",
         "A file the call needs does not exist (also a FileNotFoundError); nothing was written.",
-        notFoundBases.ptr());
+        classes.error, PyExc_FileNotFoundError);
     classes.cancelled = newClass(m, "Cancelled",
         "The save was cancelled (cancel token, Ctrl+C, an exception in progress); nothing "
         "changed.",
@@ -92,17 +97,14 @@ void registerErrors(py::module_& m)
     classes.busy = newClass(m, "Busy",
         "Another save holds the lock of a folder this one writes into (wait= seconds passed).",
         classes.error);
-    py::tuple usageBases = py::make_tuple(py::handle(classes.error), py::handle(PyExc_ValueError));
     classes.usage = newClass(m, "UsageError",
         "Options that can never work (they do not parse, exclude each other, or name a data\n"
         "file that cannot be one); nothing was written.",
-        usageBases.ptr());
-    py::tuple memoryBases
-        = py::make_tuple(py::handle(classes.error), py::handle(PyExc_MemoryError));
+        classes.error, PyExc_ValueError);
     classes.outOfMemory = newClass(m, "OutOfMemory",
         "The work needed more memory than the process may allocate (a MemoryError too);\n"
         "nothing was written.",
-        memoryBases.ptr());
+        classes.error, PyExc_MemoryError);
 }
 
 std::string inPythonTerms(std::string message)
