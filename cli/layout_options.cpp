@@ -36,7 +36,7 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
         std::string threshold, align, alignThreshold, order, shardSize;
     } const defaults{sizeText(core.threshold), sizeText(core.alignment),
         sizeText(core.alignThreshold), orderText(core.order), sizeText(core.shardSize)};
-    // Values and exclusions are the core's to check (applyLayoutRequest), in the words it uses
+    // Values and exclusions are the core's to check (applySaveRequest), in the words it uses
     // for every front end: CLI11 parses syntax only.
     sub.add_option("--target", args.request.target, targetHelp())->type_name("NAME");
     sub.add_option("--data", args.request.data,
@@ -86,7 +86,7 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
 std::optional<SaveOptions> parseLayoutOptions(
     const LayoutArgs& args, const std::string& outputModel)
 {
-    auto result = applyLayoutRequest(args.request, outputModel);
+    auto result = applySaveRequest(args.request, outputModel);
     if (!result) {
         std::istringstream lines(result.error().message);
         for (std::string line; std::getline(lines, line);)

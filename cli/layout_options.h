@@ -2,8 +2,8 @@
 // registered and parsed by one piece of code so both commands always agree.
 #pragma once
 
-#include "core/plan/layout_request.h"
 #include "core/plan/save_options.h"
+#include "core/plan/save_request.h"
 
 #include <cstdint>
 #include <optional>
@@ -19,10 +19,10 @@ class Model;
 
 namespace repack::cli {
 
-// The layout options as given (core/plan/layout_request.h checks and applies them, for the
+// The layout options as given (core/plan/save_request.h checks and applies them, for the
 // Python package too), and the plan file.
 struct LayoutArgs {
-    LayoutRequest request;
+    SaveRequest request;
     std::string planFile; // --plan: a SPEC 5b plan file
 };
 

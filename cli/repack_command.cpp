@@ -38,17 +38,12 @@ std::string secondsText(double seconds)
     return text;
 }
 
-// The command line as given; every default is the core's (SaveOptions), never restated.
+// The command line as given; every default is the core's (SaveOptions), never restated, and
+// every value the core's to check (layout.request, a SaveRequest).
 struct RepackArgs {
-    RepackArgs() { wait = secondsText(SaveOptions().lockWaitMs / 1000.0); }
     std::string input;
     std::string output;
-    LayoutArgs layout; // shared with `plan`
-    bool checksum = false;
-    bool force = false;
-    bool removeUnused = false;
-    bool rewrite = false;
-    std::string wait; // seconds
+    LayoutArgs layout; // shared with `plan`; --checksum, --force, --wait... too
     bool progress = false;
 };
 
@@ -125,17 +120,9 @@ void printChunkCount(const SaveReport& report, const SaveOptions& options)
 int repack(const RepackArgs& args)
 {
     auto layout = parseLayoutOptions(args.layout, args.output);
-    auto wait = parseLockWait(args.wait, "--wait");
-    if (!wait)
-        std::cerr << "onnx-repack: " << wait.error().message << '\n';
-    if (!layout || !wait)
+    if (!layout)
         return Usage;
     SaveOptions options = std::move(*layout);
-    options.checksum = args.checksum;
-    options.force = args.force;
-    options.removeUnused = args.removeUnused;
-    options.lockWaitMs = *wait;
-    options.rewrite = args.rewrite;
 
     const auto created = createOutputFolders(args.output);
     if (!created) {
@@ -186,24 +173,25 @@ Command addRepack(CLI::App& app)
 {
     auto* sub = app.add_subcommand("repack", "Rewrite where tensors live, safely");
     auto args = std::make_shared<RepackArgs>();
-    const RepackArgs defaults;
+    const std::string defaultWait = secondsText(SaveOptions().lockWaitMs / 1000.0);
+    SaveRequest& request = args->layout.request;
     sub->add_option("IN", args->input, "The model to read")->required();
     sub->add_option("-o,--output", args->output,
            "The model to write (may equal IN); a missing folder is created")
         ->required();
     addLayoutOptions(*sub, args->layout);
-    sub->add_flag("--checksum", args->checksum, "Write a SHA-1 checksum per external tensor");
-    sub->add_flag("--force", args->force,
+    sub->add_flag("--checksum", request.checksum, "Write a SHA-1 checksum per external tensor");
+    sub->add_flag("--force", request.force,
         "Replace files that other models in the folder use, or that no model uses");
-    sub->add_flag("--remove-unused", args->removeUnused,
+    sub->add_flag("--remove-unused", request.removeUnused,
         "After an in-place save, remove data files the model no longer uses (never one another "
         "model in the folder references)");
-    sub->add_option("--wait", args->wait,
-           "Seconds to wait for another save of the same folder to finish, 0 = fail at once "
-           "(default "
-               + defaults.wait + ")")
+    sub->add_option("--wait", request.wait,
+           "Seconds to wait for another save of the same folder to finish, 0 = fail at once, "
+               + std::string(kWaitAsLongAsItTakes) + " = as long as it takes (default "
+               + defaultWait + ")")
         ->type_name("SECONDS");
-    sub->add_flag("--rewrite", args->rewrite,
+    sub->add_flag("--rewrite", request.rewrite,
         "Write the files even when an in-place save would change nothing (by default it writes "
         "nothing and says so)");
     sub->add_flag("--progress", args->progress, "Draw a progress bar on stderr");

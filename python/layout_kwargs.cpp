@@ -47,7 +47,7 @@ std::string textArg(const char* name, const py::object& value)
 }
 
 // The Python names of the layout keywords, for the core's messages.
-constexpr LayoutOptionNames kNames{.target = "target",
+constexpr OptionNames kNames{.target = "target",
     .data = "external_data",
     .threshold = "size_threshold_bytes",
     .align = "align",
@@ -57,13 +57,14 @@ constexpr LayoutOptionNames kNames{.target = "target",
     .shardSize = "shard_size",
     .dedupe = "dedupe",
     .format = "format",
-    .keep = "no layout keyword"};
+    .keep = "no layout keyword",
+    .wait = "wait"};
 
 } // namespace
 
-SaveOptions layoutOptions(const LayoutKwargs& args, const fs::path& outputModel)
+SaveRequest layoutRequest(const LayoutKwargs& args)
 {
-    LayoutRequest request;
+    SaveRequest request;
     request.target = textArg("target", args.target);
     request.data = textArg("external_data", args.externalData);
     sizeArg("size_threshold_bytes", args.threshold, request.threshold);
@@ -84,7 +85,12 @@ SaveOptions layoutOptions(const LayoutKwargs& args, const fs::path& outputModel)
         && args.alignThreshold.is_none() && args.order.is_none() && args.shardSize.is_none()
         && args.target.is_none() && args.format.is_none() && args.plan.is_none() && !args.allInline
         && !args.dedupe && args.attributes;
-    auto result = applyLayoutRequest(request, outputModel, kNames);
+    return request;
+}
+
+SaveOptions requestedOptions(const SaveRequest& request, const fs::path& outputModel)
+{
+    auto result = applySaveRequest(request, outputModel, kNames);
     if (!result)
         raise(result.error()); // kind Usage: UsageError
     for (const auto& note : result->notes)

@@ -1,9 +1,9 @@
-// The keyword arguments save() and plan() share, read into the core's LayoutRequest and
-// checked by it (core/plan/layout_request.h), the same code that checks the CLI's flags.
+// The keyword arguments save() and plan() share, read into the core's SaveRequest and
+// checked by it (core/plan/save_request.h), the same code that checks the CLI's flags.
 #pragma once
 
-#include "core/plan/layout_request.h"
 #include "core/plan/save_options.h"
+#include "core/plan/save_request.h"
 
 #include <pybind11/pybind11.h>
 
@@ -27,10 +27,13 @@ struct LayoutKwargs {
     bool allInline = false, dedupe = false, attributes = true, allowCorrupt = false;
 };
 
-// The SaveOptions `args` ask for when writing `outputModel`; raises UsageError with the
-// core's message (naming the keyword) when they do not parse or exclude each other. The core's
-// notes become Python warnings.
-SaveOptions layoutOptions(const LayoutKwargs& args, const std::filesystem::path& outputModel);
+// The core's request for the layout keywords `args` (save() adds its own keywords to it).
+SaveRequest layoutRequest(const LayoutKwargs& args);
+
+// The SaveOptions `request` asks for when writing `outputModel` (applySaveRequest); raises
+// UsageError with the core's message (naming the keyword) when they do not parse or exclude
+// each other. The core's notes become Python warnings.
+SaveOptions requestedOptions(const SaveRequest& request, const std::filesystem::path& outputModel);
 
 // Reads `plan` (a plan file's path, or the plan document as a dict, e.g. from
 // onnx_repack.plan()) into options.plan for `model`; raises Error naming the tensor.

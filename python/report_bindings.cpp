@@ -68,7 +68,7 @@ py::object planPy(py::handle modelOrPath, py::object output, bool diff, py::obje
     const fs::path outputModel = !output.is_none() ? toPath(output)
         : loaded                                   ? modelOrPath.cast<PyModel&>().model->path()
                                                    : toPath(modelOrPath);
-    SaveOptions options = layoutOptions(layout, outputModel);
+    SaveOptions options = requestedOptions(layoutRequest(layout), outputModel);
     auto owner = modelOf(modelOrPath);
     applyPlan(plan, *owner->model, options);
     ModelUse model(*owner);

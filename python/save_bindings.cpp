@@ -52,14 +52,17 @@ struct SaveArgs {
 
 SaveOptions saveOptions(const SaveArgs& args, const fs::path& out)
 {
-    SaveOptions options = layoutOptions(args.layout, out);
-    options.checksum = args.checksum;
-    options.force = args.force;
-    options.removeUnused = args.removeUnused;
-    options.rewrite = args.rewrite;
-    if (!args.wait.is_none()) // the core's rule, as the CLI's --wait (a bool is no number)
-        options.lockWaitMs = take(parseLockWait(py::str(args.wait).cast<std::string>(), "wait"));
-    return options;
+    SaveRequest request = layoutRequest(args.layout);
+    request.checksum = args.checksum;
+    request.force = args.force;
+    request.removeUnused = args.removeUnused;
+    request.rewrite = args.rewrite;
+    if (!args.wait.is_none()) { // the core's rule, as the CLI's --wait (a bool is no number)
+        request.wait = py::str(args.wait).cast<std::string>();
+        if (request.wait.empty()) // the request's "not given": refused in the core's words
+            take(parseLockWait(request.wait, "wait"));
+    }
+    return requestedOptions(request, out);
 }
 
 // Saves the model `owner` holds (loaded again from `input` when it changed meanwhile and the
@@ -192,7 +195,8 @@ std::string saveDoc(const char* head)
           "  wait                  seconds to wait for another save of the same folder\n"
           "                        (default "
         + std::to_string(core.lockWaitMs / 1000)
-        + "; 0 = fail at once with Busy)\n"
+        + "; 0 = fail at once with Busy; float('inf') = as long\n"
+          "                        as it takes)\n"
           "  progress              callable(bytes_done, bytes_total, tensor), called a few\n"
           "                        times a second; an exception in it cancels the save\n"
           "  cancel                an onnx_repack.CancelToken or threading.Event\n"

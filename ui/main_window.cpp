@@ -217,7 +217,9 @@ void MainWindow::updatePreview()
     if (!m_model || isSaving() || isLoading())
         return;
     m_nothingToChange = false; // until this preview finds otherwise
-    const QString invalid = m_panel->validationError();
+    auto options = saveOptions();
+    const QString invalid
+        = options ? m_panel->validationError() : QString::fromStdString(options.error().message);
     if (!invalid.isEmpty()) {
         m_previewJobs->reset(); // a plan still being made is of other options
         m_panel->setPreview(tr("Cannot save: %1").arg(invalid), true);
@@ -231,7 +233,7 @@ void MainWindow::updatePreview()
         bool unchanged = false;
         QString text;
     };
-    const SavePlanning planning{m_model, m_snapshot.path.toStdString(), saveOptions()};
+    const SavePlanning planning{m_model, m_snapshot.path.toStdString(), std::move(*options)};
     m_previewJobs->start(
         [planning, rows = m_snapshot.tensors] {
             Preview preview;
@@ -324,7 +326,7 @@ bool MainWindow::saveTo(const QString& path)
         return false;
     }
     writeSettings(m_panel->settingValues());
-    return m_saveFlow->start(path, saveOptions());
+    return m_saveFlow->start(path, m_panel->request(), m_placement->plan());
 }
 
 bool MainWindow::isSaving() const

@@ -8,6 +8,7 @@
 #include "model_snapshot.h"
 
 #include "core/plan/save_options.h"
+#include "core/result.h"
 
 #include <QMainWindow>
 
@@ -85,7 +86,7 @@ public:
     // File > Save: disabled, saying why, while the preview finds it would change nothing.
     QAction* saveAction() const { return m_saveAction; }
     // The repack panel's options with the placement pins: what Save and the preview use.
-    repack::SaveOptions saveOptions() const;
+    repack::Result<repack::SaveOptions> saveOptions() const;
     // The placement plan as a SPEC 5b JSON file, and back as the pins (one undoable edit,
     // checked on a worker: a plan the save would refuse is refused then, as the placement
     // state's refused/lastRefusal say); false with lastError on failure.

@@ -35,18 +35,21 @@ namespace {
 // The data file the next save writes unpinned external tensors to.
 QString saveDataFileName(const RepackPanel& panel, const ModelSnapshot& snapshot)
 {
-    const repack::SaveOptions options = panel.options();
-    if (!options.dataFile.empty() || snapshot.path.isEmpty())
-        return QString::fromStdString(options.dataFile);
-    return QString::fromStdString(repack::saveDataFile(snapshot.path.toStdString(), options));
+    const auto options = panel.options();
+    if (!options) // the preview says why
+        return {};
+    if (!options->dataFile.empty() || snapshot.path.isEmpty())
+        return QString::fromStdString(options->dataFile);
+    return QString::fromStdString(repack::saveDataFile(snapshot.path.toStdString(), *options));
 }
 
 } // namespace
 
-repack::SaveOptions MainWindow::saveOptions() const
+repack::Result<repack::SaveOptions> MainWindow::saveOptions() const
 {
-    repack::SaveOptions options = m_panel->options();
-    options.placements = m_placement->plan();
+    auto options = m_panel->options();
+    if (options)
+        options->placements = m_placement->plan();
     return options;
 }
 
@@ -57,7 +60,10 @@ void MainWindow::createPlacement()
         // The worker owns the model while it saves.
         if (!m_model || isSaving())
             return {};
-        const SavePlanning planning{m_model, m_snapshot.path.toStdString(), m_panel->options()};
+        auto options = m_panel->options();
+        if (!options) // the preview says why
+            return {};
+        const SavePlanning planning{m_model, m_snapshot.path.toStdString(), std::move(*options)};
         return [planning](const std::vector<repack::TensorPlacement>& plan) {
             SavePlanning withPins = planning;
             withPins.options.placements = plan;
@@ -149,8 +155,14 @@ bool MainWindow::exportPlan(const QString& path)
 {
     if (!m_model || isSaving() || isLoading())
         return false;
+    auto options = saveOptions();
+    if (!options) {
+        QMessageBox::warning(
+            this, tr("Cannot export the plan"), QString::fromStdString(options.error().message));
+        return false;
+    }
     m_exportJobs->start(
-        [planning = SavePlanning{m_model, m_snapshot.path.toStdString(), saveOptions()},
+        [planning = SavePlanning{m_model, m_snapshot.path.toStdString(), std::move(*options)},
             modelPath = m_snapshot.path.toStdString(), path] {
             auto plan = planning.plan();
             if (!plan)

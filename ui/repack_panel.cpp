@@ -224,29 +224,57 @@ QString RepackPanel::validationError() const
     return dataFileNameError(m_dataFile->text());
 }
 
-repack::SaveOptions RepackPanel::options() const
+const repack::OptionNames& RepackPanel::optionNames()
 {
-    repack::SaveOptions options;
+    static const repack::OptionNames names{.target = "Target",
+        .data = "Data file",
+        .threshold = "Threshold",
+        .align = "Alignment",
+        .alignThreshold = "Align from",
+        .order = "Order",
+        .allInline = "inline",
+        .shardSize = "Shard size",
+        .dedupe = "dedupe",
+        .format = "Format",
+        .keep = "keep",
+        .wait = "wait"};
+    return names;
+}
+
+repack::SaveRequest RepackPanel::request() const
+{
+    repack::SaveRequest request;
     const repack::Target* t = target();
-    // What the target decides first; the fields, as they show, win (explicit options do too).
+    // The target decides first; the fields, as they show, win (explicit options do too).
     if (t)
-        repack::applyTarget(*t, m_modelPath.toStdString(), options);
-    options.threshold = m_threshold->value();
-    // Empty: named after the model it is saved as (options.dataSuffix, from the target).
-    options.dataFile = m_dataFile->text().toStdString();
-    options.alignment = m_alignment->currentData().toULongLong();
-    options.alignThreshold = m_alignThreshold->value();
-    options.order = repack::TensorOrder(m_order->currentData().toInt());
-    options.includeAttributes = m_attributes->isChecked();
+        request.target = std::string(t->name);
+    request.threshold = repack::sizeText(m_threshold->value());
+    // Empty: named after the model it is saved as (the target's suffix, or ".data").
+    request.data = m_dataFile->text().toStdString();
+    if (safetensors())
+        request.format = "safetensors"; // no alignment: the core says what that means
+    else
+        request.align = repack::sizeText(m_alignment->currentData().toULongLong());
+    request.alignThreshold = repack::sizeText(m_alignThreshold->value());
+    request.order
+        = repack::TensorOrder(m_order->currentData().toInt()) == repack::TensorOrder::SizeAscending
+        ? "size"
+        : "declaration";
+    request.noAttributes = !m_attributes->isChecked();
     if (!t || m_shardSize->value() != m_targetShardShown) // else the target's exact limit
-        options.shardSize = m_shardSize->value();
-    options.checksum = m_checksum->isChecked();
-    options.removeUnused = m_removeUnused->isChecked();
-    if (safetensors()) {
-        options.format = repack::DataFormat::Safetensors;
-        options.alignment = 0;
-    }
-    return options;
+        request.shardSize = repack::sizeText(m_shardSize->value());
+    request.checksum = m_checksum->isChecked();
+    request.removeUnused = m_removeUnused->isChecked();
+    return request;
+}
+
+repack::Result<repack::SaveOptions> RepackPanel::options(const QString& outputModel) const
+{
+    auto applied = repack::applySaveRequest(request(),
+        (outputModel.isEmpty() ? m_modelPath : outputModel).toStdString(), optionNames());
+    if (!applied)
+        return applied.error();
+    return std::move(applied->options);
 }
 
 void RepackPanel::setModelPath(const QString& path)
@@ -262,10 +290,12 @@ void RepackPanel::showDefaultDataFile()
         m_dataFile->setPlaceholderText({});
         return;
     }
-    repack::SaveOptions named = options();
-    named.dataFile.clear();
-    m_dataFile->setPlaceholderText(
-        QString::fromStdString(repack::saveDataFile(m_modelPath.toStdString(), named)));
+    repack::SaveRequest unnamed = request();
+    unnamed.data.clear();
+    auto named = repack::applySaveRequest(unnamed, m_modelPath.toStdString(), optionNames());
+    m_dataFile->setPlaceholderText(named ? QString::fromStdString(repack::saveDataFile(
+                                       m_modelPath.toStdString(), named->options))
+                                         : QString());
 }
 
 void RepackPanel::setPreview(const QString& text, bool problem)

@@ -4,6 +4,8 @@
 #pragma once
 
 #include "core/plan/save_options.h"
+#include "core/plan/save_request.h"
+#include "core/result.h"
 
 #include <QVariantMap>
 #include <QWidget>
@@ -29,8 +31,15 @@ class RepackPanel : public QWidget {
 public:
     explicit RepackPanel(QWidget* parent = nullptr);
 
-    // The options as set; progress, cancel and force are left for the caller.
-    repack::SaveOptions options() const;
+    // What the fields ask for, as the core's request (core/plan/save_request.h), the one the
+    // CLI's flags and the Python package's keywords fill too. The wait, the consent (force)
+    // and the pins are the caller's.
+    repack::SaveRequest request() const;
+    // The request as the core applies it to a save as `outputModel` (the model shown when
+    // empty): the options, or the core's refusal naming these fields.
+    repack::Result<repack::SaveOptions> options(const QString& outputModel = {}) const;
+    // How the core's messages name the fields.
+    static const repack::OptionNames& optionNames();
     // Empty when the options can be used, else why not (shown under the data file field).
     QString validationError() const;
 

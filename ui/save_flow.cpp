@@ -2,6 +2,7 @@
 
 #include "busy_indicator.h"
 #include "byte_format.h"
+#include "repack_panel.h"
 #include "save_job.h"
 
 #include "core/save/save.h"
@@ -62,15 +63,31 @@ bool SaveFlow::isRunning() const
     return m_job->isRunning();
 }
 
-bool SaveFlow::start(const QString& path, repack::SaveOptions options)
+bool SaveFlow::start(const QString& path, repack::SaveRequest request,
+    std::vector<repack::TensorPlacement> placements)
 {
-    return startJob(path, std::move(options), {});
+    if (isRunning())
+        return false;
+    m_request = std::move(request);
+    m_placements = std::move(placements);
+    return startJob(path, {});
 }
 
-bool SaveFlow::startJob(const QString& path, repack::SaveOptions options, const QString& waitFor)
+bool SaveFlow::startJob(const QString& path, const QString& waitFor)
 {
     // Waiting unasked would look like a hung save: the first try does not wait at all.
-    options.lockWaitMs = waitFor.isEmpty() ? 0 : std::numeric_limits<int>::max();
+    repack::SaveRequest request = m_request;
+    request.wait = waitFor.isEmpty() ? "0" : std::string(repack::kWaitAsLongAsItTakes);
+    auto applied
+        = repack::applySaveRequest(request, path.toStdString(), RepackPanel::optionNames());
+    if (!applied) {
+        QMessageBox::critical(m_window, tr("Cannot save"),
+            tr("The model was not saved; the files on disk are unchanged.\n\n%1")
+                .arg(QString::fromStdString(applied.error().message)));
+        return false;
+    }
+    repack::SaveOptions options = std::move(applied->options);
+    options.placements = m_placements;
     Q_EMIT aboutToWrite();
     const Source source = m_source();
     if (!m_job->start(*source.model, path, std::move(options), source.shown))
@@ -102,17 +119,17 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
     if (!outcome.conflicts.empty()) {
         // Nothing was written: the worker found files in the way that are not only this
         // model's own.
-        repack::SaveOptions options = outcome.options;
-        options.force = true;
-        if (askToReplace(outcome.conflicts) && start(outcome.path, std::move(options)))
-            return;
+        if (askToReplace(outcome.conflicts)) {
+            m_request.force = true;
+            if (startJob(outcome.path, {}))
+                return;
+        }
         decline();
         return;
     }
     if (!outcome.busyFolder.isEmpty()) {
         // Nothing was written: another save holds the folder.
-        if (askToWait(outcome.busyFolder)
-            && startJob(outcome.path, outcome.options, outcome.busyFolder))
+        if (askToWait(outcome.busyFolder) && startJob(outcome.path, outcome.busyFolder))
             return;
         decline();
         return;

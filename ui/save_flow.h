@@ -9,6 +9,7 @@
 #pragma once
 
 #include "core/plan/save_options.h"
+#include "core/plan/save_request.h"
 #include "model_snapshot.h"
 
 #include <QObject>
@@ -43,9 +44,12 @@ public:
 
     SaveJob* job() const { return m_job; }
     bool isRunning() const;
-    // Starts saving to `path`; false when nothing was started. A save never waits for another
-    // save of the folder unasked: it stops and asks (Wait / Cancel).
-    bool start(const QString& path, repack::SaveOptions options);
+    // Starts saving to `path` what `request` asks for (applied by the core, as the CLI's and
+    // the Python package's), with the pins `placements`; false when nothing was started (a
+    // refused request says why). A save never waits for another save of the folder unasked:
+    // it stops and asks (Wait / Cancel); nor replaces files others read unasked.
+    bool start(const QString& path, repack::SaveRequest request,
+        std::vector<repack::TensorPlacement> placements);
     void cancel();
 
 Q_SIGNALS:
@@ -65,13 +69,17 @@ private:
     bool askToReplace(const std::vector<repack::SaveConflict>& conflicts);
     // True when the user chooses to wait for the save holding `folder` (Wait is the default).
     bool askToWait(const QString& folder);
-    // Starts the job; `waitFor`: the busy folder whose save it waits for, as long as it takes.
-    bool startJob(const QString& path, repack::SaveOptions options, const QString& waitFor);
+    // Starts the job on m_request; `waitFor`: the busy folder whose save it waits for, as long
+    // as it takes.
+    bool startJob(const QString& path, const QString& waitFor);
 
     QMainWindow* m_window;
     BusyIndicator* m_busy;
     std::function<Source()> m_source;
     SaveJob* m_job;
+    // What the running save (or the one about to be asked again) was asked for.
+    repack::SaveRequest m_request;
+    std::vector<repack::TensorPlacement> m_placements;
 };
 
 } // namespace ui

@@ -60,7 +60,6 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
     m_shared = std::make_shared<Shared>();
     SaveOutcome request;
     request.path = path;
-    request.options = options;
     options.cancel = &m_shared->cancel;
     options.progress = [shared = m_shared](const repack::Progress& p) {
         shared->done.store(p.bytesDone, std::memory_order_relaxed);

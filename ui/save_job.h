@@ -31,7 +31,6 @@ namespace ui {
 
 struct SaveOutcome {
     QString path; // as asked for
-    repack::SaveOptions options; // as asked for (the job sets its own progress and cancel)
     bool ok = false;
     bool cancelled = false;
     // Nothing written: may these files be replaced? Each names the models that would then read

@@ -167,6 +167,8 @@ void TestCliRepack::option_data()
                               << "";
     QTest::newRow("--wait 0.5") << "plain" << QStringList{"--wait", "0.5"} << data << "t1 t2 t3 t4"
                                 << "";
+    QTest::newRow("--wait inf") << "plain" << QStringList{"--wait", "inf"} << data << "t1 t2 t3 t4"
+                                << "";
     // 1100 KiB: t1..t3 end at 1056768, t4 would pass 1126400 and starts shard two.
     QTest::newRow("--shard-size") << "plain" << QStringList{"--shard-size", "1100KiB"}
                                   << QStringList{"out-00001-of-00002.onnx.data",
@@ -341,6 +343,7 @@ void TestCliRepack::refusedOptionsWriteNothing_data()
     QTest::newRow("--align 6K") << QStringList{"--align", "6K"} << QStringList{"--align", "'6K'"};
     QTest::newRow("--wait -1") << QStringList{"--wait", "-1"} << QStringList{"--wait"};
     QTest::newRow("--wait soon") << QStringList{"--wait", "soon"} << QStringList{"--wait"};
+    QTest::newRow("--wait nan") << QStringList{"--wait", "nan"} << QStringList{"--wait", "'nan'"};
 }
 
 // Usage errors are refused before anything is written: no model, no data file, no folder.

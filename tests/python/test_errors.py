@@ -127,6 +127,8 @@ class Errors(TempDirTest):
             ({"format": "zip"}, "format: 'zip'"),
             ({"wait": -1}, "wait: '-1' is not a number of seconds"),
             ({"wait": True}, "wait: 'True' is not a number of seconds"),
+            ({"wait": float("nan")}, "wait: 'nan' is not a number of seconds"),
+            ({"wait": ""}, "wait: '' is not a number of seconds"),
         ]
         for kwargs, message in cases:
             with self.subTest(kwargs=kwargs):

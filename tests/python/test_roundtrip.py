@@ -135,6 +135,14 @@ class RoundTrip(TempDirTest):
         self.assertTrue(all(t.location in (None, "model.onnx.data") for t in model.tensors))
         self.assertSameValues(values, out)
 
+    def test_wait_as_long_as_it_takes(self):
+        # The core's parser reads float("inf") as the CLI's --wait inf: no lock is held, so
+        # the save goes ahead at once.
+        src, values = self.source()
+        out = os.path.join(self.dir, "w", "model.onnx")
+        onnx_repack.save(src, out, size_threshold_bytes=4096, wait=float("inf"))
+        self.assertSameValues(values, out)
+
     def test_report_says_what_was_written(self):
         src, _ = self.source()
         out = os.path.join(self.dir, "r", "model.onnx")

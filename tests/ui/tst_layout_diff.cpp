@@ -347,7 +347,7 @@ private Q_SLOTS:
 
         auto model = repack::Model::load(fsPath(path));
         QVERIFY(model);
-        repack::SaveOptions options = window.repackPanel()->options();
+        repack::SaveOptions options = *window.repackPanel()->options();
         QCOMPARE(options.shardSize, uint64_t(4096));
         auto plan = repack::planSave(**model, fsPath(window.snapshot().path), options);
         QVERIFY(plan);

@@ -238,7 +238,7 @@ private Q_SLOTS:
         QCOMPARE(settings.value(QStringLiteral("repack/threshold")).toULongLong(), 12345ull);
         // A new window starts from them.
         ui::MainWindow next;
-        QCOMPARE(next.repackPanel()->options().threshold, uint64_t(12345));
+        QCOMPARE(next.repackPanel()->options()->threshold, uint64_t(12345));
         next.repackPanel()->thresholdEdit()->setValue(1024);
         next.close();
     }
@@ -458,7 +458,7 @@ private Q_SLOTS:
         QVERIFY(open(window, dir.filePath(QStringLiteral("st.onnx"))));
         QCOMPARE(shown(), repack::DataFormat::Safetensors);
         QVERIFY(!window.repackPanel()->alignmentBox()->isEnabled());
-        QCOMPARE(window.repackPanel()->options().format, repack::DataFormat::Safetensors);
+        QCOMPARE(window.repackPanel()->options()->format, repack::DataFormat::Safetensors);
         QVERIFY(open(window, dir.filePath(QStringLiteral("raw.onnx"))));
         QCOMPARE(shown(), repack::DataFormat::Raw);
         choose(repack::DataFormat::Safetensors);

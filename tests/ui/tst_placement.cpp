@@ -286,7 +286,7 @@ private Q_SLOTS:
         QVERIFY2(window.repackPanel()->previewLabel()->text().contains(
                      QStringLiteral("2 tensor(s) move to external")),
             qPrintable(window.repackPanel()->previewLabel()->text()));
-        QCOMPARE(window.saveOptions().placements.size(), size_t(window.snapshot().tensors.size()));
+        QCOMPARE(window.saveOptions()->placements.size(), size_t(window.snapshot().tensors.size()));
 
         // Then ext_d inline: a second edit.
         select(window, {QStringLiteral("ext_d")});
@@ -300,7 +300,7 @@ private Q_SLOTS:
         QCOMPARE(state->pinnedCount(), 2);
         state->undoStack()->undo();
         QCOMPARE(state->pinnedCount(), 0);
-        QVERIFY(window.saveOptions().placements.empty());
+        QVERIFY(window.saveOptions()->placements.empty());
         QVERIFY(settled(window));
         QCOMPARE(window.repackPanel()->previewLabel()->text(), unpinnedPreview);
         state->undoStack()->redo();
@@ -545,7 +545,7 @@ private Q_SLOTS:
         QVERIFY(settled(window));
         auto model = repack::Model::load(path.toStdString());
         QVERIFY(model);
-        auto before = repack::planSave(**model, path.toStdString(), window.saveOptions());
+        auto before = repack::planSave(**model, path.toStdString(), *window.saveOptions());
         QVERIFY(before);
 
         const QString planFile = m_dir.filePath(QStringLiteral("roundtrip/plan.json"));
@@ -566,7 +566,7 @@ private Q_SLOTS:
         QCOMPARE(state->pin(tensorOf(window, QStringLiteral("small_a"))),
             TensorPlacement(Placement::External, "extra.data"));
         QCOMPARE(state->pin(tensorOf(window, QStringLiteral("ext_d"))).kind, Placement::Inline);
-        auto after = repack::planSave(**model, path.toStdString(), window.saveOptions());
+        auto after = repack::planSave(**model, path.toStdString(), *window.saveOptions());
         QVERIFY(after);
         QCOMPARE(after->files, before->files);
         QCOMPARE(after->fileBytes, before->fileBytes);
@@ -642,7 +642,7 @@ private Q_SLOTS:
         QVERIFY(state->pinTo({tensorOf(window, QStringLiteral("typed_b"))}, {Placement::External}));
         QVERIFY(settled(window));
 
-        const repack::SaveOptions options = window.saveOptions();
+        const repack::SaveOptions options = *window.saveOptions();
         std::unique_ptr<repack::Model> source;
         {
             auto loaded = repack::Model::load(path.toStdString());

@@ -78,7 +78,7 @@ private Q_SLOTS:
         panel.thresholdEdit()->setValue(64 * 1024);
         panel.dataFileEdit()->setText(QStringLiteral("w.bin"));
         QVERIFY(changed.count() >= 2);
-        const repack::SaveOptions options = panel.options();
+        const repack::SaveOptions options = *panel.options();
         QCOMPARE(options.threshold, uint64_t(64 * 1024));
         QCOMPARE(options.dataFile, std::string("w.bin"));
         QCOMPARE(options.alignment, uint64_t(4096)); // SPEC default
@@ -91,6 +91,27 @@ private Q_SLOTS:
 
     // SPEC 5a: an in-place save removes data files it stops using only when asked to, and
     // never one another model uses (the tooltip says so).
+    // The panel fills the core's request (as the CLI's flags and the Python keywords do): the
+    // core's rules apply to it, and its refusals name the panel's fields.
+    void theCoreAppliesThePanelsRequest()
+    {
+        ui::RepackPanel panel;
+        panel.setModelPath(QStringLiteral("m.onnx"));
+        panel.thresholdEdit()->setValue(4096);
+        const repack::SaveRequest request = panel.request();
+        QCOMPARE(request.threshold, std::string("4KiB"));
+        QVERIFY(request.wait.empty() && !request.force); // the save flow's to decide
+        QCOMPARE(panel.options()->threshold, uint64_t(4096));
+
+        repack::SaveRequest refused = request;
+        refused.align = std::string("3"); // not a char* assignment: GCC 12 -Wrestrict false alarm
+        auto applied = repack::applySaveRequest(refused, "m.onnx", ui::RepackPanel::optionNames());
+        QVERIFY(!applied);
+        QCOMPARE(applied.error().kind, repack::ErrorKind::Usage);
+        QVERIFY2(applied.error().message.starts_with("Alignment: '3' must be 0 or a power of two"),
+            applied.error().message.c_str());
+    }
+
     void removeUnusedMapsOntoTheOption()
     {
         ui::RepackPanel panel;
@@ -100,10 +121,10 @@ private Q_SLOTS:
         QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
         box->setChecked(true);
         QCOMPARE(changed.count(), 1);
-        QVERIFY(panel.options().removeUnused);
+        QVERIFY(panel.options()->removeUnused);
         ui::RepackPanel restored;
         restored.restoreSettings(panel.settingValues());
-        QVERIFY(restored.options().removeUnused);
+        QVERIFY(restored.options()->removeUnused);
     }
 
     // SPEC 5a "Limits": alignment is 0 or a power of two up to 16 MiB.
@@ -114,7 +135,7 @@ private Q_SLOTS:
         QVERIFY(box->count() > 1);
         for (int i = 0; i < box->count(); ++i) {
             box->setCurrentIndex(i);
-            const uint64_t alignment = panel.options().alignment;
+            const uint64_t alignment = panel.options()->alignment;
             QVERIFY2(
                 alignment == 0 || ((alignment & (alignment - 1)) == 0 && alignment <= (16u << 20)),
                 qPrintable(box->itemText(i)));
@@ -125,26 +146,26 @@ private Q_SLOTS:
     {
         ui::RepackPanel panel;
         // The core's default, not a second copy of it.
-        QCOMPARE(panel.options().alignThreshold, repack::SaveOptions{}.alignThreshold);
+        QCOMPARE(panel.options()->alignThreshold, repack::SaveOptions{}.alignThreshold);
         QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
         panel.alignThresholdEdit()->setValue(64 * 1024);
         QVERIFY(!changed.isEmpty());
-        QCOMPARE(panel.options().alignThreshold, uint64_t(64 * 1024));
+        QCOMPARE(panel.options()->alignThreshold, uint64_t(64 * 1024));
         QCOMPARE(panel.settingValues().value(QStringLiteral("repack/alignThreshold")).toULongLong(),
             64ull * 1024);
 
         ui::RepackPanel restored;
         restored.restoreSettings(panel.settingValues());
-        QCOMPARE(restored.options().alignThreshold, uint64_t(64 * 1024));
+        QCOMPARE(restored.options()->alignThreshold, uint64_t(64 * 1024));
         // Settings from before the control existed keep the default.
         ui::RepackPanel older;
         older.alignThresholdEdit()->setValue(7);
         older.restoreSettings({{QStringLiteral("repack/threshold"), 2048}});
-        QCOMPARE(older.options().alignThreshold, repack::SaveOptions{}.alignThreshold);
+        QCOMPARE(older.options()->alignThreshold, repack::SaveOptions{}.alignThreshold);
 
         // Without alignment there is nothing to align from.
         panel.alignmentBox()->setCurrentIndex(0);
-        QCOMPARE(panel.options().alignment, uint64_t(0));
+        QCOMPARE(panel.options()->alignment, uint64_t(0));
         QVERIFY(!panel.alignThresholdEdit()->isEnabled());
         panel.alignmentBox()->setCurrentIndex(1);
         QVERIFY(panel.alignThresholdEdit()->isEnabled());
@@ -156,26 +177,26 @@ private Q_SLOTS:
     {
         ui::RepackPanel panel;
         panel.setModelPath(QStringLiteral("model.onnx"));
-        QCOMPARE(panel.options().format, repack::DataFormat::Raw);
+        QCOMPARE(panel.options()->format, repack::DataFormat::Raw);
         QVERIFY(panel.alignmentBox()->isEnabled());
         QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
         panel.formatBox()->setCurrentIndex(
             panel.formatBox()->findData(int(repack::DataFormat::Safetensors)));
         QVERIFY(!changed.isEmpty());
-        QCOMPARE(panel.options().format, repack::DataFormat::Safetensors);
-        QCOMPARE(panel.options().alignment, uint64_t(0));
+        QCOMPARE(panel.options()->format, repack::DataFormat::Safetensors);
+        QCOMPARE(panel.options()->alignment, uint64_t(0));
         QVERIFY(!panel.alignmentBox()->isEnabled());
         QVERIFY(!panel.alignThresholdEdit()->isEnabled());
         QCOMPARE(panel.dataFileEdit()->placeholderText(), QStringLiteral("model.onnx.safetensors"));
 
         ui::RepackPanel restored;
         restored.restoreSettings(panel.settingValues());
-        QCOMPARE(restored.options().format, repack::DataFormat::Safetensors);
+        QCOMPARE(restored.options()->format, repack::DataFormat::Safetensors);
 
         panel.formatBox()->setCurrentIndex(0);
-        QCOMPARE(panel.options().format, repack::DataFormat::Raw);
+        QCOMPARE(panel.options()->format, repack::DataFormat::Raw);
         QVERIFY(panel.alignmentBox()->isEnabled());
-        QVERIFY(panel.options().alignment != 0);
+        QVERIFY(panel.options()->alignment != 0);
         QCOMPARE(panel.dataFileEdit()->placeholderText(), QStringLiteral("model.onnx.data"));
     }
 
@@ -198,8 +219,8 @@ private Q_SLOTS:
         QCOMPARE(stored.keys(), values.keys());
         ui::RepackPanel restored;
         restored.restoreSettings(stored);
-        QCOMPARE(restored.options().threshold, uint64_t(3 * 1024 * 1024));
-        QCOMPARE(restored.options().dataFile, std::string("x.data"));
+        QCOMPARE(restored.options()->threshold, uint64_t(3 * 1024 * 1024));
+        QCOMPARE(restored.options()->dataFile, std::string("x.data"));
     }
 };
 

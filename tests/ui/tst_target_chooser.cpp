@@ -33,8 +33,8 @@ private Q_SLOTS:
         ui::RepackPanel panel;
         QCOMPARE(panel.targetBox()->count(), int(repack::targets().size()) + 1);
         QVERIFY(panel.targetBox()->currentData().toString().isEmpty()); // None by default
-        QCOMPARE(panel.options().shardNaming, repack::ShardNaming::Numbered);
-        QVERIFY(panel.options().dataSuffix.empty());
+        QCOMPARE(panel.options()->shardNaming, repack::ShardNaming::Numbered);
+        QVERIFY(panel.options()->dataSuffix.empty());
     }
 
     void webSetsChunksAndLimits()
@@ -44,30 +44,33 @@ private Q_SLOTS:
         QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
         choose(panel, QStringLiteral("web"));
         QVERIFY(changed.count() >= 1);
-        const repack::SaveOptions options = panel.options();
+        const repack::SaveOptions options = *panel.options();
         QCOMPARE(options.shardSize, repack::kBrowserBufferLimit - 1);
         QCOMPARE(options.shardNaming, repack::ShardNaming::Chunks);
         QVERIFY(options.shardSizeIsLimit);
         QCOMPARE(options.maxShards, repack::kBrowserMaxChunks);
         QCOMPARE(panel.dataFileEdit()->placeholderText(), QStringLiteral("encoder.onnx_data"));
-        QVERIFY(options.dataFile.empty()); // named after the model it is saved as
+        // Named after the model it is saved as, by the core, as the CLI's --target web names it.
+        QCOMPARE(options.dataFile, std::string("encoder.onnx_data"));
+        QCOMPARE(panel.options(QStringLiteral("decoder.onnx"))->dataFile,
+            std::string("decoder.onnx_data"));
 
         // Fields edited afterwards win.
         panel.shardSizeEdit()->setValue(1 << 20);
-        QCOMPARE(panel.options().shardSize, uint64_t(1) << 20);
-        QCOMPARE(panel.options().shardNaming, repack::ShardNaming::Chunks);
+        QCOMPARE(panel.options()->shardSize, uint64_t(1) << 20);
+        QCOMPARE(panel.options()->shardNaming, repack::ShardNaming::Chunks);
     }
 
     void ortSetsAlignment()
     {
         ui::RepackPanel panel;
         choose(panel, QStringLiteral("ort"));
-        QCOMPARE(panel.options().alignment, repack::kWindowsMapGranularity);
+        QCOMPARE(panel.options()->alignment, repack::kWindowsMapGranularity);
         panel.alignmentBox()->setCurrentIndex(1); // 4 KiB, chosen by hand
-        QCOMPARE(panel.options().alignment, uint64_t(4096));
+        QCOMPARE(panel.options()->alignment, uint64_t(4096));
         choose(panel, QStringLiteral("optimum"));
-        QCOMPARE(panel.options().alignment, uint64_t(4096));
-        QCOMPARE(panel.options().dataSuffix, std::string("_data"));
+        QCOMPARE(panel.options()->alignment, uint64_t(4096));
+        QCOMPARE(panel.options()->dataSuffix, std::string("_data"));
     }
 
     // What the panel's options plan when saving as another model: that model's name.
@@ -82,8 +85,9 @@ private Q_SLOTS:
         panel.setModelPath(QStringLiteral("in.onnx"));
         choose(panel, QStringLiteral("web"));
         panel.shardSizeEdit()->setValue(8192);
-        auto plan
-            = repack::planSave(*model, dir.filePath("other.onnx").toStdString(), panel.options());
+        // As the save flow applies the panel's request: for the model it writes.
+        const QString other = dir.filePath("other.onnx");
+        auto plan = repack::planSave(*model, other.toStdString(), *panel.options(other));
         QVERIFY2(plan, plan ? "" : plan.error().message.c_str());
         const std::vector<std::string> expected{"other.onnx_data", "other.onnx_data_1"};
         QCOMPARE(plan->files, expected);
@@ -97,8 +101,8 @@ private Q_SLOTS:
         ui::RepackPanel restored;
         restored.restoreSettings(panel.settingValues());
         QCOMPARE(restored.targetBox()->currentData().toString(), QStringLiteral("hub"));
-        QCOMPARE(restored.options().shardSize, uint64_t(3) << 30);
-        QCOMPARE(restored.options().dataSuffix, std::string("_data"));
+        QCOMPARE(restored.options()->shardSize, uint64_t(3) << 30);
+        QCOMPARE(restored.options()->dataSuffix, std::string("_data"));
     }
 };
 

@@ -1,4 +1,4 @@
-#include "layout_request.h"
+#include "save_request.h"
 
 #include "core/format.h"
 #include "targets.h"
@@ -41,7 +41,7 @@ void size(std::string_view option, const std::string& text, uint64_t& out, std::
 }
 
 // The first pair of given options that exclude each other, as "A excludes B"; empty if none.
-std::string exclusion(const LayoutRequest& r, const LayoutOptionNames& n)
+std::string exclusion(const SaveRequest& r, const OptionNames& n)
 {
     if (r.allInline) {
         const std::pair<bool, std::string_view> others[] = {{!r.threshold.empty(), n.threshold},
@@ -74,12 +74,13 @@ Result<int> parseLockWait(std::string_view text, std::string_view option)
     const std::string copy(text);
     char* end = nullptr;
     const double seconds = std::strtod(copy.c_str(), &end);
-    if (copy.empty() || end != copy.c_str() + copy.size() || !std::isfinite(seconds) || seconds < 0
+    if (copy.empty() || end != copy.c_str() + copy.size() || std::isnan(seconds) || seconds < 0
         || std::isspace(static_cast<unsigned char>(copy.front())))
         return usage(std::string(option) + ": " + inQuotes(text)
             + " is not a number of seconds (0 = fail at once if another save runs)");
-    return static_cast<int>(
-        std::min<double>(std::llround(seconds * 1000.0), std::numeric_limits<int>::max()));
+    constexpr double kLongest = std::numeric_limits<int>::max();
+    return seconds * 1000.0 >= kLongest ? std::numeric_limits<int>::max()
+                                        : static_cast<int>(std::llround(seconds * 1000.0));
 }
 
 std::string sizeText(uint64_t bytes)
@@ -93,12 +94,12 @@ std::string sizeText(uint64_t bytes)
     return std::to_string(bytes);
 }
 
-Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
-    const std::filesystem::path& outputModel, const LayoutOptionNames& names)
+Result<AppliedRequest> applySaveRequest(
+    const SaveRequest& request, const std::filesystem::path& outputModel, const OptionNames& names)
 {
     if (std::string excluded = exclusion(request, names); !excluded.empty())
         return usage(excluded);
-    LayoutResult result;
+    AppliedRequest result;
     SaveOptions& options = result.options;
     if (!request.target.empty()) {
         const Target* target = findTarget(request.target);
@@ -132,6 +133,7 @@ Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
                 + "; safetensors files hold tensors back to back, so this save does not ("
                 + std::string(names.format) + " onnx can)");
         options.format = DataFormat::Safetensors;
+        options.alignment = 0; // said: no file of the format can hold gaps
     }
     if (!validAlignment(options.alignment))
         return usage(std::string(names.align) + ": " + inQuotes(request.align) + " "
@@ -151,6 +153,16 @@ Result<LayoutResult> applyLayoutRequest(const LayoutRequest& request,
     options.allowCorrupt = request.allowCorrupt;
     options.keepPlacement = request.keep;
     options.dataOptionName = std::string(names.data);
+    if (!request.wait.empty()) {
+        auto wait = parseLockWait(request.wait, names.wait);
+        if (!wait)
+            return wait.error();
+        options.lockWaitMs = *wait;
+    }
+    options.checksum = request.checksum;
+    options.force = request.force;
+    options.removeUnused = request.removeUnused;
+    options.rewrite = request.rewrite;
     return result;
 }
 
