@@ -23,7 +23,6 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <atomic>
 
@@ -98,38 +97,35 @@ ModelSnapshot layoutSnapshot(const repack::Model& model)
 
 } // namespace
 
-// Loads both models and takes their layout snapshots (B on another pool thread meanwhile),
-// then diffs them without reading bytes.
-std::shared_ptr<CompareWindow::Loaded> CompareWindow::loadBoth(
-    const QString& pathA, const QString& pathB)
+struct CompareWindow::Opened {
+    std::shared_ptr<repack::Model> model;
+    ModelSnapshot snapshot;
+    QString error;
+};
+
+std::shared_ptr<CompareWindow::Opened> CompareWindow::open(const QString& path)
 {
-    struct One {
-        std::unique_ptr<repack::Model> model;
-        ModelSnapshot snapshot;
-        QString error;
-    };
-    auto loadOne = [](const QString& path) {
-        One one;
-        auto model = repack::Model::load(path.toStdString());
-        if (!model) {
-            one.error = qs(model.error().message);
-            return one;
-        }
-        one.model = std::move(model.value());
-        one.snapshot = layoutSnapshot(*one.model);
+    auto one = std::make_shared<Opened>();
+    auto model = repack::Model::load(path.toStdString());
+    if (!model) {
+        one->error = qs(model.error().message);
         return one;
-    };
-    QFuture<One> futureB = QtConcurrent::run(loadOne, pathB);
-    One a = loadOne(pathA);
-    futureB.waitForFinished();
-    One b = futureB.takeResult();
+    }
+    one->model = std::move(model.value());
+    one->snapshot = layoutSnapshot(*one->model);
+    return one;
+}
+
+std::shared_ptr<CompareWindow::Loaded> CompareWindow::diffLayouts(
+    const std::shared_ptr<Opened>& a, const std::shared_ptr<Opened>& b)
+{
     auto out = std::make_shared<CompareWindow::Loaded>();
-    if (!a.model || !b.model) {
-        out->error = a.model ? b.error : a.error;
+    if (!a->model || !b->model) {
+        out->error = a->model ? b->error : a->error;
         return out;
     }
-    out->a = std::move(a.model);
-    out->b = std::move(b.model);
+    out->a = a->model;
+    out->b = b->model;
     repack::DiffOptions quick;
     quick.compareContent = false;
     auto entries = repack::diffModels(*out->a, *out->b, quick);
@@ -137,9 +133,8 @@ std::shared_ptr<CompareWindow::Loaded> CompareWindow::loadBoth(
         out->error = qs(entries.error().message);
         return out;
     }
-    out->diff
-        = std::make_shared<LayoutDiff>(compareDiff(a.snapshot, b.snapshot, entries.value(), false));
-    // The snapshots are freed here, on the worker.
+    out->diff = std::make_shared<LayoutDiff>(
+        compareDiff(a->snapshot, b->snapshot, entries.value(), false));
     return out;
 }
 
@@ -260,7 +255,23 @@ void CompareWindow::compare(const QString& a, const QString& b)
     m_progress->setRange(0, 0);
     m_progress->show();
     m_cancel->show();
-    m_jobs.start([a, b] { return loadBoth(a, b); },
+    m_opened = {};
+    m_jobs.start([a] { return open(a); },
+        [this](const std::shared_ptr<Opened>& opened) { onOpened(0, opened); });
+    m_openB.start([b] { return open(b); },
+        [this](const std::shared_ptr<Opened>& opened) { onOpened(1, opened); });
+}
+
+void CompareWindow::onOpened(size_t side, const std::shared_ptr<Opened>& opened)
+{
+    if (m_stage != Stage::Loading)
+        return;
+    m_opened[side] = opened;
+    if (!m_opened[0] || !m_opened[1])
+        return;
+    // The snapshots are freed on the worker, with the job.
+    m_jobs.start([a = std::exchange(m_opened[0], nullptr),
+                     b = std::exchange(m_opened[1], nullptr)] { return diffLayouts(a, b); },
         [this](const std::shared_ptr<Loaded>& loaded) { onLoaded(loaded); });
 }
 

@@ -65,10 +65,16 @@ Q_SIGNALS:
 private:
     enum class Stage { Idle, Loading, Comparing };
     struct Shared;
+    struct Opened;
     struct Loaded;
     struct Compared;
 
-    static std::shared_ptr<Loaded> loadBoth(const QString& pathA, const QString& pathB);
+    // One model loaded and its layout snapshot taken, on a worker.
+    static std::shared_ptr<Opened> open(const QString& path);
+    // Both opened: their layouts diffed without reading bytes, on a worker.
+    static std::shared_ptr<Loaded> diffLayouts(
+        const std::shared_ptr<Opened>& a, const std::shared_ptr<Opened>& b);
+    void onOpened(size_t side, const std::shared_ptr<Opened>& opened);
     void onLoaded(const std::shared_ptr<Loaded>& loaded);
     void onCompared(const std::shared_ptr<Compared>& compared);
     void poll();
@@ -94,7 +100,11 @@ private:
     std::shared_ptr<repack::Model> m_a;
     std::shared_ptr<repack::Model> m_b;
     std::shared_ptr<Shared> m_shared; // of the running worker
-    JobTracker m_jobs; // loading, then comparing; a new compare() supersedes both
+    // A and B open at once, each on a tracker of its own (m_jobs and m_openB); then m_jobs
+    // diffs the layouts, then compares bytes. A new compare() supersedes them all.
+    JobTracker m_jobs;
+    JobTracker m_openB;
+    std::array<std::shared_ptr<Opened>, 2> m_opened; // A and B, as they arrive
 };
 
 } // namespace ui

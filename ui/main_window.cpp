@@ -87,7 +87,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_saveFlow = new SaveFlow(this, m_busy, [this] {
         // The save's worker changes the model: no plan may still be reading it.
         finishPlanning();
-        return SaveFlow::Source{m_model.get(), m_snapshot.tensors};
+        return SaveFlow::Source{m_models.write(), m_snapshot.tensors};
     });
     createActions();
 
@@ -167,7 +167,7 @@ void MainWindow::onOpened(const LoadedModel& loaded)
     setBusy({});
     m_lastError.clear();
     // The old model and rows are freed off this thread once nothing here refers to them.
-    std::shared_ptr<repack::Model> oldModel = std::exchange(m_model, loaded.model);
+    std::shared_ptr<repack::Model> oldModel = m_models.reset(loaded.model);
     ModelSnapshot oldSnapshot = std::exchange(m_snapshot, loaded.snapshot);
     m_panel->followModelFormat(dataFormatOf(m_snapshot));
     showSnapshot();
@@ -213,8 +213,9 @@ void MainWindow::updateTitle()
 
 void MainWindow::updatePreview()
 {
-    // The worker owns the model while it saves.
-    if (!m_model || isSaving() || isLoading())
+    // Not while a save's worker writes the model (no read lease then).
+    ModelOwner::ReadLease model = m_models.read();
+    if (!model || isLoading())
         return;
     m_nothingToChange = false; // until this preview finds otherwise
     auto options = saveOptions();
@@ -233,7 +234,8 @@ void MainWindow::updatePreview()
         bool unchanged = false;
         QString text;
     };
-    const SavePlanning planning{m_model, m_snapshot.path.toStdString(), std::move(*options)};
+    const SavePlanning planning{
+        std::move(model), m_snapshot.path.toStdString(), std::move(*options)};
     m_previewJobs->start(
         [planning, rows = m_snapshot.tensors] {
             Preview preview;
@@ -306,7 +308,7 @@ void MainWindow::save()
 
 void MainWindow::saveAs()
 {
-    if (!m_model)
+    if (!m_models.hasModel())
         return;
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Save Model As"), m_snapshot.path, tr("ONNX models (*.onnx)"));
@@ -317,7 +319,7 @@ void MainWindow::saveAs()
 bool MainWindow::saveTo(const QString& path)
 {
     // While a model loads, the one shown is about to be replaced.
-    if (!m_model || isSaving() || isLoading())
+    if (!m_models.hasModel() || isSaving() || isLoading())
         return false;
     m_nothingToChange = false; // until this preview finds otherwise
     const QString invalid = m_panel->validationError();
@@ -354,7 +356,7 @@ void MainWindow::updateActions()
 {
     const bool saving = isSaving();
     m_panel->setEnabled(!saving);
-    const bool canSave = !saving && !isLoading() && m_model;
+    const bool canSave = !saving && !isLoading() && m_models.hasModel();
     // When the preview says the save would fail, the buttons say why instead of trying.
     const QString blocker = m_panel->saveBlocker();
     m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange);
@@ -365,9 +367,9 @@ void MainWindow::updateActions()
     m_saveAsAction->setToolTip(
         blocker.isEmpty() ? tr("Save a copy elsewhere with these options") : blocker);
     m_openAction->setEnabled(!saving);
-    m_reloadAction->setEnabled(!saving && m_model);
+    m_reloadAction->setEnabled(!saving && m_models.hasModel());
     m_recentMenu->setEnabled(!saving);
-    m_placementView->setEnabled(!saving && m_model);
+    m_placementView->setEnabled(!saving && m_models.hasModel());
     m_exportPlanAction->setEnabled(canSave);
     m_importPlanAction->setEnabled(canSave);
 }

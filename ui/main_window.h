@@ -5,6 +5,7 @@
 // built in main_window_widgets.cpp, the menus in main_window_menus.cpp.
 #pragma once
 
+#include "model_owner.h"
 #include "model_snapshot.h"
 
 #include "core/plan/save_options.h"
@@ -151,7 +152,7 @@ private:
     void clearFilters();
     void selectTensor(int tensor);
 
-    std::shared_ptr<repack::Model> m_model;
+    ModelOwner m_models; // the model shown, and who may read or write it now
     ModelSnapshot m_snapshot;
     QString m_lastError;
 

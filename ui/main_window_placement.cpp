@@ -57,13 +57,15 @@ void MainWindow::createPlacement()
 {
     m_placement = new PlacementState(this);
     m_placement->setPlanCheck([this]() -> PlacementState::PlanCheck {
-        // The worker owns the model while it saves.
-        if (!m_model || isSaving())
+        // Not while a save's worker writes the model (no read lease then).
+        ModelOwner::ReadLease model = m_models.read();
+        if (!model)
             return {};
         auto options = m_panel->options();
         if (!options) // the preview says why
             return {};
-        const SavePlanning planning{m_model, m_snapshot.path.toStdString(), std::move(*options)};
+        const SavePlanning planning{
+            std::move(model), m_snapshot.path.toStdString(), std::move(*options)};
         return [planning](const std::vector<repack::TensorPlacement>& plan) {
             SavePlanning withPins = planning;
             withPins.options.placements = plan;
@@ -81,7 +83,7 @@ void MainWindow::createPlacement()
     m_table->setDefaultDropAction(Qt::CopyAction);
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_table, &QWidget::customContextMenuRequested, this, [this](QPoint pos) {
-        if (!m_model || m_table->selectionModel()->selectedRows().isEmpty())
+        if (!m_models.hasModel() || m_table->selectionModel()->selectedRows().isEmpty())
             return;
         QMenu menu(this);
         m_placementView->fillMoveMenu(&menu);
@@ -153,7 +155,8 @@ void MainWindow::addPlanActions(QMenu* file, QMenu* edit)
 
 bool MainWindow::exportPlan(const QString& path)
 {
-    if (!m_model || isSaving() || isLoading())
+    ModelOwner::ReadLease model = m_models.read();
+    if (!model || isLoading())
         return false;
     auto options = saveOptions();
     if (!options) {
@@ -162,7 +165,8 @@ bool MainWindow::exportPlan(const QString& path)
         return false;
     }
     m_exportJobs->start(
-        [planning = SavePlanning{m_model, m_snapshot.path.toStdString(), std::move(*options)},
+        [planning
+            = SavePlanning{std::move(model), m_snapshot.path.toStdString(), std::move(*options)},
             modelPath = m_snapshot.path.toStdString(), path] {
             auto plan = planning.plan();
             if (!plan)
@@ -189,9 +193,10 @@ bool MainWindow::exportPlan(const QString& path)
 
 bool MainWindow::importPlan(const QString& path)
 {
-    if (!m_model || isSaving() || isLoading())
+    const ModelOwner::ReadLease model = m_models.read();
+    if (!model || isLoading())
         return false;
-    auto plan = repack::readPlanFile(*m_model, path.toStdString());
+    auto plan = repack::readPlanFile(*model, path.toStdString());
     if (!plan) {
         m_lastError = QString::fromStdString(plan.error().message);
         statusBar()->showMessage(m_lastError, 10000);

@@ -89,8 +89,9 @@ bool SaveFlow::startJob(const QString& path, const QString& waitFor)
     repack::SaveOptions options = std::move(applied->options);
     options.placements = m_placements;
     Q_EMIT aboutToWrite();
-    const Source source = m_source();
-    if (!m_job->start(*source.model, path, std::move(options), source.shown))
+    Source source = m_source();
+    if (!source.model
+        || !m_job->start(std::move(source.model), path, std::move(options), source.shown))
         return false;
     Q_EMIT busyChanged(waitFor.isEmpty()
             ? tr("Saving %1…").arg(QFileInfo(path).fileName())

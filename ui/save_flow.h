@@ -10,6 +10,7 @@
 
 #include "core/plan/save_options.h"
 #include "core/plan/save_request.h"
+#include "model_owner.h"
 #include "model_snapshot.h"
 
 #include <QObject>
@@ -33,9 +34,10 @@ struct SaveOutcome;
 class SaveFlow : public QObject {
     Q_OBJECT
 public:
-    // What a save writes, read each time one starts: the model and the rows shown now.
+    // What a save writes, read each time one starts: the model (its write lease: null when
+    // it cannot be written now) and the rows shown now.
     struct Source {
-        repack::Model* model;
+        ModelOwner::WriteLease model;
         QList<TensorRow> shown;
     };
 

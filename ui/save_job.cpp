@@ -1,5 +1,7 @@
 #include "save_job.h"
 
+#include "save_planning.h"
+
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
 #include "core/save/save.h"
@@ -12,18 +14,61 @@ constexpr int kProgressIntervalMs = 150;
 
 // The first folder a save of `model` to `target` writes into that another save holds (the
 // model's folder, then the data files'), or empty: which one, after the save said it was busy.
-QString busyFolder(const repack::Model& model, const std::filesystem::path& target,
+QString busyFolder(const ModelOwner::WriteLease& model, const std::filesystem::path& target,
     const repack::SaveOptions& options)
 {
     std::vector<std::filesystem::path> folders{
         std::filesystem::absolute(target).lexically_normal().parent_path()};
-    if (auto plan = repack::planSave(model, target, options))
+    if (auto plan = SavePlanning{model.shared(), target, options}.plan())
         folders = repack::saveFolders(target, *plan);
     for (const auto& folder : folders) {
         if (repack::FolderLock::isHeld(folder))
             return QString::fromStdString(folder.string());
     }
     return {};
+}
+
+// The save itself, on the worker; `outcome` holds what was asked for.
+SaveOutcome runSave(const ModelOwner::WriteLease& lease, const std::filesystem::path& target,
+    const repack::SaveOptions& options, const repack::CancelToken& cancel, SaveOutcome outcome,
+    const QList<TensorRow>& shown)
+{
+    repack::Model& model = *lease;
+    if (!options.force) {
+        auto conflicts = repack::saveConflicts(model, target, options);
+        if (!conflicts) {
+            // Names that alias are refused whatever the consent: nothing was written.
+            outcome.error = QString::fromStdString(conflicts.error().message);
+            return outcome;
+        }
+        if (cancel.isCancelled()) {
+            outcome.cancelled = true;
+            outcome.error = QStringLiteral("save cancelled");
+            return outcome;
+        }
+        outcome.conflicts = std::move(conflicts.value());
+        if (!outcome.conflicts.empty())
+            return outcome;
+    }
+    auto result = repack::save(model, target, options);
+    if (result) {
+        outcome.ok = true;
+        outcome.report = std::move(result.value());
+        outcome.snapshot = takeSnapshot(model);
+        addFolderProblems(outcome.snapshot, model);
+        outcome.sameTensors = sameTensors(shown, outcome.snapshot.tensors);
+    } else {
+        const repack::Error& error = result.error();
+        outcome.cancelled = error.is(repack::ErrorKind::Cancelled);
+        outcome.error = QString::fromStdString(error.message);
+        if (error.is(repack::ErrorKind::Busy)) {
+            outcome.busyFolder = busyFolder(lease, target, options);
+            if (outcome.busyFolder.isEmpty()) // that other save has just finished
+                outcome.busyFolder = QString::fromStdString(
+                    std::filesystem::absolute(target).lexically_normal().parent_path());
+        }
+    }
+    return outcome;
 }
 
 } // namespace
@@ -46,16 +91,17 @@ SaveJob::~SaveJob()
 
 void SaveJob::onFinished(SaveOutcome outcome)
 {
+    outcome.model.release(); // the window's to read again
     m_pollTimer.stop();
     poll();
     outcome.seconds = m_clock.elapsed() / 1000.0;
     Q_EMIT finished(outcome);
 }
 
-bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptions options,
+bool SaveJob::start(ModelOwner::WriteLease lease, const QString& path, repack::SaveOptions options,
     const QList<TensorRow>& shown)
 {
-    if (isRunning())
+    if (isRunning() || !lease)
         return false;
     m_shared = std::make_shared<Shared>();
     SaveOutcome request;
@@ -74,42 +120,9 @@ bool SaveJob::start(repack::Model& model, const QString& path, repack::SaveOptio
     m_clock.start();
     m_pollTimer.start();
     m_jobs.start(
-        [&model, target, options, shared = m_shared, request, shown] {
-            SaveOutcome outcome = request;
-            if (!options.force) {
-                auto conflicts = repack::saveConflicts(model, target, options);
-                if (!conflicts) {
-                    // Names that alias are refused whatever the consent: nothing was written.
-                    outcome.error = QString::fromStdString(conflicts.error().message);
-                    return outcome;
-                }
-                if (shared->cancel.isCancelled()) {
-                    outcome.cancelled = true;
-                    outcome.error = QStringLiteral("save cancelled");
-                    return outcome;
-                }
-                outcome.conflicts = std::move(conflicts.value());
-                if (!outcome.conflicts.empty())
-                    return outcome;
-            }
-            auto result = repack::save(model, target, options);
-            if (result) {
-                outcome.ok = true;
-                outcome.report = std::move(result.value());
-                outcome.snapshot = takeSnapshot(model);
-                addFolderProblems(outcome.snapshot, model);
-                outcome.sameTensors = sameTensors(shown, outcome.snapshot.tensors);
-            } else {
-                const repack::Error& error = result.error();
-                outcome.cancelled = error.is(repack::ErrorKind::Cancelled);
-                outcome.error = QString::fromStdString(error.message);
-                if (error.is(repack::ErrorKind::Busy)) {
-                    outcome.busyFolder = busyFolder(model, target, options);
-                    if (outcome.busyFolder.isEmpty()) // that other save has just finished
-                        outcome.busyFolder = QString::fromStdString(
-                            std::filesystem::absolute(target).lexically_normal().parent_path());
-                }
-            }
+        [lease = std::move(lease), target, options, shared = m_shared, request, shown]() mutable {
+            SaveOutcome outcome = runSave(lease, target, options, shared->cancel, request, shown);
+            outcome.model = std::move(lease); // released on the GUI thread (onFinished)
             return outcome;
         },
         [this](SaveOutcome outcome) { onFinished(std::move(outcome)); });

@@ -7,12 +7,14 @@
 // also takes the snapshot of the saved model, with the problems of its folder. A save that
 // failed while another save holds a folder it writes into (SPEC 5a: one save at a time) says
 // which folder, so the caller can offer to wait.
-// While running, the worker owns the Model: the window must not touch it until finished().
+// While running, the worker holds the model's write lease (ui/model_owner.h): no one else reads
+// it until finished().
 #pragma once
 
 #include "core/progress.h"
 #include "core/save/save.h"
 #include "job_tracker.h"
+#include "model_owner.h"
 #include "model_snapshot.h"
 
 #include <QElapsedTimer>
@@ -45,6 +47,9 @@ struct SaveOutcome {
     ModelSnapshot snapshot; // of the saved model, built on the worker so the GUI never stalls
     bool sameTensors = false; // snapshot.tensors are those of `shown`, only stored elsewhere
     double seconds = 0; // wall clock, including waiting for the disk
+    // The model's write lease, handed back to the GUI thread and released there before
+    // finished(): a job owns what it reads (ui/job_tracker.h).
+    ModelOwner::WriteLease model;
 };
 
 class SaveJob : public QObject {
@@ -53,9 +58,10 @@ public:
     explicit SaveJob(QObject* parent = nullptr);
     ~SaveJob() override;
 
-    // Starts saving `model` to `path`; false when a save is already running. `shown` are the
-    // rows the window shows now (read on the worker, never changed while it runs).
-    bool start(repack::Model& model, const QString& path, repack::SaveOptions options,
+    // Starts saving the model of the write lease `model` to `path`; false when a save is
+    // already running. The job holds the lease until it finished. `shown` are the rows the
+    // window shows now (read on the worker, never changed while it runs).
+    bool start(ModelOwner::WriteLease model, const QString& path, repack::SaveOptions options,
         const QList<TensorRow>& shown);
     bool isRunning() const { return m_jobs.isRunning(); }
     // Blocks until the running save (if any) has finished; for closing the window.
