@@ -97,7 +97,7 @@ Status BufferedFile::close()
 {
     Status status = flush();
     if (m_fd.valid() && ::close(m_fd.release()) != 0 && status)
-        return Error{systemMessage("cannot close", m_path)};
+        return Error::io(systemMessage("cannot close", m_path));
     return status;
 }
 

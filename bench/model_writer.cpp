@@ -128,8 +128,8 @@ Status writeInline(const SyntheticModel& model, const fs::path& path)
     const std::string modelHead = head.SerializeAsString();
     const uint64_t total = modelHead.size() + fieldSize(graphBytes);
     if (total >= static_cast<uint64_t>(std::numeric_limits<int32_t>::max()))
-        return Error{path.string() + ": an inline model of " + std::to_string(total)
-            + " bytes would pass the 2 GiB protobuf limit; use --storage external"};
+        return Error::usage(path.string() + ": an inline model of " + std::to_string(total)
+            + " bytes would pass the 2 GiB protobuf limit; use --storage external");
 
     auto file = BufferedFile::create(path);
     if (!file)

@@ -19,7 +19,7 @@ int clean(const std::string& path)
     auto removed = removeLeftovers(path);
     if (!removed) {
         std::cerr << "onnx-repack: " << printable(removed.error().message) << '\n';
-        return Failed;
+        return exitCodeFor(removed.error());
     }
     uint64_t total = 0;
     for (const auto& e : *removed) {

@@ -13,9 +13,7 @@ namespace repack::cli {
 
 int exitCodeFor(const Error& error)
 {
-    // A usage error the core finds (a data file name, an alignment) is a failed operation
-    // here, exit 1: exit 2 stays for what the option parser refuses before reading the model.
-    return error.is(ErrorKind::ConsentNeeded) ? NeedsForce : Failed;
+    return kindInfo(error.kind).exitCode; // the one table (core/result.h)
 }
 
 int run(int argc, const char* const* argv)

@@ -12,7 +12,8 @@ namespace repack::cli {
 // 3: the save would replace files other models read (or files the model does not use), and
 // --force was not given: nothing was written.
 enum ExitCode { Ok = 0, Failed = 1, Usage = 2, NeedsForce = 3 };
-// The exit code of a command the core refused: NeedsForce when it needs consent, else Failed.
+// The exit code of a command the core refused, by its kind (core/result.h's kErrorKinds): Usage
+// for a usage error, NeedsForce when it needs consent, else Failed.
 int exitCodeFor(const Error& error);
 
 int run(int argc, const char* const* argv);

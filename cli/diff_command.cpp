@@ -35,15 +35,15 @@ bool changesContent(const std::vector<DiffEntry>& entries)
 int diff(const std::string& pathA, const std::string& pathB, bool json, bool exitCode)
 {
     auto a = Model::load(pathA);
-    auto b = a ? Model::load(pathB) : Result<std::unique_ptr<Model>>(Error{});
+    auto b = a ? Model::load(pathB) : Result<std::unique_ptr<Model>>(Error::internal("not run"));
     if (!a || !b) {
         std::cerr << "onnx-repack: " << printable((!a ? a.error() : b.error()).message) << '\n';
-        return Failed;
+        return exitCodeFor((!a ? a.error() : b.error()));
     }
     auto entries = diffModels(**a, **b);
     if (!entries) {
         std::cerr << "onnx-repack: " << printable(entries.error().message) << '\n';
-        return Failed;
+        return exitCodeFor(entries.error());
     }
     const int code = exitCode && changesContent(*entries) ? Failed : Ok;
     if (json) {

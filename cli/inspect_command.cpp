@@ -108,7 +108,7 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
     auto model = Model::load(modelPath);
     if (!model) {
         err << "onnx-repack: " << printable(model.error().message) << '\n';
-        return Failed;
+        return exitCodeFor(model.error());
     }
     // The folder's housekeeping (leftovers, unused or hard-linked data) and the storage audit
     // (alignment, limits, unused and duplicate tensors) are only ever warnings.

@@ -98,17 +98,15 @@ std::optional<SaveOptions> parseLayoutOptions(
     return std::move(result->options);
 }
 
-bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options)
+Status readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options)
 {
     if (args.planFile.empty())
-        return true;
+        return {};
     auto plan = readPlanFile(model, args.planFile);
-    if (!plan) {
-        std::cerr << "onnx-repack: " << plan.error().message << '\n';
-        return false;
-    }
+    if (!plan)
+        return plan.error();
     options.placements = std::move(*plan);
-    return true;
+    return {};
 }
 
 void printPaddingNote(uint64_t paddingBytes, uint64_t dataBytes)

@@ -4,6 +4,7 @@
 
 #include "core/plan/save_options.h"
 #include "core/plan/save_request.h"
+#include "core/result.h"
 
 #include <cstdint>
 #include <optional>
@@ -38,9 +39,9 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args);
 std::optional<SaveOptions> parseLayoutOptions(
     const LayoutArgs& args, const std::string& outputModel);
 
-// Reads --plan, when given, into `options.placements` for `model`; false after saying why on
-// stderr.
-bool readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options);
+// Reads --plan, when given, into `options.placements` for `model`; the plan file's error
+// (naming the file and the tensor) otherwise.
+Status readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options);
 
 // When alignment padding takes a tenth or more of the data files (`--align 16MiB
 // --align-threshold 1` can multiply them), says how much on stdout; nothing otherwise.

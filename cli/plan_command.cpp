@@ -144,10 +144,12 @@ int planCommand(const PlanArgs& args)
     auto model = Model::load(args.input);
     if (!model) {
         std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
-        return Failed;
+        return exitCodeFor(model.error());
     }
-    if (!readPlanOption(args.layout, **model, *options))
-        return Failed;
+    if (Status s = readPlanOption(args.layout, **model, *options); !s) {
+        std::cerr << "onnx-repack: " << printable(s.error().message) << '\n';
+        return exitCodeFor(s.error());
+    }
     auto plan = planSave(**model, output, *options);
     if (!plan) {
         std::cerr << "onnx-repack: " << printable(plan.error().message) << '\n';

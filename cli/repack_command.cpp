@@ -127,7 +127,7 @@ int repack(const RepackArgs& args)
     const auto created = createOutputFolders(args.output);
     if (!created) {
         std::cerr << "onnx-repack: " << printable(created.error().message) << '\n';
-        return Failed;
+        return exitCodeFor(created.error());
     }
     ProgressBar bar;
     if (args.progress)
@@ -141,12 +141,8 @@ int repack(const RepackArgs& args)
         auto model = Model::load(args.input);
         if (!model)
             return model.error();
-        if (!args.layout.planFile.empty()) {
-            auto plan = readPlanFile(**model, args.layout.planFile);
-            if (!plan)
-                return plan.error();
-            options.placements = std::move(*plan);
-        }
+        if (Status s = readPlanOption(args.layout, **model, options); !s)
+            return s.error();
         oldSizes = dataFileSizes(**model, args.input);
         return save(**model, args.output, options);
     };

@@ -42,7 +42,7 @@ int verifyModel(const std::string& path, bool json)
         std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
         if (json)
             writeUnreadableJson(std::cout, path, model.error());
-        return Failed;
+        return exitCodeFor(model.error());
     }
     std::vector<Problem> problems = verify(**model);
     for (auto& p : housekeepingProblems(**model)) // warnings: the exit code stays the data's

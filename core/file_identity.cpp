@@ -33,7 +33,7 @@ Result<FileIdentity> identityOf(int fd)
 {
     struct stat st { };
     if (::fstat(fd, &st) != 0)
-        return Error{std::string("cannot stat file descriptor: ") + std::strerror(errno)};
+        return Error::io(std::string("cannot stat file descriptor: ") + std::strerror(errno));
     return identityOf(st);
 }
 

@@ -67,7 +67,12 @@ bool hasShardMarker(std::string_view name)
 
 std::string defaultDataFile(const fs::path& modelPath)
 {
-    return modelPath.filename().string() + ".data";
+    return dataFileFor(modelPath, ".data");
+}
+
+std::string dataFileFor(const fs::path& modelPath, std::string_view suffix)
+{
+    return modelPath.filename().string() + std::string(suffix);
 }
 
 std::string shardName(const std::string& dataFile, size_t index, size_t count)
@@ -118,6 +123,18 @@ std::string finalNameOfTemp(const std::string& fileName)
 
 // Names ONNX tools give external data files: *.data, *.onnx_data, *_data, *.bin, *.weights,
 // *.extdata, numbered *.onnx_data_<N> / *.data_<N>, and shards "stem-00001-of-00003.ext".
+FileType classifyFileName(const std::string& fileName)
+{
+    if (isTempName(fileName))
+        return FileType::Temp;
+    std::string lower = fileName;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (endsWith(lower, ".onnx"))
+        return FileType::Model;
+    return isDataName(fileName) ? FileType::Data : FileType::Other;
+}
+
 bool isDataName(std::string name)
 {
     if (isTempName(name))

@@ -12,7 +12,10 @@
 
 namespace repack {
 
-// Default data file name for a model saved at `modelPath`: "<file name>.data".
+// The data file named after a model saved at `modelPath`: "<model file name><suffix>"
+// ("model.onnx" + ".data", a target's "_data", ".safetensors").
+std::string dataFileFor(const std::filesystem::path& modelPath, std::string_view suffix);
+// The default data file name for a model saved at `modelPath`: "<file name>.data".
 std::string defaultDataFile(const std::filesystem::path& modelPath);
 
 // The name of shard `index` (from 0) of `count` for data file `dataFile`; the plain name for a
@@ -47,6 +50,20 @@ std::string finalNameOfTemp(const std::string& fileName);
 // Names ONNX tools give external data files (*.data, *_data, *.bin, shards, ...), never a
 // temporary: what the folder scan calls an unused data file.
 bool isDataName(std::string name);
+
+// What a name in a model's folder is, as leveldb's ParseFileName tells its files apart: one
+// classifier for the folder scan, clean and the GUI alike.
+enum class FileType {
+    Model, // "*.onnx", in any case ("Model.ONNX" from Windows too), never a temporary
+    Data, // isDataName: a name ONNX tools give external data files
+    Temp, // a save's temporary (isTempName); finalNameOfTemp says of what
+    Other,
+};
+FileType classifyFileName(const std::string& fileName);
+inline bool isModelName(const std::string& fileName)
+{
+    return classifyFileName(fileName) == FileType::Model;
+}
 
 // A data file name a user gives (--data, a pin, the GUI): relative, inside the model's folder,
 // a file and not a folder, no backslash or empty component, not a temporary's name. The error

@@ -29,9 +29,9 @@ template <typename F> Status readMapped(const std::string& what, F&& touch)
     auto call = [](void* context) { (*static_cast<Fn*>(context))(); };
     if (detail::callCatchingBusError(call, &touch))
         return {};
-    return Error{what
+    return Error::io(what
         + ": the file shrank or changed while it was read (truncated or rewritten by another "
-          "program); reopen the model"};
+          "program); reopen the model");
 }
 
 } // namespace repack

@@ -41,18 +41,18 @@ Result<UniqueFd> UniqueFd::openRead(const std::filesystem::path& path)
     if (fd < 0) {
         const int err = errno;
         return Error{systemMessage("cannot open", path, err),
-            err == ENOENT ? ErrorKind::NotFound : ErrorKind::Failed};
+            err == ENOENT ? ErrorKind::NotFound : ErrorKind::Io};
     }
     UniqueFd file(fd);
     struct stat st { };
     if (::fstat(fd, &st) != 0)
-        return Error{systemMessage("cannot stat", path)};
+        return Error::io(systemMessage("cannot stat", path));
     if (S_ISDIR(st.st_mode))
-        return Error{path.string() + ": is a directory, not a file"};
+        return Error::usage(path.string() + ": is a directory, not a file");
     if (!S_ISREG(st.st_mode))
-        return Error{path.string() + ": not a regular file (a pipe, socket or device)"};
+        return Error::usage(path.string() + ": not a regular file (a pipe, socket or device)");
     if (::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
-        return Error{systemMessage("cannot open", path)};
+        return Error::io(systemMessage("cannot open", path));
     return file;
 }
 
@@ -61,7 +61,7 @@ Result<UniqueFd> UniqueFd::create(const std::filesystem::path& path, bool exclus
     const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
     int fd = ::open(path.c_str(), flags, 0644);
     if (fd < 0)
-        return Error{systemMessage("cannot create", path)};
+        return Error::io(systemMessage("cannot create", path));
     return UniqueFd(fd);
 }
 
@@ -69,7 +69,7 @@ Result<UniqueFd> UniqueFd::openDirectory(const std::filesystem::path& path)
 {
     int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
-        return Error{systemMessage("cannot open directory", path)};
+        return Error::io(systemMessage("cannot open directory", path));
     return UniqueFd(fd);
 }
 
@@ -77,7 +77,7 @@ Result<uint64_t> UniqueFd::size() const
 {
     struct stat st { };
     if (::fstat(m_fd, &st) != 0)
-        return Error{std::string("cannot stat file descriptor: ") + std::strerror(errno)};
+        return Error::io(std::string("cannot stat file descriptor: ") + std::strerror(errno));
     return static_cast<uint64_t>(st.st_size);
 }
 
@@ -105,11 +105,12 @@ Status preadExact(
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return Error{systemMessage("cannot read", path)};
+            return Error::io(systemMessage("cannot read", path));
         }
         if (n == 0)
-            return Error{path.string() + ": file ended at byte " + std::to_string(offset + done)
-                + ", expected data up to byte " + std::to_string(offset + buffer.size())};
+            return Error::corrupt(path.string() + ": file ended at byte "
+                + std::to_string(offset + done) + ", expected data up to byte "
+                + std::to_string(offset + buffer.size()));
         done += static_cast<size_t>(n);
     }
     return {};
@@ -123,7 +124,7 @@ Status writeAll(int fd, std::span<const std::byte> data, const std::filesystem::
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return Error{systemMessage("cannot write", path)};
+            return Error::io(systemMessage("cannot write", path));
         }
         done += static_cast<size_t>(n);
     }
@@ -140,7 +141,7 @@ Status pwriteAll(
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            return Error{systemMessage("cannot write", path)};
+            return Error::io(systemMessage("cannot write", path));
         }
         done += static_cast<size_t>(n);
     }
@@ -150,7 +151,7 @@ Status pwriteAll(
 Status fsyncFile(int fd, const std::filesystem::path& path)
 {
     if (::fsync(fd) != 0)
-        return Error{systemMessage("cannot flush", path)};
+        return Error::io(systemMessage("cannot flush", path));
     return {};
 }
 

@@ -35,17 +35,17 @@ Result<FolderLock> FolderLock::acquire(
     for (const auto& dir : real) {
         auto fd = UniqueFd::openDirectory(dir);
         if (!fd && errno == EACCES)
-            return Error{"folder " + dir.string()
+            return Error::io("folder " + dir.string()
                 + " may be written but not read: another save of it cannot be excluded and the "
                   "models in it that read these files cannot be found; give it read permission "
-                  "(chmod u+r) to save there"};
+                  "(chmod u+r) to save there");
         if (!fd)
             return fd.error();
         while (::flock(fd->get(), LOCK_EX | LOCK_NB) != 0) {
             if (errno == EINTR)
                 continue;
             if (errno != EWOULDBLOCK)
-                return Error{systemMessage("cannot lock folder", dir)};
+                return Error::io(systemMessage("cannot lock folder", dir));
             if (cancel && cancel->isCancelled())
                 return cancelled("save");
             if (std::chrono::steady_clock::now() >= deadline)

@@ -1,22 +1,17 @@
 #include "errors.h"
 
+#include <array>
+#include <iterator>
+
 namespace py = pybind11;
 
 namespace repack::python {
 namespace {
 
 // The classes live as long as the interpreter: never released at exit, when Python may
-// already be gone.
-struct Classes {
-    PyObject* error = nullptr;
-    PyObject* consent = nullptr;
-    PyObject* cancelled = nullptr;
-    PyObject* busy = nullptr;
-    PyObject* usage = nullptr;
-    PyObject* outOfMemory = nullptr;
-    PyObject* notFound = nullptr;
-};
-Classes classes;
+// already be gone. One per row of the core's kErrorKinds, Error itself for Internal.
+PyObject* errorClass = nullptr;
+std::array<PyObject*, std::size(kErrorKinds)> kindClasses{};
 
 PyObject* newClass(py::module_& m, const char* name, const char* doc, PyObject* bases)
 {
@@ -28,36 +23,56 @@ PyObject* newClass(py::module_& m, const char* name, const char* doc, PyObject* 
     return cls;
 }
 
-// A subclass of `error` that is also the builtin exception `builtin`, which Python code
-// already catches (ValueError, MemoryError, FileExistsError, FileNotFoundError).
-PyObject* newClass(
-    py::module_& m, const char* name, const char* doc, PyObject* error, PyObject* builtin)
-{
-    py::tuple bases = py::make_tuple(py::handle(error), py::handle(builtin));
-    return newClass(m, name, doc, bases.ptr());
-}
-
-std::string kindText(ErrorKind kind)
+// What Python makes of each kind besides its class name (core/result.h): the docstring, and
+// the builtin exception the class also is, which Python code already catches (null: none).
+struct PythonSide {
+    const char* doc;
+    PyObject* builtin;
+};
+PythonSide pythonSide(ErrorKind kind)
 {
     switch (kind) {
-    case ErrorKind::Cancelled:
-        return "cancelled";
-    case ErrorKind::ConsentNeeded:
-        return "consent_needed";
-    case ErrorKind::Busy:
-        return "busy";
-    case ErrorKind::Changed:
-        return "changed";
+    case ErrorKind::Io:
+        return {"A file operation failed (open, read, write, sync, rename, lock); the message\n"
+                "names the file and the system's reason. Also an OSError.",
+            PyExc_OSError};
+    case ErrorKind::Corrupt:
+        return {"A model, data file or plan file is not what it claims (malformed, a range past\n"
+                "a file's end, a checksum that does not match). Also a ValueError.",
+            PyExc_ValueError};
     case ErrorKind::NotFound:
-        return "not_found";
+        return {"A file the call needs does not exist (also a FileNotFoundError); nothing was "
+                "written.",
+            PyExc_FileNotFoundError};
     case ErrorKind::Usage:
-        return "usage";
+        return {"Options that can never work (they do not parse, exclude each other, or name a\n"
+                "data file that cannot be one); nothing was written. Also a ValueError.",
+            PyExc_ValueError};
+    case ErrorKind::ConsentNeeded:
+        return {"The save would replace files other models read, or files the model does not\n"
+                "use; nothing was written. .conflicts lists {'file', 'users', 'message'};\n"
+                "force=True saves. Also a FileExistsError.",
+            PyExc_FileExistsError};
+    case ErrorKind::Busy:
+        return {"Another save holds the lock of a folder this one writes into (wait= seconds "
+                "passed).",
+            nullptr};
+    case ErrorKind::Changed:
+        return {"The model's files changed since it was loaded (another save, another program),\n"
+                "or a Tensor handle outlived a save: load, or read model.tensors, again.",
+            nullptr};
+    case ErrorKind::Cancelled:
+        return {"The save was cancelled (cancel token, Ctrl+C, an exception in progress); "
+                "nothing changed.",
+            nullptr};
     case ErrorKind::OutOfMemory:
-        return "out_of_memory";
-    case ErrorKind::Failed:
+        return {"The work needed more memory than the process may allocate (a MemoryError "
+                "too);\nnothing was written.",
+            PyExc_MemoryError};
+    case ErrorKind::Internal:
         break;
     }
-    return "failed";
+    return {nullptr, nullptr};
 }
 
 [[noreturn]] void raiseAs(
@@ -74,37 +89,29 @@ std::string kindText(ErrorKind kind)
 
 void registerErrors(py::module_& m)
 {
-    classes.error = newClass(m, "Error",
-        "A failure of onnx_repack, with the core's message naming the file and the tensor.\n\n"
-        ".kind says which: 'failed', 'not_found', 'cancelled', 'consent_needed', 'busy',\n"
-        "'changed' (the model's files changed since it was loaded, or a Tensor handle outlived\n"
-        "a save: load or read model.tensors again), 'usage' or 'out_of_memory'.",
-        PyExc_Exception);
-    // Also the builtins Python code already catches: FileExistsError for a refusal to
-    // replace existing files, FileNotFoundError for a missing one.
-    classes.consent = newClass(m, "ConsentRequired",
-        "The save would replace files other models read, or files the model does not use;\n"
-        "nothing was written. .conflicts lists {'file', 'users', 'message'}; force=True saves.\n"
-        "Also a FileExistsError.",
-        classes.error, PyExc_FileExistsError);
-    classes.notFound = newClass(m, "NotFound",
-        "A file the call needs does not exist (also a FileNotFoundError); nothing was written.",
-        classes.error, PyExc_FileNotFoundError);
-    classes.cancelled = newClass(m, "Cancelled",
-        "The save was cancelled (cancel token, Ctrl+C, an exception in progress); nothing "
-        "changed.",
-        classes.error);
-    classes.busy = newClass(m, "Busy",
-        "Another save holds the lock of a folder this one writes into (wait= seconds passed).",
-        classes.error);
-    classes.usage = newClass(m, "UsageError",
-        "Options that can never work (they do not parse, exclude each other, or name a data\n"
-        "file that cannot be one); nothing was written.",
-        classes.error, PyExc_ValueError);
-    classes.outOfMemory = newClass(m, "OutOfMemory",
-        "The work needed more memory than the process may allocate (a MemoryError too);\n"
-        "nothing was written.",
-        classes.error, PyExc_MemoryError);
+    std::string kinds;
+    for (const ErrorKindInfo& info : kErrorKinds)
+        kinds.append(kinds.empty() ? "" : ", ").append("'").append(info.name).append("'");
+    static const std::string doc = "A failure of onnx_repack, with the core's message naming "
+                                   "the file and the tensor.\n\n.kind says which: "
+        + kinds + " (a bug: please report it).\nEach kind but 'internal' has a subclass.";
+    errorClass = newClass(m, "Error", doc.c_str(), PyExc_Exception);
+    // The table of kinds, for tests and tools: name -> (class, the CLI's exit code).
+    py::dict table;
+    for (size_t i = 0; i < std::size(kErrorKinds); ++i) {
+        const ErrorKindInfo& info = kErrorKinds[i];
+        const PythonSide side = pythonSide(info.kind);
+        if (!side.doc) {
+            kindClasses[i] = errorClass;
+        } else {
+            py::tuple bases = side.builtin
+                ? py::make_tuple(py::handle(errorClass), py::handle(side.builtin))
+                : py::make_tuple(py::handle(errorClass));
+            kindClasses[i] = newClass(m, info.pythonClass, side.doc, bases.ptr());
+        }
+        table[info.name] = py::make_tuple(py::handle(kindClasses[i]), info.exitCode);
+    }
+    m.attr("_error_kinds") = table;
 }
 
 std::string inPythonTerms(std::string message)
@@ -116,25 +123,14 @@ std::string inPythonTerms(std::string message)
 
 void raise(const Error& error, py::object conflicts)
 {
-    PyObject* cls = classes.error;
-    if (error.kind == ErrorKind::Cancelled)
-        cls = classes.cancelled;
-    else if (error.kind == ErrorKind::ConsentNeeded)
-        cls = classes.consent;
-    else if (error.kind == ErrorKind::Busy)
-        cls = classes.busy;
-    else if (error.kind == ErrorKind::Usage)
-        cls = classes.usage;
-    else if (error.kind == ErrorKind::OutOfMemory)
-        cls = classes.outOfMemory;
-    else if (error.kind == ErrorKind::NotFound)
-        cls = classes.notFound;
-    raiseAs(cls, inPythonTerms(error.message), kindText(error.kind), std::move(conflicts));
+    const auto row = static_cast<size_t>(error.kind); // kErrorKinds is in the enum's order
+    raiseAs(kindClasses[row], inPythonTerms(error.message), kErrorKinds[row].name,
+        std::move(conflicts));
 }
 
 void raiseUsage(const std::string& message)
 {
-    raiseAs(classes.usage, message, "usage", py::list());
+    raise(Error::usage(message), py::list());
 }
 
 } // namespace repack::python

@@ -10,12 +10,13 @@
 
 namespace repack::python {
 
-// Adds Error, ConsentRequired, Cancelled, Busy, UsageError, OutOfMemory and NotFound to `m`.
+// Adds Error and a subclass per kind of core/result.h's kErrorKinds (IoError, Corrupt,
+// NotFound, UsageError, ConsentRequired, Busy, Changed, Cancelled, OutOfMemory) to `m`, and
+// `_error_kinds`: {kind name: (class, the CLI's exit code)}.
 void registerErrors(pybind11::module_& m);
 
-// Raises the exception of `error`'s kind (as a pybind11::error_already_set): ConsentRequired
-// with `conflicts` (a list of {"file", "users", "message"}), Cancelled, Busy, or Error whose
-// kind says "failed" or "changed".
+// Raises the exception of `error`'s kind (as a pybind11::error_already_set), its .kind the
+// kind's name; ConsentRequired with `conflicts` (a list of {"file", "users", "message"}).
 [[noreturn]] void raise(const Error& error, pybind11::object conflicts = pybind11::list());
 
 // A core message as Python users read it: consent is the keyword force=True, not --force.

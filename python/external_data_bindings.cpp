@@ -38,7 +38,7 @@ std::vector<onnx::TensorProto> protosOf(
             check(m.model->loadProtos());
             const TensorInfo& info = m.model->tensors()[t.index];
             if (!info.proto)
-                raise(Error{info.qualifiedName() + ": no TensorProto to copy"});
+                raise(Error::usage(info.qualifiedName() + ": no TensorProto to copy"));
             onnx::TensorProto proto = *info.proto;
             const bool elsewhere = info.isExternal()
                 && fs::absolute(baseDir).lexically_normal() != m.model->baseDir();
@@ -101,7 +101,7 @@ py::list toExternal(
     const py::iterable& tensors, const fs::path& dir, const std::string& relativePath, bool force)
 {
     auto protos = protosOf(nullptr, tensors, dir);
-    Result<std::vector<onnx::TensorProto>> out = Error{};
+    Result<std::vector<onnx::TensorProto>> out = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
         out = convertTensorsToExternal(std::move(protos), dir, relativePath, forceOptions(force));
@@ -112,7 +112,7 @@ py::list toExternal(
 py::list fromExternal(const py::iterable& tensors, const fs::path& dir)
 {
     auto protos = protosOf(nullptr, tensors, dir);
-    Result<std::vector<onnx::TensorProto>> out = Error{};
+    Result<std::vector<onnx::TensorProto>> out = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
         out = convertTensorsFromExternal(std::move(protos), dir);
@@ -198,7 +198,7 @@ void addExternalDataOperations(py::class_<PyModel, std::shared_ptr<PyModel>>& mo
                 const std::string& relativePath, bool force) {
                 ModelUse use(m);
                 auto protos = protosOf(&m, tensors, dir);
-                Result<std::vector<onnx::TensorProto>> out = Error{};
+                Result<std::vector<onnx::TensorProto>> out = Error::internal("not run");
                 {
                     py::gil_scoped_release unlocked;
                     out = convertTensorsToExternal(
@@ -217,7 +217,7 @@ void addExternalDataOperations(py::class_<PyModel, std::shared_ptr<PyModel>>& mo
                 ModelUse use(m);
                 const fs::path dir = m.model->baseDir();
                 auto protos = protosOf(&m, tensors, dir);
-                Result<std::vector<onnx::TensorProto>> out = Error{};
+                Result<std::vector<onnx::TensorProto>> out = Error::internal("not run");
                 {
                     py::gil_scoped_release unlocked;
                     out = convertTensorsFromExternal(std::move(protos), dir);

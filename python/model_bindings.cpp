@@ -107,9 +107,10 @@ py::array numpyOf(const Tensor& t)
     ModelUse model(*t.owner);
     const TensorInfo& info = model->tensors()[t.index];
     if (info.dataType == dtype::String)
-        raise(Error{info.qualifiedName() + ": a STRING tensor has no fixed-size bytes to view"});
+        raise(Error::usage(
+            info.qualifiedName() + ": a STRING tensor has no fixed-size bytes to view"));
     if (!info.bytes || !info.elements)
-        raise(Error{info.qualifiedName() + ": its size is unknown (see model.problems)"});
+        raise(Error::usage(info.qualifiedName() + ": its size is unknown (see model.problems)"));
     const std::string type = numpyType(info.dataType);
     std::vector<py::ssize_t> shape;
     if (type.empty()) {
@@ -119,7 +120,7 @@ py::array numpyOf(const Tensor& t)
             shape.push_back(static_cast<py::ssize_t>(d));
     }
     const py::dtype dt(type.empty() ? std::string("|u1") : type);
-    Result<TensorBytes> read = Error{};
+    Result<TensorBytes> read = Error::internal("not run");
     {
         py::gil_scoped_release unlocked; // mapping a file can wait on the disk
         read = model->read(t.index);
@@ -127,8 +128,8 @@ py::array numpyOf(const Tensor& t)
     const TensorBytes held = take(std::move(read)); // owns converted typed bytes
     const std::span<const std::byte> bytes = held.bytes();
     if (bytes.size() != *info.bytes)
-        raise(Error{info.qualifiedName() + ": " + std::to_string(bytes.size())
-            + " bytes where its dtype and shape need " + std::to_string(*info.bytes)});
+        raise(Error::corrupt(info.qualifiedName() + ": " + std::to_string(bytes.size())
+            + " bytes where its dtype and shape need " + std::to_string(*info.bytes)));
     if (info.isExternal() && info.external->file)
         return viewArray(dt, shape, bytes, info.external->file);
     if (info.inlineRange && !t.owner->model->path().empty()) {
@@ -260,7 +261,7 @@ fs::path toPath(py::handle path)
 
 std::shared_ptr<PyModel> loadModel(const fs::path& path)
 {
-    Result<std::unique_ptr<Model>> model = Error{};
+    Result<std::unique_ptr<Model>> model = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
         model = Model::load(path);

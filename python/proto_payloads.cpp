@@ -93,16 +93,16 @@ LentPayloads::LentPayloads(py::handle proto)
         std::vector<bool> placed(m_lent.size(), false);
         for (const auto& insert : spliced->inserts) {
             if (placed[insert.id])
-                raise(Error{"the proto holds a tensor's raw_data twice"});
+                raise(Error::corrupt("the proto holds a tensor's raw_data twice"));
             placed[insert.id] = true;
         }
         if (std::find(placed.begin(), placed.end(), false) != placed.end())
-            raise(Error{"the proto has a tensor where the core's index does not look"});
+            raise(Error::internal("the proto has a tensor where the core's index does not look"));
 
         m_memfd = UniqueFd(::memfd_create("onnx_repack-proto", MFD_CLOEXEC));
         if (!m_memfd.valid())
-            raise(Error{
-                std::string("cannot create an anonymous memory file: ") + std::strerror(errno)});
+            raise(Error::internal(
+                std::string("cannot create an anonymous memory file: ") + std::strerror(errno)));
         const fs::path where = "the model's memory file";
         uint64_t written = 0, from = 0;
         auto write = [&](std::span<const std::byte> bytes) {
@@ -173,7 +173,8 @@ void LentPayloads::restore()
             }
             if (map == MAP_FAILED || lent.offset < header.size()
                 || std::memcmp(bytes + lent.offset - header.size(), header.data(), header.size()))
-                raise(Error{"the model's memory file does not hold a payload where it was put"});
+                raise(Error::internal(
+                    "the model's memory file does not hold a payload where it was put"));
             const uint64_t from = lent.offset - header.size();
             lent.tensor.attr("MergeFromString")(
                 py::memoryview::from_memory(const_cast<unsigned char*>(bytes + from),
@@ -188,9 +189,9 @@ void LentPayloads::restore()
     if (map != MAP_FAILED)
         ::munmap(map, static_cast<size_t>(st.st_size));
     if (failures)
-        raise(Error{"the raw_data of " + std::to_string(failures)
+        raise(Error::internal("the raw_data of " + std::to_string(failures)
             + " tensor(s) could not be put back into the proto (they hold a placeholder now): "
-            + failed});
+            + failed));
 }
 
 } // namespace repack::python

@@ -44,7 +44,7 @@ py::object diffPy(py::handle a, py::handle b)
     if (ownerB != ownerA)
         modelB.emplace(*ownerB);
     std::ostringstream out;
-    Result<std::vector<DiffEntry>> entries = Error{};
+    Result<std::vector<DiffEntry>> entries = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
         entries = diffModels(*ownerA->model, *ownerB->model);
@@ -73,7 +73,7 @@ py::object planPy(py::handle modelOrPath, py::object output, bool diff, py::obje
     applyPlan(plan, *owner->model, options);
     ModelUse model(*owner);
     std::ostringstream text;
-    Result<SavePlan> planned = Error{};
+    Result<SavePlan> planned = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
         planned = planSave(*model, outputModel, options);

@@ -87,7 +87,7 @@ SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<fs::p
         py::gil_scoped_release unlocked;
         return save(*model, out, options);
     };
-    Result<SaveReport> report = Error{};
+    Result<SaveReport> report = Error::internal("not run");
     try {
         report = saveRetrying(attempt, input.has_value());
     } catch (...) {

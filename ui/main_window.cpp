@@ -20,6 +20,7 @@
 #include "tensor_filter_proxy.h"
 #include "tensor_table_model.h"
 
+#include "core/file_names.h"
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
 
@@ -59,7 +60,7 @@ QStringList droppedModels(const QMimeData* mime)
         return paths;
     for (const QUrl& url : mime->urls()) {
         if (url.isLocalFile()
-            && url.toLocalFile().endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive))
+            && repack::isModelName(QFileInfo(url.toLocalFile()).fileName().toStdString()))
             paths << url.toLocalFile();
     }
     return paths;

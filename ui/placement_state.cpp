@@ -2,6 +2,8 @@
 
 #include "repack_panel.h"
 
+#include "core/file_names.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QUndoCommand>
@@ -160,7 +162,7 @@ QString PlacementState::fileNameError(const QString& name) const
         return tr("\"%1\" is the model file itself.").arg(name);
     if (file.isDir())
         return tr("\"%1\" is a folder.").arg(name);
-    if (name.endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive))
+    if (repack::isModelName(QFileInfo(name).fileName().toStdString()))
         return tr("\"%1\" would be taken for a model file.").arg(name);
     return {};
 }

@@ -41,11 +41,6 @@ fs::path canonicalName(const fs::path& path)
     return ec ? path.lexically_normal() : out;
 }
 
-bool isModelName(const std::string& name)
-{
-    return !isTempName(name) && name.ends_with(".onnx");
-}
-
 // One name in a scanned folder.
 struct Entry {
     fs::path path;
@@ -369,7 +364,7 @@ Result<std::vector<FolderEntry>> deadSaveLeftovers(const Model& model)
     try {
         return scan(model, true).leftovers;
     } catch (const std::exception& e) {
-        return Error{"cannot scan " + model.baseDir().string() + ": " + e.what()};
+        return Error::io("cannot scan " + model.baseDir().string() + ": " + e.what());
     }
 }
 
@@ -436,21 +431,21 @@ Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
     try {
         report = scan(**model, true);
     } catch (const std::exception& e) {
-        return Error{"cannot scan " + folder.string() + ": " + e.what()};
+        return Error::io("cannot scan " + folder.string() + ": " + e.what());
     }
     std::vector<FolderEntry> removed;
     std::set<fs::path> touched;
     for (const auto& e : report.leftovers) {
         if (::unlink(e.path.c_str()) != 0 && errno != ENOENT)
-            return Error{systemMessage("cannot remove", e.path) + " (removed "
-                + std::to_string(removed.size()) + " other leftover(s) before)"};
+            return Error::io(systemMessage("cannot remove", e.path) + " (removed "
+                + std::to_string(removed.size()) + " other leftover(s) before)");
         removed.push_back(e);
         touched.insert(e.path.parent_path());
     }
     for (const auto& dir : touched)
         if (Status s = fsyncDirectory(dir); !s)
-            return Error{"removed " + std::to_string(removed.size())
-                + " leftover(s), but the folder may not keep the change: " + s.error().message};
+            return Error::io("removed " + std::to_string(removed.size())
+                + " leftover(s), but the folder may not keep the change: " + s.error().message);
     return removed;
 }
 

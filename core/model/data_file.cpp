@@ -30,14 +30,14 @@ Status DataFile::mapLocked()
     if (!identity)
         return identity.error();
     if (!(*identity == m_identity))
-        return Error{m_path.string()
+        return Error::changed(m_path.string()
             + ": invalidated: the file was replaced or changed since "
-              "the model was opened"};
+              "the model was opened");
     m_size = identity->size;
     if (m_size > 0) {
         void* base = ::mmap(nullptr, m_size, PROT_READ, MAP_SHARED, fd->get(), 0);
         if (base == MAP_FAILED)
-            return Error{systemMessage("cannot map", m_path)};
+            return Error::io(systemMessage("cannot map", m_path));
         m_base = base;
     }
     m_mapped = true;
@@ -49,7 +49,7 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
 {
     std::lock_guard lock(m_mutex);
     if (m_invalidated)
-        return Error{m_path.string() + ": invalidated: " + m_invalidReason};
+        return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
     if (!m_mapped) {
         if (Status s = mapLocked(); !s)
             return s.error();
@@ -57,9 +57,9 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
         return s.error();
     }
     if (offset > m_size || length > m_size - offset)
-        return Error{m_path.string() + ": range " + std::to_string(offset) + "+"
+        return Error::corrupt(m_path.string() + ": range " + std::to_string(offset) + "+"
             + std::to_string(length) + " lies past the end of the file (" + std::to_string(m_size)
-            + " bytes)"};
+            + " bytes)");
     const auto* base = static_cast<const std::byte*>(m_base);
     return std::span<const std::byte>(base ? base + offset : nullptr, length);
 }
@@ -71,9 +71,9 @@ Status DataFile::checkStillCurrent() const
 {
     struct stat st { };
     if (::stat(m_path.c_str(), &st) != 0 || !(identityOf(st) == m_identity))
-        return Error{m_path.string()
+        return Error::changed(m_path.string()
             + ": invalidated: the file was replaced or changed since the model "
-              "was opened"};
+              "was opened");
     return {};
 }
 

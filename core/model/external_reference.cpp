@@ -112,7 +112,10 @@ Result<ResolvedLocation> LocationResolver::resolve(
 LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& location) const
 {
     auto fail = [](std::string_view c, std::string message) {
-        return Outcome{Error{std::move(message)}, c};
+        // A missing file is not found; every other refusal is a reference that cannot be one.
+        return Outcome{Error{std::move(message),
+                           c == code::MissingFile ? ErrorKind::NotFound : ErrorKind::Corrupt},
+            c};
     };
     if (location.empty())
         return fail(code::EmptyLocation, "location is empty");

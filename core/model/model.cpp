@@ -38,16 +38,18 @@ Result<onnx::ModelProto*> parseModel(
     std::string_view data, const fs::path& path, google::protobuf::Arena& arena)
 {
     if (data.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
-        return Error{path.string() + ": not a valid ONNX model (malformed or truncated protobuf): "
-            + std::to_string(data.size()) + " bytes, past protobuf's 2 GiB limit"};
+        return Error::corrupt(path.string()
+            + ": not a valid ONNX model (malformed or truncated protobuf): "
+            + std::to_string(data.size()) + " bytes, past protobuf's 2 GiB limit");
     auto* proto = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
     google::protobuf::io::ArrayInputStream stream(data.data(), static_cast<int>(data.size()));
     google::protobuf::io::CodedInputStream coded(&stream);
     coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
     if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-        return Error{path.string() + ": not a valid ONNX model (malformed or truncated protobuf)"};
+        return Error::corrupt(
+            path.string() + ": not a valid ONNX model (malformed or truncated protobuf)");
     if (!proto->has_graph() && proto->functions_size() == 0)
-        return Error{path.string() + ": not an ONNX model (no graph and no functions)"};
+        return Error::corrupt(path.string() + ": not an ONNX model (no graph and no functions)");
     return proto;
 }
 
@@ -84,8 +86,8 @@ Result<Parsed> parseMapped(std::span<const std::byte> file, const fs::path& path
     for (const auto& payload : scan->payloads) {
         onnx::TensorProto* tensor = tensorAt(*parsed.proto, payload.path);
         if (!tensor)
-            return Error{path.string() + ": the tensor whose raw_data starts at byte "
-                + std::to_string(payload.offset) + " is not in the parsed model"};
+            return Error::corrupt(path.string() + ": the tensor whose raw_data starts at byte "
+                + std::to_string(payload.offset) + " is not in the parsed model");
         if (payload.stripped)
             parsed.inFile[tensor] = {payload.offset, payload.length};
         else
@@ -115,21 +117,21 @@ Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const 
 {
     std::error_code ec;
     if (fs::is_directory(path, ec))
-        return Error{path.string() + ": is a directory, not an ONNX model file"};
+        return Error::usage(path.string() + ": is a directory, not an ONNX model file");
     // A save may replace the model and then its data files while we read: data validated
     // after the model file was replaced could be the new data under the old model's offsets.
     // So the model file must still be the one parsed once its data files are validated;
     // otherwise read it again (a save's steps are short).
-    Error lastError;
+    Error lastError = Error::internal("not read");
     for (int attempt = 0; attempt < kLoadAttempts; ++attempt) {
         auto fd = UniqueFd::openRead(path);
         if (!fd)
             return fd.error();
         auto identity = identityOf(fd->get());
         if (!identity)
-            return Error{path.string() + ": " + identity.error().message};
+            return Error{path.string() + ": " + identity.error().message, identity.error().kind};
         if (identity->size == 0)
-            return Error{path.string() + ": empty file"};
+            return Error::corrupt(path.string() + ": empty file");
         const fs::path absolute = fs::absolute(path).lexically_normal();
         // Mapped through the DataFile that later serves the payloads: it is refused if the
         // path no longer names the file opened (a save replaced it meanwhile: read it again).
@@ -141,7 +143,7 @@ Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const 
         }
         // A file truncated while it is indexed faults (SIGBUS) instead of reading short: that
         // read is abandoned (what the walk had allocated is lost, once) and the load fails.
-        Result<TensorIndex> index = Error{};
+        Result<TensorIndex> index = Error::internal("not run");
         const RawPayloadRule inFile
             = [](size_t, FileRange payload) { return std::optional<FileRange>(payload); };
         const ReleaseRule release
@@ -153,7 +155,8 @@ Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const 
         if (!index)
             return index.error();
         if (!index->hasGraph && index->functionCount == 0)
-            return Error{path.string() + ": not an ONNX model (no graph and no functions)"};
+            return Error::corrupt(
+                path.string() + ": not an ONNX model (no graph and no functions)");
         // The pages the walk touched are not needed until a save parses the file.
         file->releasePages(0, identity->size);
 
@@ -173,11 +176,11 @@ Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const 
             }
             return model;
         }
-        lastError = Error{path.string() + ": replaced while it was read"};
+        lastError = Error::changed(path.string() + ": replaced while it was read");
     }
-    return Error{path.string()
+    return Error::changed(path.string()
         + ": the file kept changing while it was read (another save?); try again. Last: "
-        + lastError.message};
+        + lastError.message);
 }
 
 Status Model::loadProtos()
@@ -185,11 +188,11 @@ Status Model::loadProtos()
     if (m_proto)
         return {};
     if (!m_modelFile)
-        return Error{m_path.string() + ": the model file is no longer mapped"};
+        return Error::internal(m_path.string() + ": the model file is no longer mapped");
     auto bytes = m_modelFile->view(0, m_fileBytes);
     if (!bytes)
         return bytes.error();
-    Result<Parsed> parsed = Error{};
+    Result<Parsed> parsed = Error::internal("not run");
     if (Status s = readMapped(m_path.string(), [&] { parsed = parseMapped(*bytes, m_path); }); !s)
         return s.error();
     if (!parsed)
@@ -199,8 +202,8 @@ Status Model::loadProtos()
     for (size_t i = 0; agree && i < protos.size(); ++i)
         agree = protos[i]->name().empty() || protos[i]->name() == m_tensors[i].name;
     if (!agree)
-        return Error{m_path.string()
-            + ": protobuf reads other tensors than the index found (a field given twice?)"};
+        return Error::corrupt(m_path.string()
+            + ": protobuf reads other tensors than the index found (a field given twice?)");
     for (size_t i = 0; i < protos.size(); ++i)
         m_tensors[i].proto = protos[i];
     m_arena = std::move(parsed->arena);
@@ -413,8 +416,8 @@ Status Model::materializeInline(const std::function<bool(size_t)>& needed)
         return fd.error();
     auto identity = identityOf(fd->get());
     if (!identity || !(*identity == m_modelFile->identity()))
-        return Error{m_modelFile->path().string()
-            + ": invalidated: the file was replaced or changed since the model was opened"};
+        return Error::changed(m_modelFile->path().string()
+            + ": invalidated: the file was replaced or changed since the model was opened");
     std::vector<std::pair<onnx::TensorProto*, std::string>> payloads;
     for (const auto& [tensor, range] : m_inFile) {
         if (skip.count(tensor))
@@ -475,14 +478,14 @@ Result<std::vector<std::byte>> Model::typedBytesFromFile(size_t index) const
     const TensorInfo& info = m_tensors[index];
     auto it = m_typedSpans.find(index);
     if (it == m_typedSpans.end() || !m_modelFile)
-        return Error{info.qualifiedName() + ": its typed data is not loaded"};
+        return Error::internal(info.qualifiedName() + ": its typed data is not loaded");
     // protobuf merges the occurrences of a message in order, as the index read them.
     onnx::TensorProto tensor;
     std::string failure;
     for (const FileRange& range : it->second) {
         auto view = m_modelFile->view(range.offset, range.length);
         if (!view)
-            return Error{info.qualifiedName() + ": " + view.error().message};
+            return Error{info.qualifiedName() + ": " + view.error().message, view.error().kind};
         Status s = readMapped(
             info.qualifiedName() + " (in " + m_modelFile->path().string() + ")", [&] {
                 google::protobuf::io::CodedInputStream coded(
@@ -494,7 +497,7 @@ Result<std::vector<std::byte>> Model::typedBytesFromFile(size_t index) const
         if (!s)
             return s.error();
         if (!failure.empty())
-            return Error{failure};
+            return Error::corrupt(failure);
     }
     return typedDataToBytes(tensor);
 }
@@ -502,43 +505,43 @@ Result<std::vector<std::byte>> Model::typedBytesFromFile(size_t index) const
 Result<TensorBytes> Model::read(size_t index) const
 {
     if (index >= m_tensors.size())
-        return Error{"tensor index " + std::to_string(index) + " out of range"};
+        return Error::usage("tensor index " + std::to_string(index) + " out of range");
     const TensorInfo& info = m_tensors[index];
     if (info.hasError)
-        return Error{"cannot read " + info.qualifiedName() + ": " + firstErrorOf(info)};
+        return Error::corrupt("cannot read " + info.qualifiedName() + ": " + firstErrorOf(info));
     switch (info.storage) {
     case Storage::External: {
         if (!info.external->file)
-            return Error{info.qualifiedName() + ": external data of '" + info.external->location
-                + "' is not readable (see the model's problems)"};
+            return Error::corrupt(info.qualifiedName() + ": external data of '"
+                + info.external->location + "' is not readable (see the model's problems)");
         const uint64_t length = info.external->length.value_or(info.byteSize());
         auto view = info.external->file->view(info.external->offset, length);
         if (!view)
-            return Error{info.qualifiedName() + ": " + view.error().message};
+            return Error{info.qualifiedName() + ": " + view.error().message, view.error().kind};
         return TensorBytes::view(*view, info.external->file.get());
     }
     case Storage::Raw: {
         if (info.inlineRange) {
             if (!m_modelFile)
-                return Error{info.qualifiedName() + ": its raw_data is no longer mapped"};
+                return Error::internal(info.qualifiedName() + ": its raw_data is no longer mapped");
             auto view = m_modelFile->view(info.inlineRange->offset, info.inlineRange->length);
             if (!view)
-                return Error{info.qualifiedName() + ": " + view.error().message};
+                return Error{info.qualifiedName() + ": " + view.error().message, view.error().kind};
             return TensorBytes::view(*view, m_modelFile.get());
         }
         if (!info.proto)
-            return Error{info.qualifiedName() + ": its raw_data is not loaded"};
+            return Error::internal(info.qualifiedName() + ": its raw_data is not loaded");
         const std::string& raw = info.proto->raw_data();
         return TensorBytes::view(std::as_bytes(std::span(raw.data(), raw.size())));
     }
     case Storage::Typed: {
         auto bytes = info.proto ? typedDataToBytes(*info.proto) : typedBytesFromFile(index);
         if (!bytes)
-            return Error{info.qualifiedName() + ": " + bytes.error().message};
+            return Error{info.qualifiedName() + ": " + bytes.error().message, bytes.error().kind};
         return TensorBytes::own(std::move(*bytes));
     }
     }
-    return Error{info.qualifiedName() + ": unknown storage"};
+    return Error::internal(info.qualifiedName() + ": unknown storage");
 }
 
 } // namespace repack

@@ -91,36 +91,36 @@ Result<SafetensorsEntry> readEntry(
     if (!value.is_object() || !value.contains("dtype") || !value["dtype"].is_string()
         || !value.contains("shape") || !value["shape"].is_array() || !value.contains("data_offsets")
         || !value["data_offsets"].is_array() || value["data_offsets"].size() != 2)
-        return Error{where + " needs a dtype, a shape and two data_offsets"};
+        return Error::corrupt(where + " needs a dtype, a shape and two data_offsets");
     SafetensorsEntry entry{name, value["dtype"].get<std::string>(), {}, 0, 0};
     std::vector<int64_t> shape;
     for (const auto& dim : value["shape"]) {
         if (!dim.is_number_unsigned()
             || dim.get<uint64_t>() > uint64_t(std::numeric_limits<int64_t>::max()))
-            return Error{where + " has a shape that is not a list of sizes"};
+            return Error::corrupt(where + " has a shape that is not a list of sizes");
         shape.push_back(dim.get<int64_t>());
     }
     entry.shape = shape;
     const auto& offsets = value["data_offsets"];
     if (!offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
-        return Error{where + " has data_offsets that are not byte offsets"};
+        return Error::corrupt(where + " has data_offsets that are not byte offsets");
     const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
     if (begin > end || end > fileBytes - dataStart)
-        return Error{where + " has data_offsets [" + std::to_string(begin) + ", "
+        return Error::corrupt(where + " has data_offsets [" + std::to_string(begin) + ", "
             + std::to_string(end) + "] past the file's " + std::to_string(fileBytes - dataStart)
-            + " bytes of data"};
+            + " bytes of data");
     // dtype x shape must be the range's size, for the dtypes both formats share.
     const auto elements = checkedElements(entry.shape);
     if (!elements)
-        return Error{where + " has a shape whose element count overflows"};
+        return Error::corrupt(where + " has a shape whose element count overflows");
     if (const uint64_t size = elementBytes(entry.dtype)) {
         if (*elements > std::numeric_limits<uint64_t>::max() / size)
-            return Error{where + " has a shape whose byte size overflows"};
+            return Error::corrupt(where + " has a shape whose byte size overflows");
         const uint64_t bytes = *elements * size;
         if (bytes != end - begin)
-            return Error{where + ": " + entry.dtype + " " + shapeText(entry.shape) + " needs "
-                + std::to_string(bytes) + " bytes, its data_offsets hold "
-                + std::to_string(end - begin)};
+            return Error::corrupt(where + ": " + entry.dtype + " " + shapeText(entry.shape)
+                + " needs " + std::to_string(bytes) + " bytes, its data_offsets hold "
+                + std::to_string(end - begin));
     }
     entry.begin = dataStart + begin;
     entry.end = dataStart + end;
@@ -130,10 +130,10 @@ Result<SafetensorsEntry> readEntry(
 Status checkMetadata(const Json& value)
 {
     if (!value.is_object())
-        return Error{"__metadata__ is not an object"};
+        return Error::corrupt("__metadata__ is not an object");
     for (const auto& [key, text] : value.items())
         if (!text.is_string())
-            return Error{"__metadata__ value '" + key + "' is not a string"};
+            return Error::corrupt("__metadata__ value '" + key + "' is not a string");
     return {};
 }
 
@@ -261,7 +261,7 @@ Result<std::vector<SafetensorsEntry>> parseEntries(
     const bool parsed = Json::sax_parse(text, &reader);
     std::string().swap(text);
     if (!parsed || !reader.error.empty())
-        return Error{reader.error.empty() ? "its header is not JSON" : reader.error};
+        return Error::corrupt(reader.error.empty() ? "its header is not JSON" : reader.error);
     std::vector<SafetensorsEntry> entries = std::move(reader.entries);
     // Names are unique (a JSON object's keys; a document would keep only the last).
     {
@@ -272,7 +272,7 @@ Result<std::vector<SafetensorsEntry>> parseEntries(
         std::sort(names.begin(), names.end(), [](auto* a, auto* b) { return *a < *b; });
         for (size_t i = 1; i < names.size(); ++i)
             if (*names[i] == *names[i - 1])
-                return Error{"entry '" + *names[i] + "' appears twice"};
+                return Error::corrupt("entry '" + *names[i] + "' appears twice");
     }
     // The format has no holes: tensors cover the data back to back, to the end of the file.
     std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
@@ -281,14 +281,14 @@ Result<std::vector<SafetensorsEntry>> parseEntries(
     uint64_t covered = dataStart;
     for (const auto& e : entries) {
         if (e.begin != covered)
-            return Error{"entry '" + e.name + "' starts at data offset "
+            return Error::corrupt("entry '" + e.name + "' starts at data offset "
                 + std::to_string(e.begin - dataStart) + ", not where the previous tensor ends ("
-                + std::to_string(covered - dataStart) + ")"};
+                + std::to_string(covered - dataStart) + ")");
         covered = e.end;
     }
     if (covered != fileBytes)
-        return Error{"its tensors end at byte " + std::to_string(covered) + " of "
-            + std::to_string(fileBytes)};
+        return Error::corrupt("its tensors end at byte " + std::to_string(covered) + " of "
+            + std::to_string(fileBytes));
     return entries;
 }
 
@@ -337,8 +337,8 @@ Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(
         || 8 + length > firstReference) // a tensor lies in it: plain ONNX data
         return std::optional<SafetensorsHeader>();
     if (length > kSafetensorsMaxHeader)
-        return Error{path.string() + ": a safetensors header of " + std::to_string(length)
-            + " bytes is past the format's limit of " + std::to_string(kSafetensorsMaxHeader)};
+        return Error::corrupt(path.string() + ": a safetensors header of " + std::to_string(length)
+            + " bytes is past the format's limit of " + std::to_string(kSafetensorsMaxHeader));
     std::string text(length, '\0');
     if (Status s
         = preadExact(fd, std::as_writable_bytes(std::span(text.data(), text.size())), 8, path);
@@ -346,8 +346,8 @@ Result<std::optional<SafetensorsHeader>> readSafetensorsHeader(
         return s.error();
     auto entries = parseEntries(std::move(text), 8 + length, fileBytes);
     if (!entries)
-        return Error{
-            path.string() + ": starts like a safetensors file, but " + entries.error().message};
+        return Error::corrupt(
+            path.string() + ": starts like a safetensors file, but " + entries.error().message);
     return std::optional<SafetensorsHeader>(SafetensorsHeader{8 + length, std::move(*entries)});
 }
 

@@ -868,8 +868,8 @@ Result<TensorIndex> indexTensors(std::span<const std::byte> bytes, const std::st
     TensorIndex index;
     Walker walker(bytes, raw, release, index);
     if (!walker.model())
-        return Error{fileName
-            + ": not a valid ONNX model (malformed or truncated protobuf): " + walker.error()};
+        return Error::corrupt(fileName
+            + ": not a valid ONNX model (malformed or truncated protobuf): " + walker.error());
     reportDuplicateNames(index.tensors, index.problems);
     return index;
 }

@@ -68,7 +68,8 @@ Result<std::vector<std::byte>> typedDataToBytes(const onnx::TensorProto& t)
         appendAs<uint8_t>(out, t.int32_data());
         break;
     default:
-        return Error{"data type " + std::to_string(t.data_type()) + " has no byte representation"};
+        return Error::corrupt(
+            "data type " + std::to_string(t.data_type()) + " has no byte representation");
     }
     return out;
 }

@@ -162,8 +162,8 @@ public:
         Counters root;
         int rootNode = -1;
         if (!message(Kind::Model, 0, m_size, root, 0, rootNode))
-            return Error{m_fileName
-                + ": not a valid ONNX model (malformed or truncated protobuf): " + m_error};
+            return Error::corrupt(m_fileName
+                + ": not a valid ONNX model (malformed or truncated protobuf): " + m_error);
         return rootNode;
     }
 

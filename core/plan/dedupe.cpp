@@ -53,7 +53,7 @@ public:
     Status cancelled() const
     {
         if (m_cancel && m_cancel->isCancelled())
-            return Error{"cancelled while comparing tensor bytes"};
+            return Error{"cancelled while comparing tensor bytes", ErrorKind::Cancelled};
         return {};
     }
 

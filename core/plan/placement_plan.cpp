@@ -127,19 +127,21 @@ Result<std::vector<TensorPlacement>> readPlan(
     try {
         doc = Json::parse(jsonText);
     } catch (const Json::exception& e) { // parse_error, or out_of_range for 1E400
-        return Error{file + ": not a plan file, the JSON is malformed: " + parseMessage(e.what())};
+        return Error::corrupt(
+            file + ": not a plan file, the JSON is malformed: " + parseMessage(e.what()));
     }
     if (!doc.is_object())
-        return Error{file + ": not a plan file: expected a JSON object with \"schema\": \""
-            + kPlanSchema + "\""};
+        return Error::corrupt(file + ": not a plan file: expected a JSON object with \"schema\": \""
+            + kPlanSchema + "\"");
     const auto schema = doc.find("schema");
     if (schema == doc.end() || !schema->is_string() || *schema != kPlanSchema)
-        return Error{file + ": not a plan file: \"schema\" is "
+        return Error::corrupt(file + ": not a plan file: \"schema\" is "
             + (schema == doc.end() ? std::string("missing") : shown(*schema)) + ", expected \""
-            + kPlanSchema + "\""};
+            + kPlanSchema + "\"");
     const auto list = doc.find("tensors");
     if (list == doc.end() || !list->is_array())
-        return Error{file + ": \"tensors\" must be an array of {\"scope\", \"name\", \"storage\"}"};
+        return Error::corrupt(
+            file + ": \"tensors\" must be an array of {\"scope\", \"name\", \"storage\"}");
 
     const auto& tensors = model.tensors();
     std::unordered_map<std::string, size_t> index; // scope + name -> tensor
@@ -154,45 +156,46 @@ Result<std::vector<TensorPlacement>> readPlan(
         const Json& entry = (*list)[n];
         const std::string where = file + ": tensors[" + std::to_string(n) + "]";
         if (!entry.is_object())
-            return Error{where + ": expected an object with \"scope\", \"name\", \"storage\""};
+            return Error::corrupt(
+                where + ": expected an object with \"scope\", \"name\", \"storage\"");
         const auto scope = entry.find("scope");
         const auto name = entry.find("name");
         if (scope == entry.end() || !scope->is_string() || name == entry.end()
             || !name->is_string())
-            return Error{where + ": needs a string \"scope\" and a string \"name\""};
+            return Error::corrupt(where + ": needs a string \"scope\" and a string \"name\"");
         const std::string qualified = scope->get<std::string>() + "/" + name->get<std::string>();
         const std::string tensor = where + " (" + qualified + ")";
         const std::string key = tensorKey(scope->get<std::string>(), name->get<std::string>());
         const auto found = index.find(key);
         if (found == index.end())
-            return Error{tensor + ": the model has no tensor '" + name->get<std::string>()
-                + "' in scope '" + scope->get<std::string>() + "'"};
+            return Error::usage(tensor + ": the model has no tensor '" + name->get<std::string>()
+                + "' in scope '" + scope->get<std::string>() + "'");
         if (const auto twice = copies.find(key); twice != copies.end())
-            return Error{tensor + ": the model has " + std::to_string(twice->second + 1)
-                + " tensors with this scope and name; a plan cannot tell them apart"};
+            return Error::usage(tensor + ": the model has " + std::to_string(twice->second + 1)
+                + " tensors with this scope and name; a plan cannot tell them apart");
         const size_t i = found->second;
         if (namedBy[i])
-            return Error{
-                tensor + ": named twice, first by tensors[" + std::to_string(namedBy[i] - 1) + "]"};
+            return Error::usage(
+                tensor + ": named twice, first by tensors[" + std::to_string(namedBy[i] - 1) + "]");
         namedBy[i] = n + 1;
 
         const auto storage = entry.find("storage");
         if (storage == entry.end() || !storage->is_string()
             || (*storage != "inline" && *storage != "external"))
-            return Error{tensor + ": \"storage\" is "
+            return Error::usage(tensor + ": \"storage\" is "
                 + (storage == entry.end() ? std::string("missing") : shown(*storage))
-                + ", expected \"inline\" or \"external\""};
+                + ", expected \"inline\" or \"external\"");
         if (*storage == "inline") {
             plan[i] = {Placement::Inline};
             continue;
         }
         if (tensors[i].dataType == dtype::String)
-            return Error{tensor + ": STRING tensors cannot be stored externally"};
+            return Error::usage(tensor + ": STRING tensors cannot be stored externally");
         std::string location;
         if (const auto loc = entry.find("location"); loc != entry.end() && !loc->is_null()) {
             if (!loc->is_string())
-                return Error{
-                    tensor + ": \"location\" must be a data file name, found " + shown(*loc)};
+                return Error::usage(
+                    tensor + ": \"location\" must be a data file name, found " + shown(*loc));
             location = loc->get<std::string>();
         }
         plan[i] = {Placement::External, std::move(location)};
@@ -208,7 +211,8 @@ Result<std::vector<TensorPlacement>> readPlanFile(
     if (in)
         text << in.rdbuf();
     if (!in || in.bad())
-        return Error{"cannot read the plan file " + file.string() + ": " + std::strerror(errno)};
+        return Error::io(
+            "cannot read the plan file " + file.string() + ": " + std::strerror(errno));
     return readPlan(model, text.str(), file.string());
 }
 

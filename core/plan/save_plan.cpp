@@ -1,6 +1,7 @@
 #include "save_plan.h"
 
 #include "core/dtype.h"
+#include "core/file_names.h"
 #include "core/format.h"
 #include "core/model/model.h"
 #include "core/model/safetensors.h"
@@ -33,14 +34,14 @@ Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions&
     const bool isString = t.dataType == dtype::String;
     if (placement == Placement::External) {
         if (isString)
-            return Error{t.qualifiedName() + ": STRING tensors cannot be stored externally"};
+            return Error::usage(t.qualifiedName() + ": STRING tensors cannot be stored externally");
         if (!t.bytes)
-            return Error{t.qualifiedName() + ": its size is unknown, so it cannot be moved"};
+            return Error::usage(t.qualifiedName() + ": its size is unknown, so it cannot be moved");
         if (t.mustStayInline())
-            return Error{t.qualifiedName() + " cannot be stored externally: it is "
+            return Error::usage(t.qualifiedName() + " cannot be stored externally: it is "
                 + *t.readAtGraphBuild
                 + ", whose values readers need while building the graph (ONNX Runtime refuses "
-                  "the model otherwise); keep it inline"};
+                  "the model otherwise); keep it inline");
         // Even when pinned: onnx.load (1.12) reads a "length" of 0 as "to the end of the file",
         // so an empty tensor stored externally comes back holding the file's remaining bytes.
         return *t.bytes != 0;
@@ -63,10 +64,10 @@ Status checkFileLimit(const Model& model, const SavePlan& plan, uint64_t limit)
         const auto& order = plan.fileOrder[f];
         const size_t biggest = *std::max_element(order.begin(), order.end(),
             [&](size_t a, size_t b) { return plan.tensors[a].length < plan.tensors[b].length; });
-        return Error{"data file '" + plan.files[f] + "' would hold "
+        return Error::usage("data file '" + plan.files[f] + "' would hold "
             + std::to_string(plan.fileBytes[f]) + " bytes, past the target's limit of "
             + std::to_string(limit) + " bytes per file; " + model.tensors()[biggest].qualifiedName()
-            + " alone holds " + std::to_string(plan.tensors[biggest].length) + " bytes"};
+            + " alone holds " + std::to_string(plan.tensors[biggest].length) + " bytes");
     }
     return {};
 }
@@ -106,9 +107,9 @@ std::string saveDataFile(const fs::path& modelPath, const SaveOptions& options)
     if (!options.dataFile.empty())
         return options.dataFile;
     if (!options.dataSuffix.empty())
-        return modelPath.filename().string() + options.dataSuffix;
+        return dataFileFor(modelPath, options.dataSuffix);
     if (options.format == DataFormat::Safetensors)
-        return modelPath.filename().string() + ".safetensors";
+        return dataFileFor(modelPath, ".safetensors");
     return defaultDataFile(modelPath);
 }
 
@@ -145,8 +146,8 @@ Result<std::vector<size_t>> chooseStorage(
         if (p.code == code::InlineSizeMismatch)
             corrupt.insert(p.tensor);
     if (!options.placements.empty() && options.placements.size() != tensors.size())
-        return Error{"the placement plan lists " + std::to_string(options.placements.size())
-            + " tensors, the model has " + std::to_string(tensors.size())};
+        return Error::usage("the placement plan lists " + std::to_string(options.placements.size())
+            + " tensors, the model has " + std::to_string(tensors.size()));
 
     plan.tensors.resize(tensors.size());
     std::vector<size_t> external;
@@ -156,9 +157,9 @@ Result<std::vector<size_t>> chooseStorage(
             = options.placements.empty() ? Placement::Auto : options.placements[i].kind;
         if (!t.isExternal() && corrupt.count(t.qualifiedName())) {
             if (!options.allowCorrupt)
-                return Error{t.qualifiedName()
+                return Error::corrupt(t.qualifiedName()
                     + ": its inline data disagrees with its dtype x shape; refusing to carry "
-                      "corrupt bytes forward (--allow-corrupt keeps them inline as they are)"};
+                      "corrupt bytes forward (--allow-corrupt keeps them inline as they are)");
             placement = Placement::Inline; // carried as it is, never reinterpreted
         }
         auto goesExternal = decide(t, placement, options);
@@ -166,37 +167,37 @@ Result<std::vector<size_t>> chooseStorage(
             return goesExternal.error();
         if (*goesExternal) {
             if (safetensors && safetensorsDtype(t.dataType).empty())
-                return Error{t.qualifiedName() + ": "
+                return Error::usage(t.qualifiedName() + ": "
                     + std::string(dtype::name(t.dataType).value_or("its element type"))
                     + " has no safetensors dtype; keep it inline (--threshold, or a plan) or "
-                      "save raw data files"};
+                      "save raw data files");
             if (safetensors && !safetensorsShapeFits(safetensorsDtype(t.dataType), t.shape))
-                return Error{t.qualifiedName()
+                return Error::usage(t.qualifiedName()
                     + ": safetensors readers cannot compute the size of its shape (the product "
-                      "of its dimensions overflows before its zero); keep it inline"};
+                      "of its dimensions overflows before its zero); keep it inline");
             if (t.hasError)
-                return Error{t.qualifiedName()
-                    + ": cannot be saved until its problems are fixed: " + model.firstErrorOf(t)};
+                return Error::corrupt(t.qualifiedName()
+                    + ": cannot be saved until its problems are fixed: " + model.firstErrorOf(t));
             external.push_back(i);
             plan.externalBytes += t.byteSize();
             plan.movedToExternal += t.isExternal() ? 0 : 1;
         } else {
             if (t.isExternal() && t.hasError)
-                return Error{t.qualifiedName()
+                return Error::corrupt(t.qualifiedName()
                     + ": its external data is unreadable, so it cannot be brought inline: "
-                    + model.firstErrorOf(t)};
+                    + model.firstErrorOf(t));
             plan.inlineBytes += t.byteSize();
             plan.movedToInline += t.isExternal() ? 1 : 0;
         }
         plan.tensors[i].length = t.byteSize();
     }
     if (plan.inlineBytes >= kProtobufLimit)
-        return Error{"keeping " + std::to_string(plan.inlineBytes)
+        return Error::usage("keeping " + std::to_string(plan.inlineBytes)
             + " bytes of tensors inline would pass the 2 GiB protobuf limit"
             + (options.keepPlacement ? "; the save keeps every tensor where it is: name a data "
                                        "file ("
                         + options.dataOptionName + ") to store the large ones externally"
-                                     : std::string())};
+                                     : std::string()));
     return external;
 }
 
@@ -398,9 +399,9 @@ Status nameFiles(SavePlan& plan, const std::string& dataFile, size_t shards,
     const Destinations& destinations, const SaveOptions& options)
 {
     if (options.maxShards && shards > options.maxShards)
-        return Error{"the data file needs " + std::to_string(shards) + " files of at most "
+        return Error::usage("the data file needs " + std::to_string(shards) + " files of at most "
             + formatBytes(options.shardSize) + "; the target allows "
-            + std::to_string(options.maxShards)};
+            + std::to_string(options.maxShards));
     for (size_t f = 0; f < shards; ++f)
         plan.files.push_back(options.shardNaming == ShardNaming::Chunks
                 ? chunkName(dataFile, f)
@@ -409,7 +410,8 @@ Status nameFiles(SavePlan& plan, const std::string& dataFile, size_t shards,
         plan.files.push_back(name);
     for (const auto& name : plan.files)
         if (std::count(plan.files.begin(), plan.files.end(), name) > 1)
-            return Error{"data file '" + name + "' is both a shard and a pinned destination"};
+            return Error::usage(
+                "data file '" + name + "' is both a shard and a pinned destination");
     return {};
 }
 
@@ -426,10 +428,10 @@ Status addSafetensorsHeaders(
         plan.fileHeaders[f] = makeSafetensorsHeader(entries);
         const uint64_t shift = plan.fileHeaders[f].size();
         if (shift - 8 > kSafetensorsMaxHeader)
-            return Error{"data file '" + plan.files[f] + "' would need a safetensors header of "
-                + std::to_string(shift - 8) + " bytes, past the format's limit of "
-                + std::to_string(kSafetensorsMaxHeader)
-                + "; shard it (--shard-size) or keep small tensors inline"};
+            return Error::usage("data file '" + plan.files[f]
+                + "' would need a safetensors header of " + std::to_string(shift - 8)
+                + " bytes, past the format's limit of " + std::to_string(kSafetensorsMaxHeader)
+                + "; shard it (--shard-size) or keep small tensors inline");
         for (size_t i : plan.fileOrder[f])
             plan.tensors[i].offset += shift;
         plan.fileBytes[f] += shift;

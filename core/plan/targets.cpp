@@ -48,7 +48,7 @@ std::string targetNames(std::string_view separator)
 
 std::string targetDataFile(const Target& target, const std::filesystem::path& modelPath)
 {
-    return modelPath.filename().string() + std::string(target.dataSuffix);
+    return dataFileFor(modelPath, target.dataSuffix);
 }
 
 void applyTarget(const Target& target, const std::filesystem::path& modelPath, SaveOptions& options)

@@ -82,16 +82,17 @@ Result<DataWriter::SourceRange> DataWriter::sourceOf(size_t tensor) const
     const TensorInfo& t = m_model.tensors()[tensor];
     if (t.isExternal()) {
         if (!t.external->file)
-            return Error{t.qualifiedName() + ": its external data failed validation"};
+            return Error::corrupt(t.qualifiedName() + ": its external data failed validation");
         return SourceRange{
             &t.external->resolvedPath.get(), t.external->file->identity(), t.external->offset};
     }
     const DataFile* model = m_model.inFileSource();
     if (!t.inlineRange || !model)
-        return Error{t.qualifiedName() + ": its bytes are not in a file"};
+        return Error::internal(t.qualifiedName() + ": its bytes are not in a file");
     if (t.inlineRange->length != t.byteSize())
-        return Error{t.qualifiedName() + ": raw_data holds " + std::to_string(t.inlineRange->length)
-            + " bytes, dtype x shape needs " + std::to_string(t.byteSize())};
+        return Error::corrupt(t.qualifiedName() + ": raw_data holds "
+            + std::to_string(t.inlineRange->length) + " bytes, dtype x shape needs "
+            + std::to_string(t.byteSize()));
     return SourceRange{&model->path(), model->identity(), t.inlineRange->offset};
 }
 
@@ -107,7 +108,7 @@ Result<int> DataWriter::sourceFd(size_t tensor, const SourceRange& source)
     }
     auto fd = UniqueFd::openRead(path);
     if (!fd)
-        return Error{t.qualifiedName() + ": " + fd.error().message};
+        return Error{t.qualifiedName() + ": " + fd.error().message, fd.error().kind};
     // Never read a file other than the one validated: a replaced or rewritten file would give
     // other bytes at the old offsets.
     auto identity = identityOf(fd->get());
@@ -136,10 +137,11 @@ Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
         return {};
     }
     if (!m_options.allowCorrupt)
-        return Error{t.qualifiedName() + ": the bytes in " + t.external->resolvedPath.string()
-            + " do not match its checksum (SHA-1 " + actual + ", the checksum key says " + expected
+        return Error::corrupt(t.qualifiedName() + ": the bytes in "
+            + t.external->resolvedPath.string() + " do not match its checksum (SHA-1 " + actual
+            + ", the checksum key says " + expected
             + "); refusing to carry corrupt bytes forward (--allow-corrupt keeps them "
-              "and their old checksum)"};
+              "and their old checksum)");
     m_checksums[tensor] = expected; // the evidence stays
     return {};
 }
@@ -180,11 +182,11 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
             if (n < 0 && errno == EINTR)
                 continue;
             if (n < 0)
-                return Error{
-                    systemMessage("cannot copy " + t.qualifiedName() + " into", targetPath)};
+                return Error::io(
+                    systemMessage("cannot copy " + t.qualifiedName() + " into", targetPath));
             if (n == 0)
-                return Error{t.qualifiedName() + ": " + source.path->string()
-                    + " ended while copying (truncated underneath?)"};
+                return Error::changed(t.qualifiedName() + ": " + source.path->string()
+                    + " ended while copying (truncated underneath?)");
             done += static_cast<uint64_t>(n);
             startWriteback(targetFd, targetOffset + done);
             if (Status s = progressed(static_cast<uint64_t>(n)); !s)
@@ -196,7 +198,7 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
         const size_t piece = static_cast<size_t>(std::min<uint64_t>(chunk, m_buffer->size()));
         std::span<std::byte> view(m_buffer->data(), piece);
         if (Status s = preadExact(*src, view, source.offset + done, *source.path); !s)
-            return Error{t.qualifiedName() + ": " + s.error().message};
+            return Error{t.qualifiedName() + ": " + s.error().message, s.error().kind};
         if (hashing)
             sha.update(view);
         if (Status s = pwriteAll(targetFd, view, targetOffset + done, targetPath); !s)
@@ -217,9 +219,9 @@ Status DataWriter::writeInline(
         return bytes.error();
     const auto view = bytes->bytes();
     if (view.size() != m_plan.tensors[tensor].length)
-        return Error{m_model.tensors()[tensor].qualifiedName() + ": holds "
+        return Error::corrupt(m_model.tensors()[tensor].qualifiedName() + ": holds "
             + std::to_string(view.size()) + " bytes, dtype x shape needs "
-            + std::to_string(m_plan.tensors[tensor].length)};
+            + std::to_string(m_plan.tensors[tensor].length));
     const std::string where = bytes->where(m_model.tensors()[tensor]);
     if (m_options.checksum) {
         Sha1 sha;
@@ -280,7 +282,7 @@ Status DataWriter::copyPayload(size_t tensor, int targetFd, uint64_t targetOffse
     // under allowCorrupt included): the model never reinterprets inline bytes.
     const DataFile* model = m_model.inFileSource();
     if (!t.inlineRange || !model)
-        return Error{t.qualifiedName() + ": its bytes are not in a file"};
+        return Error::internal(t.qualifiedName() + ": its bytes are not in a file");
     const SourceRange source{&model->path(), model->identity(), t.inlineRange->offset};
     return copyRange(tensor, source, t.inlineRange->length, targetFd, targetOffset, targetPath,
         false, countProgress);
@@ -303,7 +305,7 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
         // file to file; the others come from the model's memory.
         const TensorInfo& t = m_model.tensors()[tensor];
         const bool inFile = t.isExternal() || payloadInModelFile(t);
-        auto source = inFile ? sourceOf(tensor) : Result<SourceRange>(Error{});
+        auto source = inFile ? sourceOf(tensor) : Result<SourceRange>(Error::internal("not run"));
         Status s = inFile ? (source ? copyRange(tensor, *source, t.byteSize(), targetFd, offset,
                                  targetPath, true, true)
                                     : Status(source.error()))
@@ -313,7 +315,7 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
     }
     // Gaps between aligned tensors stay holes, which read back as zeros; set the final size.
     if (::ftruncate(targetFd, static_cast<off_t>(m_plan.fileBytes[file])) != 0)
-        return Error{systemMessage("cannot size", targetPath)};
+        return Error::io(systemMessage("cannot size", targetPath));
     return fsyncFile(targetFd, targetPath);
 }
 
@@ -329,7 +331,7 @@ Result<std::string> DataWriter::readExternal(size_t tensor)
     std::string bytes(t.byteSize(), '\0');
     auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
     if (Status s = preadExact(*src, view, source->offset, *source->path); !s)
-        return Error{t.qualifiedName() + ": " + s.error().message};
+        return Error{t.qualifiedName() + ": " + s.error().message, s.error().kind};
     if (!t.external->checksum.empty())
         if (Status s = checkDigest(tensor, Sha1::of(view)); !s)
             return s.error();

@@ -117,7 +117,7 @@ Status firstError(const Model& model)
 {
     for (const auto& p : model.problems())
         if (p.severity == Severity::Error)
-            return Error{p.message};
+            return Error::corrupt(p.message);
     return {};
 }
 

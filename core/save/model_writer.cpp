@@ -19,8 +19,8 @@ namespace {
 
 Error tooLarge(const std::filesystem::path& path, uint64_t size)
 {
-    return Error{path.string() + ": the model would be " + std::to_string(size)
-        + " bytes, past protobuf's 2 GiB limit; move tensors to external data"};
+    return Error::usage(path.string() + ": the model would be " + std::to_string(size)
+        + " bytes, past protobuf's 2 GiB limit; move tensors to external data");
 }
 
 // Serializes `model` deterministically into `stream`, refusing models past protobuf's limit
@@ -35,7 +35,7 @@ Result<uint64_t> serialize(const onnx::ModelProto& model,
     coded.SetSerializationDeterministic(true);
     model.SerializeWithCachedSizes(&coded);
     if (coded.HadError())
-        return Error{path.string() + ": cannot serialize the model"};
+        return Error::internal(path.string() + ": cannot serialize the model");
     return static_cast<uint64_t>(size);
 }
 
@@ -47,7 +47,7 @@ Result<uint64_t> serializeTo(
     if (!size && stream.GetErrno() == 0)
         return size.error(); // refused before writing
     if (!size || !stream.Flush())
-        return Error{systemMessage("cannot write", path, stream.GetErrno())};
+        return Error::io(systemMessage("cannot write", path, stream.GetErrno()));
     return size;
 }
 
@@ -147,9 +147,9 @@ Result<WrittenModel> writeModel(onnx::ModelProto& model, int fd, const std::file
         return spliced.error();
     for (size_t i = 0; i < seen.size(); ++i)
         if (seen[i] != 1) // a tensor the wire walk does not reach (or reaches twice)
-            return Error{path.string() + ": internal error: the raw_data of tensor '"
+            return Error::internal(path.string() + ": internal error: the raw_data of tensor '"
                 + payloads[i].tensor->name() + "' was found " + std::to_string(seen[i])
-                + " times while writing the model"};
+                + " times while writing the model");
     if (spliced->size > static_cast<uint64_t>(INT_MAX))
         return tooLarge(path, spliced->size);
 
@@ -177,8 +177,8 @@ Result<WrittenModel> writeModel(onnx::ModelProto& model, int fd, const std::file
     if (Status s = writeBytes(bytes.size()); !s)
         return s.error();
     if (out != spliced->size)
-        return Error{path.string() + ": internal error: wrote " + std::to_string(out)
-            + " bytes of a " + std::to_string(spliced->size) + "-byte model"};
+        return Error::internal(path.string() + ": internal error: wrote " + std::to_string(out)
+            + " bytes of a " + std::to_string(spliced->size) + "-byte model");
     if (Status s = fsyncFile(fd, path); !s)
         return s.error();
     written.bytes = out;

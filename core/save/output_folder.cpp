@@ -12,7 +12,7 @@ Result<std::vector<fs::path>> createOutputFolders(const fs::path& file)
     std::error_code ec;
     const fs::path parent = file.parent_path();
     if (!parent.empty() && fs::exists(parent, ec) && !fs::is_directory(parent, ec))
-        return Error{"the output folder " + parent.string() + " is not a folder"};
+        return Error::usage("the output folder " + parent.string() + " is not a folder");
     for (fs::path dir = parent; !dir.empty() && !fs::exists(dir, ec); dir = dir.parent_path()) {
         missing.insert(missing.begin(), dir);
         if (dir == dir.parent_path())
@@ -21,7 +21,8 @@ Result<std::vector<fs::path>> createOutputFolders(const fs::path& file)
     if (missing.empty())
         return missing;
     if (!fs::create_directories(parent, ec) && ec)
-        return Error{"cannot create the output folder " + parent.string() + ": " + ec.message()};
+        return Error::io(
+            "cannot create the output folder " + parent.string() + ": " + ec.message());
     return missing;
 }
 

@@ -84,7 +84,7 @@ Result<ModelTemp> writeModelTemp(Model& model, const fs::path& modelPath, const 
         return written.error();
     auto identity = identityOf(fd);
     if (!identity)
-        return Error{tempPath.string() + ": " + identity.error().message};
+        return Error{tempPath.string() + ": " + identity.error().message, identity.error().kind};
     return ModelTemp{std::move(*temp), std::move(*written), *identity};
 }
 
@@ -162,9 +162,9 @@ Status checkChecksums(const Model& model, const SaveOptions& options)
     verifying.cancel = options.cancel;
     for (const Problem& p : verify(model, verifying))
         if (p.code == code::ChecksumMismatch || p.code == code::ReadFailed)
-            return Error{p.message
+            return Error::corrupt(p.message
                 + "; refusing to carry corrupt bytes forward (--allow-corrupt keeps them and "
-                  "their old checksum)"};
+                  "their old checksum)");
     if (options.cancel && options.cancel->isCancelled())
         return cancelled("save");
     return {};

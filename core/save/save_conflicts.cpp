@@ -162,7 +162,7 @@ Result<std::vector<SaveConflict>> saveConflicts(
     const fs::path out = fs::absolute(path).lexically_normal();
     auto plan = planSave(model, out, options);
     if (!plan)
-        return Error{out.string() + ": " + plan.error().message};
+        return Error{out.string() + ": " + plan.error().message, plan.error().kind};
     if (Status s = checkAliases(model, out, *plan); !s)
         return s.error();
     return conflictsOf(model, out, *plan);

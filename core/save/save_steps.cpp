@@ -25,7 +25,7 @@ Result<TempFile> createReplacementFor(const fs::path& finalPath)
         (void)::fchown(temp->fd.get(), static_cast<uid_t>(-1), st.st_gid);
         if (::fchmod(temp->fd.get(), st.st_mode & 07777) != 0) {
             ::unlink(temp->path.c_str());
-            return Error{systemMessage("cannot set the permissions of", temp->path)};
+            return Error::io(systemMessage("cannot set the permissions of", temp->path));
         }
     }
     return temp;
@@ -47,7 +47,7 @@ Result<std::vector<DataTarget>> writeDataTemps(
         if (Status s = writer.write(f, target.temp.fd.get(), target.temp.path); !s)
             return s.error();
         if (::close(target.temp.fd.release()) != 0)
-            return Error{systemMessage("cannot write", target.temp.path)};
+            return Error::io(systemMessage("cannot write", target.temp.path));
         folders.insert(target.finalPath.parent_path());
         targets.push_back(std::move(target));
     }
@@ -63,17 +63,17 @@ Result<std::vector<DataTarget>> writeDataTemps(
 Status renameFile(const fs::path& from, const fs::path& to, const char* faultPoint)
 {
     if (faultPoint && failPoint(faultPoint))
-        return Error{"cannot rename " + from.string() + " to " + to.string()
-            + ": Input/output error (injected)"};
+        return Error::io("cannot rename " + from.string() + " to " + to.string()
+            + ": Input/output error (injected)");
     if (::rename(from.c_str(), to.c_str()) != 0)
-        return Error{systemMessage("cannot rename " + from.string() + " to", to)};
+        return Error::io(systemMessage("cannot rename " + from.string() + " to", to));
     return {};
 }
 
 Status syncFolder(const fs::path& dir)
 {
     if (failPoint("fsync-dir"))
-        return Error{"cannot flush " + dir.string() + ": Input/output error (injected)"};
+        return Error::io("cannot flush " + dir.string() + ": Input/output error (injected)");
     return fsyncDirectory(dir);
 }
 
@@ -82,7 +82,7 @@ Status swapIn(const DataTarget& target)
     const fs::path link = tempNameFor(target.finalPath);
     const bool injected = failPoint("link-data");
     if (injected || ::link(target.temp.path.c_str(), link.c_str()) != 0)
-        return Error{systemMessage("cannot link", link, injected ? EPERM : errno)};
+        return Error::io(systemMessage("cannot link", link, injected ? EPERM : errno));
     if (Status s = renameFile(link, target.finalPath, "rename-data"); !s) {
         ::unlink(link.c_str());
         return s;

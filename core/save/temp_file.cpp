@@ -18,10 +18,10 @@ Result<TempFile> createTempFor(const fs::path& finalPath)
         if (fd >= 0)
             return TempFile{std::move(path), UniqueFd(fd)};
         if (errno != EEXIST)
-            return Error{
-                systemMessage("cannot create a temporary file in", finalPath.parent_path())};
+            return Error::io(
+                systemMessage("cannot create a temporary file in", finalPath.parent_path()));
     }
-    return Error{"cannot find a free temporary name in " + finalPath.parent_path().string()};
+    return Error::io("cannot find a free temporary name in " + finalPath.parent_path().string());
 }
 
 TempCleanup::~TempCleanup()

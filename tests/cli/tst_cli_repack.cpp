@@ -104,8 +104,8 @@ private slots:
     void savedWithWarningSaysSo();
     void inPlaceSaveReportsUnusedDataFile_data();
     void inPlaceSaveReportsUnusedDataFile();
-    void failureExits1NamingFile_data();
-    void failureExits1NamingFile();
+    void failureExitsNamingFile_data();
+    void failureExitsNamingFile();
     void diffJsonSchema();
 };
 
@@ -486,19 +486,21 @@ void TestCliRepack::inPlaceSaveReportsUnusedDataFile()
         QCOMPARE(bytes.at("graph/" + tensorName(i)), tensorContent(i, kSizes[i]));
 }
 
-void TestCliRepack::failureExits1NamingFile_data()
+void TestCliRepack::failureExitsNamingFile_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("named"); // what stderr must mention
+    QTest::addColumn<int>("exitCode"); // by the error's kind (core/result.h's kErrorKinds)
     QTest::newRow("missing input")
-        << QStringList{"repack", "@dir/nope.onnx", "-o", "@out"} << "@dir/nope.onnx";
+        << QStringList{"repack", "@dir/nope.onnx", "-o", "@out"} << "@dir/nope.onnx" << 1;
+    // Paths that can never work are usage errors wherever the core finds them (SPEC 6: exit 2).
     QTest::newRow("data outside the folder")
-        << QStringList{"repack", "@in", "-o", "@out", "--data", "../x.data"} << "../x.data";
+        << QStringList{"repack", "@in", "-o", "@out", "--data", "../x.data"} << "../x.data" << 2;
     QTest::newRow("output folder is a file")
-        << QStringList{"repack", "@in", "-o", "@dir/in.onnx/out.onnx"} << "@dir/in.onnx";
+        << QStringList{"repack", "@in", "-o", "@dir/in.onnx/out.onnx"} << "@dir/in.onnx" << 2;
 }
 
-void TestCliRepack::failureExits1NamingFile()
+void TestCliRepack::failureExitsNamingFile()
 {
     QFETCH(QStringList, args);
     QFETCH(QString, named);
@@ -509,8 +511,9 @@ void TestCliRepack::failureExits1NamingFile()
         .replaceInStrings("@out", dir.filePath("out.onnx"))
         .replaceInStrings("@dir", dir.path());
     named.replace("@dir", dir.path());
+    QFETCH(int, exitCode);
     const Run run = runCli(args);
-    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.exitCode, exitCode);
     QVERIFY2(run.err.contains(named.toUtf8()), run.err.constData());
     QVERIFY(run.err.startsWith("onnx-repack: "));
     QCOMPARE(hashFolder(dir.path()), before);

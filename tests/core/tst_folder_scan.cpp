@@ -2,6 +2,7 @@
 // through a symlink name), leftovers of dead saves (never a live save's, never one a model
 // names), data files no model uses, hard-linked data; `clean` removes exactly the leftovers,
 // and `inspect`/`verify` report all of it as warnings.
+#include "core/file_names.h"
 #include "core/inspect/folder_scan.h"
 #include "core/model/model.h"
 #include "core/save_lock.h"
@@ -127,6 +128,7 @@ private slots:
     void initTestCase();
     void modelsReferencing_data();
     void modelsReferencing();
+    void aModelNamedInCapitalsIsAModel();
     void leftovers_data();
     void leftovers();
     void noLeftoversWhileASaveHoldsTheLock();
@@ -200,6 +202,25 @@ void TestFolderScan::modelsReferencing()
         excluded.push_back(dir / name.toStdString());
     const auto found = repack::modelsReferencing(dir, dir / file.toStdString(), excluded);
     QCOMPARE(fileNames(found), expected);
+}
+
+// "B.ONNX" (a model copied from Windows) reads shared data as much as "b.onnx": a save that
+// would replace the file it reads must know it (one classifier: core/file_names.h).
+void TestFolderScan::aModelNamedInCapitalsIsAModel()
+{
+    QTemporaryDir temp;
+    const QString dir = temp.path();
+    QVERIFY(!writeUint8Model(dir, "a.onnx", kSizes, kExternalFrom, "w.data").isEmpty());
+    QVERIFY(!writeUint8Model(dir, "B.ONNX", kSizes, kExternalFrom, "w.data").isEmpty());
+    const std::filesystem::path folder = dir.toStdString();
+    const auto found = repack::modelsReferencing(folder, folder / "w.data", {folder / "a.onnx"});
+    QCOMPARE(fileNames(found), QStringList{"B.ONNX"});
+
+    QCOMPARE(classifyFileName("B.ONNX"), FileType::Model);
+    QCOMPARE(classifyFileName("b.onnx"), FileType::Model);
+    QCOMPARE(classifyFileName("b.onnx.data"), FileType::Data);
+    QCOMPARE(classifyFileName(tempOf("b.onnx").toStdString()), FileType::Temp);
+    QCOMPARE(classifyFileName("config.json"), FileType::Other);
 }
 
 void TestFolderScan::leftovers_data()

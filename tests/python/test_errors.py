@@ -87,6 +87,30 @@ class Errors(TempDirTest):
         report = onnx_repack.save(path, path, order="size", align=0, force=True)
         self.assertFalse(report.unchanged)
 
+    def test_one_table_of_kinds_gives_the_class_and_the_exit_code(self):
+        kinds = onnx_repack._core._error_kinds  # the core's kErrorKinds: name -> (class, exit)
+        stub = open(os.path.join(os.path.dirname(onnx_repack.__file__), "__init__.pyi")).read()
+        literal = re.search(r"kind: Literal\[([^\]]*)\]", stub).group(1)
+        self.assertEqual(set(re.findall(r'"(\w+)"', literal)), set(kinds))
+        for name, (cls, _) in kinds.items():
+            self.assertTrue(issubclass(cls, onnx_repack.Error), name)
+            self.assertIs(getattr(onnx_repack, cls.__name__), cls)
+        # The same failure through both front ends: the class and the exit code of one row.
+        path = make_model(os.path.join(self.dir, "m"))
+        cases = [
+            ("not_found", (os.path.join(self.dir, "nope.onnx"), os.path.join(self.dir, "o.onnx")), {}, []),
+            ("usage", (path, os.path.join(self.dir, "o", "m.onnx")), {"external_data": "../x.data"},
+             ["--data", "../x.data"]),
+        ]
+        for kind, (src, out), kwargs, flags in cases:
+            with self.subTest(kind=kind):
+                cls, exit_code = kinds[kind]
+                with self.assertRaises(onnx_repack.Error) as raised:
+                    onnx_repack.save(src, out, **kwargs)
+                self.assertIs(type(raised.exception), cls)
+                self.assertEqual(raised.exception.kind, kind)
+                self.assertEqual(run_cli("repack", src, "-o", out, *flags).returncode, exit_code)
+
     def test_a_refusal_reads_the_same_from_the_cli_and_python(self):
         # One rule in core, one message: only the option's name is each front end's own.
         path = make_model(os.path.join(self.dir, "m"))

@@ -283,7 +283,7 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::addRow("align") << QStringList{"--align", "64KiB"} << 0 << 2 << "back to back";
         QTest::addRow("dedupe") << QStringList{"--dedupe"} << 0 << 2 << "--dedupe";
-        QTest::addRow("complex64") << QStringList{} << int(onnx::TensorProto::COMPLEX64) << 1
+        QTest::addRow("complex64") << QStringList{} << int(onnx::TensorProto::COMPLEX64) << 2
                                    << "graph/odd: complex64 has no safetensors dtype";
         QTest::addRow("inline") << QStringList{"--inline"} << 0 << 2 << "--format";
     }

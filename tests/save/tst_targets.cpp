@@ -45,7 +45,7 @@ Result<SavePlan> planSparse(
     const QString path = writeSparseModel(dir, name, count, bytes, name.toStdString() + ".src");
     auto model = loadModel(path);
     if (!model)
-        return Error{"cannot load " + path.toStdString()};
+        return Error::notFound("cannot load " + path.toStdString());
     return planSave(*model, path.toStdString(), targetOptions(target, path.toStdString()));
 }
 
