@@ -1,4 +1,5 @@
-# Sourced by the bench/run_issue*.sh scripts: the tools they run, checked to be there.
+# Sourced by the bench scripts that compare against cp and python3-onnx: the tools they run,
+# checked to be there.
 # Sets here, build, gen, cli, python, pysave; exits 2 naming what is missing.
 here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
 build=${REPACK_BUILD_DIR:-$here/../build-bench}

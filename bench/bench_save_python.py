@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""python3-onnx doing what `onnx-repack repack IN -o OUT` does, for bench/run_issue3.sh.
+"""python3-onnx doing what `onnx-repack repack IN -o OUT` does, for bench/save_vs_cp_and_onnx.sh.
 
     bench_save_python.py IN OUT [--location NAME] [--inline]
 

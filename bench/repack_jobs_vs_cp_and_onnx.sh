@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Issue 9 benchmarks: each job of the issue's table timed in one run against `cp FILE && sync
-# FILE` of the same bytes and against python3-onnx, with peak RSS (/usr/bin/time %M).
+# Repack jobs against cp and python3-onnx (the issue-9 benchmarks): each job of the issue's table
+# timed in one run against `cp FILE && sync FILE` of the same bytes and against python3-onnx, with
+# peak RSS (/usr/bin/time %M).
 #
-#   bench/run_issue9.sh [SCRATCH_DIR]     (default: /var/tmp; a fresh mktemp dir inside it)
+#   bench/repack_jobs_vs_cp_and_onnx.sh [SCRATCH_DIR]   (default: a fresh mktemp dir in /var/tmp)
 #
 #   inspect-inline-1G   onnx-repack inspect --json of a 1 GiB inline model
 #                       (python: onnx.load of it, which parses every payload)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Issue 2 benchmarks: opening a model costs the same whatever its weight size, with bounded
-# memory; verify reads external data nearly as fast as cat. Prints a table of figures.
+# Opening and verifying (the issue-2 benchmarks): opening a model costs the same whatever its weight
+# size, with bounded memory; verify reads external data nearly as fast as cat. Prints a table of
+# figures.
 #
-#   bench/run_issue2.sh [SCRATCH_DIR]     (default: a fresh mktemp dir under /var/tmp)
+#   bench/open_and_verify.sh [SCRATCH_DIR]     (default: a fresh mktemp dir under /var/tmp)
 #
 # Needs the targets repack-genmodel, repack-bench-open and onnx-repack built in
 # $REPACK_BUILD_DIR (default: build-bench beside this folder), /usr/bin/time (Debian package

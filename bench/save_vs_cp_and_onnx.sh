@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 3 benchmarks: saving with onnx-repack against `cp` of the same bytes (plain, and made
-# durable with `sync FILE`, since a save fsyncs before it returns) and against python3-onnx's
-# onnx.load + onnx.save_model(save_as_external_data=True). Prints a table of figures.
+# Saving against cp and python3-onnx (the issue-3 benchmarks): saving with onnx-repack against `cp`
+# of the same bytes (plain, and made durable with `sync FILE`, since a save fsyncs before it
+# returns) and against python3-onnx's onnx.load + onnx.save_model(save_as_external_data=True).
+# Prints a table of figures.
 #
-#   bench/run_issue3.sh [SCRATCH_DIR]     (default: /var/tmp; a fresh mktemp dir inside it)
+#   bench/save_vs_cp_and_onnx.sh [SCRATCH_DIR]     (default: /var/tmp; a fresh mktemp dir inside it)
 #
 # Needs repack-genmodel and onnx-repack built in $REPACK_BUILD_DIR (default: build-bench beside
 # this folder), /usr/bin/time (Debian package "time"), /usr/bin/python3 with python3-onnx, and

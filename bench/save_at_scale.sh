@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 17 benchmarks: repack into a new folder, in place with a layout change, and a re-save
-# that changes nothing, at 1, 4 and 16 GiB of external data, each timed against `cp FILE &&
-# sync FILE` of the same bytes, with peak RSS (/usr/bin/time %M); plus inspect of 100,000 tensors.
+# Saves at scale (the issue-17 benchmarks): repack into a new folder, in place with a layout change,
+# and a re-save that changes nothing, at 1, 4 and 16 GiB of external data, each timed against `cp
+# FILE && sync FILE` of the same bytes, with peak RSS (/usr/bin/time %M); plus inspect of 100,000
+# tensors.
 #
-#   bench/run_issue17.sh [SCRATCH_DIR]    (default: /var/tmp; a fresh mktemp dir inside it)
+#   bench/save_at_scale.sh [SCRATCH_DIR]    (default: /var/tmp; a fresh mktemp dir inside it)
 #
 #   external->new-N       onnx-repack repack IN -o OUT/model.onnx, OUT a new folder (a new data
 #                         file); cp+sync copies IN's data file
@@ -18,8 +19,8 @@
 #
 # N in SIZES (GiB, default "1 4 16"): repack-genmodel --weights NG --align 4K, its natural
 # LLM shape (hidden 2048: 52 tensors at 1 GiB, ~200 at 4 GiB, ~800 at 16 GiB, the large ones
-# 32-64 MiB). Method as run_issue9.sh: the sides take turns to go first; before every timed run
-# `sync`, then the file the job reads is read into the page cache (caches are not dropped);
+# 32-64 MiB). Method as repack_jobs_vs_cp_and_onnx.sh: the sides take turns to go first; before
+# every timed run `sync`, then the file the job reads is read into the page cache (caches are not dropped);
 # median of RUNS (default 3; RUNS_16G for the 16 GiB block, default RUNS); peak RSS is the worst
 # run. Each size block prints its rows and `uptime` before and after; the full table is printed
 # at the end. Needs repack-genmodel and onnx-repack in $REPACK_BUILD_DIR (default build-bench
