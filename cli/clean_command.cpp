@@ -3,7 +3,7 @@
 
 #include "cli/terminal_text.h"
 #include "core/format.h"
-#include "core/inspect/folder_scan.h"
+#include "core/save/clean.h"
 
 #include <CLI/CLI.hpp>
 

@@ -359,6 +359,11 @@ FolderReport scanFolder(const Model& model)
     }
 }
 
+std::vector<fs::path> scannedFolders(const Model& model)
+{
+    return foldersOf(model);
+}
+
 Result<std::vector<FolderEntry>> deadSaveLeftovers(const Model& model)
 {
     try {
@@ -393,60 +398,6 @@ std::vector<Problem> housekeepingProblems(const Model& model)
                 + " has other hard links: a save replaces the name; other links keep the "
                   "old bytes"));
     return out;
-}
-
-Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
-{
-    std::error_code ec;
-    const fs::path folder = fs::absolute(modelPath, ec).lexically_normal().parent_path();
-    auto busy = [](const fs::path& dir) {
-        return Error{
-            "another save is running in " + dir.string() + "; run clean again when it has finished",
-            ErrorKind::Busy};
-    };
-    // Locked before the model is read: a save that commits meanwhile could name temporaries
-    // that the model read a moment earlier does not.
-    auto lock = FolderLock::acquire({folder}, 0, nullptr);
-    if (!lock)
-        return FolderLock::isHeld(folder) ? busy(folder) : lock.error();
-    auto model = Model::load(modelPath);
-    if (!model)
-        return model.error();
-    std::vector<fs::path> subfolders = foldersOf(**model);
-    subfolders.erase(subfolders.begin()); // the model's folder, locked above
-    std::erase_if(subfolders, [&](const fs::path& dir) { return samePathOrFile(dir, folder); });
-    FolderLock subLock;
-    if (!subfolders.empty()) {
-        auto locked = FolderLock::acquire(subfolders, 0, nullptr);
-        if (!locked) {
-            for (const auto& dir : subfolders)
-                if (FolderLock::isHeld(dir))
-                    return busy(dir);
-            return locked.error();
-        }
-        subLock = std::move(*locked);
-    }
-
-    FolderReport report;
-    try {
-        report = scan(**model, true);
-    } catch (const std::exception& e) {
-        return Error::io("cannot scan " + folder.string() + ": " + e.what());
-    }
-    std::vector<FolderEntry> removed;
-    std::set<fs::path> touched;
-    for (const auto& e : report.leftovers) {
-        if (::unlink(e.path.c_str()) != 0 && errno != ENOENT)
-            return Error::io(systemMessage("cannot remove", e.path) + " (removed "
-                + std::to_string(removed.size()) + " other leftover(s) before)");
-        removed.push_back(e);
-        touched.insert(e.path.parent_path());
-    }
-    for (const auto& dir : touched)
-        if (Status s = fsyncDirectory(dir); !s)
-            return Error::io("removed " + std::to_string(removed.size())
-                + " leftover(s), but the folder may not keep the change: " + s.error().message);
-    return removed;
 }
 
 } // namespace repack

@@ -63,17 +63,15 @@ struct FolderReport {
 // so an unsaved change counts. Never throws; what cannot be read is left out.
 FolderReport scanFolder(const Model& model);
 
+// The folders a scan of `model` looks in: its folder, then the subfolders of it that hold its
+// data files.
+std::vector<std::filesystem::path> scannedFolders(const Model& model);
+
 // FolderReport::leftovers for a caller that holds the lock of every folder of `model` (so no
 // temporary belongs to a live save). Fails when the folder cannot be scanned.
 Result<std::vector<FolderEntry>> deadSaveLeftovers(const Model& model);
 
 // scanFolder as warnings with codes leftover-temporary, unused-data-file, hard-linked-data.
 std::vector<Problem> housekeepingProblems(const Model& model);
-
-// `onnx-repack clean`: under the folder's lock, removes the leftovers of dead saves in the
-// folder of `modelPath` (never a temporary some model there references) and syncs the folder.
-// Returns what it removed; fails without removing anything when a save holds the lock
-// ("another save is running in ...") or the model does not load.
-Result<std::vector<FolderEntry>> removeLeftovers(const std::filesystem::path& modelPath);
 
 } // namespace repack

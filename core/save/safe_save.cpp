@@ -8,6 +8,7 @@
 // from 3 on. Failures before 3 change nothing; from 3 on they are warnings, never data loss.
 #include "save.h"
 
+#include "clean.h"
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/verify.h"
 #include "core/model/model.h"
@@ -136,18 +137,6 @@ private:
 
     std::vector<std::string>& m_warnings;
 };
-
-// Temporaries of earlier, dead saves of these final files (names) that no model in the folder
-// names, also those that are only another link to a final file (a save killed after the swap).
-// Only called under the folders' lock with `model` describing what is on disk, so no live save
-// owns them; a temporary that cannot be removed stays for `onnx-repack clean`.
-void removeOwnLeftovers(const Model& model, const std::set<std::string>& finals)
-{
-    if (auto leftovers = deadSaveLeftovers(model))
-        for (const auto& e : *leftovers)
-            if (finals.count(finalNameOfTemp(e.path.filename().string())))
-                ::unlink(e.path.c_str());
-}
 
 // A save that writes nothing still refuses what a rewrite would refuse: bytes that fail their
 // checksum (unless options.allowCorrupt). Only models with checksum keys are read.

@@ -5,6 +5,7 @@
 #include "core/file_names.h"
 #include "core/inspect/folder_scan.h"
 #include "core/model/model.h"
+#include "core/save/clean.h"
 #include "core/save_lock.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
