@@ -9,6 +9,7 @@
 
 #include "core/save/output_folder.h"
 #include "core/save/save.h"
+#include "core/save/save_conflicts.h"
 
 #include <pybind11/stl.h>
 

@@ -6,6 +6,7 @@
 #include "save_job.h"
 
 #include "core/save/save.h"
+#include "core/save/save_conflicts.h"
 
 #include <QFileInfo>
 #include <QMainWindow>

@@ -13,6 +13,7 @@
 
 #include "core/progress.h"
 #include "core/save/save.h"
+#include "core/save/save_conflicts.h"
 #include "job_tracker.h"
 #include "model_owner.h"
 #include "model_snapshot.h"

@@ -55,25 +55,4 @@ using SaveAttempt = std::function<Result<SaveReport>(bool again)>;
 Result<SaveReport> saveRetrying(
     const SaveAttempt& attempt, bool reloadable, const std::function<void()>& onRetry = {});
 
-// The folders a save of `plan` to `path` writes into, each locked for the save (SPEC 5a): the
-// model's folder, then each data file's, in plan order (repeats kept; FolderLock folds them).
-// The one list for save() and for a caller told "busy" that asks which folder is held.
-std::vector<std::filesystem::path> saveFolders(
-    const std::filesystem::path& path, const SavePlan& plan);
-
-// An existing file that a save would replace and that is not only this model's own: another
-// model in the folder reads it (a sibling, or the source model when saving elsewhere), or no
-// model uses it. Replacing it needs consent (options.force) that names `users`.
-struct SaveConflict {
-    std::filesystem::path file;
-    std::vector<std::filesystem::path> users; // models that would read wrong bytes; may be empty
-    std::string message; // one line naming the file and its users
-};
-
-// The conflicts of saving `model` to `path`; empty when the save may go ahead without consent.
-// Fails on names that alias (a data file equal to the input or output model, a folder, another
-// output of the same save): those are refused whatever the consent.
-Result<std::vector<SaveConflict>> saveConflicts(
-    const Model& model, const std::filesystem::path& path, const SaveOptions& options);
-
 } // namespace repack

@@ -5,6 +5,7 @@
 #include "core/model/model.h"
 #include "core/save/external_data.h"
 #include "core/save/save.h"
+#include "core/save/save_conflicts.h"
 #include "core/save/temp_file.h"
 #include "core/save_lock.h"
 #include "tests/support/result_checks.h"
