@@ -23,11 +23,15 @@ struct FileId {
 };
 
 // A file as it was when checked: the same FileId with another size or modification time is a
-// file rewritten in place.
+// file rewritten in place. The birth time (statx's btime, where the file system keeps one; 0
+// elsewhere) tells a new file from the old one when it got the old one's inode number (ext4
+// reuses a freed inode at once), its size and its modification time (within one clock tick,
+// or set back by `cp -p`, `rsync -t` or `touch -r`): no program can set a birth time.
 struct FileIdentity {
     FileId id;
     uint64_t size = 0;
     int64_t modifiedNs = 0;
+    int64_t bornNs = 0;
     bool operator==(const FileIdentity&) const = default;
 };
 
@@ -40,9 +44,17 @@ struct FileStamp {
     bool operator==(const FileStamp&) const = default;
 };
 
+// What statx says of a file: its stamp, and whether it is a regular file.
+struct FileStatus {
+    FileStamp stamp;
+    bool regular = false;
+};
+
 FileId fileIdOf(const struct stat& st);
-FileIdentity identityOf(const struct stat& st);
-FileStamp stampOf(const struct stat& st);
+// The status of the file `fd` is open on, or of the file `path` leads to (symlinks followed;
+// nullopt when it leads nowhere).
+Result<FileStatus> statusOf(int fd);
+std::optional<FileStatus> statusAt(const std::filesystem::path& path);
 // The identity of the file `fd` is open on.
 Result<FileIdentity> identityOf(int fd);
 // The file `path` leads to (symlinks followed); nullopt when it leads nowhere stat() can see.

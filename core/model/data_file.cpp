@@ -69,8 +69,8 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
 // place: one stat per read keeps either from being served as current.
 Status DataFile::checkStillCurrent() const
 {
-    struct stat st { };
-    if (::stat(m_path.c_str(), &st) != 0 || !(identityOf(st) == m_identity))
+    const auto now = statusAt(m_path);
+    if (!now || !(now->stamp.identity == m_identity))
         return Error::changed(m_path.string()
             + ": invalidated: the file was replaced or changed since the model "
               "was opened");

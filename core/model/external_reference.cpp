@@ -157,12 +157,12 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
         return fail(code::SymlinkEscapes,
             "data file " + full.string() + " resolves to " + real.string()
                 + ", outside the model directory");
-    struct stat st { };
-    if (::stat(real.c_str(), &st) != 0)
+    const auto status = statusAt(real);
+    if (!status)
         return fail(code::MissingFile, "data file " + full.string() + " does not exist");
-    if (!S_ISREG(st.st_mode))
+    if (!status->regular)
         return fail(code::NotRegularFile, "data file " + full.string() + " is not a regular file");
-    const FileIdentity identity = identityOf(st);
+    const FileIdentity identity = status->stamp.identity;
     return Outcome{ResolvedLocation{full, identity}, {}};
 }
 

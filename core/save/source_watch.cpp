@@ -104,15 +104,16 @@ Status SourceWatch::watch(
             std::this_thread::sleep_for(kPoll);
         }
     }
-    struct stat st { };
-    if (::fstat(fd->get(), &st) != 0)
+    auto status = statusOf(fd->get());
+    if (!status)
         return Error{systemMessage("cannot stat", path), ErrorKind::Changed};
-    FileStamp stamp = stampOf(st);
+    FileStamp stamp = status->stamp;
     if (!leased) {
         waitPastTick(stamp.changedNs);
-        if (::fstat(fd->get(), &st) != 0)
+        status = statusOf(fd->get());
+        if (!status)
             return Error{systemMessage("cannot stat", path), ErrorKind::Changed};
-        stamp = stampOf(st);
+        stamp = status->stamp;
     }
     if (!(stamp.identity == validated))
         return changedError(path, "since the model was opened");
@@ -123,9 +124,12 @@ Status SourceWatch::watch(
 Status SourceWatch::stillUnchanged() const
 {
     for (const Watched& w : m_files) {
-        struct stat st { };
-        const int rc = w.lease.valid() ? ::fstat(w.lease.get(), &st) : ::stat(w.path.c_str(), &st);
-        if (rc != 0 || !(stampOf(st) == w.stamp))
+        std::optional<FileStatus> now;
+        if (!w.lease.valid())
+            now = statusAt(w.path);
+        else if (auto leased = statusOf(w.lease.get()))
+            now = *leased;
+        if (!now || !(now->stamp == w.stamp))
             return changedError(w.path, "while it was read");
     }
     return {};

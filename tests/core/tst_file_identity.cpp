@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -27,6 +29,7 @@ private slots:
     void spellingsOfAPathNotYetWrittenAreOneName();
     void aRewrittenFileIsNoLongerTheOneChecked();
     void openingAMissingFileIsNotFound();
+    void aNewFileWithTheOldInodeSizeAndTimesIsNotTheOld();
 
 private:
     static fs::path write(const fs::path& path, const std::string& bytes)
@@ -112,6 +115,34 @@ void TestFileIdentity::openingAMissingFileIsNotFound()
     auto folder = UniqueFd::openRead(fs::path(dir.path().toStdString()));
     QVERIFY(!folder.ok());
     QVERIFY(!folder.error().is(ErrorKind::NotFound));
+}
+
+// ext4 gives a new file the inode just freed. With the old size and its modification time set
+// back (cp -p, rsync -t, touch -r do), only the birth time tells the new file from the old.
+void TestFileIdentity::aNewFileWithTheOldInodeSizeAndTimesIsNotTheOld()
+{
+    QTemporaryDir dir;
+    const fs::path path = write(fs::path(dir.path().toStdString()) / "w.bin", "abcd");
+    auto before = statusAt(path);
+    QVERIFY(before);
+    if (before->stamp.identity.bornNs == 0)
+        QSKIP("this file system keeps no birth time");
+    const FileIdentity checked = before->stamp.identity;
+    // Past the coarse clock's tick that stamps a new inode (at most 10 ms).
+    ::usleep(30000);
+    fs::remove(path);
+    write(path, "wxyz");
+    const struct timespec times[2]
+        = {{0, UTIME_OMIT}, {checked.modifiedNs / 1000000000, checked.modifiedNs % 1000000000}};
+    QVERIFY(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+    auto after = statusAt(path);
+    QVERIFY(after);
+    if (!(after->stamp.identity.id == checked.id))
+        QSKIP("the file system gave the new file another inode: nothing to tell apart");
+    QCOMPARE(after->stamp.identity.size, checked.size);
+    QCOMPARE(after->stamp.identity.modifiedNs, checked.modifiedNs);
+    QVERIFY(after->stamp.identity.bornNs != checked.bornNs);
+    QVERIFY(!namesFile(path, checked));
 }
 
 QTEST_GUILESS_MAIN(TestFileIdentity)
