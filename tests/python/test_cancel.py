@@ -156,16 +156,22 @@ class Cancel(TempDirTest):
         model = onnx_repack.load(src)
         seen = []
 
-        def progress(*_):
+        def other_thread():
+            try:
+                model.tensors
+            except onnx_repack.Busy as error:
+                seen.append(error)
+
+        def progress(*_):  # on the saving thread: the model is asked for from another one
             if not seen:
-                try:
-                    model.tensors
-                except onnx_repack.Busy as error:
-                    seen.append(error)
+                reader = threading.Thread(target=other_thread)
+                reader.start()
+                reader.join()
 
         onnx_repack.save(model, os.path.join(self.dir, "m", "b.onnx"), external_data="b.onnx.data",
                          progress=progress)
         self.assertEqual(len(seen), 1)
+        self.assertIsInstance(seen[0], onnx_repack.Busy)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QSemaphore>
 #include <QThread>
+#include <QThreadPool>
 #include <QtTest>
 
 #include <atomic>
@@ -21,6 +22,19 @@ std::shared_ptr<int> tracked(int value, std::shared_ptr<std::atomic<QThread*>> f
         freedOn->store(QThread::currentThread());
         delete p;
     });
+}
+
+// Every pool job has ended (its result reported, so its delivery, if any, is posted), then
+// every event posted before now is handled: a delivery that was coming has come. No waiting a
+// fixed time that a slow machine could outlast.
+void settle()
+{
+    QThreadPool::globalInstance()->waitForDone();
+    bool flushed = false;
+    QMetaObject::invokeMethod(
+        QCoreApplication::instance(), [&flushed] { flushed = true; }, Qt::QueuedConnection);
+    while (!flushed)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
 }
 
 } // namespace
@@ -95,7 +109,7 @@ private Q_SLOTS:
             QTRY_VERIFY(freedOn->load() != nullptr);
         }
         QTRY_VERIFY(!jobs.isRunning());
-        QTest::qWait(50); // any stray delivery would come through the event loop by now
+        settle(); // a stray delivery would have come by now
         QCOMPARE(delivered, QList<int>{2});
         QVERIFY(freedOn->load() != QCoreApplication::instance()->thread());
     }
@@ -115,7 +129,7 @@ private Q_SLOTS:
         QVERIFY(!jobs.isRunning());
         gate->release();
         jobs.waitForFinished();
-        QTest::qWait(50);
+        settle();
         QVERIFY(!delivered);
     }
 
@@ -156,7 +170,7 @@ private Q_SLOTS:
         jobs.reset();
         gate->release();
         QTRY_VERIFY(finished->load());
-        QTest::qWait(50);
+        settle();
         QVERIFY(!delivered);
     }
 };
