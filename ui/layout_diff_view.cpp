@@ -4,13 +4,11 @@
 #include "layout_palette.h"
 
 #include <QAbstractProxyModel>
-#include <QHelpEvent>
 #include <QItemSelectionModel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QSet>
-#include <QToolTip>
 
 #include <algorithm>
 
@@ -77,7 +75,7 @@ void LayoutDiffView::setDiff(std::shared_ptr<const LayoutDiff> diff)
 {
     m_diff = std::move(diff);
     m_cacheDirty = true;
-    m_highlightDirty = true;
+    m_highlight.setTensorCount(m_diff ? m_diff->tensors.size() : 0);
     layoutBars();
     updateScrollBars();
     viewport()->update();
@@ -85,11 +83,7 @@ void LayoutDiffView::setDiff(std::shared_ptr<const LayoutDiff> diff)
 
 void LayoutDiffView::setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy)
 {
-    m_selection.set(selection, proxy, this, [this] {
-        m_highlightDirty = true;
-        viewport()->update();
-    });
-    m_highlightDirty = true;
+    m_highlight.follow(selection, proxy, this, [this] { viewport()->update(); });
     viewport()->update();
 }
 
@@ -277,26 +271,9 @@ void LayoutDiffView::buildCache() const
         [](const Ribbon& x, const Ribbon& y) { return int(x.kind) < int(y.kind); });
 }
 
-void LayoutDiffView::refreshHighlight() const
-{
-    if (!m_highlightDirty)
-        return;
-    m_highlightDirty = false;
-    const size_t n = m_diff ? m_diff->tensors.size() : 0;
-    m_highlighted.assign(n, 0);
-    m_highlightList.clear();
-    for (int tensor : m_selection.tensors()) {
-        if (size_t(tensor) < n) {
-            m_highlighted[size_t(tensor)] = 1;
-            m_highlightList.push_back(tensor);
-        }
-    }
-}
-
 bool LayoutDiffView::isHighlighted(int tensor) const
 {
-    refreshHighlight();
-    return tensor >= 0 && size_t(tensor) < m_highlighted.size() && m_highlighted[size_t(tensor)];
+    return m_highlight.isHighlighted(tensor);
 }
 
 int LayoutDiffView::scrollY() const
@@ -412,7 +389,7 @@ void LayoutDiffView::paintEvent(QPaintEvent*)
         return;
     }
     buildCache();
-    refreshHighlight();
+    const std::vector<int>& highlighted = m_highlight.highlighted();
     painter.translate(0, -scrollY());
     // Ribbons first, under the bars they start and end at.
     painter.setRenderHint(QPainter::Antialiasing, true);
@@ -437,12 +414,12 @@ void LayoutDiffView::paintEvent(QPaintEvent*)
     painter.setPen(Qt::NoPen);
     painter.setRenderHint(QPainter::Antialiasing, true);
     // The selected tensors' ribbons over the others, still under the bars.
-    const size_t shown = std::min(m_highlightList.size(), kMaxHighlighted);
+    const size_t shown = std::min(highlighted.size(), kMaxHighlighted);
     QColor ribbonColor = kSelected;
     ribbonColor.setAlpha(140);
     painter.setBrush(ribbonColor);
     for (size_t i = 0; i < shown; ++i) {
-        for (const LinkPiece& piece : linkPieces(m_highlightList[i]))
+        for (const LinkPiece& piece : linkPieces(highlighted[i]))
             painter.drawPath(ribbonPath(piece.from, piece.to));
     }
     painter.setBrush(Qt::NoBrush);
@@ -483,7 +460,7 @@ void LayoutDiffView::paintEvent(QPaintEvent*)
     // The selected ranges outlined on top.
     painter.setPen(QPen(kSelected.darker(120), 2));
     for (size_t i = 0; i < shown; ++i) {
-        const int t = m_highlightList[i];
+        const int t = highlighted[i];
         for (const QRectF& r : {rangeRect(t, false), rangeRect(t, true)}) {
             if (!r.isNull())
                 painter.drawRect(r.adjusted(-1, -1, 1, 1));
@@ -628,26 +605,17 @@ void LayoutDiffView::mousePressEvent(QMouseEvent* event)
     if (tensor < 0)
         return;
     Q_EMIT tensorClicked(tensor);
-    if (!m_selection.isValid())
-        return;
-    const auto flags = (event->modifiers() & Qt::ControlModifier)
-        ? QItemSelectionModel::Toggle
-        : QItemSelectionModel::ClearAndSelect;
-    if (!m_selection.select(tensor, flags))
+    if (m_highlight.selection().isValid() && !m_highlight.click(tensor, event->modifiers()))
         Q_EMIT hiddenTensorClicked(tensor);
 }
 
 bool LayoutDiffView::viewportEvent(QEvent* event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const int tensor = tensorAt(help->pos());
-        if (tensor >= 0)
-            QToolTip::showText(help->globalPos(), toolTipFor(tensor), viewport());
-        else
-            QToolTip::hideText();
+    if (showToolTip(event, viewport(), [this](QPoint pos) {
+            const int tensor = tensorAt(pos);
+            return tensor >= 0 ? toolTipFor(tensor) : QString();
+        }))
         return true;
-    }
     return QAbstractScrollArea::viewportEvent(event);
 }
 

@@ -107,7 +107,6 @@ private:
     double xOf(int lane, uint64_t offset) const;
     QRectF rangeRect(int tensor, bool after) const; // content coordinates
     void buildCache() const;
-    void refreshHighlight() const;
     void paintHeader(QPainter& painter) const;
     void paintLaneTitle(QPainter& painter, int lane, int top) const;
     void updateScrollBars();
@@ -124,10 +123,7 @@ private:
     mutable std::vector<Ribbon> m_ribbons; // bands, unchanged first
     mutable std::vector<Ribbon> m_lines; // by kind
 
-    TensorSelection m_selection;
-    mutable std::vector<char> m_highlighted;
-    mutable std::vector<int> m_highlightList;
-    mutable bool m_highlightDirty = true;
+    SelectionHighlight m_highlight;
 };
 
 } // namespace ui

@@ -11,14 +11,12 @@
 #include <QDrag>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QHelpEvent>
 #include <QItemSelectionModel>
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPen>
 #include <QScrollBar>
-#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -76,7 +74,7 @@ void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
                 m_places[t] = {f, r};
         }
     }
-    m_highlightDirty = true;
+    m_highlight.setTensorCount(m_places.size());
     m_zoom = 1.0;
     updateScrollBars();
     horizontalScrollBar()->setValue(0);
@@ -86,11 +84,7 @@ void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
 
 void LayoutMapView::setSelectionModel(QItemSelectionModel* selection, QAbstractProxyModel* proxy)
 {
-    m_selection.set(selection, proxy, this, [this] {
-        m_highlightDirty = true;
-        viewport()->update();
-    });
-    m_highlightDirty = true;
+    m_highlight.follow(selection, proxy, this, [this] { viewport()->update(); });
 }
 
 void LayoutMapView::setPlacementState(const PlacementState* state)
@@ -103,22 +97,9 @@ void LayoutMapView::setPlacementState(const PlacementState* state)
     viewport()->update();
 }
 
-void LayoutMapView::refreshHighlight() const
-{
-    if (!m_highlightDirty)
-        return;
-    m_highlightDirty = false;
-    m_highlighted.assign(m_places.size(), 0);
-    for (int tensor : m_selection.tensors()) {
-        if (tensor < int(m_highlighted.size()))
-            m_highlighted[tensor] = 1;
-    }
-}
-
 bool LayoutMapView::isHighlighted(int tensor) const
 {
-    refreshHighlight();
-    return tensor >= 0 && tensor < int(m_highlighted.size()) && m_highlighted[tensor];
+    return m_highlight.isHighlighted(tensor);
 }
 
 double LayoutMapView::pixelsPerByte() const
@@ -270,21 +251,17 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
 
 bool LayoutMapView::viewportEvent(QEvent* event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const Hit hit = hitTest(help->pos());
-        if (hit.file >= 0)
-            QToolTip::showText(help->globalPos(), toolTipFor(hit), viewport());
-        else
-            QToolTip::hideText();
+    if (showToolTip(event, viewport(), [this](QPoint pos) {
+            const Hit hit = hitTest(pos);
+            return hit.file >= 0 ? toolTipFor(hit) : QString();
+        }))
         return true;
-    }
     return QAbstractScrollArea::viewportEvent(event);
 }
 
 void LayoutMapView::mousePressEvent(QMouseEvent* event)
 {
-    if (event->button() != Qt::LeftButton || !m_selection.isValid()) {
+    if (event->button() != Qt::LeftButton || !m_highlight.selection().isValid()) {
         QAbstractScrollArea::mousePressEvent(event);
         return;
     }
@@ -296,10 +273,7 @@ void LayoutMapView::mousePressEvent(QMouseEvent* event)
     // A press on a selected block may start dragging the whole selection: keep it until then.
     if (isHighlighted(tensor) && event->modifiers() == Qt::NoModifier)
         return;
-    const auto flags = (event->modifiers() & Qt::ControlModifier)
-        ? QItemSelectionModel::Toggle
-        : QItemSelectionModel::ClearAndSelect;
-    if (!m_selection.select(tensor, flags))
+    if (!m_highlight.click(tensor, event->modifiers()))
         Q_EMIT hiddenTensorClicked(tensor);
 }
 
@@ -322,16 +296,17 @@ void LayoutMapView::mouseReleaseEvent(QMouseEvent* event)
     const int tensor = press.x() >= 0 ? tensorAt(press) : -1;
     if (event->button() == Qt::LeftButton && tensor >= 0 && isHighlighted(tensor)
         && event->modifiers() == Qt::NoModifier)
-        m_selection.select(tensor, QItemSelectionModel::ClearAndSelect);
+        m_highlight.click(tensor, Qt::NoModifier);
     QAbstractScrollArea::mouseReleaseEvent(event);
 }
 
 QMimeData* LayoutMapView::dragMimeData() const
 {
-    if (!m_selection.isValid() || !m_selection.proxy())
+    const TensorSelection& selection = m_highlight.selection();
+    if (!selection.isValid() || !selection.proxy())
         return nullptr;
     // The same payload as dragging the rows in the table: the proxy maps them to tensors.
-    return m_selection.proxy()->mimeData(m_selection.selectionModel()->selectedRows());
+    return selection.proxy()->mimeData(selection.selectionModel()->selectedRows());
 }
 
 void LayoutMapView::startDrag()
@@ -460,8 +435,8 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
         const bool overlap = region.type == repack::RegionType::Overlap;
         if (!overlap && int(x1) <= lastPixel)
             continue;
-        const bool selected = region.type == repack::RegionType::Tensor && region.tensor >= 0
-            && region.tensor < int(m_highlighted.size()) && m_highlighted[region.tensor];
+        const bool selected
+            = region.type == repack::RegionType::Tensor && isHighlighted(region.tensor);
         QRectF rect(x0, top, std::max(1.0, x1 - x0), kBandHeight);
         if (region.type == repack::RegionType::Padding)
             painter.fillRect(rect, QBrush(kPadding.darker(130), Qt::BDiagPattern));
@@ -475,8 +450,7 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
     }
     // Selected blocks again on top, so a selection stays visible when zoomed out.
     for (const repack::Region& region : layout.regions) {
-        if (region.type != repack::RegionType::Tensor || region.tensor < 0
-            || region.tensor >= int(m_highlighted.size()) || !m_highlighted[region.tensor])
+        if (region.type != repack::RegionType::Tensor || !isHighlighted(region.tensor))
             continue;
         const double x0 = kMargin + region.offset * ppb - scroll;
         const double x1 = x0 + region.length * ppb;
@@ -522,7 +496,6 @@ QString LayoutMapView::placeholderText() const
 void LayoutMapView::paintEvent(QPaintEvent*)
 {
     QPainter painter(viewport());
-    refreshHighlight();
     if (const QString placeholder = placeholderText(); !placeholder.isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(viewport()->rect().adjusted(kMargin, 0, -kMargin, 0),

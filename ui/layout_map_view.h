@@ -95,7 +95,6 @@ private:
     Hit hitTest(QPoint pos) const;
     QString toolTipFor(const Hit& hit) const;
     void updateScrollBars();
-    void refreshHighlight() const;
     void paintFile(QPainter& painter, int file, int top) const;
     void paintLegend(QPainter& painter) const;
     void startDrag();
@@ -107,9 +106,7 @@ private:
     uint64_t m_largestFile = 0;
     double m_zoom = 1.0;
 
-    TensorSelection m_selection;
-    mutable std::vector<char> m_highlighted; // cache of the selection, rebuilt when it changes
-    mutable bool m_highlightDirty = true;
+    SelectionHighlight m_highlight;
 
     QString m_modelPath; // what dragged rows must come from; empty while no model is shown
     QString m_loadError;

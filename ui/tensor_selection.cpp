@@ -1,6 +1,8 @@
 #include "tensor_selection.h"
 
 #include <QAbstractProxyModel>
+#include <QHelpEvent>
+#include <QToolTip>
 
 #include <unordered_set>
 
@@ -58,6 +60,72 @@ bool TensorSelection::select(int tensor, QItemSelectionModel::SelectionFlags fla
     if (!row.isValid())
         return false;
     m_selection->setCurrentIndex(row, flags | QItemSelectionModel::Rows);
+    return true;
+}
+
+void SelectionHighlight::follow(QItemSelectionModel* selection, QAbstractProxyModel* proxy,
+    QObject* receiver, std::function<void()> repaint)
+{
+    m_selection.set(selection, proxy, receiver, [this, repaint = std::move(repaint)] {
+        m_dirty = true;
+        if (repaint)
+            repaint();
+    });
+    m_dirty = true;
+}
+
+void SelectionHighlight::setTensorCount(size_t count)
+{
+    m_count = count;
+    m_dirty = true;
+}
+
+void SelectionHighlight::refresh() const
+{
+    if (!m_dirty)
+        return;
+    m_dirty = false;
+    m_flags.assign(m_count, 0);
+    m_list.clear();
+    for (int tensor : m_selection.tensors()) {
+        if (size_t(tensor) < m_count) {
+            m_flags[size_t(tensor)] = 1;
+            m_list.push_back(tensor);
+        }
+    }
+}
+
+bool SelectionHighlight::isHighlighted(int tensor) const
+{
+    refresh();
+    return tensor >= 0 && size_t(tensor) < m_flags.size() && m_flags[size_t(tensor)];
+}
+
+const std::vector<int>& SelectionHighlight::highlighted() const
+{
+    refresh();
+    return m_list;
+}
+
+bool SelectionHighlight::click(int tensor, Qt::KeyboardModifiers modifiers) const
+{
+    if (!m_selection.isValid())
+        return false;
+    const auto flags = (modifiers & Qt::ControlModifier) ? QItemSelectionModel::Toggle
+                                                         : QItemSelectionModel::ClearAndSelect;
+    return m_selection.select(tensor, flags);
+}
+
+bool showToolTip(QEvent* event, QWidget* viewport, const std::function<QString(QPoint)>& textAt)
+{
+    if (event->type() != QEvent::ToolTip)
+        return false;
+    auto* help = static_cast<QHelpEvent*>(event);
+    const QString text = textAt(help->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(help->globalPos(), text, viewport);
     return true;
 }
 

@@ -38,4 +38,39 @@ private:
     QList<QMetaObject::Connection> m_connections;
 };
 
+// The selection as a view that draws tensors paints and clicks it (the layout map, the diff
+// view): which tensors are highlighted, a flag per tensor and their list, rebuilt only after
+// the selection changed; and what a click on a tensor does to the selection.
+class SelectionHighlight {
+public:
+    // Follows `selection` (rows of `proxy`, or tensor indices); `repaint` is called on
+    // `receiver` when the highlight may have changed.
+    void follow(QItemSelectionModel* selection, QAbstractProxyModel* proxy, QObject* receiver,
+        std::function<void()> repaint);
+    // The view shows `count` tensors now (a new model or diff).
+    void setTensorCount(size_t count);
+
+    const TensorSelection& selection() const { return m_selection; }
+    bool isHighlighted(int tensor) const;
+    // The highlighted tensors, in selection order.
+    const std::vector<int>& highlighted() const;
+
+    // A click on `tensor`: Ctrl toggles it, otherwise it becomes the selection; false when the
+    // table's filter hides its row (or nothing is followed).
+    bool click(int tensor, Qt::KeyboardModifiers modifiers) const;
+
+private:
+    void refresh() const;
+
+    TensorSelection m_selection;
+    size_t m_count = 0;
+    mutable bool m_dirty = true;
+    mutable std::vector<char> m_flags;
+    mutable std::vector<int> m_list;
+};
+
+// A view's tooltip: for a QEvent::ToolTip on `viewport`, shows textAt(position) there (hides
+// any tooltip for an empty text) and returns true; false for any other event.
+bool showToolTip(QEvent* event, QWidget* viewport, const std::function<QString(QPoint)>& textAt);
+
 } // namespace ui

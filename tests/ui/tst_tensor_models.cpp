@@ -67,6 +67,36 @@ private Q_SLOTS:
         QCOMPARE(selection.currentIndex().row(), 2);
     }
 
+    // What the layout map and the diff view share: the highlight follows the selection (and
+    // only tensors the view shows), a click selects, Ctrl+click toggles, a hidden one refuses.
+    void highlightFollowsTheSelectionAndClicksChangeIt()
+    {
+        QStandardItemModel source;
+        for (const char* name : {"a", "b", "c", "d"})
+            source.appendRow(new QStandardItem(QString::fromLatin1(name)));
+        QSortFilterProxyModel proxy;
+        proxy.setSourceModel(&source);
+        proxy.setFilterRegularExpression(QStringLiteral("^[abd]$")); // "c" hidden
+        QItemSelectionModel selection(&proxy);
+        ui::SelectionHighlight highlight;
+        int repaints = 0;
+        QObject receiver;
+        highlight.follow(&selection, &proxy, &receiver, [&repaints] { ++repaints; });
+        highlight.setTensorCount(3); // the view shows tensors 0..2 only
+
+        QVERIFY(highlight.click(1, Qt::NoModifier));
+        QVERIFY(repaints > 0);
+        QVERIFY(highlight.isHighlighted(1) && !highlight.isHighlighted(0));
+        QVERIFY(highlight.click(0, Qt::ControlModifier));
+        QCOMPARE(highlight.highlighted(), (std::vector<int>{1, 0}));
+        QVERIFY(highlight.click(1, Qt::ControlModifier)); // toggled off
+        QCOMPARE(highlight.highlighted(), std::vector<int>{0});
+        QVERIFY(!highlight.click(2, Qt::NoModifier)); // its row is filtered out
+        QVERIFY(highlight.click(3, Qt::ControlModifier)); // selected, but past what is shown
+        QCOMPARE(highlight.highlighted(), std::vector<int>{0});
+        QVERIFY(!highlight.isHighlighted(3));
+    }
+
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
