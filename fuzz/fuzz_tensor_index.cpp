@@ -11,6 +11,7 @@
 #include "core/model/external_reference.h"
 #include "core/model/model.h"
 #include "core/model/tensor_index.h"
+#include "core/model/tensor_protos.h"
 
 #include <onnx/onnx_pb.h>
 

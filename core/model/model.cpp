@@ -6,6 +6,7 @@
 #include "external_reference.h"
 #include "safetensors.h"
 #include "tensor_index.h"
+#include "tensor_protos.h"
 #include "typed_data.h"
 #include "wire_scan.h"
 

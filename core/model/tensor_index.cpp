@@ -1,8 +1,9 @@
 #include "tensor_index.h"
 
-#include "core/dtype.h"
+#include "duplicate_names.h"
 #include "external_reference.h"
 #include "graph_build_inputs.h"
+#include "tensor_fields.h"
 #include "wire_reader.h"
 
 #include <onnx/onnx_pb.h>
@@ -40,32 +41,6 @@ using SP = onnx::SparseTensorProto;
 using MP = onnx::ModelProto;
 using FP = onnx::FunctionProto;
 
-// The fields of one TensorProto that the index needs, as protobuf would have parsed them.
-struct TensorFields {
-    std::vector<int64_t> dims;
-    int32_t dataType = 0;
-    bool external = false; // data_location == EXTERNAL
-    std::string_view name;
-    bool hasRaw = false;
-    FileRange raw; // the last raw_data
-    uint64_t typedCount = 0; // values in float_data, int32_data, ..., string_data
-    uint64_t stringBytes = 0; // sum of the string_data lengths
-    std::vector<std::pair<std::string_view, std::string_view>> externalData;
-
-    void clear()
-    {
-        dims.clear();
-        externalData.clear();
-        dataType = 0;
-        external = false;
-        name = {};
-        hasRaw = false;
-        raw = {};
-        typedCount = 0;
-        stringBytes = 0;
-    }
-};
-
 // A large buffer about to be filled: in 2 MiB pages where the system allows, one page fault
 // instead of 512 (faults are most of the cost of filling an index of 100,000 tensors).
 void adviseHugePages(const void* data, size_t bytes)
@@ -76,23 +51,6 @@ void adviseHugePages(const void* data, size_t bytes)
     const uintptr_t last = (begin + bytes) & ~(kHuge - 1);
     if (last > first)
         ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
-
-std::optional<uint64_t> elementCount(const std::vector<int64_t>& dims)
-{
-    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
-        return std::nullopt;
-    // A zero dimension anywhere makes the tensor empty, however large the others are.
-    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d == 0; }))
-        return 0;
-    uint64_t n = 1;
-    for (int64_t d : dims) {
-        const auto u = static_cast<uint64_t>(d);
-        if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u)
-            return std::nullopt;
-        n *= u;
-    }
-    return n;
 }
 
 std::string orName(std::string_view own, const std::string& fallback)
@@ -517,160 +475,17 @@ private:
         return true;
     }
 
-    bool countVarints(Reader& r, const Field& f, uint64_t& count)
-    {
-        uint64_t pos = f.begin;
-        uint64_t ignored = 0;
-        while (pos < f.end) {
-            if (!r.varint(pos, f.end, ignored))
-                return false;
-            ++count;
-        }
-        return true;
-    }
-
-    // A repeated number field: `scalar` is its unpacked wire type, `width` its packed width
-    // (0 for varints).
-    bool typedValues(Reader& r, const Field& f, int scalar, uint64_t width)
-    {
-        if (f.type == scalar) {
-            ++m_fields.typedCount;
-            return true;
-        }
-        if (f.type != wire::Len)
-            return true; // an unknown field to protobuf
-        if (width == 0)
-            return countVarints(r, f, m_fields.typedCount);
-        if ((f.end - f.begin) % width != 0)
-            return r.fail("packed field of " + std::to_string(f.end - f.begin)
-                    + " bytes, not a multiple of " + std::to_string(width),
-                f.tagAt);
-        m_fields.typedCount += (f.end - f.begin) / width;
-        return true;
-    }
-
-    bool externalEntry(Reader& parent, const Field& field)
-    {
-        Reader r(m_data, 0, 0);
-        if (!parent.nested(field, r))
-            return false;
-        std::string_view key;
-        std::string_view value;
-        Field f;
-        while (r.next(f)) {
-            if (f.type != wire::Len)
-                continue;
-            if (f.number == onnx::StringStringEntryProto::kKeyFieldNumber)
-                key = r.text(f);
-            else if (f.number == onnx::StringStringEntryProto::kValueFieldNumber)
-                value = r.text(f);
-        }
-        m_fields.externalData.emplace_back(key, value);
-        return parent.adopt(r);
-    }
-
-    bool tensorField(Reader& r, const Field& f)
-    {
-        TensorFields& t = m_fields;
-        switch (f.number) {
-        case TP::kDimsFieldNumber:
-            if (f.type == wire::Varint) {
-                t.dims.push_back(static_cast<int64_t>(f.varint));
-            } else if (f.type == wire::Len) {
-                uint64_t pos = f.begin;
-                uint64_t v = 0;
-                while (pos < f.end) {
-                    if (!r.varint(pos, f.end, v))
-                        return false;
-                    t.dims.push_back(static_cast<int64_t>(v));
-                }
-            }
-            return true;
-        case TP::kDataTypeFieldNumber:
-            if (f.type == wire::Varint)
-                t.dataType = static_cast<int32_t>(f.varint);
-            return true;
-        case TP::kDataLocationFieldNumber:
-            // protobuf reads an enum as an int32 (the varint's low 32 bits); a value it does not
-            // know goes to the unknown fields.
-            if (f.type == wire::Varint) {
-                const auto value = static_cast<int32_t>(f.varint);
-                if (TP::DataLocation_IsValid(value))
-                    t.external = value == TP::EXTERNAL;
-            }
-            return true;
-        case TP::kNameFieldNumber:
-            if (f.type == wire::Len)
-                t.name = r.text(f);
-            return true;
-        case TP::kRawDataFieldNumber:
-            if (f.type == wire::Len) {
-                t.hasRaw = true;
-                t.raw = {f.begin, f.end - f.begin};
-            }
-            return true;
-        case TP::kStringDataFieldNumber:
-            if (f.type == wire::Len) {
-                ++t.typedCount;
-                t.stringBytes += f.end - f.begin;
-            }
-            return true;
-        case TP::kFloatDataFieldNumber:
-            return typedValues(r, f, wire::Fixed32, 4);
-        case TP::kDoubleDataFieldNumber:
-            return typedValues(r, f, wire::Fixed64, 8);
-        case TP::kInt32DataFieldNumber:
-        case TP::kInt64DataFieldNumber:
-        case TP::kUint64DataFieldNumber:
-            return typedValues(r, f, wire::Varint, 0);
-        case TP::kExternalDataFieldNumber:
-            return f.type != wire::Len || externalEntry(r, f);
-        }
-        return true;
-    }
-
-    void problem(const TensorInfo& info, std::string_view code, std::string message,
-        Severity severity = Severity::Error)
-    {
-        m_out.problems.push_back({severity, info.qualifiedName(), std::string(code),
-            info.qualifiedName() + ": " + std::move(message)});
-    }
-
     // Reads the TensorProto made of `spans` and adds it to the index.
     bool tensor(SpanList spans, int depth, const std::string& scope, TensorKind kind,
         const std::string& fallback)
     {
         m_fields.clear();
-        if (!fields(spans, depth, [this](Reader& r, const Field& f) { return tensorField(r, f); }))
+        if (!fields(spans, depth,
+                [this](Reader& r, const Field& f) { return readTensorField(r, f, m_fields); }))
             return false;
         const TensorFields& t = m_fields;
         m_lastName = t.name;
-
-        TensorInfo info;
-        info.name = orName(t.name, fallback);
-        info.scope = scope;
-        info.kind = kind;
-        info.dataType = t.dataType;
-        info.shape = t.dims;
-        info.elements = elementCount(t.dims);
-
-        const bool known = dtype::name(info.dataType).has_value() && info.dataType != 0;
-        if (!known)
-            problem(info, code::UnknownDtype, "unknown data type " + std::to_string(info.dataType),
-                Severity::Warning);
-        if (!info.elements) {
-            const bool negative
-                = std::any_of(t.dims.begin(), t.dims.end(), [](int64_t d) { return d < 0; });
-            problem(info, negative ? code::BadDims : code::SizeOverflow,
-                negative ? "negative dimension in shape"
-                         : "element count of the shape overflows 64 bits");
-        } else if (info.dataType == dtype::String) {
-            info.bytes = t.stringBytes;
-        } else if (known) {
-            info.bytes = dtype::byteSize(info.dataType, *info.elements);
-            if (!info.bytes)
-                problem(info, code::SizeOverflow, "byte size of the tensor overflows 64 bits");
-        }
+        TensorInfo info = describeTensor(t, orName(t.name, fallback), scope, kind, m_out.problems);
 
         const size_t position = m_out.tensors.size();
         if (t.external) {
@@ -690,40 +505,14 @@ private:
                 m_out.typedSpans.emplace_back(position, std::move(ranges));
             }
             if (!t.externalData.empty())
-                problem(info, code::ExternalDataIgnored,
+                addProblem(m_out.problems, info, code::ExternalDataIgnored,
                     "has external_data entries but data_location is not EXTERNAL; "
                     "they are ignored",
                     Severity::Warning);
-            checkInlineSize(info, held);
+            checkInlineSize(info, held, t.typedCount, m_out.problems);
         }
         m_out.tensors.push_back(std::move(info));
         return true;
-    }
-
-    void checkInlineSize(const TensorInfo& info, uint64_t rawHeld)
-    {
-        if (!info.bytes || info.dataType == dtype::String)
-            return;
-        if (info.storage == Storage::Raw) {
-            if (rawHeld != *info.bytes)
-                problem(info, code::InlineSizeMismatch,
-                    "raw_data holds " + std::to_string(rawHeld) + " bytes, dtype x shape needs "
-                        + std::to_string(*info.bytes));
-            return;
-        }
-        const uint64_t count = m_fields.typedCount;
-        if (count == 0 && *info.elements == 0)
-            return;
-        const int bits = dtype::bitsPerElement(info.dataType);
-        uint64_t expected = *info.elements;
-        if (info.dataType == dtype::Complex64 || info.dataType == dtype::Complex128)
-            expected *= 2;
-        else if (bits < 8)
-            expected = *info.bytes;
-        if (count != expected)
-            problem(info, code::InlineSizeMismatch,
-                "typed data holds " + std::to_string(count) + " values, dtype x shape needs "
-                    + std::to_string(expected));
     }
 
     // Initializers no node input and no graph output names, when the main graph has nodes (a
@@ -754,112 +543,6 @@ private:
     std::string m_error;
 };
 
-// Tensors of one scope sharing a name: onnx.checker rejects two initializers (or sparse
-// initializers) of one name in a graph, so that is an error; attribute tensors may repeat a
-// name for onnx, but diffs and plans match tensors by scope and name, so that is a warning.
-// Reported at the first of each group, in index order.
-void reportDuplicateNames(const std::vector<TensorInfo>& tensors, std::vector<Problem>& problems)
-{
-    // Sorted by the hash of scope and name, so that only tensors whose hashes are equal are
-    // compared by their strings.
-    std::vector<std::pair<size_t, uint32_t>> keyed(tensors.size());
-    for (uint32_t i = 0; i < keyed.size(); ++i) {
-        const size_t scope = std::hash<std::string>{}(tensors[i].scope);
-        keyed[i] = {scope
-                ^ (std::hash<std::string>{}(tensors[i].name) + 0x9e3779b97f4a7c15ull + (scope << 6)
-                    + (scope >> 2)),
-            i};
-    }
-    std::sort(keyed.begin(), keyed.end());
-    auto same = [&](uint32_t a, uint32_t b) {
-        return tensors[a].name == tensors[b].name && tensors[a].scope == tensors[b].scope;
-    };
-    std::vector<std::pair<uint32_t, Problem>> found;
-    std::vector<uint32_t> group;
-    for (size_t begin = 0; begin < keyed.size();) {
-        size_t end = begin + 1;
-        while (end < keyed.size() && keyed[end].first == keyed[begin].first)
-            ++end;
-        // Within a run of one hash (almost always one tensor), the groups of equal names, each
-        // in index order.
-        for (size_t i = begin; i < end; ++i) {
-            if (keyed[i].second == UINT32_MAX)
-                continue;
-            group.assign(1, keyed[i].second);
-            for (size_t j = i + 1; j < end; ++j)
-                if (keyed[j].second != UINT32_MAX && same(keyed[i].second, keyed[j].second)) {
-                    group.push_back(keyed[j].second);
-                    keyed[j].second = UINT32_MAX;
-                }
-            if (group.size() < 2)
-                continue;
-            const TensorInfo& t = tensors[group.front()];
-            const auto values = std::count_if(group.begin(), group.end(),
-                [&](uint32_t g) { return tensors[g].kind != TensorKind::Attribute; });
-            const bool invalid = values >= 2;
-            found.emplace_back(group.front(),
-                Problem{invalid ? Severity::Error : Severity::Warning, t.qualifiedName(),
-                    std::string(code::DuplicateName),
-                    t.qualifiedName() + ": " + std::to_string(group.size()) + " tensors of scope '"
-                        + t.scope + "' are named '" + t.name + "'"
-                        + (invalid ? "; onnx.checker rejects duplicate initializer names"
-                                   : "; diffs and plan files cannot tell them apart")
-                        + "; fix: rename all but one"});
-        }
-        begin = end;
-    }
-    std::sort(
-        found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [first, p] : found)
-        problems.push_back(std::move(p));
-}
-
-// The TensorProtos in index order, as Walker visits them.
-class ProtoLister {
-public:
-    explicit ProtoLister(std::vector<onnx::TensorProto*>& out)
-        : m_out(out)
-    {
-    }
-
-    void graph(onnx::GraphProto& g)
-    {
-        for (auto& init : *g.mutable_initializer())
-            m_out.push_back(&init);
-        for (auto& sparse : *g.mutable_sparse_initializer())
-            this->sparse(sparse);
-        nodes(*g.mutable_node());
-    }
-
-    void nodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& list)
-    {
-        for (auto& node : list)
-            for (auto& attr : *node.mutable_attribute()) {
-                if (attr.has_t())
-                    m_out.push_back(attr.mutable_t());
-                for (auto& t : *attr.mutable_tensors())
-                    m_out.push_back(&t);
-                if (attr.has_sparse_tensor())
-                    sparse(*attr.mutable_sparse_tensor());
-                for (auto& s : *attr.mutable_sparse_tensors())
-                    sparse(s);
-                if (attr.has_g())
-                    graph(*attr.mutable_g());
-                for (auto& g : *attr.mutable_graphs())
-                    graph(g);
-            }
-    }
-
-private:
-    void sparse(onnx::SparseTensorProto& s)
-    {
-        m_out.push_back(s.mutable_values());
-        m_out.push_back(s.mutable_indices());
-    }
-
-    std::vector<onnx::TensorProto*>& m_out;
-};
-
 } // namespace
 
 Result<TensorIndex> indexTensors(std::span<const std::byte> bytes, const std::string& fileName,
@@ -872,43 +555,6 @@ Result<TensorIndex> indexTensors(std::span<const std::byte> bytes, const std::st
             + ": not a valid ONNX model (malformed or truncated protobuf): " + walker.error());
     reportDuplicateNames(index.tensors, index.problems);
     return index;
-}
-
-std::vector<onnx::TensorProto*> tensorProtos(onnx::ModelProto& model)
-{
-    std::vector<onnx::TensorProto*> out;
-    ProtoLister lister(out);
-    if (model.has_graph())
-        lister.graph(*model.mutable_graph());
-    for (auto& function : *model.mutable_functions())
-        lister.nodes(*function.mutable_node());
-    return out;
-}
-
-std::string_view kindName(TensorKind kind)
-{
-    switch (kind) {
-    case TensorKind::Initializer:
-        return "initializer";
-    case TensorKind::Attribute:
-        return "attribute";
-    case TensorKind::Sparse:
-        return "sparse";
-    }
-    return "initializer";
-}
-
-std::string_view storageName(Storage storage)
-{
-    switch (storage) {
-    case Storage::Raw:
-        return "raw";
-    case Storage::Typed:
-        return "typed";
-    case Storage::External:
-        return "external";
-    }
-    return "raw";
 }
 
 } // namespace repack

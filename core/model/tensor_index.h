@@ -62,7 +62,4 @@ using ReleaseRule = std::function<void(uint64_t offset, uint64_t length)>;
 Result<TensorIndex> indexTensors(std::span<const std::byte> bytes, const std::string& fileName,
     const RawPayloadRule& raw, const ReleaseRule& release = {});
 
-// The TensorProtos of a parsed model in the order indexTensors lists them.
-std::vector<onnx::TensorProto*> tensorProtos(onnx::ModelProto& model);
-
 } // namespace repack

@@ -4,6 +4,7 @@
 // same whether the model was parsed whole or from the skeleton.
 #include "core/model/model.h"
 #include "core/model/tensor_index.h"
+#include "core/model/tensor_protos.h"
 #include "core/model/wire_scan.h"
 #include "core/posix_file.h"
 #include "core/save/model_writer.h"

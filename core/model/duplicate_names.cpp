@@ -1,0 +1,70 @@
+#include "duplicate_names.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace repack {
+
+// Tensors of one scope sharing a name: onnx.checker rejects two initializers (or sparse
+// initializers) of one name in a graph, so that is an error; attribute tensors may repeat a
+// name for onnx, but diffs and plans match tensors by scope and name, so that is a warning.
+// Reported at the first of each group, in index order.
+void reportDuplicateNames(const std::vector<TensorInfo>& tensors, std::vector<Problem>& problems)
+{
+    // Sorted by the hash of scope and name, so that only tensors whose hashes are equal are
+    // compared by their strings.
+    std::vector<std::pair<size_t, uint32_t>> keyed(tensors.size());
+    for (uint32_t i = 0; i < keyed.size(); ++i) {
+        const size_t scope = std::hash<std::string>{}(tensors[i].scope);
+        keyed[i] = {scope
+                ^ (std::hash<std::string>{}(tensors[i].name) + 0x9e3779b97f4a7c15ull + (scope << 6)
+                    + (scope >> 2)),
+            i};
+    }
+    std::sort(keyed.begin(), keyed.end());
+    auto same = [&](uint32_t a, uint32_t b) {
+        return tensors[a].name == tensors[b].name && tensors[a].scope == tensors[b].scope;
+    };
+    std::vector<std::pair<uint32_t, Problem>> found;
+    std::vector<uint32_t> group;
+    for (size_t begin = 0; begin < keyed.size();) {
+        size_t end = begin + 1;
+        while (end < keyed.size() && keyed[end].first == keyed[begin].first)
+            ++end;
+        // Within a run of one hash (almost always one tensor), the groups of equal names, each
+        // in index order.
+        for (size_t i = begin; i < end; ++i) {
+            if (keyed[i].second == UINT32_MAX)
+                continue;
+            group.assign(1, keyed[i].second);
+            for (size_t j = i + 1; j < end; ++j)
+                if (keyed[j].second != UINT32_MAX && same(keyed[i].second, keyed[j].second)) {
+                    group.push_back(keyed[j].second);
+                    keyed[j].second = UINT32_MAX;
+                }
+            if (group.size() < 2)
+                continue;
+            const TensorInfo& t = tensors[group.front()];
+            const auto values = std::count_if(group.begin(), group.end(),
+                [&](uint32_t g) { return tensors[g].kind != TensorKind::Attribute; });
+            const bool invalid = values >= 2;
+            found.emplace_back(group.front(),
+                Problem{invalid ? Severity::Error : Severity::Warning, t.qualifiedName(),
+                    std::string(code::DuplicateName),
+                    t.qualifiedName() + ": " + std::to_string(group.size()) + " tensors of scope '"
+                        + t.scope + "' are named '" + t.name + "'"
+                        + (invalid ? "; onnx.checker rejects duplicate initializer names"
+                                   : "; diffs and plan files cannot tell them apart")
+                        + "; fix: rename all but one"});
+        }
+        begin = end;
+    }
+    std::sort(
+        found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [first, p] : found)
+        problems.push_back(std::move(p));
+}
+
+} // namespace repack
