@@ -1,7 +1,7 @@
 #include "cli.h"
 #include "commands.h"
+#include "terminal_text.h"
 
-#include "cli/terminal_text.h"
 #include "core/format.h"
 #include "core/save/clean.h"
 

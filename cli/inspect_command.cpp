@@ -1,8 +1,8 @@
 #include "cli.h"
 #include "commands.h"
+#include "terminal_text.h"
 #include "text_table.h"
 
-#include "cli/terminal_text.h"
 #include "core/dtype.h"
 #include "core/format.h"
 #include "core/inspect/audit.h"

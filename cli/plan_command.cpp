@@ -1,9 +1,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "layout_options.h"
+#include "terminal_text.h"
 #include "text_table.h"
 
-#include "cli/terminal_text.h"
 #include "core/format.h"
 #include "core/inspect/plan_diff.h"
 #include "core/inspect/report.h"

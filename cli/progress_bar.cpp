@@ -1,6 +1,6 @@
 #include "progress_bar.h"
+#include "terminal_text.h"
 
-#include "cli/terminal_text.h"
 #include "core/format.h"
 
 #include <cstdio>

@@ -2,8 +2,8 @@
 #include "commands.h"
 #include "layout_options.h"
 #include "progress_bar.h"
+#include "terminal_text.h"
 
-#include "cli/terminal_text.h"
 #include "core/format.h"
 #include "core/model/model.h"
 #include "core/plan/placement_plan.h"

@@ -1,6 +1,5 @@
 #include "text_table.h"
-
-#include "cli/terminal_text.h"
+#include "terminal_text.h"
 
 #include <algorithm>
 #include <ostream>

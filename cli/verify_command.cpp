@@ -1,7 +1,7 @@
 #include "cli.h"
 #include "commands.h"
+#include "terminal_text.h"
 
-#include "cli/terminal_text.h"
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/report.h"
 #include "core/inspect/verify.h"

@@ -188,8 +188,8 @@ TensorInfo describeTensor(const TensorFields& t, std::string name, std::string s
     return info;
 }
 
-void checkInlineSize(const TensorInfo& info, uint64_t rawHeld, uint64_t typedCount,
-    std::vector<Problem>& problems)
+void checkInlineSize(
+    const TensorInfo& info, uint64_t rawHeld, uint64_t typedCount, std::vector<Problem>& problems)
 {
     if (!info.bytes || info.dataType == dtype::String)
         return;

@@ -59,8 +59,8 @@ TensorInfo describeTensor(const TensorFields& t, std::string name, std::string s
 
 // Inline data whose size disagrees with dtype x shape: `rawHeld` bytes of raw_data, or
 // `typedCount` values of the typed fields.
-void checkInlineSize(const TensorInfo& info, uint64_t rawHeld, uint64_t typedCount,
-    std::vector<Problem>& problems);
+void checkInlineSize(
+    const TensorInfo& info, uint64_t rawHeld, uint64_t typedCount, std::vector<Problem>& problems);
 
 // A problem of `info`, named by its qualified name.
 void addProblem(std::vector<Problem>& problems, const TensorInfo& info, std::string_view code,

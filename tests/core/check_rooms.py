@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a file of core/ includes a room that may not be below it.
+"""Fails when a file of core/ includes a room that may not be below it, or when a file of
+core/, cli/, ui/ or python/ spells a header of its own folder by path.
 
 The rooms of core depend one way (docs/architecture.md, "The rooms of core"):
 core/ <- model/ <- plan/ <- inspect/ <- save/. A room may include itself and the rooms to its
@@ -47,9 +48,26 @@ def main(core):
             if ORDER.index(used) > ORDER.index(room):
                 bad.append(f"{path}:{number}: core/{room or '.'} includes {target} "
                            f"from core/{used}, a room that depends on it")
+    bad += spelled_by_path(core.parent)
     for line in bad:
         print(line)
     return 1 if bad else 0
+
+
+def spelled_by_path(root):
+    """Includes spelled one way: a header of the including file's own folder by its name
+    ("save.h"), never by its path ("core/save/save.h"), in core, cli, ui and python."""
+    bad = []
+    for folder in ("core", "cli", "ui", "python"):
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in (".h", ".cpp"):
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                m = INCLUDE.match(line)
+                if m and "/" in m.group(1) and (root / m.group(1)).parent == path.parent:
+                    bad.append(f"{path}:{number}: {m.group(1)} is in this file's folder: "
+                               f"include it by name")
+    return bad
 
 
 if __name__ == "__main__":
