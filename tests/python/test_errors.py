@@ -89,7 +89,8 @@ class Errors(TempDirTest):
 
     def test_one_table_of_kinds_gives_the_class_and_the_exit_code(self):
         kinds = onnx_repack._core._error_kinds  # the core's kErrorKinds: name -> (class, exit)
-        stub = open(os.path.join(os.path.dirname(onnx_repack.__file__), "__init__.pyi")).read()
+        with open(os.path.join(os.path.dirname(onnx_repack.__file__), "__init__.pyi")) as f:
+            stub = f.read()
         literal = re.search(r"kind: Literal\[([^\]]*)\]", stub).group(1)
         self.assertEqual(set(re.findall(r'"(\w+)"', literal)), set(kinds))
         for name, (cls, _) in kinds.items():
