@@ -40,10 +40,13 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
+
+#include <algorithm>
 
 namespace ui {
 namespace {
@@ -130,6 +133,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_panel->restoreSettings(settingsIn(QStringLiteral("repack")));
     if (!restoreGeometry(setting(QStringLiteral("window/geometry")).toByteArray()))
         resize(1360, 860);
+    fitOnScreen();
     restoreState(setting(QStringLiteral("window/state")).toByteArray());
     m_splitter->restoreState(setting(QStringLiteral("window/splitter")).toByteArray());
     updateTitle();
@@ -137,6 +141,27 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+// A size saved on a larger screen, or the default on a small one (1360x860 on 1280x800), never
+// opens the window past the screen it is on.
+void MainWindow::fitOnScreen()
+{
+    const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!on)
+        return;
+    const QRect available = on->availableGeometry();
+    const QSize fitted = size().boundedTo(available.size());
+    if (fitted != size())
+        resize(fitted);
+    QRect frame = frameGeometry();
+    if (!available.contains(frame)) {
+        frame.moveLeft(std::clamp(frame.left(), available.left(),
+            std::max(available.left(), available.right() - frame.width() + 1)));
+        frame.moveTop(std::clamp(frame.top(), available.top(),
+            std::max(available.top(), available.bottom() - frame.height() + 1)));
+        move(frame.topLeft());
+    }
+}
 
 bool MainWindow::openFile(const QString& path, bool quiet)
 {

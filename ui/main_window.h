@@ -143,6 +143,7 @@ private:
     void showPlacement();
     void addPlanActions(QMenu* file, QMenu* edit);
     void updateTitle();
+    void fitOnScreen();
     void setBusy(const QString& what);
     void updateActions();
     void onSaved(const SaveOutcome& outcome);

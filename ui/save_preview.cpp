@@ -76,6 +76,11 @@ BeforeAfterPanel::BeforeAfterPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_message->setContentsMargins(6, 2, 6, 2);
+    // A long reason ("Cannot save /a/long/path: ...") wraps, and never widens the window: what
+    // does not fit is in the tooltip.
+    m_message->setWordWrap(true);
+    m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->hide();
     layout->addWidget(m_message);
     layout->addWidget(m_view, 1);
@@ -107,6 +112,7 @@ void BeforeAfterPanel::clear(const QString& reason)
     m_jobs.reset(); // a diff still being built is of an older plan
     m_view->setDiff(nullptr);
     m_message->setText(reason);
+    m_message->setToolTip(reason);
     m_message->setVisible(!reason.isEmpty());
 }
 

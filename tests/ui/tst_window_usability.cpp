@@ -8,6 +8,7 @@
 #include "ui/layout_map_view.h"
 #include "ui/main_window.h"
 #include "ui/repack_panel.h"
+#include "ui/save_preview.h"
 #include "ui/settings_store.h"
 #include "ui/size_edit.h"
 #include "ui/summary_strip.h"
@@ -15,11 +16,14 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDockWidget>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -288,6 +292,37 @@ private Q_SLOTS:
         QHeaderView* header = next.tensorView()->horizontalHeader();
         QCOMPARE(header->visualIndex(TensorTableModel::Scope), 1);
         QCOMPARE(header->sectionSize(TensorTableModel::Offset), offsetWidth);
+    }
+
+    // Issue 27 item 5: a size saved on a larger screen never reopens the window past this one,
+    // and a long reason in the Before / after tab wraps instead of widening the window.
+    void theWindowFitsTheScreen()
+    {
+        const QRect available = QGuiApplication::primaryScreen()->availableGeometry();
+        {
+            ui::MainWindow wide;
+            wide.resize(available.width() + 600, available.height() + 300);
+            ui::writeSettings({{QStringLiteral("window/geometry"), wide.saveGeometry()}});
+        }
+        ui::MainWindow window;
+        QVERIFY2(window.width() <= available.width() && window.height() <= available.height(),
+            qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                           .arg(window.width())
+                           .arg(window.height())
+                           .arg(available.width())
+                           .arg(available.height())));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* dock = qobject_cast<QDockWidget*>(window.beforeAfter()->parentWidget());
+        QVERIFY(dock);
+        dock->show();
+        const QString reason = QStringLiteral("Cannot save: ")
+            + QStringLiteral("/models/a-folder-with-a-long-name/").repeated(12)
+            + QStringLiteral("weights.bin is shorter than the model says");
+        window.beforeAfter()->clear(reason);
+        QVERIFY2(window.minimumSizeHint().width() <= available.width(),
+            qPrintable(QString::number(window.minimumSizeHint().width())));
+        QVERIFY(window.width() <= available.width());
     }
 
     void helpNamesTheProgram()
