@@ -13,6 +13,7 @@
 #include "core/inspect/file_layout.h"
 #include "core/model/model.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -230,6 +231,21 @@ CompareWindow::CompareWindow(QWidget* parent)
 
     m_pollTimer.setInterval(150);
     connect(&m_pollTimer, &QTimer::timeout, this, &CompareWindow::poll);
+    // Ctrl+W closes, as every window of the desktop; Esc stops a running compare first, then
+    // closes.
+    auto* close = new QAction(tr("Close"), this);
+    close->setShortcuts(QKeySequence::Close);
+    connect(close, &QAction::triggered, this, &QWidget::close);
+    addAction(close);
+    auto* escape = new QAction(tr("Stop or close"), this);
+    escape->setShortcut(QKeySequence(Qt::Key_Escape));
+    connect(escape, &QAction::triggered, this, [this] {
+        if (isRunning())
+            cancel();
+        else
+            this->close();
+    });
+    addAction(escape);
     resize(1200, 800);
 }
 

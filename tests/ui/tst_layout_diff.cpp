@@ -604,6 +604,33 @@ private Q_SLOTS:
         QCOMPARE(filter.rowCount(), 0);
     }
 
+    // Issue 27 item 8: Ctrl+W closes the Compare window; Esc stops a running compare first,
+    // then closes it.
+    void compareWindowClosesWithCtrlWAndEsc()
+    {
+        QTemporaryDir dirA;
+        QTemporaryDir dirB;
+        QVERIFY(writeComparePair(dirA.path(), dirB.path()));
+        ui::CompareWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::keyClick(&window, Qt::Key_W, Qt::ControlModifier);
+        QTRY_VERIFY(!window.isVisible());
+
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy finished(&window, &ui::CompareWindow::finished);
+        window.compare(
+            dirA.filePath(QStringLiteral("m.onnx")), dirB.filePath(QStringLiteral("m.onnx")));
+        QVERIFY(window.isRunning());
+        QTest::keyClick(&window, Qt::Key_Escape);
+        QVERIFY(window.isVisible()); // a running compare is stopped, not the window closed
+        QVERIFY(finished.wait(30000) || !window.isRunning());
+        QTRY_VERIFY(!window.isRunning());
+        QTest::keyClick(&window, Qt::Key_Escape);
+        QTRY_VERIFY(!window.isVisible());
+    }
+
     void compareWindowShowsLayoutThenBytes()
     {
         QTemporaryDir dirA;
