@@ -28,6 +28,7 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -231,9 +232,11 @@ void MainWindow::showSnapshot(bool sameTensors)
 
 void MainWindow::updateTitle()
 {
+    // The folder too: export folders hold models of one name (model.onnx in encoder/, decoder/).
+    const QFileInfo file(m_snapshot.path);
     setWindowTitle(m_snapshot.path.isEmpty()
             ? tr("Onnx Repack")
-            : QFileInfo(m_snapshot.path).fileName() + QStringLiteral(" — Onnx Repack"));
+            : tr("%1 (%2) — Onnx Repack").arg(file.fileName(), file.absoluteDir().dirName()));
     setWindowFilePath(m_snapshot.path);
 }
 

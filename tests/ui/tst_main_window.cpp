@@ -24,6 +24,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -137,6 +138,26 @@ private Q_SLOTS:
         m_answerYes = false;
         // Each window starts from the settings the last one saved with: start from defaults.
         ui::writeSettings(ui::RepackPanel().settingValues());
+    }
+
+    // Issue 27 item 8: two windows of models with one file name tell their folders apart.
+    void theTitleNamesTheFolder()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("encoder")));
+        QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("decoder")));
+        QStringList titles;
+        for (const char* folder : {"encoder", "decoder"}) {
+            const QString sub = QDir(dir.path()).filePath(QString::fromLatin1(folder));
+            QVERIFY(!uifixtures::writeMixedModel(sub, QStringLiteral("model.onnx")).empty());
+            ui::MainWindow window;
+            QVERIFY(open(window, QDir(sub).filePath(QStringLiteral("model.onnx"))));
+            QVERIFY2(window.windowTitle().contains(QStringLiteral("model.onnx"))
+                    && window.windowTitle().contains(QString::fromLatin1(folder)),
+                qPrintable(window.windowTitle()));
+            titles << window.windowTitle();
+        }
+        QVERIFY(titles[0] != titles[1]);
     }
 
     void droppedModelOpens()
