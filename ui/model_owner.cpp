@@ -3,9 +3,16 @@
 #include "core/model/model.h"
 
 #include <cassert>
+#include <chrono>
+#include <thread>
 #include <utility>
 
 namespace ui {
+namespace {
+
+constexpr std::chrono::seconds kLingeringReaders{1};
+
+} // namespace
 
 ModelOwner::ModelOwner()
     : m_writing(std::make_shared<std::atomic<bool>>(false))
@@ -45,7 +52,15 @@ ModelOwner::ReadLease ModelOwner::read() const
 ModelOwner::WriteLease ModelOwner::write()
 {
     WriteLease lease;
-    if (!m_model || isWriting() || readers() > 0)
+    if (!m_model || isWriting())
+        return lease;
+    // The caller waited for the jobs that read the model, but a pool thread may still be
+    // destroying a finished job, and with it that job's copy of a lease (QtConcurrent frees
+    // the job after reporting it finished): a moment for those, never a save under a reader.
+    const auto deadline = std::chrono::steady_clock::now() + kLingeringReaders;
+    while (readers() > 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (readers() > 0)
         return lease;
     m_writing->store(true);
     lease.m_held = std::make_shared<WriteLease::Held>(m_model, m_writing);

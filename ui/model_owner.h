@@ -67,8 +67,9 @@ public:
     long readers() const;
 
     ReadLease read() const;
-    // Null when there is no model, the write lease is out, or a read lease is (wait for those
-    // readers first: a save must never change what a job still reads).
+    // Null when there is no model, the write lease is out, or a read lease still is a moment
+    // (at most a second) after the call (wait for those readers first: a save must never
+    // change what a job still reads).
     WriteLease write();
 
 private:

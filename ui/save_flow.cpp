@@ -91,8 +91,12 @@ bool SaveFlow::startJob(const QString& path, const QString& waitFor)
     options.placements = m_placements;
     Q_EMIT aboutToWrite();
     Source source = m_source();
-    if (!source.model
-        || !m_job->start(std::move(source.model), path, std::move(options), source.shown))
+    if (!source.model) { // still read by a job that did not end: never saved under a reader
+        m_window->statusBar()->showMessage(
+            tr("Not saved: the model is still being read; save again in a moment."), 8000);
+        return false;
+    }
+    if (!m_job->start(std::move(source.model), path, std::move(options), source.shown))
         return false;
     Q_EMIT busyChanged(waitFor.isEmpty()
             ? tr("Saving %1…").arg(QFileInfo(path).fileName())

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
 #include <thread>
 
 class TestModelOwner : public QObject {
@@ -65,6 +66,23 @@ private Q_SLOTS:
         worker.join();
         QVERIFY(!owner.isWriting());
         QVERIFY(owner.write());
+    }
+
+    // A finished job's copy of a read lease may be freed on its pool thread a moment after the
+    // job reported finished: a save started then waits for it instead of not starting.
+    void aReaderGoneAMomentLaterDoesNotStopTheWriter()
+    {
+        QTemporaryDir dir;
+        ui::ModelOwner owner;
+        owner.reset(load(dir, "m.onnx"));
+        ui::ModelOwner::ReadLease reading = owner.read();
+        std::thread job([lease = std::move(reading)]() mutable {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            lease.reset();
+        });
+        ui::ModelOwner::WriteLease writing = owner.write();
+        job.join();
+        QVERIFY(writing);
     }
 
     void aLeaseKeepsItsModelAfterAnotherIsOpened()
