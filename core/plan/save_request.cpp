@@ -12,11 +12,7 @@
 namespace repack {
 namespace {
 
-// Every refusal here is a usage error: the options can never work, whatever the model.
-Error usage(std::string message)
-{
-    return Error{std::move(message), ErrorKind::Usage};
-}
+// Every refusal here is a usage error (Error::usage): the options never work, whatever the model.
 
 std::string inQuotes(std::string_view text)
 {
@@ -76,7 +72,7 @@ Result<int> parseLockWait(std::string_view text, std::string_view option)
     const double seconds = std::strtod(copy.c_str(), &end);
     if (copy.empty() || end != copy.c_str() + copy.size() || std::isnan(seconds) || seconds < 0
         || std::isspace(static_cast<unsigned char>(copy.front())))
-        return usage(std::string(option) + ": " + inQuotes(text)
+        return Error::usage(std::string(option) + ": " + inQuotes(text)
             + " is not a number of seconds (0 = fail at once if another save runs)");
     constexpr double kLongest = std::numeric_limits<int>::max();
     return seconds * 1000.0 >= kLongest ? std::numeric_limits<int>::max()
@@ -98,13 +94,13 @@ Result<AppliedRequest> applySaveRequest(
     const SaveRequest& request, const std::filesystem::path& outputModel, const OptionNames& names)
 {
     if (std::string excluded = exclusion(request, names); !excluded.empty())
-        return usage(excluded);
+        return Error::usage(excluded);
     AppliedRequest result;
     SaveOptions& options = result.options;
     if (!request.target.empty()) {
         const Target* target = findTarget(request.target);
         if (!target)
-            return usage(std::string(names.target) + ": " + inQuotes(request.target)
+            return Error::usage(std::string(names.target) + ": " + inQuotes(request.target)
                 + " is not a target (one of " + targetNames() + ")");
         applyTarget(*target, outputModel, options);
     }
@@ -114,14 +110,14 @@ Result<AppliedRequest> applySaveRequest(
     size(names.alignThreshold, request.alignThreshold, options.alignThreshold, errors);
     size(names.shardSize, request.shardSize, options.shardSize, errors);
     if (!errors.empty())
-        return usage(errors);
+        return Error::usage(errors);
     if (!request.format.empty() && request.format != "onnx" && request.format != "safetensors")
-        return usage(std::string(names.format) + ": " + inQuotes(request.format)
+        return Error::usage(std::string(names.format) + ": " + inQuotes(request.format)
             + " is not a format (onnx or safetensors)");
     if (request.format == "safetensors") {
         // The format has no gaps between tensors: an alignment asked for cannot be kept.
         if (!request.align.empty() && options.alignment > 1)
-            return usage(std::string(names.align)
+            return Error::usage(std::string(names.align)
                 + ": safetensors files hold tensors back to back, so they cannot be aligned ("
                 + std::string(names.format) + " onnx can)");
         // A target's file names and limits still apply; its alignment cannot, which is said
@@ -136,11 +132,11 @@ Result<AppliedRequest> applySaveRequest(
         options.alignment = 0; // said: no file of the format can hold gaps
     }
     if (!validAlignment(options.alignment))
-        return usage(std::string(names.align) + ": " + inQuotes(request.align) + " "
+        return Error::usage(std::string(names.align) + ": " + inQuotes(request.align) + " "
             + std::string(kAlignmentRule));
     if (!request.order.empty()) {
         if (request.order != "declaration" && request.order != "size")
-            return usage(std::string(names.order) + ": " + inQuotes(request.order)
+            return Error::usage(std::string(names.order) + ": " + inQuotes(request.order)
                 + " is not an order (declaration or size)");
         options.order
             = request.order == "size" ? TensorOrder::SizeAscending : TensorOrder::Declaration;
