@@ -21,4 +21,4 @@ settle() { sync; cat "$@" >/dev/null; }
 declare -A samples peak
 add() { samples[$1]+="$2"$'\n'; }
 add_rss() { if (($2 > ${peak[$1]:-0})); then peak[$1]=$2; fi; }
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }

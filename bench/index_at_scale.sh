@@ -39,7 +39,7 @@ with open(os.path.join(out, "constants-300k.onnx"), "wb") as f:
     f.write(model(field(2, b"g") + nodes))
 PY
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
 printf '%-22s %-14s %9s %11s\n' model command seconds "peak MiB"
 for model in initializers-100k constants-300k initializers-3m; do
     for command in "inspect --json" inspect repack; do

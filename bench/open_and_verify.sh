@@ -42,7 +42,7 @@ if ((avail_kib < need_kib)); then
     exit 2
 fi
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
 now_ns() { date +%s%N; }
 key() { awk -v k="$1" '$1 == k { print $2 }'; }
 

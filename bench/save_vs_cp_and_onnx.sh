@@ -32,7 +32,7 @@ if ((avail_kib < need_kib)); then
     exit 2
 fi
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
 now_ns() { date +%s%N; }
 # The same start for every timed run: nothing dirty anywhere, the source in the page cache.
 settle() {
