@@ -21,8 +21,8 @@ using ShapeKey = std::tuple<int32_t, Dims, uint64_t>;
 
 // Where a tensor's bytes are stored: tensors with the same external range are one copy.
 struct Copy {
-    size_t tensor; // the first tensor stored there
-    std::vector<size_t> sharing; // it and the others at the same range
+    TensorRef tensor; // the first tensor stored there
+    std::vector<TensorRef> sharing; // it and the others at the same range
 };
 
 // The first and last kSampleBytes of `bytes`, read into memory sized before the read.
@@ -43,8 +43,9 @@ Result<std::string> sample(const TensorInfo& tensor, const TensorBytes& tensorBy
 
 class Finder {
 public:
-    Finder(const Model& model, const ProgressCallback& progress, const CancelToken* cancel)
-        : m_model(model)
+    Finder(std::span<const Model* const> models, const ProgressCallback& progress,
+        const CancelToken* cancel)
+        : m_models(models)
         , m_progressCallback(progress)
         , m_cancel(cancel)
     {
@@ -57,22 +58,23 @@ public:
         return {};
     }
 
-    Result<TensorBytes> read(size_t tensor) const { return m_model.read(tensor); }
+    Result<TensorBytes> read(TensorRef t) const { return m_models[t.model]->read(t.tensor); }
+    const TensorInfo& info(TensorRef t) const { return m_models[t.model]->tensors()[t.tensor]; }
 
     // SHA-1 of `bytes`, reporting progress and checking for cancellation between chunks.
-    Result<std::string> hash(size_t tensor, const TensorBytes& tensorBytes)
+    Result<std::string> hash(TensorRef tensor, const TensorBytes& tensorBytes)
     {
         const auto bytes = tensorBytes.bytes();
         Sha1 sha;
         for (size_t done = 0; done < bytes.size();) {
             const size_t piece = std::min(kHashChunk, bytes.size() - done);
-            if (Status s = readMapped(tensorBytes.where(m_model.tensors()[tensor]),
+            if (Status s = readMapped(tensorBytes.where(info(tensor)),
                     [&] { sha.update(bytes.subspan(done, piece)); });
                 !s)
                 return s.error();
             done += piece;
             m_progress.bytesDone += piece;
-            m_progress.tensor = m_model.tensors()[tensor].name;
+            m_progress.tensor = info(tensor).name;
             if (m_progressCallback)
                 m_progressCallback(m_progress);
             if (Status s = cancelled(); !s)
@@ -82,7 +84,7 @@ public:
     }
 
     // Splits `copies` (same dtype, shape, size) into groups of equal bytes.
-    Status group(const std::vector<Copy>& copies, std::vector<IdenticalGroup>& out)
+    Status group(const std::vector<Copy>& copies, std::vector<IdenticalAcross>& out)
     {
         // Sample first, so only likely duplicates are hashed in full.
         std::map<std::string, std::vector<const Copy*>> bySample;
@@ -90,7 +92,7 @@ public:
             auto bytes = read(c.tensor);
             if (!bytes)
                 return bytes.error();
-            auto key = sample(m_model.tensors()[c.tensor], *bytes);
+            auto key = sample(info(c.tensor), *bytes);
             if (!key)
                 return key.error();
             bySample[*key].push_back(&c);
@@ -122,9 +124,9 @@ public:
 
 private:
     // Copies with equal hashes: compared byte for byte against the first before grouping.
-    Status confirm(const std::vector<const Copy*>& equal, std::vector<IdenticalGroup>& out)
+    Status confirm(const std::vector<const Copy*>& equal, std::vector<IdenticalAcross>& out)
     {
-        IdenticalGroup g;
+        IdenticalAcross g;
         auto first = read(equal.front()->tensor);
         if (!first)
             return first.error();
@@ -136,8 +138,8 @@ private:
                 const auto a = first->bytes();
                 const auto b = bytes->bytes();
                 bool same = a.size() == b.size();
-                if (Status s = readMapped(first->where(m_model.tensors()[equal.front()->tensor])
-                            + " or " + bytes->where(m_model.tensors()[c->tensor]),
+                if (Status s = readMapped(first->where(info(equal.front()->tensor)) + " or "
+                            + bytes->where(info(c->tensor)),
                         [&] { same = same && std::memcmp(a.data(), b.data(), a.size()) == 0; });
                     !s)
                     return s;
@@ -154,55 +156,51 @@ private:
         return {};
     }
 
-    const Model& m_model;
+    std::span<const Model* const> m_models;
     const ProgressCallback& m_progressCallback;
     const CancelToken* m_cancel;
 };
 
 } // namespace
 
-Result<std::vector<IdenticalGroup>> findIdenticalTensors(const Model& model,
-    const std::vector<size_t>& candidates, const ProgressCallback& progress,
+Result<std::vector<IdenticalAcross>> findIdenticalAcross(std::span<const Model* const> models,
+    const std::vector<TensorRef>& candidates, const ProgressCallback& progress,
     const CancelToken* cancel)
 {
-    const auto& tensors = model.tensors();
-    std::map<ShapeKey, std::vector<size_t>> byShape;
-    for (size_t i : candidates) {
-        const TensorInfo& t = tensors.at(i);
+    std::map<ShapeKey, std::vector<TensorRef>> byShape;
+    for (TensorRef ref : candidates) {
+        const TensorInfo& t = models[ref.model]->tensors().at(ref.tensor);
         if (t.hasError || !t.bytes || *t.bytes == 0 || t.dataType == dtype::String)
             continue;
-        byShape[{t.dataType, t.shape, *t.bytes}].push_back(i);
+        byShape[{t.dataType, t.shape, *t.bytes}].push_back(ref);
     }
-    Finder finder(model, progress, cancel);
+    Finder finder(models, progress, cancel);
     // Collapse tensors at one external range into one copy; count what will be hashed.
     std::vector<std::vector<Copy>> buckets;
     for (auto& [key, members] : byShape) {
         if (members.size() < 2)
             continue;
         std::vector<Copy> copies;
-        // External tensors at one range are one copy (a map: buckets of thousands of
-        // same-shaped tensors made a scan of the copies so far quadratic).
-        std::map<std::pair<const std::filesystem::path*, uint64_t>, size_t> atRange;
-        std::map<std::filesystem::path, const std::filesystem::path*> paths;
-        for (size_t i : members) {
-            const TensorInfo& t = tensors[i];
-            if (!t.isExternal()) {
-                copies.push_back({i, {i}});
+        // External tensors at one range of one file are one copy (a map: buckets of thousands
+        // of same-shaped tensors made a scan of the copies so far quadratic).
+        std::map<std::pair<FileId, uint64_t>, size_t> atRange;
+        for (TensorRef ref : members) {
+            const TensorInfo& t = finder.info(ref);
+            if (!t.isExternal() || !t.external->file) {
+                copies.push_back({ref, {ref}});
                 continue;
             }
-            const auto* path
-                = paths.emplace(t.external->resolvedPath, &t.external->resolvedPath.get())
-                      .first->second;
-            auto [it, fresh] = atRange.emplace(std::pair(path, t.external->offset), copies.size());
+            const FileId file = t.external->file->identity().id;
+            auto [it, fresh] = atRange.emplace(std::pair(file, t.external->offset), copies.size());
             if (fresh)
-                copies.push_back({i, {i}});
+                copies.push_back({ref, {ref}});
             else
-                copies[it->second].sharing.push_back(i);
+                copies[it->second].sharing.push_back(ref);
         }
         finder.m_progress.bytesTotal += std::get<2>(key) * copies.size();
         buckets.push_back(std::move(copies));
     }
-    std::vector<IdenticalGroup> out;
+    std::vector<IdenticalAcross> out;
     for (const auto& copies : buckets) {
         if (Status s = finder.cancelled(); !s)
             return s.error();
@@ -214,9 +212,32 @@ Result<std::vector<IdenticalGroup>> findIdenticalTensors(const Model& model,
         if (Status s = finder.group(copies, out); !s)
             return s.error();
     }
-    std::sort(out.begin(), out.end(), [](const IdenticalGroup& a, const IdenticalGroup& b) {
+    std::sort(out.begin(), out.end(), [](const IdenticalAcross& a, const IdenticalAcross& b) {
         return a.tensors.front() < b.tensors.front();
     });
+    return out;
+}
+
+Result<std::vector<IdenticalGroup>> findIdenticalTensors(const Model& model,
+    const std::vector<size_t>& candidates, const ProgressCallback& progress,
+    const CancelToken* cancel)
+{
+    const Model* const models[] = {&model};
+    std::vector<TensorRef> refs;
+    refs.reserve(candidates.size());
+    for (size_t i : candidates)
+        refs.push_back({0, i});
+    auto across = findIdenticalAcross(models, refs, progress, cancel);
+    if (!across)
+        return across.error();
+    std::vector<IdenticalGroup> out;
+    out.reserve(across->size());
+    for (const IdenticalAcross& group : *across) {
+        IdenticalGroup g{{}, group.copies};
+        for (TensorRef ref : group.tensors)
+            g.tensors.push_back(ref.tensor);
+        out.push_back(std::move(g));
+    }
     return out;
 }
 
