@@ -7,6 +7,7 @@
 #include "core/format.h"
 #include "core/inspect/audit.h"
 #include "core/inspect/file_layout.h"
+#include "core/inspect/folder_inspect.h"
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/report.h"
 #include "core/model/model.h"
@@ -16,6 +17,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -90,6 +92,88 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
     }
 }
 
+std::string loaderList(const FolderModel& m)
+{
+    if (!m.model)
+        return "-";
+    std::string out;
+    for (auto [ok, name] : {std::pair{m.loaders.onnx, "onnx"},
+             std::pair{m.loaders.onnxRuntime, "ort"}, std::pair{m.loaders.onnxIr, "onnx_ir"}})
+        out += (out.empty() ? "" : " ") + std::string(ok ? "" : "!") + name;
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& items, const char* separator)
+{
+    std::string out;
+    for (const auto& item : items)
+        out += (out.empty() ? "" : separator) + item;
+    return out;
+}
+
+void printFolderText(const FolderInspection& folder, std::ostream& out)
+{
+    out << "Folder " << printable(folder.folder.string()) << ": " << folder.models.size()
+        << " model(s), " << folder.files.size() << " data file(s)\n\n";
+    TextTable models({"MODEL", "TENSORS", "INLINE", "EXTERNAL", "DATA FILES", "LOADERS"});
+    for (const FolderModel& m : folder.models)
+        models.addRow({m.name, m.model ? std::to_string(m.tensors) : "?",
+            m.model ? formatBytes(m.inlineBytes) : "?",
+            m.model ? formatBytes(m.externalBytes) : "?",
+            m.files.empty() ? "-" : joined(m.files, ", "), loaderList(m)});
+    models.print(out, {1, 2, 3});
+    if (!folder.files.empty()) {
+        out << '\n';
+        TextTable files({"DATA FILE", "SIZE", "READ BY"});
+        for (const FolderFile& f : folder.files)
+            files.addRow({f.location, formatBytes(f.bytes),
+                f.usedBy.empty() ? "(no model)" : joined(f.usedBy, ", ")});
+        files.print(out, {1});
+    }
+    if (!folder.shared.empty()) {
+        out << "\nContent held by more than one tensor (" << folder.shared.size()
+            << " group(s)), stored more than once: " << formatBytes(folder.duplicatedBytes) << '\n';
+        constexpr size_t kShown = 20;
+        for (size_t i = 0; i < folder.shared.size() && i < kShown; ++i) {
+            const SharedContent& c = folder.shared[i];
+            std::vector<std::string> names;
+            for (const SharedTensor& t : c.tensors)
+                names.push_back(t.model + ":" + t.scope + "/" + t.name);
+            out << "  " << formatBytes(c.bytes) << " x" << c.tensors.size() << " in " << c.copies
+                << (c.copies == 1 ? " copy: " : " copies: ") << printable(joined(names, ", "))
+                << '\n';
+        }
+        if (folder.shared.size() > kShown)
+            out << "  ... and " << folder.shared.size() - kShown
+                << " more (--json lists them all)\n";
+    }
+    if (!folder.problems.empty()) {
+        out << "\n" << folder.problems.size() << " problem(s):\n";
+        for (const FolderProblem& p : folder.problems)
+            out << severityName(p.severity) << ": " << p.code << ": "
+                << printable(
+                       (p.model.empty() || p.message.starts_with(p.model) ? "" : p.model + ": ")
+                       + p.message)
+                << '\n';
+    }
+}
+
+int inspectFolderCommand(const char* dir, bool json, std::ostream& out, std::ostream& err)
+{
+    auto folder = inspectFolder(dir);
+    if (!folder) {
+        err << "onnx-repack: " << printable(folder.error().message) << '\n';
+        return exitCodeFor(folder.error());
+    }
+    if (json)
+        writeFolderJson(out, *folder);
+    else
+        printFolderText(*folder, out);
+    const bool failed = std::any_of(folder->problems.begin(), folder->problems.end(),
+        [](const FolderProblem& p) { return p.severity == Severity::Error; });
+    return failed ? Failed : Ok;
+}
+
 } // namespace
 
 int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep,
@@ -104,6 +188,15 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
             return Usage;
         }
         audit.alignment = found->alignment;
+    }
+    std::error_code ec;
+    if (std::filesystem::is_directory(modelPath, ec)) {
+        if (!target.empty()) {
+            err << "onnx-repack: --target audits one model; inspect " << printable(modelPath)
+                << "/MODEL.onnx --target " << printable(target) << '\n';
+            return Usage;
+        }
+        return inspectFolderCommand(modelPath, json, out, err); // always compares (--deep)
     }
     auto model = Model::load(modelPath);
     if (!model) {
@@ -131,9 +224,13 @@ Command addInspect(CLI::App& app)
     auto* sub = app.add_subcommand("inspect", "List every tensor and where its bytes live");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    sub->add_option("MODEL", *path, "The .onnx file")->required();
+    sub->add_option("MODEL", *path,
+           "The .onnx file, or a folder of them: every graph, its data files, the weights "
+           "stored more than once and the loaders that accept each graph")
+        ->required();
     auto deep = std::make_shared<bool>(false);
-    sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/inspect/1)");
+    sub->add_flag("--json", *json,
+        "Print one JSON object (schema onnx-repack/inspect/1; onnx-repack/folder/1 for a folder)");
     sub->add_flag("--deep", *deep,
         "Also read the weights to find tensors stored more than once (duplicate-bytes)");
     auto target = std::make_shared<std::string>();

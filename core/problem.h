@@ -61,6 +61,13 @@ inline constexpr std::string_view SafetensorsHeader = "safetensors-header";
 // An external tensor whose values readers need while building the graph
 // (core/model/graph_build_inputs.h): ONNX Runtime and onnx.shape_inference refuse the model.
 inline constexpr std::string_view ExternalGraphBuildInput = "external-graph-build-input";
+// A folder of graphs (core/inspect/folder_inspect.h): content stored more than once across
+// them, data paths a common loader refuses, a .onnx that does not load.
+inline constexpr std::string_view DuplicatedContent = "duplicated-content";
+inline constexpr std::string_view LoaderSymlinkedData = "loader-symlinked-data";
+inline constexpr std::string_view LoaderHardLinkedData = "loader-hard-linked-data";
+inline constexpr std::string_view LoaderDataOutside = "loader-data-outside";
+inline constexpr std::string_view ModelUnreadable = "model-unreadable";
 } // namespace code
 
 struct Problem {

@@ -4,6 +4,7 @@
 #include "core/json_stream.h"
 #include "core/model/model.h"
 #include "file_layout.h"
+#include "folder_inspect.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -286,6 +287,52 @@ void writePlanDiffJson(std::ostream& out, const PlanDiff& diff)
             {"to_inline_bytes", diff.toInlineBytes}, {"to_external_bytes", diff.toExternalBytes}});
     json.endObject();
     out << '\n';
+}
+
+Json folderJson(const FolderInspection& folder)
+{
+    Json models = Json::array();
+    for (const FolderModel& m : folder.models) {
+        if (!m.model) {
+            const auto error = std::find_if(
+                folder.problems.begin(), folder.problems.end(), [&](const FolderProblem& p) {
+                    return p.model == m.name && p.code == code::ModelUnreadable;
+                });
+            models.push_back(Json{{"path", m.name}, {"tensors", nullptr}, {"inline_bytes", nullptr},
+                {"external_bytes", nullptr}, {"files", Json::array()}, {"loaders", nullptr},
+                {"error", error == folder.problems.end() ? "" : error->message}});
+            continue;
+        }
+        models.push_back(
+            Json{{"path", m.name}, {"tensors", m.tensors}, {"inline_bytes", m.inlineBytes},
+                {"external_bytes", m.externalBytes}, {"files", m.files},
+                {"loaders",
+                    Json{{"onnx", m.loaders.onnx}, {"onnxruntime", m.loaders.onnxRuntime},
+                        {"onnx_ir", m.loaders.onnxIr}}}});
+    }
+    Json files = Json::array();
+    for (const FolderFile& f : folder.files)
+        files.push_back(Json{{"location", f.location}, {"bytes", f.bytes}, {"used_by", f.usedBy}});
+    Json shared = Json::array();
+    for (const SharedContent& c : folder.shared) {
+        Json tensors = Json::array();
+        for (const SharedTensor& t : c.tensors)
+            tensors.push_back(Json{{"model", t.model}, {"scope", t.scope}, {"name", t.name}});
+        shared.push_back(
+            Json{{"bytes", c.bytes}, {"copies", c.copies}, {"tensors", std::move(tensors)}});
+    }
+    Json problems = Json::array();
+    for (const FolderProblem& p : folder.problems)
+        problems.push_back(Json{{"severity", severityName(p.severity)}, {"model", p.model},
+            {"tensor", p.tensor}, {"code", p.code}, {"message", p.message}});
+    return Json{{"schema", kFolderSchema}, {"folder", folder.folder.string()},
+        {"models", std::move(models)}, {"files", std::move(files)}, {"shared", std::move(shared)},
+        {"duplicated_bytes", folder.duplicatedBytes}, {"problems", std::move(problems)}};
+}
+
+void writeFolderJson(std::ostream& out, const FolderInspection& folder)
+{
+    out << jsonText(folderJson(folder)) << '\n';
 }
 
 } // namespace repack

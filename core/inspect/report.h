@@ -21,6 +21,9 @@ inline constexpr const char* kInspectSchema = "onnx-repack/inspect/1";
 inline constexpr const char* kVerifySchema = "onnx-repack/verify/1";
 inline constexpr const char* kDiffSchema = "onnx-repack/diff/1";
 inline constexpr const char* kPlanDiffSchema = "onnx-repack/plan-diff/1";
+inline constexpr const char* kFolderSchema = "onnx-repack/folder/1";
+
+struct FolderInspection;
 
 // {"schema", "model", "tensors", "files", "totals", "problems"}; `folderProblems` (housekeeping
 // of the model's folder, the storage audit) follow the model's own problems.
@@ -44,5 +47,14 @@ void writeDiffJson(
 // "orphaned_bytes"}?, "after": {"bytes", "padding_bytes"}?}] and "totals": {"tensors",
 // "changed", "to_inline_bytes", "to_external_bytes"}.
 void writePlanDiffJson(std::ostream& out, const PlanDiff& diff);
+
+// inspectFolder's result (`inspect DIR --json`): {"schema", "folder", "models": [{"path",
+// "tensors", "inline_bytes", "external_bytes", "files", "loaders": {"onnx", "onnxruntime",
+// "onnx_ir"}, "error"?}], "files": [{"location", "bytes", "used_by"}], "shared": [{"bytes",
+// "copies", "tensors": [{"model", "scope", "name"}]}], "duplicated_bytes", "problems":
+// [{"severity", "model", "tensor", "code", "message"}]}. A model that did not load has null
+// counts and loaders, and its "error".
+nlohmann::ordered_json folderJson(const FolderInspection& folder);
+void writeFolderJson(std::ostream& out, const FolderInspection& folder);
 
 } // namespace repack

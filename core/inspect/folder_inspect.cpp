@@ -1,0 +1,303 @@
+#include "folder_inspect.h"
+
+#include "core/file_names.h"
+#include "core/format.h"
+#include "core/model/model.h"
+#include "core/plan/dedupe.h"
+#include "folder_scan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sys/stat.h>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+namespace {
+
+// The .onnx files directly in `dir` (symlinks to files too), sorted by name.
+Result<std::vector<std::string>> modelNames(const fs::path& dir)
+{
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        return Error::notFound(dir.string() + ": not a folder");
+    std::vector<std::string> names;
+    fs::directory_iterator it(dir, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        std::string name = it->path().filename().string();
+        std::error_code typeError;
+        if (isModelName(name) && fs::is_regular_file(it->path(), typeError))
+            names.push_back(std::move(name));
+    }
+    if (ec)
+        return Error::io(dir.string() + ": cannot list the folder: " + ec.message());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// `inner` is `outer` or lies in it, component by component (both canonical).
+bool isWithin(const fs::path& inner, const fs::path& outer)
+{
+    auto [o, i] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
+    return o == outer.end();
+}
+
+fs::path canonicalOr(const fs::path& path)
+{
+    std::error_code ec;
+    fs::path out = fs::weakly_canonical(path, ec);
+    return ec ? path.lexically_normal() : out;
+}
+
+// Where a data file a model names lies, as the loaders check it.
+struct DataPathFacts {
+    bool exists = false;
+    bool symlink = false;
+    uint64_t hardLinks = 1;
+    bool escapesAsWritten = false; // absolute, or ".." climbs out of the folder
+    bool inFolder = false; // canonical path in the canonical folder
+    bool besideRealModel = false; // canonical path in the folder of the model's canonical path
+};
+
+DataPathFacts factsOf(const fs::path& dir, const std::string& modelName, const std::string& location)
+{
+    DataPathFacts f;
+    const fs::path written(location);
+    const fs::path normal = written.lexically_normal();
+    f.escapesAsWritten = written.is_absolute() || normal.empty() || *normal.begin() == "..";
+    const fs::path joined = dir / written;
+    struct stat st { };
+    if (::lstat(joined.c_str(), &st) == 0)
+        f.symlink = S_ISLNK(st.st_mode);
+    if (::stat(joined.c_str(), &st) == 0) {
+        f.exists = true;
+        f.hardLinks = static_cast<uint64_t>(st.st_nlink);
+    }
+    const fs::path data = canonicalOr(joined);
+    f.inFolder = !written.is_absolute() && isWithin(data, canonicalOr(dir));
+    f.besideRealModel
+        = !written.is_absolute() && isWithin(data, canonicalOr(dir / modelName).parent_path());
+    return f;
+}
+
+std::string joinNames(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return out;
+}
+
+class Inspector {
+public:
+    Inspector(const fs::path& dir, FolderInspection& out)
+        : m_dir(dir)
+        , m_out(out)
+    {
+    }
+
+    void addModel(const std::string& name)
+    {
+        FolderModel entry;
+        entry.name = name;
+        auto loaded = Model::load(m_dir / name);
+        if (!loaded) {
+            problem(Severity::Error, name, code::ModelUnreadable,
+                name + " does not load: " + loaded.error().message);
+            m_out.models.push_back(std::move(entry));
+            return;
+        }
+        std::shared_ptr<const Model> model = std::move(*loaded);
+        entry.model = model;
+        entry.tensors = model->tensors().size();
+        std::set<std::string> files;
+        for (const TensorInfo& t : model->tensors()) {
+            (t.isExternal() ? entry.externalBytes : entry.inlineBytes) += t.byteSize();
+            if (t.isExternal() && t.external->hasLocation)
+                files.insert(t.external->location);
+        }
+        for (const std::string& location : files) {
+            const std::string shown = shownLocation(location);
+            entry.files.push_back(shown);
+            m_users[shown].push_back(name);
+            checkLoaders(name, location, entry.loaders);
+        }
+        std::sort(entry.files.begin(), entry.files.end());
+        for (const Problem& p : model->problems()) // its own: broken references, names
+            m_out.problems.push_back({p.severity, name, p.tensor, p.code, p.message});
+        m_out.models.push_back(std::move(entry));
+    }
+
+    // The folder's housekeeping, once for the folders the first readable model's scan covers.
+    void addHousekeeping()
+    {
+        auto first = std::find_if(m_out.models.begin(), m_out.models.end(),
+            [](const FolderModel& m) { return m.model != nullptr; });
+        if (first == m_out.models.end())
+            return;
+        const FolderReport report = scanFolder(*first->model);
+        for (const FolderEntry& e : report.unusedData) {
+            const std::string shown = relative(e.path);
+            m_users.try_emplace(shown);
+            problem(Severity::Warning, "", code::UnusedDataFile,
+                shown + " (" + formatBytes(e.bytes)
+                    + ") is read by no model of the folder; remove it, or `onnx-repack clean "
+                      "MODEL` does");
+        }
+        for (const FolderEntry& e : report.leftovers)
+            problem(Severity::Warning, "", code::LeftoverTemporary,
+                relative(e.path) + " (" + formatBytes(e.bytes)
+                    + ") is left over from a save that stopped; `onnx-repack clean MODEL` "
+                      "removes it");
+        for (const fs::path& p : report.unreadable)
+            problem(Severity::Warning, "", code::UnreadableSibling,
+                relative(p)
+                    + " could not be read: no file of the folder is called unused or left over");
+    }
+
+    void addFiles()
+    {
+        for (auto& [location, users] : m_users) {
+            FolderFile file{location, 0, users};
+            std::error_code ec;
+            const auto size = fs::file_size(m_dir / location, ec);
+            if (!ec)
+                file.bytes = size;
+            std::sort(file.usedBy.begin(), file.usedBy.end());
+            m_out.files.push_back(std::move(file));
+        }
+    }
+
+    Status addShared(const FolderInspectOptions& options)
+    {
+        std::vector<const Model*> models;
+        std::vector<size_t> modelEntry; // position in m_out.models of each of `models`
+        for (size_t m = 0; m < m_out.models.size(); ++m)
+            if (m_out.models[m].model) {
+                models.push_back(m_out.models[m].model.get());
+                modelEntry.push_back(m);
+            }
+        std::vector<TensorRef> candidates;
+        for (size_t m = 0; m < models.size(); ++m)
+            for (size_t i = 0; i < models[m]->tensors().size(); ++i)
+                if (models[m]->tensors()[i].byteSize() >= kSharedMinBytes)
+                    candidates.push_back({m, i});
+        auto groups = findIdenticalAcross(models, candidates, options.progress, options.cancel);
+        if (!groups)
+            return groups.error();
+        for (const IdenticalAcross& group : *groups) {
+            const TensorRef first = group.tensors.front();
+            SharedContent content{models[first.model]->tensors()[first.tensor].byteSize(),
+                group.copies, {}};
+            for (TensorRef ref : group.tensors) {
+                const TensorInfo& t = models[ref.model]->tensors()[ref.tensor];
+                content.tensors.push_back({m_out.models[modelEntry[ref.model]].name, t.scope, t.name});
+            }
+            m_out.duplicatedBytes += content.bytes * (content.copies - 1);
+            m_out.shared.push_back(std::move(content));
+        }
+        std::stable_sort(m_out.shared.begin(), m_out.shared.end(),
+            [](const SharedContent& a, const SharedContent& b) {
+                return a.bytes * (a.copies - 1) > b.bytes * (b.copies - 1);
+            });
+        if (m_out.duplicatedBytes > 0) {
+            size_t groupsStoredTwice = 0;
+            for (const SharedContent& c : m_out.shared)
+                groupsStoredTwice += c.copies > 1;
+            problem(Severity::Warning, "", code::DuplicatedContent,
+                formatBytes(m_out.duplicatedBytes) + " of the folder are copies: "
+                    + std::to_string(groupsStoredTwice)
+                    + " weight(s) are stored more than once across its models; graphs that "
+                      "read one shared data file can hold each of them once");
+        }
+        return {};
+    }
+
+private:
+    // A location as the folder listing shows it: relative to the folder when it lies inside.
+    std::string shownLocation(const std::string& location) const
+    {
+        const fs::path normal = fs::path(location).lexically_normal();
+        if (fs::path(location).is_absolute() || normal.empty() || *normal.begin() == "..")
+            return location;
+        return normal.string();
+    }
+
+    std::string relative(const fs::path& path) const
+    {
+        const fs::path r = path.lexically_relative(m_dir);
+        return r.empty() ? path.string() : r.string();
+    }
+
+    void checkLoaders(const std::string& model, const std::string& location, LoaderVerdicts& v)
+    {
+        const DataPathFacts f = factsOf(m_dir, model, location);
+        const std::string file = "'" + location + "'";
+        if (f.symlink) {
+            v.onnx = false;
+            problem(Severity::Warning, model, code::LoaderSymlinkedData,
+                "onnx >= 1.21 refuses " + model + ": its data file " + file
+                    + " is a symbolic link; replace the link with a copy of the file it leads "
+                      "to, or repack the model into another folder");
+        }
+        if (f.hardLinks > 1) {
+            v.onnx = v.onnxIr = false;
+            problem(Severity::Warning, model, code::LoaderHardLinkedData,
+                "onnx >= 1.21 and onnx_ir refuse " + model + ": its data file " + file + " has "
+                    + std::to_string(f.hardLinks)
+                    + " hard links; make it a file of its own (copy it over itself), or repack "
+                      "the model");
+        }
+        std::vector<std::string> refusing;
+        if (!f.inFolder) {
+            v.onnx = false;
+            refusing.push_back("onnx >= 1.21");
+        }
+        if (!f.exists || !(f.inFolder || f.besideRealModel)) {
+            v.onnxRuntime = false;
+            refusing.push_back("ONNX Runtime >= 1.24.2");
+        }
+        if (f.escapesAsWritten || !f.inFolder) {
+            v.onnxIr = false;
+            refusing.push_back("onnx_ir");
+        }
+        if (!refusing.empty() && f.exists)
+            problem(Severity::Warning, model, code::LoaderDataOutside,
+                joinNames(refusing) + " refuse " + model + ": its data file " + file
+                    + " lies outside the model's folder"
+                    + (f.besideRealModel ? " (beside the file the model's link leads to)" : "")
+                    + "; repack the model to keep its data in its folder");
+    }
+
+    void problem(Severity severity, const std::string& model, std::string_view code,
+        std::string message)
+    {
+        m_out.problems.push_back({severity, model, "", std::string(code), std::move(message)});
+    }
+
+    const fs::path& m_dir;
+    FolderInspection& m_out;
+    std::map<std::string, std::vector<std::string>> m_users; // location -> models
+};
+
+} // namespace
+
+Result<FolderInspection> inspectFolder(const fs::path& dir, const FolderInspectOptions& options)
+{
+    auto names = modelNames(dir);
+    if (!names)
+        return names.error();
+    FolderInspection out;
+    out.folder = dir;
+    Inspector inspector(dir, out);
+    for (const std::string& name : *names)
+        inspector.addModel(name);
+    inspector.addHousekeeping();
+    inspector.addFiles();
+    if (Status s = inspector.addShared(options); !s)
+        return s.error();
+    return out;
+}
+
+} // namespace repack
