@@ -60,7 +60,8 @@ struct DataPathFacts {
     bool besideRealModel = false; // canonical path in the folder of the model's canonical path
 };
 
-DataPathFacts factsOf(const fs::path& dir, const std::string& modelName, const std::string& location)
+DataPathFacts factsOf(
+    const fs::path& dir, const std::string& modelName, const std::string& location)
 {
     DataPathFacts f;
     const fs::path written(location);
@@ -188,11 +189,12 @@ public:
             return groups.error();
         for (const IdenticalAcross& group : *groups) {
             const TensorRef first = group.tensors.front();
-            SharedContent content{models[first.model]->tensors()[first.tensor].byteSize(),
-                group.copies, {}};
+            SharedContent content{
+                models[first.model]->tensors()[first.tensor].byteSize(), group.copies, {}};
             for (TensorRef ref : group.tensors) {
                 const TensorInfo& t = models[ref.model]->tensors()[ref.tensor];
-                content.tensors.push_back({m_out.models[modelEntry[ref.model]].name, t.scope, t.name});
+                content.tensors.push_back(
+                    {m_out.models[modelEntry[ref.model]].name, t.scope, t.name});
             }
             m_out.duplicatedBytes += content.bytes * (content.copies - 1);
             m_out.shared.push_back(std::move(content));
@@ -206,8 +208,8 @@ public:
             for (const SharedContent& c : m_out.shared)
                 groupsStoredTwice += c.copies > 1;
             problem(Severity::Warning, "", code::DuplicatedContent,
-                formatBytes(m_out.duplicatedBytes) + " of the folder are copies: "
-                    + std::to_string(groupsStoredTwice)
+                formatBytes(m_out.duplicatedBytes)
+                    + " of the folder are copies: " + std::to_string(groupsStoredTwice)
                     + " weight(s) are stored more than once across its models; graphs that "
                       "read one shared data file can hold each of them once");
         }
@@ -270,8 +272,8 @@ private:
                     + "; repack the model to keep its data in its folder");
     }
 
-    void problem(Severity severity, const std::string& model, std::string_view code,
-        std::string message)
+    void problem(
+        Severity severity, const std::string& model, std::string_view code, std::string message)
     {
         m_out.problems.push_back({severity, model, "", std::string(code), std::move(message)});
     }

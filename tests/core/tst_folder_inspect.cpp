@@ -6,6 +6,7 @@
 #include "core/model/model.h"
 #include "core/problem.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/graph_readers.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
 #include "tests/support/tensor_builder.h"
@@ -51,6 +52,13 @@ bool writeGraph(const QString& dir, const QString& modelName, const std::string&
             data += w.bytes;
         }
         *model.mutable_graph()->add_initializer() = std::move(t);
+        // Read by a node and an output, so ONNX Runtime builds a session for it.
+        onnx::NodeProto& node = addNode(*model.mutable_graph(), "Identity", w.name + "_read");
+        node.add_input(w.name);
+        node.add_output(w.name + "_out");
+        auto* output = model.mutable_graph()->add_output();
+        output->set_name(w.name + "_out");
+        output->mutable_type()->mutable_tensor_type()->set_elem_type(w.dtype);
     }
     if (!data.empty()) {
         QFile file(QDir(dir).filePath(QString::fromStdString(dataName)));
@@ -152,12 +160,12 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string bytes = patternBytes(2048, 5);
-        QVERIFY(writeGraph(dir.path(), "a.onnx", "a.bin",
-            {{"w", bytes}, {"same_name", patternBytes(4096, 6)}}));
+        QVERIFY(writeGraph(
+            dir.path(), "a.onnx", "a.bin", {{"w", bytes}, {"same_name", patternBytes(4096, 6)}}));
         QVERIFY(writeGraph(dir.path(), "b.onnx", "b.bin",
             {{"w", bytes, onnx::TensorProto::INT8}, {"same_name", patternBytes(4096, 7)}}));
-        QVERIFY(writeGraph(dir.path(), "c.onnx", "c.bin",
-            {{"w", bytes, onnx::TensorProto::UINT8, {2, 1024}}}));
+        QVERIFY(writeGraph(
+            dir.path(), "c.onnx", "c.bin", {{"w", bytes, onnx::TensorProto::UINT8, {2, 1024}}}));
 
         auto folder = inspectFolder(dir.path().toStdString());
         QVERIFY_OK(folder);
@@ -279,6 +287,39 @@ private slots:
         QVERIFY(old->usedBy.empty());
         QCOMPARE(old->bytes, uint64_t(100));
         QVERIFY(codesOf(*folder).contains(QString(code::UnusedDataFile.data())));
+    }
+
+    // The verdicts for ONNX Runtime are what ONNX Runtime does: a cache of links into blobs/,
+    // a hard-linked data file, and a data link that leads out of the model's folder.
+    void onnxRuntimeAgreesWithItsVerdicts()
+    {
+        if (!onnxRuntimeAvailable())
+            QSKIP("ONNX Runtime is not installed for the tests (scripts/install-test-readers.sh)");
+        QTemporaryDir root;
+        QDir top(root.path());
+        for (const char* sub : {"blobs", "snapshots/rev", "linked", "out/m"})
+            QVERIFY(top.mkpath(sub));
+        const std::string bytes = patternBytes(4096);
+        QVERIFY(writeGraph(root.filePath("blobs"), "m.onnx", "m.onnx_data", {{"w", bytes}}));
+        QVERIFY(QFile::rename(root.filePath("blobs/m.onnx"), root.filePath("blobs/aa11")));
+        QVERIFY(QFile::rename(root.filePath("blobs/m.onnx_data"), root.filePath("blobs/bb22")));
+        QVERIFY(symlinkTo("../../blobs/aa11", root.filePath("snapshots/rev/m.onnx")));
+        QVERIFY(symlinkTo("../../blobs/bb22", root.filePath("snapshots/rev/m.onnx_data")));
+        QVERIFY(writeGraph(root.filePath("linked"), "m.onnx", "m.onnx_data", {{"w", bytes}}));
+        QVERIFY(::link(QFile::encodeName(root.filePath("linked/m.onnx_data")).constData(),
+                    QFile::encodeName(root.filePath("linked/copy.bin")).constData())
+            == 0);
+        QVERIFY(writeGraph(root.filePath("out"), "m.onnx", "m.onnx_data", {{"w", bytes}}));
+        QVERIFY(QFile::rename(root.filePath("out/m.onnx"), root.filePath("out/m/m.onnx")));
+        QVERIFY(symlinkTo("../m.onnx_data", root.filePath("out/m/m.onnx_data")));
+
+        for (const char* sub : {"snapshots/rev", "linked", "out/m"}) {
+            auto folder = inspectFolder(root.filePath(sub).toStdString());
+            QVERIFY_OK(folder);
+            const QString failure = onnxRuntimeFailure({root.filePath(sub) + "/m.onnx"});
+            QVERIFY2(folder->models.at(0).loaders.onnxRuntime == failure.isEmpty(),
+                qPrintable(QString(sub) + ": " + (failure.isEmpty() ? "loads" : failure)));
+        }
     }
 
     void notAFolderFails()

@@ -39,17 +39,21 @@ bool onnxRuntimeAvailable()
         && QFileInfo::exists(modules + QStringLiteral("/onnxruntime-node/package.json"));
 }
 
+QString onnxRuntimeFailure(const QStringList& modelPaths)
+{
+    if (!onnxRuntimeAvailable())
+        return {};
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("NODE_PATH"), qEnvironmentVariable("REPACK_ORT_MODULES"));
+    return failureOf(qEnvironmentVariable("REPACK_NODE"),
+        QStringList{readersDir() + QStringLiteral("/ort_load.js")} + modelPaths, environment);
+}
+
 QString graphBuildFailure(const QStringList& modelPaths)
 {
     QString failures;
-    if (onnxRuntimeAvailable()) {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        environment.insert(QStringLiteral("NODE_PATH"), qEnvironmentVariable("REPACK_ORT_MODULES"));
-        const QString ort = failureOf(qEnvironmentVariable("REPACK_NODE"),
-            QStringList{readersDir() + QStringLiteral("/ort_load.js")} + modelPaths, environment);
-        if (!ort.isEmpty())
-            failures += QStringLiteral("ONNX Runtime: ") + ort;
-    }
+    if (const QString ort = onnxRuntimeFailure(modelPaths); !ort.isEmpty())
+        failures += QStringLiteral("ONNX Runtime: ") + ort;
     const QString python
         = failureOf(qEnvironmentVariable("REPACK_PYTHON", QStringLiteral("/usr/bin/python3")),
             QStringList{readersDir() + QStringLiteral("/graph_build.py")} + modelPaths);

@@ -12,6 +12,10 @@ namespace fixtures {
 // Whether ONNX Runtime is installed for the tests ($REPACK_ORT_MODULES and $REPACK_NODE).
 bool onnxRuntimeAvailable();
 
+// Empty when ONNX Runtime builds a session for each model (or is not installed); otherwise
+// what it printed, a line per model.
+QString onnxRuntimeFailure(const QStringList& modelPaths);
+
 // Empty when every available reader builds the graph of each model; otherwise what each one that
 // refused printed, a line per model.
 QString graphBuildFailure(const QStringList& modelPaths);
