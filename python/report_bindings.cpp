@@ -5,6 +5,7 @@
 #include "py_model.h"
 
 #include "core/inspect/diff.h"
+#include "core/inspect/folder_inspect.h"
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/plan_diff.h"
 #include "core/inspect/report.h"
@@ -86,6 +87,21 @@ py::object planPy(py::handle modelOrPath, py::object output, bool diff, py::obje
     return fromJson(text.str());
 }
 
+py::object inspectFolderPy(py::handle dir)
+{
+    const fs::path path = toPath(dir);
+    std::ostringstream out;
+    Result<FolderInspection> folder = Error::internal("not run");
+    {
+        py::gil_scoped_release unlocked;
+        folder = inspectFolder(path);
+        if (folder)
+            writeFolderJson(out, *folder);
+    }
+    take(std::move(folder));
+    return fromJson(out.str());
+}
+
 } // namespace
 
 void registerReports(py::module_& m)
@@ -97,6 +113,13 @@ void registerReports(py::module_& m)
         "Reads every external byte range (bounded memory) and checks sizes and checksums: the\n"
         "document of `onnx-repack verify --json` (schema onnx-repack/verify/1, 'ok' says\n"
         "whether no error was found). Raises Error when the model cannot be read at all.");
+    m.def("inspect_folder", &inspectFolderPy, py::arg("dir"),
+        "inspect_folder(dir) -> dict\n\n"
+        "A folder of graphs as one unit: the document of `onnx-repack inspect DIR --json`\n"
+        "(schema onnx-repack/folder/1): every model with its tensors, bytes, data files and the\n"
+        "loaders that accept it; every data file and the models that read it ('used_by'); the\n"
+        "weights stored more than once across the graphs ('shared', 'duplicated_bytes'); the\n"
+        "folder's problems. Raises FileNotFoundError when dir is no folder.");
     m.def("diff", &diffPy, py::arg("a"), py::arg("b"),
         "diff(a, b) -> dict\n\n"
         "Compares two models (paths or Models) tensor by tensor, matched by scope + name: the\n"

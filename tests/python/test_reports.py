@@ -43,6 +43,23 @@ class Reports(TempDirTest):
                          self.cli_json("inspect", self.path, "--target", "ort"))
         self.assertEqual(model.inspect(deep=True), self.cli_json("inspect", self.path, "--deep"))
 
+    def test_inspect_folder_is_the_cli_document(self):
+        # A second graph of the folder with the same "big" weight: one group, one extra copy.
+        rng = np.random.default_rng(7)
+        big = rng.standard_normal((512, 640)).astype(np.float32)  # make_model's "big"
+        graphs = os.path.dirname(self.path)
+        make_model(graphs, name="decoder.onnx", tensors={"tied": big})
+        folder = onnx_repack.inspect_folder(graphs)
+        self.assertEqual(folder, self.cli_json("inspect", graphs))
+        self.assertEqual(folder["schema"], "onnx-repack/folder/1")
+        self.assertEqual([m["path"] for m in folder["models"]], ["decoder.onnx", "model.onnx"])
+        [group] = folder["shared"]
+        self.assertEqual(sorted((t["model"], t["name"]) for t in group["tensors"]),
+                         [("decoder.onnx", "tied"), ("model.onnx", "big")])
+        self.assertEqual(folder["duplicated_bytes"], big.nbytes)
+        with self.assertRaises(FileNotFoundError):
+            onnx_repack.inspect_folder(os.path.join(self.dir, "missing"))
+
     def test_verify_is_the_cli_document(self):
         self.assertEqual(onnx_repack.verify(self.path), self.cli_json("verify", self.path))
         self.assertTrue(onnx_repack.verify(self.path)["ok"])
