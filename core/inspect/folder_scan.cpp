@@ -149,14 +149,21 @@ void addReferences(const Model& model, References& refs)
     }
 }
 
-// Parses the model at `path` (whose bytes were just read) and adds what it reads: bytes that
-// are no ONNX model read nothing, as every reader refuses them too. False when it cannot be
-// told (loading threw: out of memory, say).
+// Adds what the model at `path` (whose bytes were just read) reads, from its external
+// locations alone (no index: a sibling of 100,000 tensors costs a walk, not an index of it):
+// bytes that are no ONNX model read nothing, as every reader refuses them too. False when it
+// cannot be told (the file cannot be read now, or changed while it was: out of memory, say).
 bool addReferencesOf(const fs::path& path, References& refs)
 {
     try {
-        if (auto model = Model::load(path))
-            addReferences(**model, refs);
+        auto paths = externalDataPaths(path);
+        if (!paths)
+            return paths.error().kind == ErrorKind::Corrupt;
+        for (const fs::path& p : *paths) {
+            if (auto id = fileIdOf(p))
+                refs.files.insert(*id);
+            refs.names.insert(canonicalName(p));
+        }
         return true;
     } catch (...) {
         return false; // never let one broken sibling stop a scan

@@ -545,4 +545,44 @@ Result<TensorBytes> Model::read(size_t index) const
     return Error::internal(info.qualifiedName() + ": unknown storage");
 }
 
+Result<std::vector<fs::path>> externalDataPaths(const fs::path& modelPath)
+{
+    return guardMemory(modelPath.string() + ": reading its external data locations",
+        [&]() -> Result<std::vector<fs::path>> {
+            auto fd = UniqueFd::openRead(modelPath);
+            if (!fd)
+                return fd.error();
+            auto identity = identityOf(fd->get());
+            if (!identity)
+                return Error{
+                    modelPath.string() + ": " + identity.error().message, identity.error().kind};
+            if (identity->size == 0)
+                return Error::corrupt(modelPath.string() + ": empty file");
+            const fs::path absolute = fs::absolute(modelPath).lexically_normal();
+            DataFile file(absolute, *identity);
+            auto bytes = file.view(0, identity->size);
+            if (!bytes)
+                return bytes.error();
+            Result<ExternalLocations> found = Error::internal("not run");
+            const ReleaseRule release
+                = [&file](uint64_t offset, uint64_t length) { file.releasePages(offset, length); };
+            if (Status s = readMapped(modelPath.string(),
+                    [&] { found = externalLocations(*bytes, modelPath.string(), release); });
+                !s)
+                return s.error();
+            if (!found)
+                return found.error();
+            if (!found->isModel)
+                return Error::corrupt(
+                    modelPath.string() + ": not an ONNX model (no graph and no functions)");
+            std::vector<fs::path> out;
+            for (const std::string& location : found->locations) {
+                const fs::path written(location);
+                if (!location.empty() && written.is_relative())
+                    out.push_back((absolute.parent_path() / written).lexically_normal());
+            }
+            return out;
+        });
+}
+
 } // namespace repack

@@ -206,6 +206,13 @@ private:
     std::vector<onnx::TensorProto*> m_materialized;
 };
 
+// The paths the external tensors of the model file at `modelPath` read (relative locations
+// against its folder, lexically normal, distinct), as Model::load would resolve them, found
+// without indexing the model: what a scan of its folder asks of the other models. Fails when
+// the file cannot be read (kind Io, NotFound, OutOfMemory) or is no ONNX model (Corrupt).
+Result<std::vector<std::filesystem::path>> externalDataPaths(
+    const std::filesystem::path& modelPath);
+
 // materializeInline() for an operation that rewrites the model's protos: unless commit() is
 // called (the rewrite is kept), the model goes back to reading its payloads from the file.
 class InlineMaterialization {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
 #include <sys/mman.h>
 
@@ -60,14 +61,17 @@ std::string orName(std::string_view own, const std::string& fallback)
 
 class Walker {
 public:
+    // With `locations`, the walk indexes nothing: it hands over each external tensor's
+    // location and leaves `out` without tensors (externalLocations()).
     Walker(std::span<const std::byte> bytes, const RawPayloadRule& raw, const ReleaseRule& release,
-        TensorIndex& out)
+        TensorIndex& out, const std::function<void(const std::string&)>* locations = nullptr)
         : m_data(reinterpret_cast<const unsigned char*>(bytes.data()))
         , m_size(bytes.size())
         , m_raw(raw)
         , m_out(out)
         , m_marker(out.tensors)
         , m_release(release)
+        , m_locations(locations)
     {
     }
 
@@ -191,7 +195,8 @@ private:
                 const Span init{f.begin, f.end};
                 if (!tensor(one(init), depth + 1, scope, TensorKind::Initializer, {}))
                     return false;
-                m_marker.initializer(m_lastName, index);
+                if (!m_locations)
+                    m_marker.initializer(m_lastName, index);
                 break;
             }
             case GP::kSparseInitializerFieldNumber:
@@ -219,6 +224,8 @@ private:
     // Counts the main graph's initializers for one allocation of the index.
     bool reserveMainGraph(SpanList spans, int depth)
     {
+        if (m_locations)
+            return true; // nothing is indexed
         size_t count = 0;
         Releaser released(*this, spans.empty() ? 0 : spans.front().begin, depth);
         const bool ok = fields(spans, depth, [&](Reader&, const Field& f) {
@@ -369,9 +376,11 @@ private:
                     m_inputs.push_back(r.text(f));
                 return true;
             });
-            for (std::string_view input : m_inputs)
-                m_used.push_back(std::hash<std::string_view>{}(input));
-            m_marker.node(node.domain, node.opType, node.name, index, m_inputs);
+            if (!m_locations) {
+                for (std::string_view input : m_inputs)
+                    m_used.push_back(std::hash<std::string_view>{}(input));
+                m_marker.node(node.domain, node.opType, node.name, index, m_inputs);
+            }
             ++index;
         }
         released.upTo(nodes.empty() ? 0 : nodes.back().end);
@@ -439,7 +448,7 @@ private:
             if (!graph(one(graphs[i]), depth + 1, sub + "[" + std::to_string(i) + "]"))
                 return false;
         const bool standard = node.domain.empty() || node.domain == "ai.onnx";
-        if (standard && value && name == "value") {
+        if (standard && value && name == "value" && !m_locations) {
             if (node.opType == "Constant" && node.hasOutput)
                 m_marker.constant(node.output0, *value);
             if (node.opType == "ConstantOfShape")
@@ -467,10 +476,10 @@ private:
         if (!tensor(values, depth + 1, scope, TensorKind::Sparse, fallback))
             return false;
         const std::string_view valuesName = m_lastName;
-        const std::string name = m_out.tensors.back().name;
+        const std::string name = m_locations ? std::string() : m_out.tensors.back().name;
         if (!tensor(indices, depth + 1, scope, TensorKind::Sparse, name + ".indices"))
             return false;
-        if (initializer)
+        if (initializer && !m_locations)
             m_marker.sparseInitializer(valuesName, valuesIndex, valuesIndex + 1);
         return true;
     }
@@ -485,6 +494,16 @@ private:
             return false;
         const TensorFields& t = m_fields;
         m_lastName = t.name;
+        if (m_locations) {
+            if (t.external) { // the keys read as for the index, problems left out
+                TensorInfo scratch;
+                std::vector<Problem> ignored;
+                parseExternalKeys(scratch, {t.externalData, t.hasRaw || t.typedCount > 0}, ignored);
+                if (scratch.external->hasLocation)
+                    (*m_locations)(scratch.external->location);
+            }
+            return true;
+        }
         TensorInfo info = describeTensor(t, orName(t.name, fallback), scope, kind, m_out.problems);
 
         const size_t position = m_out.tensors.size();
@@ -539,6 +558,7 @@ private:
     std::vector<std::string_view> m_inputs; // of the node being finished
     std::vector<size_t> m_used; // hashes of node inputs and graph outputs, every graph
     const ReleaseRule& m_release;
+    const std::function<void(const std::string&)>* m_locations;
     bool m_mainGraphHasNodes = false;
     std::string m_error;
 };
@@ -555,6 +575,21 @@ Result<TensorIndex> indexTensors(std::span<const std::byte> bytes, const std::st
             + ": not a valid ONNX model (malformed or truncated protobuf): " + walker.error());
     reportDuplicateNames(index.tensors, index.problems);
     return index;
+}
+
+Result<ExternalLocations> externalLocations(
+    std::span<const std::byte> bytes, const std::string& fileName, const ReleaseRule& release)
+{
+    TensorIndex index;
+    std::set<std::string> seen;
+    const std::function<void(const std::string&)> collect
+        = [&seen](const std::string& location) { seen.insert(location); };
+    Walker walker(bytes, {}, release, index, &collect);
+    if (!walker.model())
+        return Error::corrupt(fileName
+            + ": not a valid ONNX model (malformed or truncated protobuf): " + walker.error());
+    return ExternalLocations{std::vector<std::string>(seen.begin(), seen.end()),
+        index.hasGraph || index.functionCount > 0};
 }
 
 } // namespace repack

@@ -62,4 +62,14 @@ using ReleaseRule = std::function<void(uint64_t offset, uint64_t length)>;
 Result<TensorIndex> indexTensors(std::span<const std::byte> bytes, const std::string& fileName,
     const RawPayloadRule& raw, const ReleaseRule& release = {});
 
+// The locations external tensors of the serialized ModelProto `bytes` name (distinct, sorted),
+// read as indexTensors reads them but with no index built: what a folder scan asks of every
+// other model, at a few bytes per tensor instead of an index entry.
+struct ExternalLocations {
+    std::vector<std::string> locations;
+    bool isModel = false; // it has a graph or functions
+};
+Result<ExternalLocations> externalLocations(
+    std::span<const std::byte> bytes, const std::string& fileName, const ReleaseRule& release = {});
+
 } // namespace repack

@@ -24,6 +24,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <set>
 #include <unistd.h>
 
 using namespace repack;
@@ -130,6 +131,7 @@ private slots:
     void modelsReferencing_data();
     void modelsReferencing();
     void aModelNamedInCapitalsIsAModel();
+    void siblingLocationsAreTheIndexs();
     void leftovers_data();
     void leftovers();
     void noLeftoversWhileASaveHoldsTheLock();
@@ -222,6 +224,63 @@ void TestFolderScan::aModelNamedInCapitalsIsAModel()
     QCOMPARE(classifyFileName("b.onnx.data"), FileType::Data);
     QCOMPARE(classifyFileName(tempOf("b.onnx").toStdString()), FileType::Temp);
     QCOMPARE(classifyFileName("config.json"), FileType::Other);
+}
+
+// A sibling is asked only for the files it reads, without an index of it: the same paths the
+// index resolves, from every place a tensor may be (subgraphs, attributes, sparse, functions),
+// and not those whose external_data is ignored.
+void TestFolderScan::siblingLocationsAreTheIndexs()
+{
+    QTemporaryDir dir;
+    onnx::ModelProto model = emptyModel();
+    auto external = [](const std::string& name, const std::string& location) {
+        onnx::TensorProto t = rawTensor(name, onnx::TensorProto::UINT8, {4});
+        t.clear_raw_data();
+        setExternal(t, location, "0", "4");
+        return t;
+    };
+    onnx::GraphProto& g = *model.mutable_graph();
+    *g.add_initializer() = external("a", "a.bin");
+    *g.add_initializer() = external("a2", "a.bin");
+    onnx::TensorProto ignored = rawTensor("ignored", onnx::TensorProto::UINT8, {4});
+    addExternalKey(ignored, "location", "ignored.bin"); // data_location stays DEFAULT
+    *g.add_initializer() = ignored;
+    onnx::SparseTensorProto sparse = sparseTensor("sv", "si", {10}, 2);
+    *sparse.mutable_values() = external("sv", "sub/sparse.bin");
+    *g.add_sparse_initializer() = sparse;
+    onnx::NodeProto& node = addNode(g, "If", "if");
+    onnx::GraphProto& branch = addSubgraph(node, "then_branch");
+    addConstant(branch, "c", external("cv", "../outside.bin"));
+    onnx::NodeProto& inFunction
+        = addNode(*addFunction(model, "local", "f").mutable_node(), "Constant", "fc");
+    auto* value = inFunction.add_attribute();
+    value->set_name(std::string("value"));
+    value->set_type(onnx::AttributeProto::TENSOR);
+    *value->mutable_t() = external("fv", "./f.bin");
+    *g.add_initializer() = external("absolute", "/etc/passwd");
+    const QString path = dir.filePath("m.onnx");
+    QVERIFY(saveModel(model, path));
+
+    auto paths = externalDataPaths(path.toStdString());
+    QVERIFY_OK(paths);
+    std::set<std::filesystem::path> fromIndex;
+    auto loaded = Model::load(path.toStdString());
+    QVERIFY_OK(loaded);
+    for (const TensorInfo& t : (*loaded)->tensors())
+        if (t.isExternal() && std::filesystem::path(t.external->location).is_relative())
+            fromIndex.insert(
+                (std::filesystem::path(dir.path().toStdString()) / t.external->location)
+                    .lexically_normal());
+    QCOMPARE(fromIndex.size(), size_t(4)); // a.bin, sub/sparse.bin, ../outside.bin, f.bin
+    QCOMPARE(std::set<std::filesystem::path>(paths->begin(), paths->end()), fromIndex);
+    QCOMPARE(paths->size(), fromIndex.size());
+
+    QFile garbage(dir.filePath("garbage.onnx"));
+    QVERIFY(garbage.open(QIODevice::WriteOnly) && garbage.write("\xff\xff\xff") == 3);
+    garbage.close();
+    auto none = externalDataPaths(dir.filePath("garbage.onnx").toStdString());
+    QVERIFY(!none);
+    QCOMPARE(none.error().kind, ErrorKind::Corrupt);
 }
 
 void TestFolderScan::leftovers_data()
