@@ -112,4 +112,53 @@ std::vector<fs::path> readsReplacedBy(const Model& model, const std::vector<Data
     return out;
 }
 
+Splices splicesOf(const Model& model, const SavePlan& plan, const DataWriter& writer)
+{
+    Splices out;
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        if (plan.tensors[i].external)
+            continue;
+        const auto length = writer.payloadLength(i);
+        if (!length || *length == 0)
+            continue;
+        out.payloads.push_back({tensors[i].proto, *length});
+        out.tensors.push_back(i);
+    }
+    return out;
+}
+
+Result<ModelTemp> writeModelTemp(Model& model, const fs::path& modelPath, const Splices& splices,
+    DataWriter& writer, bool countProgress, TempCleanup& cleanup)
+{
+    auto temp = createReplacementFor(modelPath);
+    if (!temp)
+        return temp.error();
+    cleanup.add(temp->path);
+    writer.startTarget();
+    const int fd = temp->fd.get();
+    const fs::path& tempPath = temp->path;
+    auto written = writeModel(model.mutableProto(), fd, tempPath, splices.payloads,
+        [&](size_t payload, int target, uint64_t offset) {
+            return writer.copyPayload(
+                splices.tensors[payload], target, offset, tempPath, countProgress);
+        });
+    if (!written)
+        return written.error();
+    auto identity = identityOf(fd);
+    if (!identity)
+        return Error{tempPath.string() + ": " + identity.error().message, identity.error().kind};
+    return ModelTemp{std::move(*temp), std::move(*written), *identity};
+}
+
+std::vector<std::pair<onnx::TensorProto*, FileRange>> payloadRanges(
+    const Splices& splices, const ModelTemp& committed)
+{
+    std::vector<std::pair<onnx::TensorProto*, FileRange>> ranges;
+    for (size_t i = 0; i < splices.payloads.size(); ++i)
+        ranges.emplace_back(splices.payloads[i].tensor,
+            FileRange{committed.written.payloadOffsets[i], splices.payloads[i].length});
+    return ranges;
+}
+
 } // namespace repack

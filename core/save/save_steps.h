@@ -3,8 +3,10 @@
 #pragma once
 
 #include "core/file_identity.h"
+#include "core/model/tensor_info.h"
 #include "core/plan/save_plan.h"
 #include "core/result.h"
+#include "model_writer.h"
 #include "temp_file.h"
 
 #include <filesystem>
@@ -51,5 +53,29 @@ std::vector<std::filesystem::path> readsReplacedBy(
 
 // The data files `model` reads (resolved paths), one entry per file.
 std::vector<std::filesystem::path> filesReadBy(const Model& model);
+
+// The tensors whose raw_data the model writer copies from a file: payloads left in the .onnx
+// that stay inline, and external data coming back inline (TensorRewrite::Inline::Spliced).
+struct Splices {
+    std::vector<SplicedPayload> payloads;
+    std::vector<size_t> tensors; // index in the model of each payload
+};
+Splices splicesOf(const Model& model, const SavePlan& plan, const DataWriter& writer);
+
+// A model file written by a save, and where its spliced payloads lie in it.
+struct ModelTemp {
+    TempFile file;
+    WrittenModel written;
+    FileIdentity identity;
+};
+
+// Writes `model` to a new temporary for `modelPath`, registered with `cleanup`; the spliced
+// payloads are copied by `writer` (progress counted when `countProgress`).
+Result<ModelTemp> writeModelTemp(Model& model, const std::filesystem::path& modelPath,
+    const Splices& splices, DataWriter& writer, bool countProgress, TempCleanup& cleanup);
+
+// Where the spliced payloads now lie in the committed model file `committed`.
+std::vector<std::pair<onnx::TensorProto*, FileRange>> payloadRanges(
+    const Splices& splices, const ModelTemp& committed);
 
 } // namespace repack
