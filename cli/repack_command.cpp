@@ -8,6 +8,7 @@
 #include "core/model/model.h"
 #include "core/plan/placement_plan.h"
 #include "core/plan/targets.h"
+#include "core/save/folder_save.h"
 #include "core/save/output_folder.h"
 #include "core/save/save.h"
 
@@ -45,6 +46,8 @@ struct RepackArgs {
     std::string output;
     LayoutArgs layout; // shared with `plan`; --checksum, --force, --wait... too
     bool progress = false;
+    std::string sharedData; // a folder: the data file all its graphs share
+    std::vector<std::string> models; // a folder: the graphs to save (default: all)
 };
 
 // Sizes of the data files `model` reads now, by absolute path: an in-place save may stop using
@@ -117,8 +120,92 @@ void printChunkCount(const SaveReport& report, const SaveOptions& options)
               << report.modelPath.filename().string() << "\": " << chunks << "}})\n";
 }
 
+// The layout options a folder save does not take (yet), by the flag the user typed.
+std::string unsupportedForFolders(const RepackArgs& args)
+{
+    const SaveRequest& r = args.layout.request;
+    for (auto [given, flag] : {std::pair{!r.data.empty(), "--data (--shared-data names the file)"},
+             std::pair{r.allInline, "--inline"}, std::pair{!r.shardSize.empty(), "--shard-size"},
+             std::pair{!r.target.empty(), "--target"}, std::pair{!r.format.empty(), "--format"},
+             std::pair{r.keep, "--keep"}, std::pair{!args.layout.planFile.empty(), "--plan"},
+             std::pair{r.removeUnused,
+                 "--remove-unused (an in-place folder save removes what no model reads)"},
+             std::pair{r.dedupe, "--dedupe (the shared data file stores each content once)"}})
+        if (given)
+            return flag;
+    return {};
+}
+
+void printFolderReport(const FolderSaveReport& report)
+{
+    for (const auto& warning : report.warnings)
+        std::cerr << "onnx-repack: warning: " << printable(warning) << '\n';
+    if (report.unchanged) {
+        std::cout << "nothing to change: the " << report.models.size() << " graph(s) of "
+                  << printable(report.folder.string()) << " already share "
+                  << printable(report.sharedData.filename().string())
+                  << " as planned; nothing written (--rewrite writes them anyway)\n";
+        return;
+    }
+    std::cout << (report.warnings.empty() ? "wrote " : "saved with a warning: ")
+              << report.models.size() << " graph(s) into " << printable(report.folder.string())
+              << ": " << report.externalTensors << " external tensors ("
+              << formatBytes(report.externalBytes) << ") stored once each in "
+              << printable(report.sharedData.filename().string()) << " ("
+              << formatBytes(report.sharedBytes) << ", " << report.sharedRanges << " distinct), "
+              << formatSeconds(report.seconds) << '\n';
+    std::cout << "the graphs and their data: " << formatBytes(report.bytesBefore) << " before, "
+              << formatBytes(report.bytesAfter) << " after\n";
+    for (const auto& file : report.removed)
+        std::cout << "removed " << printable(file.string()) << " (no model reads it)\n";
+}
+
+int repackFolder(const RepackArgs& args)
+{
+    if (args.sharedData.empty()) {
+        std::cerr << "onnx-repack: " << printable(args.input)
+                  << " is a folder: repack its graphs into one data file they share with "
+                     "--shared-data NAME, or repack each model on its own\n";
+        return Usage;
+    }
+    if (const std::string flag = unsupportedForFolders(args); !flag.empty()) {
+        std::cerr << "onnx-repack: " << flag << " is not available for a folder\n";
+        return Usage;
+    }
+    auto layout = parseLayoutOptions(args.layout, (fs::path(args.output) / "model.onnx").string());
+    if (!layout)
+        return Usage;
+    FolderSaveOptions options{std::move(*layout), args.sharedData, args.models};
+    ProgressBar bar;
+    if (args.progress)
+        options.layout.progress = [&bar](const Progress& p) { bar.update(p); };
+    Result<FolderSaveReport> report = Error::internal("not run");
+    for (int tries = 1; tries <= kSaveAttempts; ++tries) { // as saveRetrying does for one model
+        report = saveFolder(args.input, args.output, options);
+        if (report || !report.error().is(ErrorKind::Changed) || tries == kSaveAttempts)
+            break;
+        std::cerr << "onnx-repack: a graph of " << printable(args.input)
+                  << " was changed by another save meanwhile; reading the folder again\n";
+    }
+    bar.finish();
+    if (!report) {
+        std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
+        return exitCodeFor(report.error());
+    }
+    printFolderReport(*report);
+    return Ok;
+}
+
 int repack(const RepackArgs& args)
 {
+    std::error_code ec;
+    if (fs::is_directory(args.input, ec))
+        return repackFolder(args);
+    if (!args.sharedData.empty() || !args.models.empty()) {
+        std::cerr << "onnx-repack: --shared-data and --models repack a folder of graphs; "
+                  << printable(args.input) << " is one model\n";
+        return Usage;
+    }
     auto layout = parseLayoutOptions(args.layout, args.output);
     if (!layout)
         return Usage;
@@ -171,10 +258,19 @@ Command addRepack(CLI::App& app)
     auto args = std::make_shared<RepackArgs>();
     const std::string defaultWait = secondsText(SaveOptions().lockWaitMs / 1000.0);
     SaveRequest& request = args->layout.request;
-    sub->add_option("IN", args->input, "The model to read")->required();
+    sub->add_option("IN", args->input, "The model to read, or a folder of graphs")->required();
     sub->add_option("-o,--output", args->output,
-           "The model to write (may equal IN); a missing folder is created")
+           "The model to write (may equal IN); a missing folder is created. For a folder IN: "
+           "the folder to write (may equal IN)")
         ->required();
+    sub->add_option("--shared-data", args->sharedData,
+           "For a folder IN: the one data file all its graphs read, each distinct weight "
+           "stored once; the data files no model reads any more are removed")
+        ->type_name("NAME");
+    sub->add_option("--models", args->models,
+           "For a folder IN: the graphs to save (default: every .onnx in it)")
+        ->delimiter(',')
+        ->type_name("A.onnx,B.onnx");
     addLayoutOptions(*sub, args->layout);
     sub->add_flag("--checksum", request.checksum, "Write a SHA-1 checksum per external tensor");
     sub->add_flag("--force", request.force,

@@ -16,8 +16,9 @@ namespace fs = std::filesystem;
 namespace repack {
 namespace {
 
-// The .onnx files directly in `dir` (symlinks to files too), sorted by name.
-Result<std::vector<std::string>> modelNames(const fs::path& dir)
+} // namespace
+
+Result<std::vector<std::string>> modelsInFolder(const fs::path& dir)
 {
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
@@ -35,6 +36,8 @@ Result<std::vector<std::string>> modelNames(const fs::path& dir)
     std::sort(names.begin(), names.end());
     return names;
 }
+
+namespace {
 
 // `inner` is `outer` or lies in it, component by component (both canonical).
 bool isWithin(const fs::path& inner, const fs::path& outer)
@@ -287,7 +290,7 @@ private:
 
 Result<FolderInspection> inspectFolder(const fs::path& dir, const FolderInspectOptions& options)
 {
-    auto names = modelNames(dir);
+    auto names = modelsInFolder(dir);
     if (!names)
         return names.error();
     FolderInspection out;

@@ -100,6 +100,10 @@ struct FolderInspectOptions {
     const CancelToken* cancel = nullptr;
 };
 
+// The .onnx files directly in `dir` (symlinks to files too, never a save's temporaries), by
+// name. Fails when `dir` is no folder (NotFound) or cannot be listed.
+Result<std::vector<std::string>> modelsInFolder(const std::filesystem::path& dir);
+
 // Inspects the .onnx files directly in `dir` (never temporaries of saves). Fails when `dir` is
 // no folder or cannot be listed, or when a read of tensor bytes fails; a model that does not
 // load is a problem and the rest are still inspected. Reads only tensors whose byte size equals

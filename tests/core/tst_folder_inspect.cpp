@@ -6,6 +6,7 @@
 #include "core/model/model.h"
 #include "core/problem.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/folder_fixtures.h"
 #include "tests/support/graph_readers.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
@@ -26,49 +27,6 @@ using namespace repack;
 using namespace fixtures;
 
 namespace {
-
-struct Weight {
-    std::string name;
-    std::string bytes;
-    int32_t dtype = onnx::TensorProto::UINT8;
-    std::vector<int64_t> dims = {}; // empty: [bytes.size()]
-    bool external = true;
-};
-
-// `dir`/`modelName` with `weights` as initializers: external ones in `dir`/`dataName` one after
-// another (the file is written here), the others raw_data.
-bool writeGraph(const QString& dir, const QString& modelName, const std::string& dataName,
-    const std::vector<Weight>& weights)
-{
-    onnx::ModelProto model = emptyModel();
-    std::string data;
-    for (const Weight& w : weights) {
-        const std::vector<int64_t> dims
-            = w.dims.empty() ? std::vector<int64_t>{static_cast<int64_t>(w.bytes.size())} : w.dims;
-        onnx::TensorProto t = rawTensor(w.name, w.dtype, dims, w.bytes);
-        if (w.external) {
-            t.clear_raw_data();
-            setExternal(t, dataName, std::to_string(data.size()), std::to_string(w.bytes.size()));
-            data += w.bytes;
-        }
-        *model.mutable_graph()->add_initializer() = std::move(t);
-        // Read by a node and an output, so ONNX Runtime builds a session for it.
-        onnx::NodeProto& node = addNode(*model.mutable_graph(), "Identity", w.name + "_read");
-        node.add_input(w.name);
-        node.add_output(w.name + "_out");
-        auto* output = model.mutable_graph()->add_output();
-        output->set_name(w.name + "_out");
-        output->mutable_type()->mutable_tensor_type()->set_elem_type(w.dtype);
-    }
-    if (!data.empty()) {
-        QFile file(QDir(dir).filePath(QString::fromStdString(dataName)));
-        if (!file.open(QIODevice::WriteOnly)
-            || file.write(data.data(), static_cast<qint64>(data.size()))
-                != static_cast<qint64>(data.size()))
-            return false;
-    }
-    return saveModel(model, QDir(dir).filePath(modelName));
-}
 
 const FolderModel* modelNamed(const FolderInspection& f, const std::string& name)
 {

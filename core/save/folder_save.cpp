@@ -1,0 +1,608 @@
+#include "folder_save.h"
+
+#include "core/checksum.h"
+#include "core/file_names.h"
+#include "core/format.h"
+#include "core/inspect/folder_inspect.h"
+#include "core/inspect/folder_scan.h"
+#include "core/mapped_memory.h"
+#include "core/model/model.h"
+#include "core/plan/dedupe.h"
+#include "core/plan/save_plan.h"
+#include "core/posix_file.h"
+#include "core/save_lock.h"
+#include "crash_point.h"
+#include "data_writer.h"
+#include "output_folder.h"
+#include "save_steps.h"
+#include "source_watch.h"
+#include "tensor_rewrite.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+namespace {
+
+// One graph of the set, from its load to its commit. Members are destroyed in reverse order:
+// an uncommitted rewrite rolls back while its model still exists.
+struct Graph {
+    std::string name;
+    fs::path outPath;
+    std::unique_ptr<Model> model;
+    SavePlan plan;
+    std::vector<fs::path> readBefore; // in place: the data files it read
+    std::optional<DataWriter> writer;
+    std::optional<SourceWatch> sources;
+    std::optional<TensorRewrite> rewrite;
+    Splices splices;
+    std::optional<ModelTemp> viaTemp; // naming the shared file's temporary
+    std::optional<ModelTemp> final; // naming the shared file
+    bool committed = false;
+    bool external() const { return !plan.files.empty(); }
+};
+
+// A range of the shared file and the tensor whose bytes it is written from.
+struct Range {
+    size_t graph = 0;
+    size_t tensor = 0;
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    std::string checksum; // of its bytes, once written (when known)
+};
+
+uint64_t alignUp(uint64_t value, uint64_t alignment)
+{
+    return alignment ? (value + alignment - 1) / alignment * alignment : value;
+}
+
+// `dir` absolute and lexically normal, without the trailing separator "." leaves ("a/." -> "a").
+fs::path folderPath(const fs::path& dir)
+{
+    const fs::path normal = fs::absolute(dir).lexically_normal();
+    return normal.has_filename() ? normal : normal.parent_path();
+}
+
+Error cancelledError()
+{
+    return Error{"the folder save was cancelled; nothing changed", ErrorKind::Cancelled};
+}
+
+class FolderSave {
+public:
+    FolderSave(const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
+        : m_dir(folderPath(dir))
+        , m_outDir(folderPath(outDir))
+        , m_options(options)
+        , m_layout(options.layout)
+        , m_cannot("cannot save the folder " + m_dir.string() + ": ")
+    {
+        m_layout.dataFile = options.sharedData;
+        m_layout.dedupe = false; // stored once across the folder below
+        m_layout.shardSize = 0;
+        m_layout.keepPlacement = false;
+        m_layout.progress = {}; // the shared file reports its own progress
+        m_shared = (m_outDir / options.sharedData).lexically_normal();
+    }
+
+    Result<FolderSaveReport> run()
+    {
+        const auto started = std::chrono::steady_clock::now();
+        if (Status s = load(); !s)
+            return s.error().prefixed(m_cannot);
+        auto created = createOutputFolders(m_outDir / m_graphs.front().name);
+        if (!created)
+            return created.error().prefixed(m_cannot);
+        m_createdFolders = std::move(*created);
+        Result<FolderSaveReport> report = runLocked();
+        if (!report || report->unchanged)
+            removeCreatedFolders(m_createdFolders);
+        if (report)
+            report->seconds
+                = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                      .count();
+        return report;
+    }
+
+private:
+    Status load()
+    {
+        if (Status s = checkDataFileName(m_options.sharedData); !s)
+            return Error::usage("--shared-data " + m_options.sharedData + ": " + s.error().message);
+        if (isModelName(fs::path(m_options.sharedData).filename().string()))
+            return Error::usage(
+                "--shared-data " + m_options.sharedData + ": a data file cannot be named .onnx");
+        auto names = modelsInFolder(m_dir);
+        if (!names)
+            return names.error();
+        std::vector<std::string> chosen = *names;
+        if (!m_options.models.empty()) {
+            chosen.clear();
+            for (const std::string& name : m_options.models) {
+                if (std::find(names->begin(), names->end(), name) == names->end())
+                    return Error::usage(name + " is not a model of " + m_dir.string());
+                if (std::find(chosen.begin(), chosen.end(), name) == chosen.end())
+                    chosen.push_back(name);
+            }
+            std::sort(chosen.begin(), chosen.end());
+        }
+        if (chosen.empty())
+            return Error::usage(m_dir.string() + " holds no .onnx model");
+        for (const std::string& name : chosen) {
+            Graph& g = m_graphs.emplace_back();
+            g.name = name;
+            g.outPath = m_outDir / name;
+            if (g.outPath == m_shared)
+                return Error::usage("--shared-data " + m_options.sharedData + " is the model "
+                    + name + " of the output folder");
+            auto model = Model::load(m_dir / name);
+            if (!model)
+                return model.error();
+            g.model = std::move(*model);
+            if (g.model->hasErrors() && !m_layout.allowCorrupt)
+                for (const TensorInfo& t : g.model->tensors())
+                    if (std::string error = g.model->firstErrorOf(t); !error.empty())
+                        return Error::corrupt(name + ": tensor " + t.qualifiedName() + ": " + error
+                            + "; refusing to carry it forward (--allow-corrupt keeps it)");
+            auto plan = planSave(*g.model, g.outPath, m_layout);
+            if (!plan)
+                return plan.error().prefixed(name + ": ");
+            g.plan = std::move(*plan);
+            if (g.plan.files.size() > 1
+                || (g.external()
+                    && (m_outDir / g.plan.files.front()).lexically_normal() != m_shared))
+                return Error::internal(name + ": the plan does not write one shared data file");
+        }
+        return {};
+    }
+
+    // Where every content goes in the shared file: each distinct one once, in graph order and,
+    // within a graph, in the plan's order.
+    Status layOut()
+    {
+        std::vector<const Model*> models;
+        std::vector<TensorRef> candidates;
+        for (size_t g = 0; g < m_graphs.size(); ++g) {
+            models.push_back(m_graphs[g].model.get());
+            for (size_t t = 0; t < m_graphs[g].plan.tensors.size(); ++t)
+                if (m_graphs[g].plan.tensors[t].external)
+                    candidates.push_back({g, t});
+        }
+        auto groups = findIdenticalAcross(models, candidates, {}, m_layout.cancel);
+        if (!groups)
+            return groups.error();
+        std::map<TensorRef, size_t> groupOf;
+        for (size_t i = 0; i < groups->size(); ++i)
+            for (TensorRef ref : (*groups)[i].tensors)
+                groupOf[ref] = i;
+        std::map<size_t, size_t> placed; // group -> range
+        uint64_t end = 0;
+        for (size_t g = 0; g < m_graphs.size(); ++g) {
+            Graph& graph = m_graphs[g];
+            if (!graph.external())
+                continue;
+            for (size_t t : graph.plan.fileOrder.front()) {
+                PlannedTensor& p = graph.plan.tensors[t];
+                const auto group = groupOf.find({g, t});
+                if (group != groupOf.end())
+                    if (auto at = placed.find(group->second); at != placed.end()) {
+                        p.offset = m_ranges[at->second].offset;
+                        continue;
+                    }
+                const bool aligned = m_layout.alignment && p.length >= m_layout.alignThreshold;
+                p.offset = aligned ? alignUp(end, m_layout.alignment) : end;
+                end = p.offset + p.length;
+                if (group != groupOf.end())
+                    placed[group->second] = m_ranges.size();
+                m_rangeOf[{g, t}] = m_ranges.size();
+                m_ranges.push_back({g, t, p.offset, p.length, {}});
+            }
+        }
+        for (auto [ref, group] : groupOf)
+            if (!m_rangeOf.count(ref))
+                m_rangeOf[ref] = placed.at(group);
+        m_sharedBytes = end;
+        for (Graph& graph : m_graphs)
+            if (graph.external())
+                graph.plan.fileBytes = {end};
+        return {};
+    }
+
+    // Every graph already reads the shared file at the planned ranges, and it is that size.
+    bool unchanged() const
+    {
+        if (m_layout.rewrite)
+            return false;
+        for (const Graph& g : m_graphs)
+            if (!samePathOrFile(g.outPath, g.model->path())
+                || !planKeepsLayout(*g.model, g.outPath, g.plan, m_layout))
+                return false;
+        return true;
+    }
+
+    // Replacing the shared file needs consent unless only graphs of the set read it.
+    Status consent() const
+    {
+        if (m_layout.force || !fs::exists(m_shared))
+            return {};
+        std::vector<fs::path> set;
+        bool readBySet = false;
+        const auto sharedId = fileIdOf(m_shared);
+        for (const Graph& g : m_graphs) {
+            set.push_back(g.outPath);
+            set.push_back(g.model->path());
+            for (const fs::path& p : filesReadBy(*g.model))
+                readBySet |= sharedId && fileIdOf(p) == sharedId;
+        }
+        const FolderReaders readers = modelsReading(m_shared.parent_path(), {m_shared}, set);
+        std::vector<std::string> others;
+        for (const fs::path& p : readers.users.front())
+            others.push_back(p.filename().string() + " reads it");
+        for (const fs::path& p : readers.unreadable)
+            others.push_back(p.filename().string() + " could not be read to tell whether it uses it");
+        if (!readers.failure.empty())
+            others.push_back(readers.failure);
+        if (others.empty() && readBySet)
+            return {};
+        std::string message = m_shared.string() + " would be replaced: ";
+        if (others.empty())
+            message += "no graph of the set reads it";
+        for (size_t i = 0; i < others.size(); ++i)
+            message += (i ? "; " : "") + others[i];
+        return Error{message + "; --force replaces it (those models would read wrong bytes), or "
+                               "choose another --shared-data name",
+            ErrorKind::ConsentNeeded};
+    }
+
+    Result<FolderSaveReport> runLocked()
+    {
+        std::vector<fs::path> folders{m_outDir, m_shared.parent_path()};
+        auto lock = FolderLock::acquire(folders, m_layout.lockWaitMs, m_layout.cancel);
+        if (!lock)
+            return lock.error().prefixed(m_cannot);
+        crashPoint("locked");
+        for (const Graph& g : m_graphs)
+            if (!namesFile(g.model->path(), g.model->fileIdentity()))
+                return Error{m_cannot + g.model->path().string()
+                        + " changed while the folder save waited (another save?); try again",
+                    ErrorKind::Changed};
+        if (Status s = layOut(); !s)
+            return s.error().prefixed(m_cannot);
+        if (unchanged())
+            return unchangedReport();
+        if (Status s = consent(); !s)
+            return s.error().prefixed(m_cannot);
+        for (Graph& g : m_graphs) {
+            auto sources = SourceWatch::start(*g.model, m_layout.cancel);
+            if (!sources)
+                return sources.error().prefixed(m_cannot);
+            g.sources.emplace(std::move(*sources));
+            if (Status s = g.model->loadProtos(); !s)
+                return s.error().prefixed(m_cannot);
+            if (samePathOrFile(g.outPath, g.model->path()))
+                g.readBefore = filesReadBy(*g.model);
+            g.writer.emplace(*g.model, g.plan, m_layout);
+            m_report.bytesBefore += g.model->fileBytes();
+        }
+        std::set<FileId> counted;
+        for (const Graph& g : m_graphs)
+            for (const fs::path& p : filesReadBy(*g.model))
+                if (auto id = fileIdOf(p); id && counted.insert(*id).second) {
+                    std::error_code ec;
+                    m_report.bytesBefore += fs::file_size(p, ec);
+                }
+
+        TempCleanup cleanup;
+        auto temp = writeShared(cleanup);
+        if (!temp)
+            return temp.error().prefixed(m_cannot);
+        DataTarget target{m_shared, std::move(*temp)};
+        crashPoint("data-written");
+        if (Status s = writeModels(target, cleanup); !s)
+            return s.error().prefixed(m_cannot);
+        crashPoint("models-written");
+        std::vector<std::vector<fs::path>> stale;
+        for (Graph& g : m_graphs) {
+            stale.emplace_back(); // the paths through which it reads the file replaced
+            for (const fs::path& p : filesReadBy(*g.model))
+                if (fileIdOf(p) && fileIdOf(p) == fileIdOf(m_shared))
+                    stale.back().push_back(p);
+        }
+        for (Graph& g : m_graphs) {
+            if (Status s = g.sources->stillUnchanged(); !s)
+                return s.error().prefixed(m_cannot);
+        }
+        for (Graph& g : m_graphs)
+            g.sources->release();
+        if (m_layout.cancel && m_layout.cancel->isCancelled())
+            return cancelledError();
+
+        commit(target, cleanup);
+        finish(target, stale);
+        return std::move(m_report);
+    }
+
+    FolderSaveReport unchangedReport()
+    {
+        m_report.unchanged = true;
+        fillCounts();
+        m_report.bytesBefore = m_report.bytesAfter;
+        return std::move(m_report);
+    }
+
+    void fillCounts()
+    {
+        m_report.folder = m_outDir;
+        m_report.sharedData = m_shared;
+        m_report.sharedBytes = m_sharedBytes;
+        m_report.sharedRanges = m_ranges.size();
+        m_report.models.clear();
+        m_report.bytesAfter = m_sharedBytes;
+        for (const Graph& g : m_graphs) {
+            m_report.models.push_back(g.name);
+            for (const PlannedTensor& p : g.plan.tensors)
+                if (p.external) {
+                    ++m_report.externalTensors;
+                    m_report.externalBytes += p.length;
+                }
+            std::error_code ec;
+            const auto size = fs::file_size(g.outPath, ec);
+            m_report.bytesAfter += ec ? 0 : size;
+        }
+    }
+
+    // 1. The shared file's temporary: each range once, from the first tensor that holds it.
+    Result<TempFile> writeShared(TempCleanup& cleanup)
+    {
+        auto temp = createReplacementFor(m_shared);
+        if (!temp)
+            return temp.error();
+        cleanup.add(temp->path);
+        const int fd = temp->fd.get();
+        Progress progress;
+        progress.bytesTotal = m_sharedBytes;
+        for (Range& range : m_ranges) {
+            Graph& g = m_graphs[range.graph];
+            if (m_layout.cancel && m_layout.cancel->isCancelled())
+                return cancelledError();
+            if (g.writer->payloadLength(range.tensor)) {
+                if (Status s = g.writer->copyPayload(
+                        range.tensor, fd, range.offset, temp->path, false);
+                    !s)
+                    return s.error();
+                if (auto it = g.writer->checksums().find(range.tensor);
+                    it != g.writer->checksums().end())
+                    range.checksum = it->second;
+            } else { // held in the proto (small raw, typed fields): through the model
+                auto bytes = g.model->read(range.tensor);
+                if (!bytes)
+                    return bytes.error();
+                if (Status s = pwriteAll(fd, bytes->bytes(), range.offset, temp->path); !s)
+                    return s.error();
+                if (m_layout.checksum)
+                    range.checksum = Sha1::of(bytes->bytes());
+            }
+            progress.bytesDone += range.length;
+            progress.tensor = g.model->tensors()[range.tensor].name;
+            if (m_options.layout.progress)
+                m_options.layout.progress(progress);
+        }
+        if (::ftruncate(fd, static_cast<off_t>(m_sharedBytes)) != 0)
+            return Error::io(systemMessage("cannot size", temp->path));
+        if (Status s = fsyncFile(fd, temp->path); !s)
+            return s.error();
+        temp->fd = UniqueFd();
+        if (Status s = fsyncDirectory(m_shared.parent_path()); !s)
+            return s.error();
+        return temp;
+    }
+
+    // 2. Each graph's model, naming the temporary and naming the shared file.
+    Status writeModels(const DataTarget& target, TempCleanup& cleanup)
+    {
+        const std::vector<std::string> tempNames{
+            target.temp.path.lexically_relative(m_outDir).generic_string()};
+        const std::vector<std::string> finalNames{
+            m_shared.lexically_relative(m_outDir).generic_string()};
+        for (size_t gi = 0; gi < m_graphs.size(); ++gi) {
+            Graph& g = m_graphs[gi];
+            std::map<size_t, std::string> checksums;
+            for (size_t t = 0; t < g.plan.tensors.size(); ++t)
+                if (auto it = m_rangeOf.find({gi, t}); it != m_rangeOf.end())
+                    if (const std::string& sum = m_ranges[it->second].checksum; !sum.empty())
+                        checksums[t] = sum;
+            g.splices = splicesOf(*g.model, g.plan, *g.writer);
+            g.rewrite.emplace(*g.model);
+            if (Status s = g.rewrite->apply(
+                    g.plan, tempNames, *g.writer, checksums, TensorRewrite::Inline::Spliced);
+                !s)
+                return s.error().prefixed(g.name + ": ");
+            if (g.external()) {
+                auto via = writeModelTemp(*g.model, g.outPath, g.splices, *g.writer, false, cleanup);
+                if (!via)
+                    return via.error();
+                g.viaTemp = std::move(*via);
+            }
+            g.rewrite->relocate(finalNames);
+            auto final = writeModelTemp(*g.model, g.outPath, g.splices, *g.writer, false, cleanup);
+            if (!final)
+                return final.error();
+            g.final = std::move(*final);
+        }
+        return {};
+    }
+
+    // 3. Graph by graph, each commits: it reads the complete temporary (or, with no external
+    // tensor, its final model). A rename that fails leaves that graph and the rest as they were.
+    void commit(DataTarget& target, TempCleanup& cleanup)
+    {
+        cleanup.release(); // from the first rename on, nothing committed may be removed
+        for (Graph& g : m_graphs) {
+            const fs::path& from = g.viaTemp ? g.viaTemp->file.path : g.final->file.path;
+            if (Status s = renameFile(from, g.outPath, "rename-model-temp"); !s) {
+                m_report.warnings.push_back(s.error().message + "; " + g.name
+                    + " and the graphs after it keep their old layout");
+                m_commitFailed = true;
+                break;
+            }
+            g.committed = true;
+            crashPoint("model-temp-committed");
+        }
+        for (Graph& g : m_graphs)
+            if (!g.committed) {
+                unlinkQuietly(g.final->file.path);
+                if (g.viaTemp)
+                    unlinkQuietly(g.viaTemp->file.path);
+            }
+        warnIf(syncFolder(m_outDir));
+        if (std::none_of(m_graphs.begin(), m_graphs.end(),
+                [](const Graph& g) { return g.committed && g.viaTemp; }))
+            unlinkQuietly(target.temp.path); // no graph reads it
+    }
+
+    // 4-7. The shared file under its name, the graphs naming it, the temporary and the files no
+    // model reads any more gone.
+    void finish(DataTarget& target, const std::vector<std::vector<fs::path>>& stale)
+    {
+        const bool anyExternal = std::any_of(m_graphs.begin(), m_graphs.end(),
+            [](const Graph& g) { return g.committed && g.viaTemp; });
+        bool finalNames = anyExternal && !m_commitFailed;
+        if (finalNames) {
+            finalNames = check(swapIn(target),
+                "the graphs keep naming their shared data by its temporary name "
+                    + target.temp.path.filename().string()
+                    + " (complete and valid); saving the folder again gives it its final name");
+            if (finalNames) {
+                warnIf(syncFolder(m_shared.parent_path()));
+                crashPoint("data-swapped");
+            }
+        }
+        for (Graph& g : m_graphs) {
+            if (!g.committed || !g.viaTemp)
+                continue;
+            bool named = finalNames
+                && check(renameFile(g.final->file.path, g.outPath, "rename-model-final"),
+                    g.name + " keeps naming the shared data by its temporary name (complete and "
+                             "valid); saving the folder again gives it its final name");
+            if (!named) {
+                unlinkQuietly(g.final->file.path);
+                finalNames = false;
+            } else {
+                crashPoint("model-final-committed");
+            }
+        }
+        warnIf(syncFolder(m_outDir));
+        if (finalNames)
+            unlinkQuietly(target.temp.path);
+        crashPoint("cleaned");
+
+        const std::vector<std::string> finalLocation{
+            (finalNames ? m_shared : target.temp.path).lexically_relative(m_outDir).generic_string()};
+        for (size_t i = 0; i < m_graphs.size(); ++i) {
+            Graph& g = m_graphs[i];
+            if (!g.committed) {
+                g.rewrite.reset(); // rolled back: the graph is as it was
+                continue;
+            }
+            g.rewrite->relocate(finalLocation);
+            g.rewrite->commit();
+            const ModelTemp& on = (g.viaTemp && !finalNames) ? *g.viaTemp : *g.final;
+            g.model->adoptSave({g.outPath, on.identity, on.written.bytes,
+                payloadRanges(g.splices, on), stale[i],
+                "replaced by a save of the folder " + m_outDir.string()});
+        }
+        if (finalNames && !m_commitFailed)
+            removeUnused();
+        fillCounts();
+    }
+
+    // 7. In place: the data files the graphs read before that no model of the folder reads now.
+    void removeUnused()
+    {
+        std::set<FileId> seen;
+        const auto sharedId = fileIdOf(m_shared);
+        std::vector<fs::path> set;
+        for (const Graph& g : m_graphs)
+            set.push_back(g.outPath);
+        for (const Graph& g : m_graphs)
+            for (const fs::path& path : g.readBefore) {
+                const auto id = fileIdOf(path);
+                if (!id || id == sharedId || !seen.insert(*id).second
+                    || isTempName(path.filename().string()))
+                    continue;
+                const fs::path rel = path.lexically_relative(m_outDir);
+                if (rel.empty() || *rel.begin() == "..")
+                    continue; // outside the folder: not the folder's to remove
+                const FolderReaders readers = modelsReading(path.parent_path(), {path}, {});
+                if (!readers.users.front().empty() || !readers.unreadable.empty()
+                    || !readers.failure.empty()) {
+                    if (!readers.unreadable.empty() || !readers.failure.empty())
+                        m_report.warnings.push_back(path.string()
+                            + " is kept: a model of the folder could not be read to tell "
+                              "whether it uses it");
+                    continue;
+                }
+                if (failPoint("unlink-unused") || ::unlink(path.c_str()) != 0) {
+                    m_report.warnings.push_back(systemMessage("cannot remove", path,
+                                                    failPoint("unlink-unused") ? EIO : -1)
+                        + "; no graph reads it any more: remove it by hand");
+                    continue;
+                }
+                m_report.removed.push_back(path);
+            }
+        if (!m_report.removed.empty())
+            warnIf(syncFolder(m_outDir));
+    }
+
+    bool check(Status status, const std::string& consequence)
+    {
+        if (!status)
+            m_report.warnings.push_back(status.error().message + "; " + consequence);
+        return status.ok();
+    }
+    void warnIf(Status status)
+    {
+        check(std::move(status),
+            "after a power loss the previous layout may come back; the new one is complete");
+    }
+    void unlinkQuietly(const fs::path& path)
+    {
+        if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+            m_report.warnings.push_back(systemMessage("cannot remove", path)
+                + "; it is a leftover temporary: onnx-repack clean removes it");
+    }
+
+    const fs::path m_dir;
+    const fs::path m_outDir;
+    const FolderSaveOptions& m_options;
+    SaveOptions m_layout;
+    const std::string m_cannot;
+    fs::path m_shared;
+    std::deque<Graph> m_graphs; // stable addresses: each writer holds its graph's plan
+    std::vector<Range> m_ranges;
+    std::map<TensorRef, size_t> m_rangeOf;
+    uint64_t m_sharedBytes = 0;
+    std::vector<fs::path> m_createdFolders;
+    bool m_commitFailed = false;
+    FolderSaveReport m_report;
+};
+
+} // namespace
+
+Result<FolderSaveReport> saveFolder(
+    const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
+{
+    return guardMemory("cannot save the folder " + dir.string(), [&] {
+        FolderSave save(dir, outDir, options);
+        return save.run();
+    });
+}
+
+} // namespace repack

@@ -1,0 +1,61 @@
+// The graphs of a folder saved as one unit (SPEC 9, `repack DIR -o OUT --shared-data NAME`):
+// every graph reads one shared data file that holds each distinct content (dtype, shape and
+// bytes) once, the same weight of three graphs or twice in one graph being one range.
+//
+// The protocol extends the one-model save (docs/save-protocol.md) to the set, with S the shared
+// file, Ts its temporary and, per graph i, Mi its model:
+//   1. write Ts (each content once) and sync;
+//   2. per graph, write two model temporaries, one naming Ts, one naming S, and sync them;
+//   3. rename each first temporary over its Mi: graph by graph, each commits on its own and
+//      reads the complete Ts; the graphs not yet renamed still read their old files, untouched;
+//   4. link Ts to a temporary name and rename that over S;
+//   5. rename each second temporary over its Mi (Mi -> S);   6. unlink Ts;
+//   7. remove the data files the graphs read before and no model of the folder reads now.
+// At every instant each graph is a complete model (old or new layout) for every reader, and a
+// file is replaced or removed only after no graph of the set reads it.
+#pragma once
+
+#include "core/plan/save_options.h"
+#include "core/result.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+struct FolderSaveOptions {
+    // The layout (threshold, alignment, align threshold, order, attributes, checksum), consent
+    // (force), the lock wait, progress and cancel. The data file is `sharedData`.
+    SaveOptions layout;
+    std::string sharedData; // relative to the output folder
+    std::vector<std::string> models; // file names in the folder; empty: every *.onnx there
+};
+
+struct FolderSaveReport {
+    std::filesystem::path folder; // the output folder
+    std::vector<std::string> models; // saved, in name order
+    std::filesystem::path sharedData;
+    uint64_t sharedBytes = 0; // size of the shared data file
+    uint64_t externalBytes = 0; // of the external tensors of every graph, each counted
+    uint64_t bytesBefore = 0; // the graphs' models and data files before (each file once)
+    uint64_t bytesAfter = 0; // the graphs' models and the shared file after
+    size_t externalTensors = 0;
+    size_t sharedRanges = 0; // distinct contents in the shared file
+    bool unchanged = false; // nothing written: every graph already is what it would be
+    std::vector<std::filesystem::path> removed; // old data files no model reads any more
+    std::vector<std::string> warnings; // after the commit: the save stands, a step did not
+    double seconds = 0;
+};
+
+// Saves the graphs of `dir` into `outDir` (which may be `dir`: in place) with one shared data
+// file. Fails, changing nothing, on a graph that does not load or has broken references
+// (unless layout.allowCorrupt), an unusable or aliasing data file name, a shared file past the
+// 2 GiB protobuf limit for an inline result, a file replaced that another model of the folder
+// reads (ConsentNeeded, naming it, unless layout.force), a source that changed while it was
+// copied (Changed), a full disk or a cancel.
+Result<FolderSaveReport> saveFolder(const std::filesystem::path& dir,
+    const std::filesystem::path& outDir, const FolderSaveOptions& options);
+
+} // namespace repack

@@ -1,0 +1,246 @@
+// A folder of graphs saved as one unit (SPEC 9, `repack DIR -o OUT --shared-data NAME`): each
+// distinct content once in one shared data file, every graph's values intact for python3-onnx,
+// never merging other dtypes or bytes under one name, a re-run that writes nothing, siblings
+// outside the set asked about and their files kept, and a kill at every step of the protocol
+// leaving every graph loadable with its values.
+#include "core/inspect/folder_inspect.h"
+#include "tests/support/folder_fixtures.h"
+#include "tests/support/python_reader.h"
+#include "tests/support/save_fixtures.h"
+#include "tests/support/tensor_builder.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace repack;
+using namespace fixtures;
+
+namespace {
+
+constexpr int kSigkillStatus = 128 + SIGKILL;
+const QString kValues = QStringLiteral(REPACK_VALUES_SCRIPT);
+
+struct Run {
+    int status = -1; // exit code, or 128 + signal as a shell reports it
+    QByteArray out;
+    QByteArray err;
+};
+
+// `onnx-repack ARGS` through a shell that tells a SIGKILL apart; `crashAt` is the test hook.
+Run runRepack(const QStringList& args, const QString& crashAt = {})
+{
+    QProcess process;
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("ONNX_REPACK_CRASH_AT"));
+    if (!crashAt.isEmpty())
+        env.insert(QStringLiteral("ONNX_REPACK_CRASH_AT"), crashAt);
+    process.setProcessEnvironment(env);
+    process.start(QStringLiteral("/bin/sh"),
+        QStringList{QStringLiteral("-c"),
+            QStringLiteral("\"$0\" \"$@\"; echo \"repack-status=$?\" >&2"),
+            qEnvironmentVariable("REPACK_CLI"), QStringLiteral("repack")}
+            + args);
+    Run run;
+    if (!process.waitForFinished(120000))
+        return run;
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    const qsizetype at = run.err.lastIndexOf("repack-status=");
+    if (at >= 0)
+        run.status = run.err.mid(at + 14).trimmed().toInt();
+    return run;
+}
+
+// An Optimum-shaped folder: an embedding in all three graphs (under another name in one), a
+// layer in both decoders, a weight of the encoder's own held inline, "w" with other bytes in
+// each decoder, and the layer's bytes as int8 in one graph.
+struct Export {
+    std::map<QString, std::vector<Weight>> graphs; // model name -> its weights
+    uint64_t distinctBytes = 0;
+};
+
+Export optimumExport()
+{
+    const std::string embed = patternBytes(4096, 1), layer = patternBytes(2048, 2);
+    Export e;
+    e.graphs["encoder_model.onnx"]
+        = {{"embed", embed}, {"enc_own", patternBytes(3000, 3), 2, {}, false}};
+    e.graphs["decoder_model.onnx"]
+        = {{"embed", embed}, {"layer", layer}, {"w", patternBytes(1500, 4)}};
+    e.graphs["decoder_with_past_model.onnx"] = {{"shared.embed", embed}, {"layer", layer},
+        {"w", patternBytes(1500, 5)}, {"layer_i8", layer, onnx::TensorProto::INT8}};
+    e.distinctBytes = 4096 + 3000 + 2048 + 1500 + 1500 + 2048;
+    return e;
+}
+
+bool writeExport(const QString& dir, const Export& e)
+{
+    for (const auto& [name, weights] : e.graphs)
+        if (!writeGraph(dir, name, name.toStdString() + "_data", weights))
+            return false;
+    return true;
+}
+
+} // namespace
+
+class TestFolderSave : public QObject {
+    Q_OBJECT
+
+private:
+    // Every graph of `dir` loads in python3-onnx with the values of `e`.
+    static bool valuesIntact(const QString& dir, const Export& e, const QString& context)
+    {
+        for (const auto& [name, weights] : e.graphs) {
+            const PythonLoad load = loadInPython(kValues, dir + "/" + name);
+            if (!load.ok) {
+                qWarning("%s: %s: onnx.load fails: %s", qPrintable(context), qPrintable(name),
+                    qPrintable(load.error));
+                return false;
+            }
+            const QString diff = compareValues(load.values, hashesOf(bytesOf(weights)));
+            if (!diff.isEmpty()) {
+                qWarning("%s: %s reads other values:\n%s", qPrintable(context), qPrintable(name),
+                    qPrintable(diff));
+                return false;
+            }
+        }
+        return true;
+    }
+
+private slots:
+    void inPlaceEachContentOnce()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+
+        const Run run = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY(valuesIntact(dir.path(), e, "after the folder save"));
+        QCOMPARE(QFileInfo(dir.filePath("shared.onnx_data")).size(), qint64(e.distinctBytes));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
+            QStringList({"decoder_model.onnx", "decoder_with_past_model.onnx",
+                "encoder_model.onnx", "shared.onnx_data"})); // old files gone, no temporary
+        auto folder = inspectFolder(dir.path().toStdString());
+        QVERIFY(folder);
+        QCOMPARE(folder->duplicatedBytes, uint64_t(0));
+        QCOMPARE(folder->files.size(), size_t(1));
+        QCOMPARE(folder->files[0].usedBy.size(), size_t(3));
+
+        // Nothing to change: nothing written.
+        const auto before = hashFolder(dir.path());
+        const Run again
+            = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"});
+        QCOMPARE(again.status, 0);
+        QVERIFY2(again.out.contains("nothing to change"), again.out.constData());
+        QCOMPARE(hashFolder(dir.path()), before);
+    }
+
+    void toAnotherFolderLeavesTheSourceAlone()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        const auto before = hashFolder(dir.path());
+        const QString out = dir.filePath("../" + QFileInfo(dir.path()).fileName() + "-shared");
+        const Run run = runRepack({dir.path(), "-o", out, "--shared-data", "weights.bin"});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QCOMPARE(hashFolder(dir.path()), before);
+        QVERIFY(valuesIntact(out, e, "the new folder"));
+        QVERIFY(valuesIntact(dir.path(), e, "the source folder"));
+        QCOMPARE(QDir(out).entryList(QDir::Files).size(), 4);
+        QDir(out).removeRecursively();
+    }
+
+    // A model of the folder outside the set reads the file the save would replace: consent,
+    // naming it, and nothing written; a data file it shares with a graph of the set is kept.
+    void aSiblingOutsideTheSet()
+    {
+        QTemporaryDir dir;
+        const std::string embed = patternBytes(4096, 7);
+        QVERIFY(writeGraph(dir.path(), "a.onnx", "a.bin", {{"embed", embed}}));
+        QVERIFY(writeGraph(dir.path(), "b.onnx", "b.bin", {{"embed", embed}}));
+        QVERIFY(writeGraph(dir.path(), "c.onnx", "shared.bin", {{"other", patternBytes(2048, 8)}}));
+        const auto before = hashFolder(dir.path());
+        const Run refused = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.bin",
+            "--models", "a.onnx,b.onnx"});
+        QCOMPARE(refused.status, 3);
+        QVERIFY2(refused.err.contains("c.onnx reads it"), refused.err.constData());
+        QCOMPARE(hashFolder(dir.path()), before);
+
+        // c also reads a's data file: it stays, and c keeps its values.
+        QVERIFY(writeGraph(dir.path(), "c.onnx", "a.bin", {{"embed", embed}}));
+        const Run run = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "ab.bin",
+            "--models", "a.onnx,b.onnx"});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY(QFile::exists(dir.filePath("a.bin")));
+        QVERIFY(!QFile::exists(dir.filePath("b.bin")));
+        QCOMPARE(QFileInfo(dir.filePath("ab.bin")).size(), qint64(4096));
+        Export e;
+        e.graphs["a.onnx"] = {{"embed", embed}};
+        e.graphs["b.onnx"] = {{"embed", embed}};
+        e.graphs["c.onnx"] = {{"embed", embed}};
+        QVERIFY(valuesIntact(dir.path(), e, "after saving a and b"));
+    }
+
+    void killedAtEveryStep_data()
+    {
+        QTest::addColumn<QString>("point");
+        QTest::addColumn<bool>("resave"); // over the shared file the graphs read now
+        for (bool resave : {false, true})
+            for (const char* point : {"locked", "data-written", "models-written",
+                     "model-temp-committed", "data-swapped", "model-final-committed", "cleaned"})
+                QTest::addRow("%s%s", resave ? "re-save, " : "", point) << QString(point) << resave;
+    }
+    void killedAtEveryStep()
+    {
+        QFETCH(QString, point);
+        QFETCH(bool, resave);
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        QStringList layout;
+        if (resave) { // shared already; now every tensor moves within the file it is read from
+            QCOMPARE(runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"})
+                         .status,
+                0);
+            layout = QStringList{"--align", "64", "--align-threshold", "0"};
+        }
+        const Run killed = runRepack(
+            QStringList{dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"} + layout,
+            point);
+        QCOMPARE(killed.status, kSigkillStatus);
+        QVERIFY(valuesIntact(dir.path(), e, "killed at " + point));
+        const Run again
+            = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"});
+        QVERIFY2(again.status == 0, again.err.constData());
+        QVERIFY(valuesIntact(dir.path(), e, "saved again after the kill at " + point));
+    }
+
+    void usageErrors()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeGraph(dir.path(), "a.onnx", "a.bin", {{"x", patternBytes(2048)}}));
+        const auto before = hashFolder(dir.path());
+        for (const QStringList& args : {QStringList{dir.path(), "-o", dir.path()},
+                 QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.bin", "--inline"},
+                 QStringList{dir.path(), "-o", dir.path(), "--shared-data", "../s.bin"},
+                 QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.onnx"},
+                 QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.bin", "--models",
+                     "missing.onnx"},
+                 QStringList{dir.filePath("a.onnx"), "-o", dir.filePath("a.onnx"),
+                     "--shared-data", "s.bin"}}) {
+            const Run run = runRepack(args);
+            QVERIFY2(run.status == 2, qPrintable(args.join(' ') + ": " + run.err));
+        }
+        QCOMPARE(hashFolder(dir.path()), before);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFolderSave)
+#include "tst_folder_save.moc"
