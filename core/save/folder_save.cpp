@@ -106,8 +106,7 @@ public:
             removeCreatedFolders(m_createdFolders);
         if (report)
             report->seconds
-                = std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
-                      .count();
+                = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return report;
     }
 
@@ -246,7 +245,8 @@ private:
         for (const fs::path& p : readers.users.front())
             others.push_back(p.filename().string() + " reads it");
         for (const fs::path& p : readers.unreadable)
-            others.push_back(p.filename().string() + " could not be read to tell whether it uses it");
+            others.push_back(
+                p.filename().string() + " could not be read to tell whether it uses it");
         if (!readers.failure.empty())
             others.push_back(readers.failure);
         if (others.empty() && readBySet)
@@ -256,8 +256,9 @@ private:
             message += "no graph of the set reads it";
         for (size_t i = 0; i < others.size(); ++i)
             message += (i ? "; " : "") + others[i];
-        return Error{message + "; --force replaces it (those models would read wrong bytes), or "
-                               "choose another --shared-data name",
+        return Error{message
+                + "; --force replaces it (those models would read wrong bytes), or "
+                  "choose another --shared-data name",
             ErrorKind::ConsentNeeded};
     }
 
@@ -373,8 +374,8 @@ private:
             if (m_layout.cancel && m_layout.cancel->isCancelled())
                 return cancelledError();
             if (g.writer->payloadLength(range.tensor)) {
-                if (Status s = g.writer->copyPayload(
-                        range.tensor, fd, range.offset, temp->path, false);
+                if (Status s
+                    = g.writer->copyPayload(range.tensor, fd, range.offset, temp->path, false);
                     !s)
                     return s.error();
                 if (auto it = g.writer->checksums().find(range.tensor);
@@ -425,7 +426,8 @@ private:
                 !s)
                 return s.error().prefixed(g.name + ": ");
             if (g.external()) {
-                auto via = writeModelTemp(*g.model, g.outPath, g.splices, *g.writer, false, cleanup);
+                auto via
+                    = writeModelTemp(*g.model, g.outPath, g.splices, *g.writer, false, cleanup);
                 if (!via)
                     return via.error();
                 g.viaTemp = std::move(*via);
@@ -489,8 +491,9 @@ private:
                 continue;
             bool named = finalNames
                 && check(renameFile(g.final->file.path, g.outPath, "rename-model-final"),
-                    g.name + " keeps naming the shared data by its temporary name (complete and "
-                             "valid); saving the folder again gives it its final name");
+                    g.name
+                        + " keeps naming the shared data by its temporary name (complete and "
+                          "valid); saving the folder again gives it its final name");
             if (!named) {
                 unlinkQuietly(g.final->file.path);
                 finalNames = false;
@@ -503,8 +506,9 @@ private:
             unlinkQuietly(target.temp.path);
         crashPoint("cleaned");
 
-        const std::vector<std::string> finalLocation{
-            (finalNames ? m_shared : target.temp.path).lexically_relative(m_outDir).generic_string()};
+        const std::vector<std::string> finalLocation{(finalNames ? m_shared : target.temp.path)
+                                                         .lexically_relative(m_outDir)
+                                                         .generic_string()};
         for (size_t i = 0; i < m_graphs.size(); ++i) {
             Graph& g = m_graphs[i];
             if (!g.committed) {
@@ -514,9 +518,9 @@ private:
             g.rewrite->relocate(finalLocation);
             g.rewrite->commit();
             const ModelTemp& on = (g.viaTemp && !finalNames) ? *g.viaTemp : *g.final;
-            g.model->adoptSave({g.outPath, on.identity, on.written.bytes,
-                payloadRanges(g.splices, on), stale[i],
-                "replaced by a save of the folder " + m_outDir.string()});
+            g.model->adoptSave(
+                {g.outPath, on.identity, on.written.bytes, payloadRanges(g.splices, on), stale[i],
+                    "replaced by a save of the folder " + m_outDir.string()});
         }
         if (finalNames && !m_commitFailed)
             removeUnused();
@@ -550,8 +554,8 @@ private:
                     continue;
                 }
                 if (failPoint("unlink-unused") || ::unlink(path.c_str()) != 0) {
-                    m_report.warnings.push_back(systemMessage("cannot remove", path,
-                                                    failPoint("unlink-unused") ? EIO : -1)
+                    m_report.warnings.push_back(
+                        systemMessage("cannot remove", path, failPoint("unlink-unused") ? EIO : -1)
                         + "; no graph reads it any more: remove it by hand");
                     continue;
                 }

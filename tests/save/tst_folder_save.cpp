@@ -119,13 +119,14 @@ private slots:
         const Export e = optimumExport();
         QVERIFY(writeExport(dir.path(), e));
 
-        const Run run = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"});
+        const Run run
+            = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"});
         QVERIFY2(run.status == 0, run.err.constData());
         QVERIFY(valuesIntact(dir.path(), e, "after the folder save"));
         QCOMPARE(QFileInfo(dir.filePath("shared.onnx_data")).size(), qint64(e.distinctBytes));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
-            QStringList({"decoder_model.onnx", "decoder_with_past_model.onnx",
-                "encoder_model.onnx", "shared.onnx_data"})); // old files gone, no temporary
+            QStringList({"decoder_model.onnx", "decoder_with_past_model.onnx", "encoder_model.onnx",
+                "shared.onnx_data"})); // old files gone, no temporary
         auto folder = inspectFolder(dir.path().toStdString());
         QVERIFY(folder);
         QCOMPARE(folder->duplicatedBytes, uint64_t(0));
@@ -175,8 +176,8 @@ private slots:
 
         // c also reads a's data file: it stays, and c keeps its values.
         QVERIFY(writeGraph(dir.path(), "c.onnx", "a.bin", {{"embed", embed}}));
-        const Run run = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "ab.bin",
-            "--models", "a.onnx,b.onnx"});
+        const Run run = runRepack(
+            {dir.path(), "-o", dir.path(), "--shared-data", "ab.bin", "--models", "a.onnx,b.onnx"});
         QVERIFY2(run.status == 0, run.err.constData());
         QVERIFY(QFile::exists(dir.filePath("a.bin")));
         QVERIFY(!QFile::exists(dir.filePath("b.bin")));
@@ -186,6 +187,29 @@ private slots:
         e.graphs["b.onnx"] = {{"embed", embed}};
         e.graphs["c.onnx"] = {{"embed", embed}};
         QVERIFY(valuesIntact(dir.path(), e, "after saving a and b"));
+    }
+
+    // One graph of a shared set saved on its own later: replacing the shared file asks consent
+    // naming the other graphs; saving it into its own file leaves them reading the shared one.
+    void oneGraphSavedAloneLater()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        QCOMPARE(
+            runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"}).status,
+            0);
+        const QString decoder = dir.filePath("decoder_model.onnx");
+        const Run refused = runRepack({decoder, "-o", decoder, "--data", "shared.onnx_data"});
+        QCOMPARE(refused.status, 3);
+        QVERIFY2(refused.err.contains("encoder_model.onnx")
+                && refused.err.contains("decoder_with_past_model.onnx"),
+            refused.err.constData());
+        const Run own = runRepack({decoder, "-o", decoder, "--remove-unused"});
+        QVERIFY2(own.status == 0, own.err.constData());
+        QVERIFY(QFile::exists(dir.filePath("decoder_model.onnx.data")));
+        QVERIFY(QFile::exists(dir.filePath("shared.onnx_data"))); // the others read it
+        QVERIFY(valuesIntact(dir.path(), e, "after saving the decoder on its own"));
     }
 
     void killedAtEveryStep_data()
@@ -233,8 +257,8 @@ private slots:
                  QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.onnx"},
                  QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.bin", "--models",
                      "missing.onnx"},
-                 QStringList{dir.filePath("a.onnx"), "-o", dir.filePath("a.onnx"),
-                     "--shared-data", "s.bin"}}) {
+                 QStringList{dir.filePath("a.onnx"), "-o", dir.filePath("a.onnx"), "--shared-data",
+                     "s.bin"}}) {
             const Run run = runRepack(args);
             QVERIFY2(run.status == 2, qPrintable(args.join(' ') + ": " + run.err));
         }
