@@ -7,6 +7,7 @@
 #include "py_model.h"
 #include "save_watch.h"
 
+#include "core/save/folder_save.h"
 #include "core/save/output_folder.h"
 #include "core/save/save.h"
 #include "core/save/save_conflicts.h"
@@ -208,10 +209,84 @@ std::string saveDoc(const char* head)
           "or Error with the core's message; nothing is written then.";
 }
 
+// onnx_repack.save_folder: the graphs of `dir` into `outDir` with one shared data file, as
+// `onnx-repack repack DIR -o OUT --shared-data NAME` (read again when a graph changed meanwhile).
+py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, py::object models,
+    py::object threshold, py::object align, py::object alignThreshold, py::object order,
+    bool checksum, bool force, bool attributes, bool allowCorrupt, bool rewrite, py::object wait,
+    py::object progress, py::object cancel)
+{
+    SaveArgs args;
+    const py::object none = py::none(); // the layout keywords a folder save does not take
+    args.layout = {none, threshold, align, alignThreshold, order, none, none, none, none, false,
+        false, attributes, allowCorrupt};
+    args.checksum = checksum;
+    args.force = force;
+    args.rewrite = rewrite;
+    args.wait = wait;
+    const fs::path in = toPath(dir), out = toPath(outDir);
+    FolderSaveOptions options{
+        saveOptions(args, out / "model.onnx"), py::str(sharedData).cast<std::string>(), {}};
+    if (!models.is_none())
+        for (py::handle name : models)
+            options.models.push_back(py::str(name).cast<std::string>());
+    SaveWatch watch(progress, cancel);
+    options.layout.progress = watch.callback();
+    options.layout.cancel = watch.token();
+    Result<FolderSaveReport> report = Error::internal("not run");
+    {
+        py::gil_scoped_release unlocked;
+        for (int tries = 1; tries <= kSaveAttempts; ++tries) {
+            report = saveFolder(in, out, options);
+            if (report || !report.error().is(ErrorKind::Changed))
+                break;
+        }
+    }
+    watch.raisePending();
+    const FolderSaveReport& r = take(std::move(report));
+    py::dict d;
+    d["folder"] = r.folder.string();
+    d["models"] = r.models;
+    d["shared_data"] = r.sharedData.string();
+    d["shared_bytes"] = r.sharedBytes;
+    d["shared_ranges"] = r.sharedRanges;
+    d["external_tensors"] = r.externalTensors;
+    d["external_bytes"] = r.externalBytes;
+    d["bytes_before"] = r.bytesBefore;
+    d["bytes_after"] = r.bytesAfter;
+    d["unchanged"] = r.unchanged;
+    std::vector<std::string> removed;
+    for (const auto& p : r.removed)
+        removed.push_back(p.string());
+    d["removed"] = removed;
+    std::vector<std::string> warnings;
+    for (const auto& w : r.warnings)
+        warnings.push_back(inPythonTerms(w));
+    d["warnings"] = warnings;
+    return d;
+}
+
 } // namespace
 
 void registerSave(py::module_& m)
 {
+    m.def("save_folder", &saveFolderPy, py::arg("dir"), py::arg("out_dir"), py::kw_only(),
+        py::arg("shared_data"), py::arg("models") = py::none(),
+        py::arg("size_threshold_bytes") = py::none(), py::arg("align") = py::none(),
+        py::arg("align_threshold") = py::none(), py::arg("order") = py::none(),
+        py::arg("checksum") = false, py::arg("force") = false, py::arg("attributes") = true,
+        py::arg("allow_corrupt") = false, py::arg("rewrite") = false, py::arg("wait") = py::none(),
+        py::arg("progress") = py::none(), py::arg("cancel") = py::none(),
+        "save_folder(dir, out_dir, *, shared_data, models=None, size_threshold_bytes=None, "
+        "align=None, align_threshold=None, order=None, checksum=False, force=False, "
+        "attributes=True, allow_corrupt=False, rewrite=False, wait=None, progress=None, "
+        "cancel=None) -> dict\n\n"
+        "Saves the graphs of a folder (every .onnx in dir, or `models`) into out_dir (dir itself\n"
+        "for in place) as one unit: one data file `shared_data` that every graph reads, each\n"
+        "distinct weight stored once; in place, the data files no model reads any more are\n"
+        "removed. `onnx-repack repack DIR -o OUT --shared-data NAME`, crash-safe for every graph.\n"
+        "Returns what it wrote: shared_bytes, bytes_before, bytes_after, removed, unchanged, ...\n"
+        "Raises ConsentRequired naming a model outside the set that reads a file it replaces.");
     py::class_<PyCancelToken, std::shared_ptr<PyCancelToken>>(m, "CancelToken",
         "Stops a save from another thread: pass it as cancel=, call cancel(); the save raises\n"
         "Cancelled and leaves the originals untouched.")

@@ -1,7 +1,7 @@
 """Type stubs of onnx_repack, the Python package of Onnx Repack (docs/python.md)."""
 import os
 import threading
-from typing import Any, Callable, Iterable, Literal, Optional, TypedDict, Union
+from typing import Any, Callable, Iterable, Literal, Optional, Sequence, TypedDict, Union
 
 import numpy
 
@@ -188,6 +188,25 @@ def save_proto(proto: Any, out_path: PathLike, base_dir: Optional[PathLike] = No
 def verify(model_or_path: Union[Model, PathLike]) -> dict[str, Any]: ...
 def diff(a: Union[Model, PathLike], b: Union[Model, PathLike]) -> dict[str, Any]: ...
 def inspect_folder(dir: PathLike) -> dict[str, Any]: ...
+def save_folder(
+    dir: PathLike,
+    out_dir: PathLike,
+    *,
+    shared_data: str,
+    models: Optional[Sequence[str]] = None,
+    size_threshold_bytes: Optional[Size] = None,
+    align: Optional[Size] = None,
+    align_threshold: Optional[Size] = None,
+    order: Optional[str] = None,
+    checksum: bool = False,
+    force: bool = False,
+    attributes: bool = True,
+    allow_corrupt: bool = False,
+    rewrite: bool = False,
+    wait: Optional[float] = None,
+    progress: Optional[ProgressCallback] = None,
+    cancel: Union[None, CancelToken, threading.Event] = None,
+) -> dict[str, Any]: ...
 def plan(
     model_or_path: Union[Model, PathLike],
     *,

@@ -60,6 +60,30 @@ class Reports(TempDirTest):
         with self.assertRaises(FileNotFoundError):
             onnx_repack.inspect_folder(os.path.join(self.dir, "missing"))
 
+    def test_save_folder_stores_each_weight_once(self):
+        rng = np.random.default_rng(7)
+        big = rng.standard_normal((512, 640)).astype(np.float32)  # make_model's "big"
+        graphs = os.path.dirname(self.path)
+        make_model(graphs, name="decoder.onnx", tensors={"tied": big})
+        before = onnx_repack.inspect_folder(graphs)["duplicated_bytes"]
+        self.assertEqual(before, big.nbytes)
+        expected = {name: {t.name: onnx.numpy_helper.to_array(t)
+                           for t in onnx.load(os.path.join(graphs, name)).graph.initializer}
+                    for name in ("decoder.onnx", "model.onnx")}
+        report = onnx_repack.save_folder(graphs, graphs, shared_data="shared.bin")
+        self.assertFalse(report["unchanged"])
+        self.assertEqual(report["models"], ["decoder.onnx", "model.onnx"])
+        self.assertEqual(sorted(os.path.basename(p) for p in report["removed"]),
+                         ["decoder.onnx.data", "model.onnx.data"])
+        self.assertEqual(onnx_repack.inspect_folder(graphs)["duplicated_bytes"], 0)
+        for name, values in expected.items():
+            model = onnx.load(os.path.join(graphs, name))
+            for t in model.graph.initializer:
+                np.testing.assert_array_equal(onnx.numpy_helper.to_array(t), values[t.name])
+        self.assertTrue(onnx_repack.save_folder(graphs, graphs, shared_data="shared.bin")["unchanged"])
+        with self.assertRaises(ValueError):  # a data file may not be named .onnx
+            onnx_repack.save_folder(graphs, graphs, shared_data="x.onnx")
+
     def test_verify_is_the_cli_document(self):
         self.assertEqual(onnx_repack.verify(self.path), self.cli_json("verify", self.path))
         self.assertTrue(onnx_repack.verify(self.path)["ok"])
