@@ -80,6 +80,20 @@ Status DataFile::checkStillCurrent() const
 void DataFile::releasePages(uint64_t offset, uint64_t length)
 {
     std::lock_guard lock(m_mutex);
+    releaseLocked(offset, length);
+}
+
+void DataFile::releaseView(std::span<const std::byte> view) const
+{
+    std::lock_guard lock(m_mutex);
+    const auto* base = static_cast<const std::byte*>(m_base);
+    if (!m_base || view.data() < base || view.data() >= base + m_size)
+        return; // not a view of the current mapping
+    releaseLocked(static_cast<uint64_t>(view.data() - base), view.size());
+}
+
+void DataFile::releaseLocked(uint64_t offset, uint64_t length) const
+{
     if (!m_base || offset >= m_size)
         return;
     const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));

@@ -39,6 +39,8 @@ public:
     // read again on the next touch): after a walk over bytes that will not be needed soon.
     // Only whole pages inside [offset, offset + length) are dropped.
     void releasePages(uint64_t offset, uint64_t length);
+    // releasePages() of the bytes `view` (a view() of this file) covers.
+    void releaseView(std::span<const std::byte> view) const;
 
     // Marks every view of this file as stale; later views fail with `reason`.
     void invalidate(std::string reason);
@@ -58,10 +60,11 @@ private:
     Status mapLocked();
 
     Status checkStillCurrent() const;
+    void releaseLocked(uint64_t offset, uint64_t length) const;
 
     std::filesystem::path m_path;
     FileIdentity m_identity;
-    std::mutex m_mutex;
+    mutable std::mutex m_mutex;
     std::atomic<bool> m_invalidated{false};
     std::string m_invalidReason;
     void* m_base = nullptr;

@@ -9,6 +9,8 @@
 #include "tensor_index.h"
 #include "tensor_info.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -47,6 +49,15 @@ public:
     std::span<const std::byte> bytes() const
     {
         return m_owned.empty() ? m_view : std::span<const std::byte>(m_owned);
+    }
+    // Gives the pages of a mapped view back to the system (they stay in the page cache), after
+    // a pass over bytes not needed again soon: reading many tensors keeps memory flat. Owned
+    // bytes are left alone.
+    // Only [from, from + length) of the bytes, for a pass that goes chunk by chunk.
+    void releasePages(size_t from = 0, size_t length = SIZE_MAX) const
+    {
+        if (m_file && from < m_view.size())
+            m_file->releaseView(m_view.subspan(from, std::min(length, m_view.size() - from)));
     }
     // "<tensor> (in <file>)" for a mapped view, else the tensor's name: what an error says.
     std::string where(const TensorInfo& tensor) const

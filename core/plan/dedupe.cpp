@@ -14,7 +14,7 @@ namespace repack {
 namespace {
 
 constexpr size_t kSampleBytes = 4096; // from each end: different weights differ here already
-constexpr size_t kHashChunk = 64u << 20; // progress and cancellation granularity
+constexpr size_t kHashChunk = 8u << 20; // progress, cancellation and page release granularity
 
 // What must be equal before bytes are compared at all.
 using ShapeKey = std::tuple<int32_t, Dims, uint64_t>;
@@ -72,6 +72,7 @@ public:
                     [&] { sha.update(bytes.subspan(done, piece)); });
                 !s)
                 return s.error();
+            tensorBytes.releasePages(done, piece);
             done += piece;
             m_progress.bytesDone += piece;
             m_progress.tensor = info(tensor).name;
@@ -86,7 +87,7 @@ public:
     // Splits `copies` (same dtype, shape, size) into groups of equal bytes.
     Status group(const std::vector<Copy>& copies, std::vector<IdenticalAcross>& out)
     {
-        // Sample first, so only likely duplicates are hashed in full.
+        // Sample first, so only likely duplicates are read in full.
         std::map<std::string, std::vector<const Copy*>> bySample;
         for (const Copy& c : copies) {
             auto bytes = read(c.tensor);
@@ -95,27 +96,57 @@ public:
             auto key = sample(info(c.tensor), *bytes);
             if (!key)
                 return key.error();
+            bytes->releasePages();
             bySample[*key].push_back(&c);
         }
         for (auto& [key, similar] : bySample) {
-            if (similar.size() < 2) { // unlike the others: a group only when already shared
-                if (Status s = confirm(similar, out); !s)
-                    return s;
-                continue;
+            std::vector<std::vector<const Copy*>> parts;
+            if (similar.size() <= kCompareDirectly) {
+                // Few copies: compared byte for byte with each part's first, no hash at all
+                // (memcmp is several times faster than SHA-1, and equal bytes are read twice
+                // either way).
+                for (const Copy* c : similar) {
+                    bool placed = false;
+                    for (auto& part : parts) {
+                        auto same = sameBytes(part.front()->tensor, c->tensor);
+                        if (!same)
+                            return same.error();
+                        if (*same) {
+                            part.push_back(c);
+                            placed = true;
+                            break;
+                        }
+                    }
+                    if (!placed)
+                        parts.push_back({c});
+                }
+            } else {
+                std::map<std::string, std::vector<const Copy*>> byHash;
+                for (const Copy* c : similar) {
+                    auto bytes = read(c->tensor);
+                    if (!bytes)
+                        return bytes.error();
+                    auto digest = hash(c->tensor, *bytes);
+                    if (!digest)
+                        return digest.error();
+                    bytes->releasePages();
+                    byHash[*digest].push_back(c);
+                }
+                for (auto& [digest, equal] : byHash) {
+                    // Confirmed byte for byte against the first: a SHA-1 collision is not shared.
+                    std::vector<const Copy*> part{equal.front()};
+                    for (size_t i = 1; i < equal.size(); ++i) {
+                        auto same = sameBytes(equal.front()->tensor, equal[i]->tensor);
+                        if (!same)
+                            return same.error();
+                        if (*same)
+                            part.push_back(equal[i]);
+                    }
+                    parts.push_back(std::move(part));
+                }
             }
-            std::map<std::string, std::vector<const Copy*>> byHash;
-            for (const Copy* c : similar) {
-                auto bytes = read(c->tensor);
-                if (!bytes)
-                    return bytes.error();
-                auto digest = hash(c->tensor, *bytes);
-                if (!digest)
-                    return digest.error();
-                byHash[*digest].push_back(c);
-            }
-            for (auto& [digest, equal] : byHash)
-                if (Status s = confirm(equal, out); !s)
-                    return s;
+            for (const auto& part : parts)
+                addGroup(part, out);
         }
         return {};
     }
@@ -123,29 +154,46 @@ public:
     Progress m_progress;
 
 private:
-    // Copies with equal hashes: compared byte for byte against the first before grouping.
-    Status confirm(const std::vector<const Copy*>& equal, std::vector<IdenticalAcross>& out)
+    // Copies compared directly when this many or fewer share a sample; more are hashed first.
+    static constexpr size_t kCompareDirectly = 8;
+
+    // Whether two tensors hold the same bytes, compared in chunks (progress, cancel); their
+    // pages are given back after.
+    Result<bool> sameBytes(TensorRef a, TensorRef b)
     {
-        IdenticalAcross g;
-        auto first = read(equal.front()->tensor);
+        auto first = read(a);
         if (!first)
             return first.error();
+        auto second = read(b);
+        if (!second)
+            return second.error();
+        const auto x = first->bytes();
+        const auto y = second->bytes();
+        bool same = x.size() == y.size();
+        for (size_t done = 0; same && done < x.size();) {
+            const size_t piece = std::min(kHashChunk, x.size() - done);
+            if (Status s = readMapped(first->where(info(a)) + " or " + second->where(info(b)),
+                    [&] { same = std::memcmp(x.data() + done, y.data() + done, piece) == 0; });
+                !s)
+                return s.error();
+            first->releasePages(done, piece);
+            second->releasePages(done, piece);
+            done += piece;
+            m_progress.bytesDone += piece;
+            m_progress.tensor = info(b).name;
+            if (m_progressCallback)
+                m_progressCallback(m_progress);
+            if (Status s = cancelled(); !s)
+                return s.error();
+        }
+        return same;
+    }
+
+    // Copies of equal bytes: one group with every tensor stored at them, when two or more.
+    static void addGroup(const std::vector<const Copy*>& equal, std::vector<IdenticalAcross>& out)
+    {
+        IdenticalAcross g;
         for (const Copy* c : equal) {
-            if (c != equal.front()) {
-                auto bytes = read(c->tensor);
-                if (!bytes)
-                    return bytes.error();
-                const auto a = first->bytes();
-                const auto b = bytes->bytes();
-                bool same = a.size() == b.size();
-                if (Status s = readMapped(first->where(info(equal.front()->tensor)) + " or "
-                            + bytes->where(info(c->tensor)),
-                        [&] { same = same && std::memcmp(a.data(), b.data(), a.size()) == 0; });
-                    !s)
-                    return s;
-                if (!same)
-                    continue; // a SHA-1 collision: not shared
-            }
             g.tensors.insert(g.tensors.end(), c->sharing.begin(), c->sharing.end());
             ++g.copies;
         }
@@ -153,7 +201,6 @@ private:
             std::sort(g.tensors.begin(), g.tensors.end());
             out.push_back(std::move(g));
         }
-        return {};
     }
 
     std::span<const Model* const> m_models;
