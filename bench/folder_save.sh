@@ -21,20 +21,11 @@ trap 'rm -rf "$scratch"' EXIT
 src=$scratch/export
 mkdir "$src"
 
-/usr/bin/python3 - "$src" "$scale" <<'PY'
+PYTHONPATH=$(dirname "${BASH_SOURCE[0]}") /usr/bin/python3 - "$src" "$scale" <<'PY'
 import os, sys
 out, scale = sys.argv[1], int(sys.argv[2])
 MiB = 1 << 20
-def varint(n):
-    b = bytearray()
-    while n >= 0x80:
-        b.append(n & 0x7F | 0x80)
-        n >>= 7
-    return bytes(b + bytes([n]))
-def field(number, payload):
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
-def entry(key, value):
-    return field(13, field(1, key) + field(2, value))
+from onnx_wire import entry, field, varint
 def value_info(name):  # FLOAT, no shape
     return field(1, name) + field(2, field(1, b"\x08\x01"))
 # Distinct contents: an embedding, encoder layers, decoder layers (about 1 GiB in all at scale 1).

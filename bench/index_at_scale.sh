@@ -14,17 +14,10 @@ cli=$build/app/onnx-repack
 scratch=$(mktemp -d /var/tmp/repack-index.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 
-/usr/bin/python3 - "$scratch" <<'PY'
+PYTHONPATH=$(dirname "${BASH_SOURCE[0]}") /usr/bin/python3 - "$scratch" <<'PY'
 import os, sys
 out = sys.argv[1]
-def varint(n):
-    b = bytearray()
-    while n >= 0x80:
-        b.append(n & 0x7F | 0x80)
-        n >>= 7
-    return bytes(b + bytes([n]))
-def field(number, payload):
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
+from onnx_wire import field
 tensor = b"\x08\x01\x10\x01" + field(9, bytes(4))  # dims [1], FLOAT, 4 raw bytes
 opset = field(8, b"\x10\x11")
 def model(graph):

@@ -14,19 +14,10 @@ scratch=$(mktemp -d /var/tmp/repack-sibling.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 mkdir "$scratch/alone" "$scratch/beside"
 
-/usr/bin/python3 - "$scratch" <<'PY'
+PYTHONPATH=$(dirname "${BASH_SOURCE[0]}") /usr/bin/python3 - "$scratch" <<'PY'
 import os, sys
 out = sys.argv[1]
-def varint(n):
-    b = bytearray()
-    while n >= 0x80:
-        b.append(n & 0x7F | 0x80)
-        n >>= 7
-    return bytes(b + bytes([n]))
-def field(number, payload):
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
-def entry(key, value):
-    return field(13, field(1, key) + field(2, value))
+from onnx_wire import entry, field
 def external(name, location, offset):  # FLOAT [1], EXTERNAL
     return field(5, b"\x08\x01\x10\x01" + field(8, name) + entry(b"location", location)
                  + entry(b"offset", b"%d" % offset) + entry(b"length", b"4") + b"\x70\x01")

@@ -7,6 +7,7 @@
 // "saved with a warning"; one that fails at or before it changes nothing.
 #include "core/inspect/verify.h"
 #include "core/model/model.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/crash_fixtures.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/python_reader.h"
@@ -30,49 +31,19 @@ using namespace fixtures;
 
 namespace {
 
-constexpr int kSigkillStatus = 128 + SIGKILL; // what a shell reports for a SIGKILLed child
 const QString kModel = QStringLiteral("m.onnx");
 
-struct Run {
-    int status = -1; // exit code, or 128 + signal as a shell reports it
-    QByteArray out;
-    QByteArray err;
-};
+using Run = ShellRun;
 
-// Runs the CLI in `dir` through a shell that reports how it ended: QProcess only says
-// "CrashExit", which a segfault would also give; the shell tells SIGKILL apart. `command` is
-// the subcommand, `crashAt` and `failAt` the test hooks (ONNX_REPACK_CRASH_AT / _FAIL_AT).
 Run runCommand(const QString& dir, const QString& command, const QStringList& args,
     const QString& crashAt = {}, const QString& failAt = {})
 {
-    QProcess process;
-    process.setWorkingDirectory(dir);
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("ONNX_REPACK_CRASH_AT"));
-    env.remove(QStringLiteral("ONNX_REPACK_FAIL_AT"));
-    if (!crashAt.isEmpty())
-        env.insert(QStringLiteral("ONNX_REPACK_CRASH_AT"), crashAt);
-    if (!failAt.isEmpty())
-        env.insert(QStringLiteral("ONNX_REPACK_FAIL_AT"), failAt);
-    process.setProcessEnvironment(env);
-    QStringList shellArgs{QStringLiteral("-c"),
-        QStringLiteral("\"$0\" \"$@\"; echo \"repack-status=$?\" >&2"),
-        qEnvironmentVariable("REPACK_CLI"), command};
-    process.start(QStringLiteral("/bin/sh"), shellArgs + args);
-    Run run;
-    if (!process.waitForFinished(120000))
-        return run;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    const qsizetype at = run.err.lastIndexOf("repack-status=");
-    if (at >= 0)
-        run.status = run.err.mid(at + 14).trimmed().toInt();
-    return run;
+    return runCliInShell(dir, command, args, crashAt, failAt);
 }
 
 Run runCli(const QString& dir, const QStringList& args, const QString& crashAt = {})
 {
-    return runCommand(dir, QStringLiteral("repack"), args, crashAt);
+    return runCliInShell(dir, QStringLiteral("repack"), args, crashAt);
 }
 
 const QString kValuesScript = QStringLiteral(REPACK_VALUES_SCRIPT);

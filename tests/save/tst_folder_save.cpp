@@ -4,6 +4,7 @@
 // outside the set asked about and their files kept, and a kill at every step of the protocol
 // leaving every graph loadable with its values.
 #include "core/inspect/folder_inspect.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/folder_fixtures.h"
 #include "tests/support/python_reader.h"
 #include "tests/support/save_fixtures.h"
@@ -11,49 +12,21 @@
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <csignal>
 
 using namespace repack;
 using namespace fixtures;
 
 namespace {
 
-constexpr int kSigkillStatus = 128 + SIGKILL;
 const QString kValues = QStringLiteral(REPACK_VALUES_SCRIPT);
+using Run = ShellRun;
 
-struct Run {
-    int status = -1; // exit code, or 128 + signal as a shell reports it
-    QByteArray out;
-    QByteArray err;
-};
-
-// `onnx-repack ARGS` through a shell that tells a SIGKILL apart; `crashAt` is the test hook.
+// `onnx-repack repack ARGS`; `crashAt` is the test hook.
 Run runRepack(const QStringList& args, const QString& crashAt = {})
 {
-    QProcess process;
-    auto env = QProcessEnvironment::systemEnvironment();
-    env.remove(QStringLiteral("ONNX_REPACK_CRASH_AT"));
-    if (!crashAt.isEmpty())
-        env.insert(QStringLiteral("ONNX_REPACK_CRASH_AT"), crashAt);
-    process.setProcessEnvironment(env);
-    process.start(QStringLiteral("/bin/sh"),
-        QStringList{QStringLiteral("-c"),
-            QStringLiteral("\"$0\" \"$@\"; echo \"repack-status=$?\" >&2"),
-            qEnvironmentVariable("REPACK_CLI"), QStringLiteral("repack")}
-            + args);
-    Run run;
-    if (!process.waitForFinished(120000))
-        return run;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    const qsizetype at = run.err.lastIndexOf("repack-status=");
-    if (at >= 0)
-        run.status = run.err.mid(at + 14).trimmed().toInt();
-    return run;
+    return runCliInShell(QDir::currentPath(), QStringLiteral("repack"), args, crashAt);
 }
 
 // An Optimum-shaped folder: an embedding in all three graphs (under another name in one), a
