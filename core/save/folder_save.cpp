@@ -1,5 +1,6 @@
 #include "folder_save.h"
 
+#include "clean.h"
 #include "core/checksum.h"
 #include "core/file_names.h"
 #include "core/format.h"
@@ -325,13 +326,26 @@ private:
         if (m_layout.cancel && m_layout.cancel->isCancelled())
             return cancelledError();
 
-        commit(target, cleanup);
+        if (Status s = commit(target, cleanup); !s)
+            return s.error().prefixed(m_cannot);
         finish(target, stale);
         return std::move(m_report);
     }
 
+    // Temporaries of killed saves of these names (the shared file under its temporary name,
+    // say), once every graph names the final files: the lock is held, so no live save owns them.
+    void removeLeftoversOfOwnNames()
+    {
+        std::set<std::string> finals{m_shared.filename().string()};
+        for (const Graph& g : m_graphs)
+            finals.insert(g.name);
+        for (const Graph& g : m_graphs)
+            removeOwnLeftovers(*g.model, finals);
+    }
+
     FolderSaveReport unchangedReport()
     {
+        removeLeftoversOfOwnNames(); // as the rewrite would
         m_report.unchanged = true;
         fillCounts();
         m_report.bytesBefore = m_report.bytesAfter;
@@ -443,17 +457,23 @@ private:
 
     // 3. Graph by graph, each commits: it reads the complete temporary (or, with no external
     // tensor, its final model). A rename that fails leaves that graph and the rest as they were.
-    void commit(DataTarget& target, TempCleanup& cleanup)
+    // The first rename failing is an error: nothing changed (the caller's cleanup removes the
+    // temporaries and the graphs roll back). A later one is a warning: the graphs before it stand.
+    Status commit(DataTarget& target, TempCleanup& cleanup)
     {
-        cleanup.release(); // from the first rename on, nothing committed may be removed
-        for (Graph& g : m_graphs) {
+        for (size_t i = 0; i < m_graphs.size(); ++i) {
+            Graph& g = m_graphs[i];
             const fs::path& from = g.viaTemp ? g.viaTemp->file.path : g.final->file.path;
             if (Status s = renameFile(from, g.outPath, "rename-model-temp"); !s) {
+                if (i == 0)
+                    return s;
                 m_report.warnings.push_back(s.error().message + "; " + g.name
                     + " and the graphs after it keep their old layout");
                 m_commitFailed = true;
                 break;
             }
+            if (i == 0)
+                cleanup.release(); // from the first commit on, nothing committed is removed
             g.committed = true;
             crashPoint("model-temp-committed");
         }
@@ -467,6 +487,7 @@ private:
         if (std::none_of(m_graphs.begin(), m_graphs.end(),
                 [](const Graph& g) { return g.committed && g.viaTemp; }))
             unlinkQuietly(target.temp.path); // no graph reads it
+        return {};
     }
 
     // 4-7. The shared file under its name, the graphs naming it, the temporary and the files no
@@ -522,8 +543,10 @@ private:
                 {g.outPath, on.identity, on.written.bytes, payloadRanges(g.splices, on), stale[i],
                     "replaced by a save of the folder " + m_outDir.string()});
         }
-        if (finalNames && !m_commitFailed)
+        if (finalNames && !m_commitFailed) {
             removeUnused();
+            removeLeftoversOfOwnNames();
+        }
         fillCounts();
     }
 

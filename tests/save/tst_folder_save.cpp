@@ -219,6 +219,32 @@ private slots:
         QVERIFY(valuesIntact(dir.path(), e, "saved again after the kill at " + point));
     }
 
+    // The commit refused (the first graph's rename fails): an error, nothing changed, no
+    // temporary left. No hard links (the shared file cannot take its final name): saved with a
+    // warning, every graph reading the complete temporary; the next save gives it its name.
+    void faultsAtTheCommit()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        const auto before = hashFolder(dir.path());
+        const QStringList args{dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"};
+        const Run refused = runCliInShell(dir.path(), "repack", args, {}, "rename-model-temp");
+        QVERIFY2(refused.status == 1, refused.err.constData());
+        QCOMPARE(hashFolder(dir.path()), before);
+
+        const Run noLinks = runCliInShell(dir.path(), "repack", args, {}, "link-data");
+        QVERIFY2(noLinks.status == 0 && noLinks.err.contains("warning"), noLinks.err.constData());
+        QVERIFY(valuesIntact(dir.path(), e, "without hard links"));
+        QVERIFY(!QFile::exists(dir.filePath("shared.onnx_data")));
+        QCOMPARE(saveTempsIn(dir.path()).size(), 1); // the shared data, under its temporary name
+        const Run again = runRepack(args);
+        QVERIFY2(again.status == 0, again.err.constData());
+        QVERIFY(valuesIntact(dir.path(), e, "saved again"));
+        QVERIFY(QFile::exists(dir.filePath("shared.onnx_data")));
+        QCOMPARE(saveTempsIn(dir.path()), QStringList());
+    }
+
     void usageErrors()
     {
         QTemporaryDir dir;
