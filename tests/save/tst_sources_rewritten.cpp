@@ -1,7 +1,8 @@
 // A source rewritten in place while it is read: another program opens a data file for writing
 // and puts other bytes at the same offsets (same file, same size, as python-onnx's save_model
 // does when it re-saves over a data file it opens "r+b"). Every entry point that copies bytes
-// (the CLI's repack to a new folder and in place, and the five external-data operations) runs
+// (the CLI's repack to a new folder and in place, the folder save with a shared data file, and
+// the five external-data operations) runs
 // 50 rounds, a writer rewriting every tensor at a random moment of the run. A run may fail
 // (with kind Changed and a message naming the file), or succeed with every tensor from one
 // version of the file; it never succeeds with a mix.
@@ -137,6 +138,18 @@ Run cliRepack(const Source& s, const QString& out, const QStringList& extra)
     return run;
 }
 
+// The folder save (`repack DIR -o OUT --shared-data NAME`) of the source's folder.
+Run cliFolderSave(const Source& s, const QString& out)
+{
+    const CliRun cli
+        = runCli(QStringList{"repack", s.dir, "-o", out, "--shared-data", "shared.bin"});
+    Run run{cli.exitCode == 0, QString::fromLocal8Bit(cli.err), {}};
+    if (run.ok)
+        if (auto model = loadModel(out + "/a.onnx"))
+            run.tensors = readAllTensors(*model);
+    return run;
+}
+
 std::vector<onnx::TensorProto> initializersOf(const Source& s)
 {
     auto model = loadModel(s.model);
@@ -163,6 +176,9 @@ QMap<QString, EntryPoint> entryPoints()
         {"repack to a new folder",
             [](const Source& s) { return cliRepack(s, s.dir + "/out/b.onnx", {}); }},
         {"repack in place", [](const Source& s) { return cliRepack(s, s.model, {}); }},
+        {"folder save to a new folder",
+            [](const Source& s) { return cliFolderSave(s, s.dir + "/out"); }},
+        {"folder save in place", [](const Source& s) { return cliFolderSave(s, s.dir); }},
         {"unload_from_model",
             [](const Source& s) {
                 auto model = loadModel(s.model);
@@ -213,7 +229,8 @@ void TestSourcesRewritten::neverSucceedsWithMixedBytes_data()
         QTest::addRow("%s", qPrintable(name)) << name << true;
     // Where the kernel grants no lease (another user's file, a file system without them), the
     // stamps alone must tell.
-    for (const char* name : {"repack in place", "repack to a new folder", "unload_from_model"})
+    for (const char* name :
+        {"repack in place", "repack to a new folder", "unload_from_model", "folder save in place"})
         QTest::addRow("%s, no lease granted", name) << QString(name) << false;
 }
 
