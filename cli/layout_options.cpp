@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -116,6 +117,40 @@ void printPaddingNote(uint64_t paddingBytes, uint64_t dataBytes)
     std::cout << "note: alignment padding takes " << formatBytes(paddingBytes) << " of the "
               << formatBytes(dataBytes) << " of data files (" << paddingBytes * 100 / dataBytes
               << " %); a smaller --align or a larger --align-threshold saves it\n";
+}
+
+namespace {
+
+// The layout options a folder save does not take (yet), by the flag the user typed.
+std::string unsupportedForFolders(const LayoutArgs& args)
+{
+    const SaveRequest& r = args.request;
+    for (auto [given, flag] : {std::pair{!r.data.empty(), "--data (--shared-data names the file)"},
+             std::pair{r.allInline, "--inline"}, std::pair{!r.shardSize.empty(), "--shard-size"},
+             std::pair{!r.target.empty(), "--target"}, std::pair{!r.format.empty(), "--format"},
+             std::pair{r.keep, "--keep"}, std::pair{!args.planFile.empty(), "--plan"},
+             std::pair{r.removeUnused,
+                 "--remove-unused (an in-place folder save removes what no model reads)"},
+             std::pair{r.dedupe, "--dedupe (the shared data file stores each content once)"}})
+        if (given)
+            return flag;
+    return {};
+}
+
+} // namespace
+
+std::optional<FolderSaveOptions> folderSaveOptions(const LayoutArgs& args,
+    const std::string& outDir, const std::string& sharedData,
+    const std::vector<std::string>& models)
+{
+    if (const std::string flag = unsupportedForFolders(args); !flag.empty()) {
+        std::cerr << "onnx-repack: " << flag << " is not available for a folder\n";
+        return std::nullopt;
+    }
+    auto layout = parseLayoutOptions(args, (std::filesystem::path(outDir) / "model.onnx").string());
+    if (!layout)
+        return std::nullopt;
+    return FolderSaveOptions{std::move(*layout), sharedData, models};
 }
 
 } // namespace repack::cli

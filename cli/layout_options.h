@@ -5,10 +5,12 @@
 #include "core/plan/save_options.h"
 #include "core/plan/save_request.h"
 #include "core/result.h"
+#include "core/save/folder_save.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -38,6 +40,13 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args);
 // after saying why on stderr.
 std::optional<SaveOptions> parseLayoutOptions(
     const LayoutArgs& args, const std::string& outputModel);
+
+// The options of a folder save (`repack DIR` / `plan DIR`) writing into `outDir`: the layout
+// options a folder takes (any other one given is refused, naming it), the shared data file and
+// the graphs; nullopt after saying why on stderr.
+std::optional<FolderSaveOptions> folderSaveOptions(const LayoutArgs& args,
+    const std::string& outDir, const std::string& sharedData,
+    const std::vector<std::string>& models);
 
 // Reads --plan, when given, into `options.placements` for `model`; the plan file's error
 // (naming the file and the tensor) otherwise.

@@ -7,13 +7,16 @@
 #include "core/format.h"
 #include "core/inspect/plan_diff.h"
 #include "core/inspect/report.h"
+#include "core/json_stream.h"
 #include "core/model/model.h"
 #include "core/plan/placement_plan.h"
 #include "core/plan/save_plan.h"
+#include "core/save/folder_save.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -26,6 +29,8 @@ struct PlanArgs {
     LayoutArgs layout; // the same options as `repack`
     bool json = false;
     bool diff = false; // what the repack would change instead of the whole plan
+    std::string sharedData; // a folder: the data file its graphs would share
+    std::vector<std::string> models; // a folder: the graphs (default: all)
 };
 
 void printPlan(const Model& model, const SavePlan& plan)
@@ -135,8 +140,80 @@ void printPlanDiff(const PlanDiff& diff)
               << formatBytes(diff.toExternalBytes) << " out of it; nothing written\n";
 }
 
+void printFolderPlan(const FolderSaveReport& r)
+{
+    if (r.unchanged) {
+        std::cout << "nothing changes: the " << r.models.size() << " graph(s) already share "
+                  << printable(r.sharedData.filename().string()) << " as planned\n";
+        return;
+    }
+    std::cout << r.models.size() << " graph(s) would read " << printable(r.sharedData.string())
+              << ": " << r.externalTensors << " external tensors (" << formatBytes(r.externalBytes)
+              << ") stored once each in " << formatBytes(r.sharedBytes) << " (" << r.sharedRanges
+              << " distinct)\n";
+    std::cout << "the graphs and their data: " << formatBytes(r.bytesBefore) << " now, about "
+              << formatBytes(r.bytesAfter) << " after\n";
+    for (const auto& file : r.removed)
+        std::cout << "would remove " << printable(file.string()) << " (no model would read it)\n";
+    if (!r.consentNeeded.empty())
+        std::cout << "needs --force: " << printable(r.consentNeeded) << '\n';
+}
+
+nlohmann::ordered_json folderPlanJson(const FolderSaveReport& r)
+{
+    std::vector<std::string> removed;
+    for (const auto& file : r.removed)
+        removed.push_back(file.string());
+    return {{"schema", "onnx-repack/folder-plan/1"}, {"folder", r.folder.string()},
+        {"shared_data", r.sharedData.string()}, {"models", r.models},
+        {"external_tensors", r.externalTensors}, {"external_bytes", r.externalBytes},
+        {"shared_bytes", r.sharedBytes}, {"distinct", r.sharedRanges},
+        {"bytes_before", r.bytesBefore}, {"bytes_after", r.bytesAfter}, {"would_remove", removed},
+        {"unchanged", r.unchanged},
+        {"consent_needed",
+            r.consentNeeded.empty() ? nlohmann::ordered_json(nullptr)
+                                    : nlohmann::ordered_json(r.consentNeeded)}};
+}
+
+int planFolder(const PlanArgs& args)
+{
+    if (args.sharedData.empty()) {
+        std::cerr << "onnx-repack: " << printable(args.input)
+                  << " is a folder: plan its graphs into one shared data file with "
+                     "--shared-data NAME\n";
+        return Usage;
+    }
+    if (args.diff) {
+        std::cerr << "onnx-repack: --diff plans one model; a folder's plan is its summary\n";
+        return Usage;
+    }
+    const std::string output = args.output.empty() ? args.input : args.output;
+    auto options = folderSaveOptions(args.layout, output, args.sharedData, args.models);
+    if (!options)
+        return Usage;
+    options->dryRun = true;
+    auto report = saveFolder(args.input, output, *options);
+    if (!report) {
+        std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
+        return exitCodeFor(report.error());
+    }
+    if (args.json)
+        std::cout << jsonText(folderPlanJson(*report)) << '\n';
+    else
+        printFolderPlan(*report);
+    return Ok;
+}
+
 int planCommand(const PlanArgs& args)
 {
+    std::error_code ec;
+    if (std::filesystem::is_directory(args.input, ec))
+        return planFolder(args);
+    if (!args.sharedData.empty() || !args.models.empty()) {
+        std::cerr << "onnx-repack: --shared-data and --models plan a folder of graphs; "
+                  << printable(args.input) << " is one model\n";
+        return Usage;
+    }
     const std::string output = args.output.empty() ? args.input : args.output;
     auto options = parseLayoutOptions(args.layout, output);
     if (!options)
@@ -176,9 +253,17 @@ Command addPlan(CLI::App& app)
     auto* sub = app.add_subcommand(
         "plan", "Print where a repack would put every tensor, without writing anything");
     auto args = std::make_shared<PlanArgs>();
-    sub->add_option("IN", args->input, "The model to read")->required();
+    sub->add_option("IN", args->input, "The model to read, or a folder of graphs")->required();
     sub->add_option("-o,--output", args->output,
-        "The model a repack would write (default IN): names the default data file");
+        "The model a repack would write (default IN): names the default data file; for a "
+        "folder IN, the folder");
+    sub->add_option("--shared-data", args->sharedData,
+           "For a folder IN: the one data file its graphs would share (onnx-repack/folder-plan/1 "
+           "with --json)")
+        ->type_name("NAME");
+    sub->add_option("--models", args->models, "For a folder IN: the graphs (default: all)")
+        ->delimiter(',')
+        ->type_name("A.onnx,B.onnx");
     addLayoutOptions(*sub, args->layout);
     sub->add_flag("--json", args->json,
         "Print one JSON object (schema onnx-repack/plan/1), a plan file for repack --plan");

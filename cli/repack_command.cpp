@@ -120,22 +120,6 @@ void printChunkCount(const SaveReport& report, const SaveOptions& options)
               << report.modelPath.filename().string() << "\": " << chunks << "}})\n";
 }
 
-// The layout options a folder save does not take (yet), by the flag the user typed.
-std::string unsupportedForFolders(const RepackArgs& args)
-{
-    const SaveRequest& r = args.layout.request;
-    for (auto [given, flag] : {std::pair{!r.data.empty(), "--data (--shared-data names the file)"},
-             std::pair{r.allInline, "--inline"}, std::pair{!r.shardSize.empty(), "--shard-size"},
-             std::pair{!r.target.empty(), "--target"}, std::pair{!r.format.empty(), "--format"},
-             std::pair{r.keep, "--keep"}, std::pair{!args.layout.planFile.empty(), "--plan"},
-             std::pair{r.removeUnused,
-                 "--remove-unused (an in-place folder save removes what no model reads)"},
-             std::pair{r.dedupe, "--dedupe (the shared data file stores each content once)"}})
-        if (given)
-            return flag;
-    return {};
-}
-
 void printFolderReport(const FolderSaveReport& report)
 {
     for (const auto& warning : report.warnings)
@@ -168,14 +152,10 @@ int repackFolder(const RepackArgs& args)
                      "--shared-data NAME, or repack each model on its own\n";
         return Usage;
     }
-    if (const std::string flag = unsupportedForFolders(args); !flag.empty()) {
-        std::cerr << "onnx-repack: " << flag << " is not available for a folder\n";
+    auto parsed = folderSaveOptions(args.layout, args.output, args.sharedData, args.models);
+    if (!parsed)
         return Usage;
-    }
-    auto layout = parseLayoutOptions(args.layout, (fs::path(args.output) / "model.onnx").string());
-    if (!layout)
-        return Usage;
-    FolderSaveOptions options{std::move(*layout), args.sharedData, args.models};
+    FolderSaveOptions options = std::move(*parsed);
     ProgressBar bar;
     if (args.progress)
         options.layout.progress = [&bar](const Progress& p) { bar.update(p); };

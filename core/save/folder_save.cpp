@@ -98,6 +98,8 @@ public:
         const auto started = std::chrono::steady_clock::now();
         if (Status s = load(); !s)
             return s.error().prefixed(m_cannot);
+        if (m_options.dryRun)
+            return plan();
         auto created = createOutputFolders(m_outDir / m_graphs.front().name);
         if (!created)
             return created.error().prefixed(m_cannot);
@@ -261,6 +263,53 @@ private:
                 + "; --force replaces it (those models would read wrong bytes), or "
                   "choose another --shared-data name",
             ErrorKind::ConsentNeeded};
+    }
+
+    // What the save would do, nothing locked or written.
+    Result<FolderSaveReport> plan()
+    {
+        if (Status s = layOut(); !s)
+            return s.error().prefixed(m_cannot);
+        m_report.unchanged = unchanged();
+        if (Status s = consent(); !s)
+            m_report.consentNeeded = s.error().message;
+        std::set<FileId> seen;
+        for (const Graph& g : m_graphs) {
+            m_report.bytesBefore += g.model->fileBytes();
+            for (const fs::path& p : filesReadBy(*g.model))
+                if (auto id = fileIdOf(p); id && seen.insert(*id).second) {
+                    std::error_code ec;
+                    m_report.bytesBefore += fs::file_size(p, ec);
+                }
+        }
+        if (!m_report.unchanged)
+            for (const Graph& g : m_graphs)
+                if (samePathOrFile(g.outPath, g.model->path()))
+                    for (const fs::path& p : filesReadBy(*g.model))
+                        if (wouldRemove(p))
+                            m_report.removed.push_back(p);
+        std::sort(m_report.removed.begin(), m_report.removed.end());
+        m_report.removed.erase(
+            std::unique(m_report.removed.begin(), m_report.removed.end()), m_report.removed.end());
+        fillCounts();
+        return std::move(m_report);
+    }
+
+    // A data file a graph reads now that an in-place save would remove: in the folder, not the
+    // shared file, read by no model of the folder outside the set.
+    bool wouldRemove(const fs::path& path) const
+    {
+        const auto id = fileIdOf(path);
+        const fs::path rel = path.lexically_relative(m_outDir);
+        if (!id || id == fileIdOf(m_shared) || rel.empty() || *rel.begin() == ".."
+            || isTempName(path.filename().string()))
+            return false;
+        std::vector<fs::path> set;
+        for (const Graph& g : m_graphs)
+            set.push_back(g.outPath);
+        const FolderReaders readers = modelsReading(path.parent_path(), {path}, set);
+        return readers.users.front().empty() && readers.unreadable.empty()
+            && readers.failure.empty();
     }
 
     Result<FolderSaveReport> runLocked()

@@ -31,6 +31,9 @@ struct FolderSaveOptions {
     SaveOptions layout;
     std::string sharedData; // relative to the output folder
     std::vector<std::string> models; // file names in the folder; empty: every *.onnx there
+    // Plan only (`plan DIR`): the report of what the save would write and remove, with nothing
+    // locked, created or written.
+    bool dryRun = false;
 };
 
 struct FolderSaveReport {
@@ -40,11 +43,14 @@ struct FolderSaveReport {
     uint64_t sharedBytes = 0; // size of the shared data file
     uint64_t externalBytes = 0; // of the external tensors of every graph, each counted
     uint64_t bytesBefore = 0; // the graphs' models and data files before (each file once)
-    uint64_t bytesAfter = 0; // the graphs' models and the shared file after
+    uint64_t bytesAfter = 0; // the graphs' models and the shared file after (a dry run counts
+                             // the models as they are now)
     size_t externalTensors = 0;
     size_t sharedRanges = 0; // distinct contents in the shared file
     bool unchanged = false; // nothing written: every graph already is what it would be
     std::vector<std::filesystem::path> removed; // old data files no model reads any more
+    // A dry run's: why the save would need consent (--force), empty when it would not.
+    std::string consentNeeded;
     std::vector<std::string> warnings; // after the commit: the save stands, a step did not
     double seconds = 0;
 };

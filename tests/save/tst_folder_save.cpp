@@ -12,6 +12,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -243,6 +246,41 @@ private slots:
         QVERIFY(valuesIntact(dir.path(), e, "saved again"));
         QVERIFY(QFile::exists(dir.filePath("shared.onnx_data")));
         QCOMPARE(saveTempsIn(dir.path()), QStringList());
+    }
+
+    // `plan DIR` says what the save would write and remove, and writes nothing.
+    void planWritesNothing()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        const auto before = hashFolder(dir.path());
+        const QStringList args{dir.path(), "--shared-data", "shared.onnx_data", "--json"};
+        const Run planned = runCliInShell(dir.path(), "plan", args);
+        QVERIFY2(planned.status == 0, planned.err.constData());
+        QCOMPARE(hashFolder(dir.path()), before);
+        QJsonObject doc = QJsonDocument::fromJson(planned.out).object();
+        QCOMPARE(doc["schema"].toString(), QString("onnx-repack/folder-plan/1"));
+        QCOMPARE(doc["shared_bytes"].toInteger(), qint64(e.distinctBytes));
+        QCOMPARE(doc["would_remove"].toArray().size(), 3);
+        QCOMPARE(doc["unchanged"].toBool(), false);
+        QVERIFY(doc["consent_needed"].isNull());
+
+        QCOMPARE(
+            runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"}).status,
+            0);
+        doc = QJsonDocument::fromJson(runCliInShell(dir.path(), "plan", args).out).object();
+        QCOMPARE(doc["unchanged"].toBool(), true);
+        QCOMPARE(doc["would_remove"].toArray().size(), 0);
+        // Another name that exists and no graph reads: the save would need consent.
+        QVERIFY(writeGraph(dir.path(), "other.onnx", "taken.bin", {{"x", patternBytes(2048, 9)}}));
+        doc = QJsonDocument::fromJson(runCliInShell(dir.path(), "plan",
+                                          {dir.path(), "--shared-data", "taken.bin", "--models",
+                                              "encoder_model.onnx", "--json"})
+                                          .out)
+                  .object();
+        QVERIFY2(doc["consent_needed"].toString().contains("other.onnx"),
+            qPrintable(QJsonDocument(doc).toJson()));
     }
 
     void usageErrors()
