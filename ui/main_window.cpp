@@ -3,6 +3,7 @@
 #include "background.h"
 #include "busy_indicator.h"
 #include "compare_window.h"
+#include "folder_window.h"
 #include "job_tracker.h"
 #include "layout_map_view.h"
 #include "model_opener.h"
@@ -68,6 +69,17 @@ QStringList droppedModels(const QMimeData* mime)
             paths << url.toLocalFile();
     }
     return paths;
+}
+
+// The first local folder among dropped URLs: a folder of graphs opens as one unit.
+QString droppedFolder(const QMimeData* mime)
+{
+    if (!mime || !mime->hasUrls())
+        return {};
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isDir())
+            return url.toLocalFile();
+    return {};
 }
 
 } // namespace
@@ -516,14 +528,40 @@ CompareWindow* MainWindow::compareWith(const QString& path)
     return window;
 }
 
+void MainWindow::openFolderDialog()
+{
+    const QString start
+        = m_snapshot.path.isEmpty() ? QString() : QFileInfo(m_snapshot.path).absolutePath();
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Folder of Graphs"), start);
+    if (!dir.isEmpty())
+        openFolder(dir);
+}
+
+FolderWindow* MainWindow::openFolder(const QString& dir)
+{
+    auto* window = new FolderWindow(this);
+    window->setWindowFlag(Qt::Window);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    window->show();
+    window->openFolder(dir);
+    return window;
+}
+
 void MainWindow::dragEnterEvent(QDragEnterEvent* event)
 {
-    if (!isSaving() && !droppedModels(event->mimeData()).isEmpty())
+    if (!isSaving()
+        && (!droppedModels(event->mimeData()).isEmpty()
+            || !droppedFolder(event->mimeData()).isEmpty()))
         event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event)
 {
+    if (const QString dir = droppedFolder(event->mimeData()); !dir.isEmpty()) {
+        event->acceptProposedAction();
+        openFolder(dir);
+        return;
+    }
     const QStringList paths = droppedModels(event->mimeData());
     if (paths.isEmpty() || isSaving())
         return;

@@ -31,6 +31,7 @@ namespace ui {
 class BeforeAfterPanel;
 class BusyIndicator;
 class CompareWindow;
+class FolderWindow;
 class JobTracker;
 class LayoutMapView;
 class ModelOpener;
@@ -82,6 +83,8 @@ public:
     BeforeAfterPanel* beforeAfter() const { return m_beforeAfter; }
     // Opens a window comparing the open model (A) with the model at `path` (B).
     CompareWindow* compareWith(const QString& path);
+    // Opens a window showing the folder of graphs `dir` as one unit (File > Open Folder…).
+    FolderWindow* openFolder(const QString& dir);
     PlacementState* placementState() const { return m_placement; }
     PlacementView* placementView() const { return m_placementView; }
     // File > Save: disabled, saying why, while the preview finds it would change nothing.
@@ -113,6 +116,7 @@ public Q_SLOTS:
     void copyNames();
     void about();
     void compareWithFile();
+    void openFolderDialog();
 
 Q_SIGNALS:
     void modelOpened(const QString& path);

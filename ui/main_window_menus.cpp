@@ -20,6 +20,10 @@ void MainWindow::createActions()
     m_openAction = file->addAction(
         QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this, &MainWindow::open);
     m_openAction->setShortcut(QKeySequence::Open);
+    QAction* openFolder = file->addAction(tr("Open &Folder…"), this, &MainWindow::openFolderDialog);
+    openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openFolder->setToolTip(tr("A folder of graphs as one unit: the weights they repeat, and one "
+                              "data file they can share (or drop a folder on the window)"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recent = new RecentFiles(m_recentMenu, this);
     connect(m_recent, &RecentFiles::openRequested, this,

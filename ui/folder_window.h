@@ -1,0 +1,81 @@
+// A folder of graphs as one unit (File > Open Folder…, or a folder dropped on the window): its
+// graphs, its data files and the graphs that read each, the weights stored more than once across
+// them, the loaders' verdicts and the folder's problems (core/inspect/folder_inspect.h); and
+// "one shared data file", which says the bytes it saves before saving and then saves the folder
+// as one unit (core/save/folder_save.h) in the background, with progress and Cancel, and shows
+// the folder as it is afterwards. Everything that reads the folder runs on a worker.
+#pragma once
+
+#include "job_tracker.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace repack {
+struct FolderInspection;
+class CancelToken;
+} // namespace repack
+
+namespace ui {
+
+class FolderWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit FolderWindow(QWidget* parent = nullptr);
+    ~FolderWindow() override;
+
+    // Inspects `dir` (again): the tables fill when it is done (inspected()).
+    void openFolder(const QString& dir);
+    QString folder() const { return m_dir; }
+    // Saves the folder in place with one shared data file named `name` (saved() when done).
+    void saveShared(const QString& name);
+    bool isBusy() const;
+    QString lastError() const { return m_lastError; }
+
+    QTableWidget* graphsTable() const { return m_graphs; }
+    QTableWidget* filesTable() const { return m_files; }
+    QTableWidget* sharedTable() const { return m_shared; }
+    QTableWidget* problemsTable() const { return m_problems; }
+    QLineEdit* sharedNameEdit() const { return m_sharedName; }
+    QPushButton* saveButton() const { return m_save; }
+    QLabel* savingsLabel() const { return m_savings; }
+
+public Q_SLOTS:
+    void cancel();
+
+Q_SIGNALS:
+    void inspected(bool ok);
+    void saved(bool ok);
+
+private:
+    void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
+    void planSavings();
+    void setBusy(bool busy, const QString& what);
+
+    QString m_dir;
+    QString m_lastError;
+    QTableWidget* m_graphs = nullptr;
+    QTableWidget* m_files = nullptr;
+    QTableWidget* m_shared = nullptr;
+    QTableWidget* m_problems = nullptr;
+    QLabel* m_summary = nullptr;
+    QLineEdit* m_sharedName = nullptr;
+    QLabel* m_savings = nullptr;
+    QPushButton* m_save = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    JobTracker m_inspect;
+    JobTracker m_plan;
+    JobTracker m_saving;
+    std::shared_ptr<repack::CancelToken> m_cancelToken;
+    std::shared_ptr<std::atomic<int>> m_permille; // the save's progress, polled
+};
+
+} // namespace ui
