@@ -64,8 +64,8 @@ int main(int argc, char** argv)
         QStringLiteral("Render the window to a PNG file and exit."), QStringLiteral("OUT.png"));
     parser.addOption(screenshot);
     const QCommandLineOption screenshotView(QStringLiteral("screenshot-view"),
-        QStringLiteral("What --screenshot renders: main (default), placement, before-after, or "
-                       "compare (of the first two models: A B)."),
+        QStringLiteral("What --screenshot renders: main (default), placement, before-after, "
+                       "compare (of the first two models: A B), or folder (a folder of graphs)."),
         QStringLiteral("VIEW"), QStringLiteral("main"));
     parser.addOption(screenshotView);
     const QCommandLineOption screenshotSize(QStringLiteral("screenshot-size"),

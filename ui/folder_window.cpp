@@ -63,8 +63,9 @@ QString loaders(const repack::FolderModel& m)
         refused << QStringLiteral("ONNX Runtime");
     if (!m.loaders.onnxIr)
         refused << QStringLiteral("onnx_ir");
-    return refused.isEmpty() ? FolderWindow::tr("all accept")
-                             : FolderWindow::tr("refused by %1").arg(refused.join(QStringLiteral(", ")));
+    return refused.isEmpty()
+        ? FolderWindow::tr("all accept")
+        : FolderWindow::tr("refused by %1").arg(refused.join(QStringLiteral(", ")));
 }
 
 struct SaveOutcome {
@@ -214,7 +215,8 @@ void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& f
     m_problems->setRowCount(int(folder->problems.size()));
     for (int r = 0; r < m_problems->rowCount(); ++r) {
         const repack::FolderProblem& p = folder->problems[size_t(r)];
-        m_problems->setItem(r, 0, cell(QString::fromStdString(std::string(severityName(p.severity)))));
+        m_problems->setItem(
+            r, 0, cell(QString::fromStdString(std::string(severityName(p.severity)))));
         m_problems->setItem(r, 1, cell(QString::fromStdString(p.model)));
         m_problems->setItem(r, 2, cell(QString::fromStdString(p.code)));
         m_problems->setItem(r, 3, cell(QString::fromStdString(p.message)));

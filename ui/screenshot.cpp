@@ -4,6 +4,7 @@
 
 #include "compare_window.h"
 #include "diff_table_model.h"
+#include "folder_window.h"
 #include "layout_map_view.h"
 #include "main_window.h"
 #include "repack_panel.h"
@@ -11,7 +12,9 @@
 
 #include <QApplication>
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QTableView>
 #include <QTimer>
 
@@ -178,12 +181,37 @@ int compareShot(const ScreenshotRequest& request)
     return QApplication::exec();
 }
 
+int folderShot(const ScreenshotRequest& request)
+{
+    if (request.models.size() != 1 || !QFileInfo(request.models.front()).isDir()) {
+        complain(QStringLiteral("--screenshot-view folder needs one folder of graphs"));
+        return 2;
+    }
+    FolderWindow window;
+    window.resize(request.size);
+    window.show();
+    QObject::connect(
+        &window, &FolderWindow::inspected, &window, [&window, out = request.out](bool ok) {
+            if (!ok) {
+                complain(window.lastError());
+                QApplication::exit(1);
+                return;
+            }
+            // Once the savings of a shared data file are said.
+            whenReady(
+                &window, [&window] { return !window.savingsLabel()->text().isEmpty(); },
+                [&window, out] { grabLater(&window, out); });
+        });
+    window.openFolder(request.models.front());
+    return QApplication::exec();
+}
+
 } // namespace
 
 QStringList screenshotViews()
 {
     return {QStringLiteral("main"), QStringLiteral("placement"), QStringLiteral("before-after"),
-        QStringLiteral("compare")};
+        QStringLiteral("compare"), QStringLiteral("folder")};
 }
 
 int renderScreenshot(const ScreenshotRequest& request)
@@ -195,6 +223,8 @@ int renderScreenshot(const ScreenshotRequest& request)
     }
     if (request.view == QLatin1String("compare"))
         return compareShot(request);
+    if (request.view == QLatin1String("folder"))
+        return folderShot(request);
     return mainWindowShot(request);
 }
 
