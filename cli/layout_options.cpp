@@ -143,14 +143,24 @@ std::optional<FolderSaveOptions> folderSaveOptions(const LayoutArgs& args,
     const std::string& outDir, const std::string& sharedData,
     const std::vector<std::string>& models)
 {
-    if (const std::string flag = unsupportedForFolders(args); !flag.empty()) {
+    // Each graph saved on its own takes every option but a data file name (one name for every
+    // graph would be one file written over by each) and a plan (of one model).
+    const std::string flag = !sharedData.empty() ? unsupportedForFolders(args)
+        : !args.request.data.empty()
+        ? std::string("--data (each graph names its own; --shared-data makes one they share)")
+        : !args.planFile.empty() ? std::string("--plan")
+                                 : std::string();
+    if (!flag.empty()) {
         std::cerr << "onnx-repack: " << flag << " is not available for a folder\n";
         return std::nullopt;
     }
     auto layout = parseLayoutOptions(args, (std::filesystem::path(outDir) / "model.onnx").string());
     if (!layout)
         return std::nullopt;
-    return FolderSaveOptions{std::move(*layout), sharedData, models};
+    FolderSaveOptions options{std::move(*layout), sharedData, models};
+    if (sharedData.empty())
+        options.perGraphRequest = args.request; // each graph names its own data file
+    return options;
 }
 
 } // namespace repack::cli

@@ -122,6 +122,18 @@ void printChunkCount(const SaveReport& report, const SaveOptions& options)
 
 void printFolderReport(const FolderSaveReport& report)
 {
+    if (report.sharedData.empty()) { // each graph with its own data file
+        for (const auto& warning : report.warnings)
+            std::cerr << "onnx-repack: warning: " << printable(warning) << '\n';
+        std::cout << (report.unchanged ? "nothing to change: " : "wrote ") << report.models.size()
+                  << " graph(s) into " << printable(report.folder.string())
+                  << ", each with its own data file: " << report.externalTensors
+                  << " external tensors, " << formatBytes(report.bytesAfter) << " written, "
+                  << formatSeconds(report.seconds) << '\n';
+        for (const auto& file : report.removed)
+            std::cout << "removed " << printable(file.string()) << '\n';
+        return;
+    }
     for (const auto& warning : report.warnings)
         std::cerr << "onnx-repack: warning: " << printable(warning) << '\n';
     if (report.unchanged) {
@@ -146,12 +158,6 @@ void printFolderReport(const FolderSaveReport& report)
 
 int repackFolder(const RepackArgs& args)
 {
-    if (args.sharedData.empty()) {
-        std::cerr << "onnx-repack: " << printable(args.input)
-                  << " is a folder: repack its graphs into one data file they share with "
-                     "--shared-data NAME, or repack each model on its own\n";
-        return Usage;
-    }
     auto parsed = folderSaveOptions(args.layout, args.output, args.sharedData, args.models);
     if (!parsed)
         return Usage;
@@ -245,7 +251,8 @@ Command addRepack(CLI::App& app)
         ->required();
     sub->add_option("--shared-data", args->sharedData,
            "For a folder IN: the one data file all its graphs read, each distinct weight "
-           "stored once; the data files no model reads any more are removed")
+           "stored once; the data files no model reads any more are removed. Without it, each "
+           "graph is saved with its own data file")
         ->type_name("NAME");
     sub->add_option("--models", args->models,
            "For a folder IN: the graphs to save (default: every .onnx in it)")

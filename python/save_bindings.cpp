@@ -52,7 +52,7 @@ struct SaveArgs {
     py::object wait, progress, cancel;
 };
 
-SaveOptions saveOptions(const SaveArgs& args, const fs::path& out)
+SaveRequest saveRequest(const SaveArgs& args)
 {
     SaveRequest request = layoutRequest(args.layout);
     request.checksum = args.checksum;
@@ -64,7 +64,12 @@ SaveOptions saveOptions(const SaveArgs& args, const fs::path& out)
         if (request.wait.empty()) // the request's "not given": refused in the core's words
             take(parseLockWait(request.wait, "wait"));
     }
-    return requestedOptions(request, out);
+    return request;
+}
+
+SaveOptions saveOptions(const SaveArgs& args, const fs::path& out)
+{
+    return requestedOptions(saveRequest(args), out);
 }
 
 // Saves the model `owner` holds (loaded again from `input` when it changed meanwhile and the
@@ -225,8 +230,11 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     args.rewrite = rewrite;
     args.wait = wait;
     const fs::path in = toPath(dir), out = toPath(outDir);
-    FolderSaveOptions options{
-        saveOptions(args, out / "model.onnx"), py::str(sharedData).cast<std::string>(), {}};
+    const SaveRequest request = saveRequest(args);
+    FolderSaveOptions options{requestedOptions(request, out / "model.onnx"),
+        sharedData.is_none() ? std::string() : py::str(sharedData).cast<std::string>(), {}};
+    if (sharedData.is_none())
+        options.perGraphRequest = request; // each graph with its own data file
     if (!models.is_none())
         for (py::handle name : models)
             options.models.push_back(py::str(name).cast<std::string>());
@@ -271,13 +279,13 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
 void registerSave(py::module_& m)
 {
     m.def("save_folder", &saveFolderPy, py::arg("dir"), py::arg("out_dir"), py::kw_only(),
-        py::arg("shared_data"), py::arg("models") = py::none(),
+        py::arg("shared_data") = py::none(), py::arg("models") = py::none(),
         py::arg("size_threshold_bytes") = py::none(), py::arg("align") = py::none(),
         py::arg("align_threshold") = py::none(), py::arg("order") = py::none(),
         py::arg("checksum") = false, py::arg("force") = false, py::arg("attributes") = true,
         py::arg("allow_corrupt") = false, py::arg("rewrite") = false, py::arg("wait") = py::none(),
         py::arg("progress") = py::none(), py::arg("cancel") = py::none(),
-        "save_folder(dir, out_dir, *, shared_data, models=None, size_threshold_bytes=None, "
+        "save_folder(dir, out_dir, *, shared_data=None, models=None, size_threshold_bytes=None, "
         "align=None, align_threshold=None, order=None, checksum=False, force=False, "
         "attributes=True, allow_corrupt=False, rewrite=False, wait=None, progress=None, "
         "cancel=None) -> dict\n\n"
@@ -285,6 +293,7 @@ void registerSave(py::module_& m)
         "for in place) as one unit: one data file `shared_data` that every graph reads, each\n"
         "distinct weight stored once; in place, the data files no model reads any more are\n"
         "removed. `onnx-repack repack DIR -o OUT --shared-data NAME`, crash-safe for every graph.\n"
+        "Without shared_data, each graph is saved with its own data file, as save() would.\n"
         "Returns what it wrote: shared_bytes, bytes_before, bytes_after, removed, unchanged, ...\n"
         "Raises ConsentRequired naming a model outside the set that reads a file it replaces.");
     py::class_<PyCancelToken, std::shared_ptr<PyCancelToken>>(m, "CancelToken",

@@ -15,6 +15,7 @@
 #include "crash_point.h"
 #include "data_writer.h"
 #include "output_folder.h"
+#include "save.h"
 #include "save_steps.h"
 #include "source_watch.h"
 #include "tensor_rewrite.h"
@@ -672,10 +673,80 @@ private:
 
 } // namespace
 
+namespace {
+
+// No shared data file: each graph saved on its own (its own data file, the layout options
+// applied to each), one after another; the first failure stops, naming the graph, and the
+// graphs saved before it stand (each save is complete on its own).
+Result<FolderSaveReport> saveEachGraph(
+    const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
+{
+    const auto started = std::chrono::steady_clock::now();
+    const fs::path in = folderPath(dir), out = folderPath(outDir);
+    auto names = modelsInFolder(in);
+    if (!names)
+        return names.error();
+    std::vector<std::string> chosen = options.models.empty() ? *names : options.models;
+    std::sort(chosen.begin(), chosen.end());
+    chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+    for (const std::string& name : chosen)
+        if (std::find(names->begin(), names->end(), name) == names->end())
+            return Error::usage(name + " is not a model of " + in.string());
+    if (chosen.empty())
+        return Error::usage(in.string() + " holds no .onnx model");
+    if (options.dryRun)
+        return Error::usage("a folder is planned with a shared data file (--shared-data)");
+    auto created = createOutputFolders(out / chosen.front());
+    if (!created)
+        return created.error();
+    FolderSaveReport report;
+    report.folder = out;
+    for (const std::string& name : chosen) {
+        if (report.models.empty() && !fs::exists(in / name)) {
+            removeCreatedFolders(*created);
+            return Error::notFound((in / name).string() + ": no such model");
+        }
+        auto model = Model::load(in / name);
+        if (!model)
+            return model.error().prefixed(report.models.empty()
+                    ? ""
+                    : "saved " + std::to_string(report.models.size()) + " graph(s) before: ");
+        SaveOptions graphOptions = options.layout;
+        if (options.perGraphRequest) {
+            auto applied = applySaveRequest(*options.perGraphRequest, out / name);
+            if (!applied)
+                return applied.error();
+            graphOptions = std::move(applied->options);
+            graphOptions.progress = options.layout.progress;
+            graphOptions.cancel = options.layout.cancel;
+        }
+        auto saved = save(**model, out / name, graphOptions);
+        if (!saved)
+            return saved.error().prefixed(report.models.empty()
+                    ? ""
+                    : "saved " + std::to_string(report.models.size()) + " graph(s) before: ");
+        report.models.push_back(name);
+        report.unchanged = (report.models.size() == 1 || report.unchanged) && saved->unchanged;
+        report.externalTensors += saved->externalTensors;
+        report.bytesAfter += saved->bytesWritten;
+        for (auto& w : saved->warnings)
+            report.warnings.push_back(name + ": " + w);
+        for (auto& removed : saved->removed)
+            report.removed.push_back(removed);
+    }
+    report.seconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return report;
+}
+
+} // namespace
+
 Result<FolderSaveReport> saveFolder(
     const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
 {
-    return guardMemory("cannot save the folder " + dir.string(), [&] {
+    return guardMemory("cannot save the folder " + dir.string(), [&]() -> Result<FolderSaveReport> {
+        if (options.sharedData.empty())
+            return saveEachGraph(dir, outDir, options);
         FolderSave save(dir, outDir, options);
         return save.run();
     });

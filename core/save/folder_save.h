@@ -16,10 +16,12 @@
 #pragma once
 
 #include "core/plan/save_options.h"
+#include "core/plan/save_request.h"
 #include "core/result.h"
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,8 +31,14 @@ struct FolderSaveOptions {
     // The layout (threshold, alignment, align threshold, order, attributes, checksum), consent
     // (force), the lock wait, progress and cancel. The data file is `sharedData`.
     SaveOptions layout;
-    std::string sharedData; // relative to the output folder
+    // Relative to the output folder; empty: each graph is saved on its own, with its own data
+    // file, the layout options applied to each (a single-model save per graph).
+    std::string sharedData;
     std::vector<std::string> models; // file names in the folder; empty: every *.onnx there
+    // Without a shared file: the request as the user gave it, applied to each graph's own output
+    // path (a target names each graph's data file after it); `layout` then only gives progress
+    // and cancel.
+    std::optional<SaveRequest> perGraphRequest = std::nullopt;
     // Plan only (`plan DIR`): the report of what the save would write and remove, with nothing
     // locked, created or written.
     bool dryRun = false;

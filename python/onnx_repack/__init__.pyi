@@ -192,7 +192,7 @@ def save_folder(
     dir: PathLike,
     out_dir: PathLike,
     *,
-    shared_data: str,
+    shared_data: Optional[str] = None,
     models: Optional[Sequence[str]] = None,
     size_threshold_bytes: Optional[Size] = None,
     align: Optional[Size] = None,

@@ -83,6 +83,12 @@ class Reports(TempDirTest):
         self.assertTrue(onnx_repack.save_folder(graphs, graphs, shared_data="shared.bin")["unchanged"])
         with self.assertRaises(ValueError):  # a data file may not be named .onnx
             onnx_repack.save_folder(graphs, graphs, shared_data="x.onnx")
+        # Without shared_data each graph gets its own data file again.
+        report = onnx_repack.save_folder(graphs, os.path.join(self.dir, "each"),
+                                         size_threshold_bytes=1024)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "each"))),
+                         ["decoder.onnx", "decoder.onnx.data", "model.onnx", "model.onnx.data"])
+        self.assertEqual(report["models"], ["decoder.onnx", "model.onnx"])
 
     def test_verify_is_the_cli_document(self):
         self.assertEqual(onnx_repack.verify(self.path), self.cli_json("verify", self.path))

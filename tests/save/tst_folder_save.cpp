@@ -283,19 +283,40 @@ private slots:
             qPrintable(QJsonDocument(doc).toJson()));
     }
 
+    // Without --shared-data each graph is saved on its own, a target naming each data file after
+    // its graph.
+    void eachGraphWithItsOwnFile()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        const QString out = dir.filePath("web");
+        const Run run = runRepack({dir.path(), "-o", out, "--target", "web"});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY(valuesIntact(out, e, "each graph on its own"));
+        QCOMPARE(QDir(out).entryList(QDir::Files),
+            QStringList({"decoder_model.onnx", "decoder_model.onnx_data",
+                "decoder_with_past_model.onnx", "decoder_with_past_model.onnx_data",
+                "encoder_model.onnx", "encoder_model.onnx_data"}));
+        const Run again = runRepack({out, "-o", out, "--target", "web"});
+        QVERIFY2(
+            again.status == 0 && again.out.contains("nothing to change"), again.out.constData());
+    }
+
     void usageErrors()
     {
         QTemporaryDir dir;
         QVERIFY(writeGraph(dir.path(), "a.onnx", "a.bin", {{"x", patternBytes(2048)}}));
         const auto before = hashFolder(dir.path());
-        for (const QStringList& args : {QStringList{dir.path(), "-o", dir.path()},
-                 QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.bin", "--inline"},
-                 QStringList{dir.path(), "-o", dir.path(), "--shared-data", "../s.bin"},
-                 QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.onnx"},
-                 QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.bin", "--models",
-                     "missing.onnx"},
-                 QStringList{dir.filePath("a.onnx"), "-o", dir.filePath("a.onnx"), "--shared-data",
-                     "s.bin"}}) {
+        for (const QStringList& args :
+            {QStringList{dir.path(), "-o", dir.path(), "--data", "x.bin"},
+                QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.bin", "--inline"},
+                QStringList{dir.path(), "-o", dir.path(), "--shared-data", "../s.bin"},
+                QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.onnx"},
+                QStringList{dir.path(), "-o", dir.path(), "--shared-data", "s.bin", "--models",
+                    "missing.onnx"},
+                QStringList{dir.filePath("a.onnx"), "-o", dir.filePath("a.onnx"), "--shared-data",
+                    "s.bin"}}) {
             const Run run = runRepack(args);
             QVERIFY2(run.status == 2, qPrintable(args.join(' ') + ": " + run.err));
         }
