@@ -16,6 +16,7 @@
 #include "data_writer.h"
 #include "output_folder.h"
 #include "save.h"
+#include "save_conflicts.h"
 #include "save_steps.h"
 #include "source_watch.h"
 #include "tensor_rewrite.h"
@@ -696,21 +697,19 @@ Result<FolderSaveReport> saveEachGraph(
         return Error::usage(in.string() + " holds no .onnx model");
     if (options.dryRun)
         return Error::usage("a folder is planned with a shared data file (--shared-data)");
-    auto created = createOutputFolders(out / chosen.front());
-    if (!created)
-        return created.error();
-    FolderSaveReport report;
-    report.folder = out;
+    // Every graph loaded and planned before anything is written: two graphs that would write
+    // one data file, or a file replaced that another model reads, are refused with nothing saved.
+    struct Each {
+        std::string name;
+        std::unique_ptr<Model> model;
+        SaveOptions options;
+    };
+    std::vector<Each> graphs;
+    std::map<fs::path, std::string> writer; // data file -> the graph that would write it
     for (const std::string& name : chosen) {
-        if (report.models.empty() && !fs::exists(in / name)) {
-            removeCreatedFolders(*created);
-            return Error::notFound((in / name).string() + ": no such model");
-        }
         auto model = Model::load(in / name);
         if (!model)
-            return model.error().prefixed(report.models.empty()
-                    ? ""
-                    : "saved " + std::to_string(report.models.size()) + " graph(s) before: ");
+            return model.error();
         SaveOptions graphOptions = options.layout;
         if (options.perGraphRequest) {
             auto applied = applySaveRequest(*options.perGraphRequest, out / name);
@@ -720,17 +719,47 @@ Result<FolderSaveReport> saveEachGraph(
             graphOptions.progress = options.layout.progress;
             graphOptions.cancel = options.layout.cancel;
         }
-        auto saved = save(**model, out / name, graphOptions);
-        if (!saved)
+        auto plan = planSave(**model, out / name, graphOptions);
+        if (!plan)
+            return plan.error().prefixed(name + ": ");
+        for (const std::string& file : plan->files) {
+            const fs::path path = (out / file).lexically_normal();
+            auto [it, fresh] = writer.emplace(path, name);
+            if (!fresh)
+                return Error::usage(it->second + " and " + name + " would both write "
+                    + path.string()
+                    + "; --shared-data makes one data file they share, or give each its own "
+                      "layout");
+        }
+        if (!graphOptions.force) {
+            auto conflicts = saveConflicts(**model, out / name, graphOptions);
+            if (!conflicts)
+                return conflicts.error().prefixed(name + ": ");
+            if (!conflicts->empty())
+                return Error{conflicts->front().message, ErrorKind::ConsentNeeded};
+        }
+        graphs.push_back({name, std::move(*model), std::move(graphOptions)});
+    }
+    auto created = createOutputFolders(out / chosen.front());
+    if (!created)
+        return created.error();
+    FolderSaveReport report;
+    report.folder = out;
+    for (Each& g : graphs) {
+        auto saved = save(*g.model, out / g.name, g.options);
+        if (!saved) {
+            if (report.models.empty())
+                removeCreatedFolders(*created);
             return saved.error().prefixed(report.models.empty()
                     ? ""
                     : "saved " + std::to_string(report.models.size()) + " graph(s) before: ");
-        report.models.push_back(name);
+        }
+        report.models.push_back(g.name);
         report.unchanged = (report.models.size() == 1 || report.unchanged) && saved->unchanged;
         report.externalTensors += saved->externalTensors;
         report.bytesAfter += saved->bytesWritten;
         for (auto& w : saved->warnings)
-            report.warnings.push_back(name + ": " + w);
+            report.warnings.push_back(g.name + ": " + w);
         for (auto& removed : saved->removed)
             report.removed.push_back(removed);
     }

@@ -306,6 +306,16 @@ private slots:
         const Run again = runRepack({out, "-o", out, "--target", "web"});
         QVERIFY2(
             again.status == 0 && again.out.contains("nothing to change"), again.out.constData());
+
+        // Graphs that share a file, each kept as it is into a new folder, would both write it:
+        // refused before anything is written.
+        QCOMPARE(
+            runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.bin"}).status, 0);
+        const QString kept = dir.filePath("kept");
+        const Run both = runRepack({dir.path(), "-o", kept, "--keep"});
+        QCOMPARE(both.status, 2);
+        QVERIFY2(both.err.contains("would both write"), both.err.constData());
+        QVERIFY(!QFileInfo::exists(kept));
     }
 
     void usageErrors()
