@@ -118,6 +118,21 @@ FolderWindow::FolderWindow(QWidget* parent)
     setCentralWidget(central);
     resize(900, 640);
 
+    // A shared weight selected: the graphs that hold it are selected too.
+    connect(m_shared, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_shared->selectionModel()->selectedRows();
+        if (rows.isEmpty() || !m_folder)
+            return;
+        const repack::SharedContent& c = m_folder->shared.at(size_t(rows.front().row()));
+        m_graphs->clearSelection();
+        for (int r = 0; r < m_graphs->rowCount(); ++r)
+            for (const repack::SharedTensor& t : c.tensors)
+                if (m_graphs->item(r, 0)->text() == QString::fromStdString(t.model)) {
+                    m_graphs->selectionModel()->select(m_graphs->model()->index(r, 0),
+                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
+                    break;
+                }
+    });
     connect(m_save, &QPushButton::clicked, this, [this] { saveShared(m_sharedName->text()); });
     connect(m_cancel, &QPushButton::clicked, this, &FolderWindow::cancel);
     connect(m_sharedName, &QLineEdit::textChanged, this, [this] { planSavings(); });
@@ -179,6 +194,7 @@ void FolderWindow::openFolder(const QString& dir)
 
 void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& folder)
 {
+    m_folder = folder;
     m_summary->setText(tr("%1: %2 graph(s), %3 data file(s); stored more than once: %4")
                            .arg(m_dir)
                            .arg(folder->models.size())

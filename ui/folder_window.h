@@ -41,6 +41,7 @@ public:
 
     QTableWidget* graphsTable() const { return m_graphs; }
     QTableWidget* filesTable() const { return m_files; }
+    // Selecting a row here selects, in graphsTable(), every graph that holds that weight.
     QTableWidget* sharedTable() const { return m_shared; }
     QTableWidget* problemsTable() const { return m_problems; }
     QLineEdit* sharedNameEdit() const { return m_sharedName; }
@@ -61,6 +62,7 @@ private:
 
     QString m_dir;
     QString m_lastError;
+    std::shared_ptr<const repack::FolderInspection> m_folder; // what the tables show
     QTableWidget* m_graphs = nullptr;
     QTableWidget* m_files = nullptr;
     QTableWidget* m_shared = nullptr;

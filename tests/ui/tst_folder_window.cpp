@@ -62,6 +62,11 @@ private slots:
         QCOMPARE(window.sharedTable()->rowCount(), 1);
         QCOMPARE(window.sharedTable()->item(0, 1)->text(), QString("2")); // two copies
         QVERIFY(column(window.problemsTable(), 2).contains("duplicated-content"));
+        // A shared weight selected selects the graphs that hold it.
+        window.graphsTable()->clearSelection();
+        QTest::mouseClick(window.sharedTable()->viewport(), Qt::LeftButton, {},
+            window.sharedTable()->visualItemRect(window.sharedTable()->item(0, 2)).center());
+        QCOMPARE(window.graphsTable()->selectionModel()->selectedRows().size(), 2);
         // The savings are said before saving.
         QTRY_VERIFY_WITH_TIMEOUT(window.savingsLabel()->text().contains("after"), 20000);
 
