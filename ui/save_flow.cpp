@@ -8,6 +8,7 @@
 #include "core/save/save.h"
 #include "core/save/save_conflicts.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QMainWindow>
 #include <QMessageBox>
@@ -19,6 +20,21 @@
 
 namespace ui {
 namespace {
+
+// A data file name for the model saved at `modelPath` that no file in its folder has:
+// "<model>.data", else "<model>-2.data", "<model>-3.data", ...
+QString freeDataName(const QString& modelPath)
+{
+    const QFileInfo model(modelPath);
+    const QDir folder = model.absoluteDir();
+    for (int n = 1; n < 1000; ++n) {
+        const QString name = n == 1 ? model.fileName() + QStringLiteral(".data")
+                                    : QStringLiteral("%1-%2.data").arg(model.fileName()).arg(n);
+        if (!QFileInfo::exists(folder.filePath(name)))
+            return name;
+    }
+    return {};
+}
 
 QString fileName(const std::filesystem::path& path)
 {
@@ -125,10 +141,21 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
     if (!outcome.conflicts.empty()) {
         // Nothing was written: the worker found files in the way that are not only this
         // model's own.
-        if (askToReplace(outcome.conflicts)) {
+        // Keeping every tensor where it is, there is no other file to offer.
+        const QString freeName = m_request.keep ? QString() : freeDataName(outcome.path);
+        switch (askToReplace(outcome.conflicts, freeName)) {
+        case ReplaceAnswer::Replace:
             m_request.force = true;
             if (startJob(outcome.path, {}))
                 return;
+            break;
+        case ReplaceAnswer::NewDataFile:
+            m_request.data = freeName.toStdString();
+            if (startJob(outcome.path, {}))
+                return;
+            break;
+        case ReplaceAnswer::Cancel:
+            break;
         }
         decline();
         return;
@@ -200,7 +227,8 @@ bool SaveFlow::askToWait(const QString& folder)
     return box.clickedButton() == wait;
 }
 
-bool SaveFlow::askToReplace(const std::vector<repack::SaveConflict>& conflicts)
+SaveFlow::ReplaceAnswer SaveFlow::askToReplace(
+    const std::vector<repack::SaveConflict>& conflicts, const QString& freeName)
 {
     QStringList lines;
     QStringList details;
@@ -214,16 +242,28 @@ bool SaveFlow::askToReplace(const std::vector<repack::SaveConflict>& conflicts)
         details << QString::fromStdString(conflict.message);
     }
     QMessageBox box(QMessageBox::Warning, tr("Replace data file?"),
-        tr("Saving will replace files that are not only this model's:\n\n%1\n\nReplace them?")
+        tr("Saving will replace files that are not only this model's:\n\n%1\n\nThe models that "
+           "read them are not told: without checksums their verify still passes. Replace them?")
             .arg(lines.join(u'\n')),
         QMessageBox::NoButton, m_window);
     box.setDetailedText(details.join(u'\n'));
     QPushButton* replace = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
+    QPushButton* newFile = nullptr;
+    if (!freeName.isEmpty()) {
+        newFile = box.addButton(tr("Write %1 Instead").arg(freeName), QMessageBox::ActionRole);
+        newFile->setToolTip(tr("Leave those files as they are and write this model's data to "
+                               "%1, a name no file in the folder has")
+                                .arg(freeName));
+    }
     QPushButton* cancel = box.addButton(QMessageBox::Cancel);
     box.setDefaultButton(cancel);
     box.setEscapeButton(cancel);
     box.exec();
-    return box.clickedButton() == replace;
+    if (box.clickedButton() == replace)
+        return ReplaceAnswer::Replace;
+    if (newFile && box.clickedButton() == newFile)
+        return ReplaceAnswer::NewDataFile;
+    return ReplaceAnswer::Cancel;
 }
 
 } // namespace ui

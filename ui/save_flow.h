@@ -67,8 +67,11 @@ private:
     void onFinished(const SaveOutcome& outcome);
     // Nothing written, at the user's word: says so and finishes.
     void decline();
-    // True when the user agrees to replace every file in `conflicts` (Cancel is the default).
-    bool askToReplace(const std::vector<repack::SaveConflict>& conflicts);
+    // What the user answers to files in the way: replace them, write the data to `freeName`
+    // instead (offered when not empty), or cancel (the default).
+    enum class ReplaceAnswer { Replace, NewDataFile, Cancel };
+    ReplaceAnswer askToReplace(
+        const std::vector<repack::SaveConflict>& conflicts, const QString& freeName);
     // True when the user chooses to wait for the save holding `folder` (Wait is the default).
     bool askToWait(const QString& folder);
     // Starts the job on m_request; `waitFor`: the busy folder whose save it waits for, as long

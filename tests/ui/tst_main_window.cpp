@@ -59,6 +59,7 @@ private:
     QList<bool> m_cancelIsDefault;
     QStringList m_dialogButtons; // each dialog's button texts, joined by '|'
     bool m_answerYes = false;
+    QString m_clickButton; // a button to click by its text, when set
 
     static QAbstractButton* acceptingButton(QMessageBox* box)
     {
@@ -120,7 +121,10 @@ private Q_SLOTS:
                     buttons << button->text().remove(u'&');
                 m_dialogButtons << buttons.join(u'|');
                 QAbstractButton* yes = box ? acceptingButton(box) : nullptr;
-                if (m_answerYes && yes)
+                for (QAbstractButton* button : box ? box->buttons() : QList<QAbstractButton*>())
+                    if (!m_clickButton.isEmpty() && button->text().remove(u'&') == m_clickButton)
+                        yes = button;
+                if ((m_answerYes || !m_clickButton.isEmpty()) && yes)
                     yes->click();
                 else
                     modal->close();
@@ -136,6 +140,7 @@ private Q_SLOTS:
         m_cancelIsDefault.clear();
         m_dialogButtons.clear();
         m_answerYes = false;
+        m_clickButton.clear();
         // Each window starts from the settings the last one saved with: start from defaults.
         ui::writeSettings(ui::RepackPanel().settingValues());
     }
@@ -542,6 +547,37 @@ private Q_SLOTS:
         QCOMPARE(
             std::string(reinterpret_cast<const char*>(span.data()), span.size()), built[1].content);
         QCOMPARE(QFileInfo(dir.filePath(QStringLiteral("other.onnx.data"))).size(), qint64(8192));
+    }
+
+    // The replace dialog offers a data file of a free name instead: the foreign file keeps its
+    // bytes, and the saved model reads the new file (issue 27 item 7).
+    void aNewDataFileInsteadOfReplacing()
+    {
+        QTemporaryDir dir;
+        const auto built = uifixtures::writeInlineModel(dir.path(), {100, 8192});
+        QVERIFY(!built.empty());
+        QFile foreign(dir.filePath(QStringLiteral("other.onnx.data")));
+        QVERIFY(foreign.open(QIODevice::WriteOnly));
+        foreign.write(QByteArray(64, 'f'));
+        foreign.close();
+        ui::MainWindow window;
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+        window.repackPanel()->thresholdEdit()->setValue(4096);
+        m_clickButton = QStringLiteral("Write other.onnx-2.data Instead");
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(dir.filePath(QStringLiteral("other.onnx"))));
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(m_dialogs, QStringList{QStringLiteral("Replace data file?")});
+        QVERIFY2(
+            m_dialogButtons.first().contains(m_clickButton), qPrintable(m_dialogButtons.first()));
+        QVERIFY2(m_dialogTexts.first().contains(QStringLiteral("verify still passes")),
+            qPrintable(m_dialogTexts.first()));
+        QCOMPARE(finished.first().first().toBool(), true);
+        QCOMPARE(uifixtures::folderContents(dir.path()).value(QStringLiteral("other.onnx.data")),
+            QByteArray(64, 'f'));
+        const int big = sourceRowOf(window, QStringLiteral("w1"));
+        QCOMPARE(window.tensorModel()->index(big, TensorTableModel::Storage).data().toString(),
+            QStringLiteral("other.onnx-2.data"));
     }
 
     // SPEC 5a, one save at a time per folder: a save that finds another save holding the
