@@ -148,8 +148,12 @@ FolderWindow::FolderWindow(QWidget* parent)
 
 FolderWindow::~FolderWindow()
 {
+    // No job outlives the window: a save is cancelled, and each job still reading the folder
+    // (the inspection, the plan of the savings) ends before the window is gone.
     m_cancelToken->cancel();
     m_saving.waitForFinished();
+    m_plan.waitForFinished();
+    m_inspect.waitForFinished();
 }
 
 bool FolderWindow::isBusy() const
