@@ -3,6 +3,7 @@
 #include "core/file_names.h"
 #include "core/format.h"
 #include "core/model/model.h"
+#include "core/paths.h"
 #include "core/plan/dedupe.h"
 #include "folder_scan.h"
 
@@ -39,18 +40,12 @@ Result<std::vector<std::string>> modelsInFolder(const fs::path& dir)
 
 namespace {
 
-// `inner` is `outer` or lies in it, component by component (both canonical).
-bool isWithin(const fs::path& inner, const fs::path& outer)
+// A location that leaves the folder as written: absolute, or ".." climbs out of it.
+bool escapesAsWritten(const std::string& location)
 {
-    auto [o, i] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
-    return o == outer.end();
-}
-
-fs::path canonicalOr(const fs::path& path)
-{
-    std::error_code ec;
-    fs::path out = fs::weakly_canonical(path, ec);
-    return ec ? path.lexically_normal() : out;
+    const fs::path written(location);
+    const fs::path normal = written.lexically_normal();
+    return written.is_absolute() || normal.empty() || *normal.begin() == "..";
 }
 
 // Where a data file a model names lies, as the loaders check it.
@@ -68,8 +63,7 @@ DataPathFacts factsOf(
 {
     DataPathFacts f;
     const fs::path written(location);
-    const fs::path normal = written.lexically_normal();
-    f.escapesAsWritten = written.is_absolute() || normal.empty() || *normal.begin() == "..";
+    f.escapesAsWritten = escapesAsWritten(location);
     const fs::path joined = dir / written;
     struct stat st { };
     if (::lstat(joined.c_str(), &st) == 0)
@@ -78,10 +72,10 @@ DataPathFacts factsOf(
         f.exists = true;
         f.hardLinks = static_cast<uint64_t>(st.st_nlink);
     }
-    const fs::path data = canonicalOr(joined);
-    f.inFolder = !written.is_absolute() && isWithin(data, canonicalOr(dir));
+    const fs::path data = resolvedName(joined);
+    f.inFolder = !written.is_absolute() && isUnder(data, resolvedName(dir));
     f.besideRealModel
-        = !written.is_absolute() && isWithin(data, canonicalOr(dir / modelName).parent_path());
+        = !written.is_absolute() && isUnder(data, resolvedName(dir / modelName).parent_path());
     return f;
 }
 
@@ -223,10 +217,8 @@ private:
     // A location as the folder listing shows it: relative to the folder when it lies inside.
     std::string shownLocation(const std::string& location) const
     {
-        const fs::path normal = fs::path(location).lexically_normal();
-        if (fs::path(location).is_absolute() || normal.empty() || *normal.begin() == "..")
-            return location;
-        return normal.string();
+        return escapesAsWritten(location) ? location
+                                          : fs::path(location).lexically_normal().string();
     }
 
     std::string relative(const fs::path& path) const

@@ -4,6 +4,7 @@
 #include "core/file_names.h"
 #include "core/format.h"
 #include "core/model/model.h"
+#include "core/paths.h"
 #include "core/posix_file.h"
 #include "core/save_lock.h"
 
@@ -31,14 +32,6 @@ std::optional<struct stat> statOf(const fs::path& path)
     if (::stat(path.c_str(), &st) != 0)
         return std::nullopt;
     return st;
-}
-
-// The path with every symlink resolved, for comparing names (not files).
-fs::path canonicalName(const fs::path& path)
-{
-    std::error_code ec;
-    fs::path out = fs::weakly_canonical(path, ec);
-    return ec ? path.lexically_normal() : out;
 }
 
 // One name in a scanned folder.
@@ -145,7 +138,7 @@ void addReferences(const Model& model, References& refs)
     for (const auto& path : externalPaths(model)) {
         if (auto id = fileIdOf(path))
             refs.files.insert(*id);
-        refs.names.insert(canonicalName(path));
+        refs.names.insert(resolvedName(path));
     }
 }
 
@@ -162,7 +155,7 @@ bool addReferencesOf(const fs::path& path, References& refs)
         for (const fs::path& p : *paths) {
             if (auto id = fileIdOf(p))
                 refs.files.insert(*id);
-            refs.names.insert(canonicalName(p));
+            refs.names.insert(resolvedName(p));
         }
         return true;
     } catch (...) {
@@ -225,7 +218,7 @@ FolderReport scan(const Model& model, bool lockedByCaller)
 
     References refs;
     addReferences(model, refs);
-    auto tempUsed = [&](const Entry& e) { return refs.names.count(canonicalName(e.path)) > 0; };
+    auto tempUsed = [&](const Entry& e) { return refs.names.count(resolvedName(e.path)) > 0; };
     auto dataUsed = [&](const Entry& e) { return refs.files.count(e.id) > 0; };
     // The names a sibling would have to mention to read a file still thought unused.
     auto needles = [&] {
@@ -310,7 +303,7 @@ FolderReaders modelsReading(
             if (!targets[i])
                 continue;
             needles.push_back(files[i].filename().string());
-            needles.push_back(canonicalName(files[i]).filename().string());
+            needles.push_back(resolvedName(files[i]).filename().string());
             for (const auto& e : entries)
                 if (e.id == *targets[i])
                     needles.push_back(e.name);

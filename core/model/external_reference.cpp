@@ -1,5 +1,7 @@
 #include "external_reference.h"
 
+#include "core/paths.h"
+
 #include "data_file.h"
 
 #include <algorithm>
@@ -27,18 +29,6 @@ std::optional<uint64_t> parseUnsigned(const std::string& text)
     if (text.empty() || ec != std::errc() || ptr != end)
         return std::nullopt;
     return value;
-}
-
-bool isUnder(const fs::path& path, const fs::path& dir)
-{
-    auto p = path.begin();
-    for (auto d = dir.begin(); d != dir.end(); ++d, ++p) {
-        if (d->empty() && std::next(d) == dir.end())
-            break; // trailing separator
-        if (p == path.end() || *p != *d)
-            return false;
-    }
-    return true;
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include "core/inspect/folder_scan.h"
 #include "core/mapped_memory.h"
 #include "core/model/model.h"
+#include "core/paths.h"
 #include "core/plan/dedupe.h"
 #include "core/plan/save_plan.h"
 #include "core/posix_file.h"
@@ -297,14 +298,21 @@ private:
         return std::move(m_report);
     }
 
+    // A file the graphs read before that the save may remove once no model reads it: one that
+    // exists (`id`), in the output folder (outside it is not the folder's), not the shared file,
+    // not a temporary (an interrupted save's, removed as a leftover).
+    bool removalCandidate(const fs::path& path, const std::optional<FileId>& id,
+        const std::optional<FileId>& sharedId) const
+    {
+        return id && id != sharedId && isUnder(path, m_outDir)
+            && !isTempName(path.filename().string());
+    }
+
     // A data file a graph reads now that an in-place save would remove: in the folder, not the
     // shared file, read by no model of the folder outside the set.
     bool wouldRemove(const fs::path& path) const
     {
-        const auto id = fileIdOf(path);
-        const fs::path rel = path.lexically_relative(m_outDir);
-        if (!id || id == fileIdOf(m_shared) || rel.empty() || *rel.begin() == ".."
-            || isTempName(path.filename().string()))
+        if (!removalCandidate(path, fileIdOf(path), fileIdOf(m_shared)))
             return false;
         std::vector<fs::path> set;
         for (const Graph& g : m_graphs)
@@ -612,12 +620,8 @@ private:
         for (const Graph& g : m_graphs)
             for (const fs::path& path : g.readBefore) {
                 const auto id = fileIdOf(path);
-                if (!id || id == sharedId || !seen.insert(*id).second
-                    || isTempName(path.filename().string()))
+                if (!removalCandidate(path, id, sharedId) || !seen.insert(*id).second)
                     continue;
-                const fs::path rel = path.lexically_relative(m_outDir);
-                if (rel.empty() || *rel.begin() == "..")
-                    continue; // outside the folder: not the folder's to remove
                 const FolderReaders readers = modelsReading(path.parent_path(), {path}, {});
                 if (!readers.users.front().empty() || !readers.unreadable.empty()
                     || !readers.failure.empty()) {
