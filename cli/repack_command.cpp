@@ -165,14 +165,12 @@ int repackFolder(const RepackArgs& args)
     ProgressBar bar;
     if (args.progress)
         options.layout.progress = [&bar](const Progress& p) { bar.update(p); };
-    Result<FolderSaveReport> report = Error::internal("not run");
-    for (int tries = 1; tries <= kSaveAttempts; ++tries) { // as saveRetrying does for one model
-        report = saveFolder(args.input, args.output, options);
-        if (report || !report.error().is(ErrorKind::Changed) || tries == kSaveAttempts)
-            break;
-        std::cerr << "onnx-repack: a graph of " << printable(args.input)
-                  << " was changed by another save meanwhile; reading the folder again\n";
-    }
+    auto report = retryWhileChanged(
+        [&](bool) { return saveFolder(args.input, args.output, options); }, true,
+        [&] {
+            std::cerr << "onnx-repack: a graph of " << printable(args.input)
+                      << " was changed by another save meanwhile; reading the folder again\n";
+        });
     bar.finish();
     if (!report) {
         std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';

@@ -244,11 +244,7 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     Result<FolderSaveReport> report = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
-        for (int tries = 1; tries <= kSaveAttempts; ++tries) {
-            report = saveFolder(in, out, options);
-            if (report || !report.error().is(ErrorKind::Changed))
-                break;
-        }
+        report = retryWhileChanged([&](bool) { return saveFolder(in, out, options); }, true);
     }
     watch.raisePending();
     const FolderSaveReport& r = take(std::move(report));

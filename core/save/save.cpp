@@ -368,14 +368,7 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
 Result<SaveReport> saveRetrying(
     const SaveAttempt& attempt, bool reloadable, const std::function<void()>& onRetry)
 {
-    for (int tries = 1;; ++tries) {
-        Result<SaveReport> report = attempt(tries > 1);
-        if (report || !report.error().is(ErrorKind::Changed) || !reloadable
-            || tries == kSaveAttempts)
-            return report;
-        if (onRetry)
-            onRetry();
-    }
+    return retryWhileChanged(attempt, reloadable, onRetry);
 }
 
 Result<SaveReport> save(Model& model, const fs::path& path, const SaveOptions& options)

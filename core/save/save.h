@@ -55,4 +55,20 @@ using SaveAttempt = std::function<Result<SaveReport>(bool again)>;
 Result<SaveReport> saveRetrying(
     const SaveAttempt& attempt, bool reloadable, const std::function<void()>& onRetry = {});
 
+// saveRetrying's loop for any save whose `attempt(again)` returns a Result (a folder save,
+// core/save/folder_save.h, reads its folder again on each attempt).
+template <typename Attempt>
+auto retryWhileChanged(Attempt&& attempt, bool reloadable,
+    const std::function<void()>& onRetry = {}) -> decltype(attempt(false))
+{
+    for (int tries = 1;; ++tries) {
+        auto report = attempt(tries > 1);
+        if (report || !report.error().is(ErrorKind::Changed) || !reloadable
+            || tries == kSaveAttempts)
+            return report;
+        if (onRetry)
+            onRetry();
+    }
+}
+
 } // namespace repack
