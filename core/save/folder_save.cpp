@@ -276,15 +276,7 @@ private:
         m_report.unchanged = unchanged();
         if (Status s = consent(); !s)
             m_report.consentNeeded = s.error().message;
-        std::set<FileId> seen;
-        for (const Graph& g : m_graphs) {
-            m_report.bytesBefore += g.model->fileBytes();
-            for (const fs::path& p : filesReadBy(*g.model))
-                if (auto id = fileIdOf(p); id && seen.insert(*id).second) {
-                    std::error_code ec;
-                    m_report.bytesBefore += fs::file_size(p, ec);
-                }
-        }
+        m_report.bytesBefore = bytesNow();
         if (!m_report.unchanged)
             for (const Graph& g : m_graphs)
                 if (samePathOrFile(g.outPath, g.model->path()))
@@ -296,6 +288,21 @@ private:
             std::unique(m_report.removed.begin(), m_report.removed.end()), m_report.removed.end());
         fillCounts();
         return std::move(m_report);
+    }
+
+    // The graphs' model files and the data files they read now, each file once.
+    uint64_t bytesNow() const
+    {
+        uint64_t bytes = 0;
+        std::set<FileId> seen;
+        for (const Graph& g : m_graphs) {
+            bytes += g.model->fileBytes();
+            for (const fs::path& p : filesReadBy(*g.model))
+                if (auto status = statusAt(p);
+                    status && seen.insert(status->stamp.identity.id).second)
+                    bytes += status->stamp.identity.size;
+        }
+        return bytes;
     }
 
     // A file the graphs read before that the save may remove once no model reads it: one that
@@ -350,15 +357,8 @@ private:
             if (samePathOrFile(g.outPath, g.model->path()))
                 g.readBefore = filesReadBy(*g.model);
             g.writer.emplace(*g.model, g.plan, m_layout);
-            m_report.bytesBefore += g.model->fileBytes();
         }
-        std::set<FileId> counted;
-        for (const Graph& g : m_graphs)
-            for (const fs::path& p : filesReadBy(*g.model))
-                if (auto id = fileIdOf(p); id && counted.insert(*id).second) {
-                    std::error_code ec;
-                    m_report.bytesBefore += fs::file_size(p, ec);
-                }
+        m_report.bytesBefore = bytesNow();
 
         TempCleanup cleanup;
         auto temp = writeShared(cleanup);
