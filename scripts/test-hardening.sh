@@ -32,6 +32,7 @@ if ((asan)); then
   export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
   export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
   export REPACK_CRASH_KILLS=10 # tst_crash_consistency: 10 random kills instead of 50
+  export REPACK_REWRITE_ROUNDS=15 # tst_sources_rewritten: 15 rounds a row instead of 50
   ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
   echo "hardening: tests under ASan + UBSan took $((SECONDS - start)) s" >&2
 fi
