@@ -41,7 +41,14 @@ for model in initializers-100k constants-300k initializers-3m; do
             args=($command "$scratch/$model.onnx")
             [[ $command == repack ]] && args+=(-o "$scratch/out/$model.onnx")
             rm -rf "$scratch/out"
-            /usr/bin/time -f "%e %M" -o "$scratch/time" "$cli" "${args[@]}" >/dev/null 2>&1 || true
+            status=0
+            /usr/bin/time -f "%e %M" -o "$scratch/time" "$cli" "${args[@]}" >/dev/null 2>&1 \
+                || status=$?
+            # inspect exits 1 on these models' problems (unnamed initializers); a repack must work
+            if [[ $command == repack && $status != 0 ]]; then
+                echo "repack of $model failed (exit $status)" >&2
+                exit 1
+            fi
             read -r s k < <(tail -n 1 "$scratch/time") # after "Command exited with non-zero ..."
             secs+="$s"$'\n' kib+="$k"$'\n'
         done

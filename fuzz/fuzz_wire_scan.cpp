@@ -51,7 +51,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         // In file order, every payload: protobuf keeps a tensor's last one.
         tensor->set_raw_data(reinterpret_cast<const char*>(data) + p.offset, p.length);
     }
-    fuzz::require(rebuilt.SerializeAsString() == full.SerializeAsString(),
+    const std::string expected = full.SerializeAsString();
+    fuzz::require(rebuilt.SerializeAsString() == expected,
         "skeleton plus payloads differs from protobuf's parse of the file");
+
+    // Every other initializer of the main graph left out of the skeleton and spliced back into
+    // protobuf's serialization of it (Model::loadProtosLeavingOut, then writeModel): the same
+    // model again.
+    const ElideRule everyOther{[](uint64_t i) { return i % 2 == 1; }, size};
+    auto lean = scanModel(file, "fuzz.onnx", kMinStripped, everyOther);
+    fuzz::require(lean.ok(), "leaving initializers out fails a scan that succeeds");
+    onnx::ModelProto skeleton;
+    fuzz::require(lean->changed ? skeleton.ParseFromString(lean->skeleton)
+                                : skeleton.ParseFromArray(data, int(size)),
+        "protobuf parses the file but not its skeleton without initializers");
+    for (const RawPayload& p : lean->payloads) {
+        onnx::TensorProto* tensor = tensorAt(skeleton, p.path);
+        fuzz::require(tensor != nullptr, "a payload's path leads to no tensor of the skeleton");
+        tensor->set_raw_data(reinterpret_cast<const char*>(data) + p.offset, p.length);
+    }
+    const std::string serialized = skeleton.SerializeAsString();
+    const PayloadRule none
+        = [](std::span<const std::byte>) -> std::optional<PayloadReplacement> { return {}; };
+    auto back = spliceModel(std::as_bytes(std::span(serialized.data(), serialized.size())),
+        "fuzz.onnx", none, &lean->elided);
+    fuzz::require(back.ok() && back->inserts.empty(), "the initializers left out cannot go back");
+    onnx::ModelProto again;
+    fuzz::require(again.ParseFromString(back->bytes) && again.SerializeAsString() == expected,
+        "the initializers left out and put back give another model");
     return 0;
 }

@@ -59,6 +59,7 @@ struct Parsed {
     std::unique_ptr<google::protobuf::Arena> arena;
     onnx::ModelProto* proto = nullptr; // in `arena`
     std::unordered_map<onnx::TensorProto*, FileRange> inFile;
+    ElidedInitializers leftOut;
 };
 
 std::unique_ptr<google::protobuf::Arena> newArena()
@@ -69,12 +70,13 @@ std::unique_ptr<google::protobuf::Arena> newArena()
     return std::make_unique<google::protobuf::Arena>(options);
 }
 
-Result<Parsed> parseMapped(std::span<const std::byte> file, const fs::path& path)
+Result<Parsed> parseMapped(
+    std::span<const std::byte> file, const fs::path& path, const ElideRule& leaveOut)
 {
-    auto scan = scanModel(file, path.string(), Model::kInFileMinBytes);
+    auto scan = scanModel(file, path.string(), Model::kInFileMinBytes, leaveOut);
     if (!scan)
         return scan.error();
-    Parsed parsed{newArena(), nullptr, {}};
+    Parsed parsed{newArena(), nullptr, {}, std::move(scan->elided)};
     auto proto = parseModel(scan->changed
             ? std::string_view(scan->skeleton)
             : std::string_view(reinterpret_cast<const char*>(file.data()), file.size()),
@@ -187,36 +189,174 @@ Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const 
 Status Model::loadProtos()
 {
     if (m_proto)
-        return {};
+        return m_leftOut.empty() ? Status() : parseLeftOut();
+    return parseProtos({});
+}
+
+Status Model::loadProtosLeavingOut(const std::function<bool(size_t)>& leaveOut)
+{
+    if (!m_proto)
+        return parseProtos(leaveOut);
+    // Left out by an earlier save: parsed in when this one needs one of them.
+    for (size_t e = 0; e < m_leftOut.size(); ++e)
+        if (!leaveOut(m_leftOut.initializer(e)))
+            return parseLeftOut();
+    return {};
+}
+
+onnx::ModelProto& Model::protoLeavingOut()
+{
+    if (!m_proto)
+        return mutableProto();
+    return *m_proto;
+}
+
+namespace {
+
+std::string unreadable(const fs::path& path)
+{
+    return path.string() + ": not a valid ONNX model (malformed or truncated protobuf)";
+}
+
+bool parseTensor(std::span<const std::byte> bytes, onnx::TensorProto& tensor)
+{
+    return bytes.size() <= static_cast<size_t>(std::numeric_limits<int>::max())
+        && tensor.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+} // namespace
+
+Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
+{
     if (!m_modelFile)
         return Error::internal(m_path.string() + ": the model file is no longer mapped");
     auto bytes = m_modelFile->view(0, m_fileBytes);
     if (!bytes)
         return bytes.error();
     Result<Parsed> parsed = Error::internal("not run");
-    if (Status s = readMapped(m_path.string(), [&] { parsed = parseMapped(*bytes, m_path); }); !s)
+    ElideRule elide;
+    if (leaveOut) {
+        elide.select = [&](uint64_t i) { return i < m_tensors.size() && leaveOut(i); };
+        for (size_t i = 0; i < m_tensors.size(); ++i)
+            elide.atMost += leaveOut(i) ? 1 : 0;
+    }
+    if (Status s
+        = readMapped(m_path.string(), [&] { parsed = parseMapped(*bytes, m_path, elide); });
+        !s)
         return s.error();
     if (!parsed)
         return parsed.error();
+    m_modelFile->releasePages(0, m_fileBytes); // the parse is done with them
     const std::vector<onnx::TensorProto*> protos = tensorProtos(*parsed->proto);
-    bool agree = protos.size() == m_tensors.size();
-    for (size_t i = 0; agree && i < protos.size(); ++i)
-        agree = protos[i]->name().empty() || protos[i]->name() == m_tensors[i].name;
+    const ElidedInitializers& leftOut = parsed->leftOut;
+    // Each tensor in index order is either the next proto or the next one left out (the
+    // main graph's initializers come first in both). The ones left out are parsed here, one at
+    // a time, so that protobuf refuses the same models either way; and their bytes must be
+    // protobuf's serialization of them (a save writes the same bytes whatever it parsed).
+    bool agree = protos.size() + leftOut.size() == m_tensors.size();
+    bool asProtobufWrites = true;
+    onnx::TensorProto scratch;
+    std::string serialized;
+    for (size_t i = 0, p = 0, e = 0; agree && i < m_tensors.size(); ++i) {
+        const std::string* name = nullptr;
+        if (e < leftOut.size() && leftOut.initializer(e) == i) {
+            const auto bytes = leftOut.tensor(e++);
+            if (!parseTensor(bytes, scratch))
+                return Error::corrupt(unreadable(m_path));
+            if (asProtobufWrites) {
+                scratch.SerializeToString(&serialized);
+                asProtobufWrites = std::equal(bytes.begin(), bytes.end(),
+                    reinterpret_cast<const std::byte*>(serialized.data()),
+                    reinterpret_cast<const std::byte*>(serialized.data() + serialized.size()));
+            }
+            name = &scratch.name();
+        } else {
+            name = &protos[p++]->name();
+        }
+        agree = name->empty() || *name == m_tensors[i].name;
+    }
     if (!agree)
         return Error::corrupt(m_path.string()
             + ": protobuf reads other tensors than the index found (a field given twice?)");
-    for (size_t i = 0; i < protos.size(); ++i)
-        m_tensors[i].proto = protos[i];
+    if (!asProtobufWrites) { // rare: written by another serializer, or by hand
+        ElidedInitializers rewritten;
+        for (size_t e = 0; e < leftOut.size(); ++e) {
+            if (!parseTensor(leftOut.tensor(e), scratch))
+                return Error::corrupt(unreadable(m_path));
+            scratch.SerializeToString(&serialized);
+            rewritten.add(leftOut.initializer(e),
+                std::as_bytes(std::span(serialized.data(), serialized.size())));
+        }
+        parsed->leftOut = std::move(rewritten);
+    }
+    for (size_t i = 0, p = 0, e = 0; i < m_tensors.size(); ++i) {
+        if (e < leftOut.size() && leftOut.initializer(e) == i) {
+            m_tensors[i].proto = nullptr;
+            ++e;
+        } else {
+            m_tensors[i].proto = protos[p++];
+        }
+    }
     m_arena = std::move(parsed->arena);
     m_proto.reset(parsed->proto);
     m_inFile = std::move(parsed->inFile);
+    m_leftOut = std::move(parsed->leftOut);
     m_typedSpans.clear();
     return {};
 }
 
+Status Model::parseLeftOut()
+{
+    // Parsed first, so that a failure changes nothing.
+    std::vector<onnx::TensorProto*> parsed(m_leftOut.size());
+    for (size_t e = 0; e < m_leftOut.size(); ++e) {
+        parsed[e] = google::protobuf::Arena::CreateMessage<onnx::TensorProto>(m_arena.get());
+        if (!parseTensor(m_leftOut.tensor(e), *parsed[e]))
+            return Error::corrupt(unreadable(m_path));
+    }
+    auto* initializers = m_proto->mutable_graph()->mutable_initializer();
+    std::vector<onnx::TensorProto*> kept(static_cast<size_t>(initializers->size()));
+    initializers->UnsafeArenaExtractSubrange(0, initializers->size(), kept.data());
+    initializers->Reserve(static_cast<int>(kept.size() + parsed.size()));
+    for (size_t i = 0, k = 0, e = 0; i < kept.size() + parsed.size(); ++i) {
+        if (e < parsed.size() && m_leftOut.initializer(e) == i) {
+            m_tensors[i].proto = parsed[e];
+            initializers->UnsafeArenaAddAllocated(parsed[e++]);
+        } else {
+            initializers->UnsafeArenaAddAllocated(kept[k++]);
+        }
+    }
+    m_leftOut.clear();
+    return {};
+}
+
+Result<onnx::TensorProto> Model::leftOutTensor(size_t index) const
+{
+    const auto entry = m_leftOut.find(index);
+    onnx::TensorProto tensor;
+    if (!entry || !parseTensor(m_leftOut.tensor(*entry), tensor))
+        return Error::internal(
+            m_tensors[index].qualifiedName() + ": its TensorProto is not loaded");
+    return tensor;
+}
+
+std::string Model::serializeWhole() const
+{
+    std::string bytes;
+    m_proto->SerializeToString(&bytes);
+    if (m_leftOut.empty())
+        return bytes;
+    auto whole = spliceModel(
+        std::as_bytes(std::span(bytes.data(), bytes.size())), m_path.string(),
+        [](std::span<const std::byte>) { return std::optional<PayloadReplacement>(); }, &m_leftOut);
+    if (!whole)
+        throw std::logic_error(whole.error().message);
+    return std::move(whole->bytes);
+}
+
 const onnx::ModelProto& Model::proto() const
 {
-    if (!m_proto)
+    if (!m_proto || !m_leftOut.empty())
         if (Status s = const_cast<Model*>(this)->loadProtos(); !s)
             throw std::runtime_error(s.error().message);
     return *m_proto;
@@ -291,30 +431,64 @@ void Model::reindex()
 {
     if (m_proto) {
         // The protos are the model now: index their serialization, whose payloads left in the
-        // .onnx are empty (their ranges come from m_inFile).
-        const std::vector<onnx::TensorProto*> protos = tensorProtos(*m_proto);
-        // The old index goes first (its data files stay in m_dataFiles): two indexes of a
-        // model of millions of tensors at once would double the peak.
+        // .onnx are empty (their ranges come from m_inFile). The old index goes first (its data
+        // files stay in m_dataFiles): two indexes of a model of millions of tensors at once
+        // would double the peak.
         std::vector<TensorInfo>().swap(m_tensors);
-        std::string bytes;
-        m_proto->SerializeToString(&bytes);
-        const RawPayloadRule inFile = [&](size_t tensor, FileRange) -> std::optional<FileRange> {
-            if (tensor >= protos.size())
-                return std::nullopt;
-            auto it = m_inFile.find(protos[tensor]);
-            return it == m_inFile.end() ? std::nullopt : std::optional<FileRange>(it->second);
-        };
-        auto index = indexTensors(
-            std::as_bytes(std::span(bytes.data(), bytes.size())), m_path.string(), inFile);
-        if (!index || index->tensors.size() != protos.size())
-            throw std::logic_error(m_path.string() + ": the index of the model's own protos failed"
-                + (index ? std::string() : ": " + index.error().message));
-        for (size_t i = 0; i < protos.size(); ++i)
-            index->tensors[i].proto = protos[i];
-        adoptIndex(std::move(*index));
-        m_typedSpans.clear(); // read from the protos
+        const std::string bytes = serializeWhole();
+        if (Status s = indexOwnProtos(std::as_bytes(std::span(bytes.data(), bytes.size())), {}); !s)
+            throw std::logic_error(s.error().message);
     }
     resolve();
+}
+
+bool Model::reindexFromFile(const fs::path& path, const FileIdentity& identity)
+{
+    DataFile file(fs::absolute(path).lexically_normal(), identity);
+    auto bytes = file.view(0, identity.size);
+    if (!bytes)
+        return false;
+    std::vector<TensorInfo>().swap(m_tensors); // as reindex()
+    Status indexed = Error::internal("not run");
+    const ReleaseRule release
+        = [&file](uint64_t offset, uint64_t length) { file.releasePages(offset, length); };
+    if (Status s = readMapped(path.string(), [&] { indexed = indexOwnProtos(*bytes, release); });
+        !s || !indexed)
+        return false;
+    file.releasePages(0, identity.size);
+    resolve();
+    return true;
+}
+
+Status Model::indexOwnProtos(std::span<const std::byte> bytes, const ReleaseRule& release)
+{
+    const std::vector<onnx::TensorProto*> protos = tensorProtos(*m_proto);
+    // Tensor i of the index is the next proto, or the next initializer left out.
+    const auto eachProto = [&](const std::function<void(size_t, onnx::TensorProto*)>& f) {
+        for (size_t i = 0, p = 0, e = 0; i < protos.size() + m_leftOut.size(); ++i) {
+            if (e < m_leftOut.size() && m_leftOut.initializer(e) == i)
+                ++e;
+            else if (p < protos.size())
+                f(i, protos[p++]);
+        }
+    };
+    std::unordered_map<size_t, FileRange> inFileByIndex;
+    eachProto([&](size_t i, onnx::TensorProto* proto) {
+        if (auto it = m_inFile.find(proto); it != m_inFile.end())
+            inFileByIndex.emplace(i, it->second);
+    });
+    const RawPayloadRule inFile = [&](size_t tensor, FileRange) -> std::optional<FileRange> {
+        auto it = inFileByIndex.find(tensor);
+        return it == inFileByIndex.end() ? std::nullopt : std::optional<FileRange>(it->second);
+    };
+    auto index = indexTensors(bytes, m_path.string(), inFile, release);
+    if (!index || index->tensors.size() != protos.size() + m_leftOut.size())
+        return Error::internal(m_path.string() + ": the index of the model's own protos failed"
+            + (index ? std::string() : ": " + index.error().message));
+    eachProto([&](size_t i, onnx::TensorProto* proto) { index->tensors[i].proto = proto; });
+    adoptIndex(std::move(*index));
+    m_typedSpans.clear(); // read from the protos
+    return {};
 }
 
 void Model::resolve()
@@ -456,6 +630,16 @@ void Model::adoptSave(const SavedModel& saved)
 {
     adoptSavedFile(saved.path, saved.identity, saved.payloads);
     invalidateDataFiles(saved.replaced, saved.replacedReason);
+    // With initializers left out of the protos (millions of tiny tensors), the file just
+    // written is indexed, page by page, rather than a serialization of the whole model in
+    // memory beside the index being built.
+    if (!m_leftOut.empty()) {
+        m_path = fs::absolute(saved.path).lexically_normal();
+        m_fileBytes = saved.bytes;
+        m_baseDir = m_path.parent_path();
+        if (reindexFromFile(m_path, saved.identity))
+            return;
+    }
     setLocation(saved.path, saved.bytes);
 }
 
@@ -530,13 +714,30 @@ Result<TensorBytes> Model::read(size_t index) const
                 return Error{info.qualifiedName() + ": " + view.error().message, view.error().kind};
             return TensorBytes::view(*view, m_modelFile.get());
         }
+        if (!info.proto && m_proto) { // left out of the protos
+            auto tensor = leftOutTensor(index);
+            if (!tensor)
+                return tensor.error();
+            const std::string& raw = tensor->raw_data();
+            const auto* begin = reinterpret_cast<const std::byte*>(raw.data());
+            return TensorBytes::own(std::vector<std::byte>(begin, begin + raw.size()));
+        }
         if (!info.proto)
             return Error::internal(info.qualifiedName() + ": its raw_data is not loaded");
         const std::string& raw = info.proto->raw_data();
         return TensorBytes::view(std::as_bytes(std::span(raw.data(), raw.size())));
     }
     case Storage::Typed: {
-        auto bytes = info.proto ? typedDataToBytes(*info.proto) : typedBytesFromFile(index);
+        Result<std::vector<std::byte>> bytes = Error::internal("not read");
+        if (info.proto) {
+            bytes = typedDataToBytes(*info.proto);
+        } else if (m_proto) { // left out of the protos
+            auto tensor = leftOutTensor(index);
+            bytes = tensor ? typedDataToBytes(*tensor)
+                           : Result<std::vector<std::byte>>(tensor.error());
+        } else {
+            bytes = typedBytesFromFile(index);
+        }
         if (!bytes)
             return Error{info.qualifiedName() + ": " + bytes.error().message, bytes.error().kind};
         return TensorBytes::own(std::move(*bytes));

@@ -8,6 +8,7 @@
 #include "data_file.h"
 #include "tensor_index.h"
 #include "tensor_info.h"
+#include "wire_scan.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -105,7 +106,8 @@ public:
     ~Model();
 
     // The parsed model, parsed on first use for a loaded model (loading indexes the file at the
-    // wire level, core/model/tensor_index.h): call loadProtos() first where failure must be
+    // wire level, core/model/tensor_index.h), whole (with any initializers a save left out of
+    // it parsed in): call loadProtos() first where failure must be
     // handled; these throw std::runtime_error when the file can no longer be parsed. Tensors with
     // an inlineRange of at least kInFileMinBytes have an empty raw_data here until
     // materializeInline(); read their bytes with read().
@@ -118,7 +120,21 @@ public:
     // external-data operation needs first. Fails, changing nothing, when the file was replaced
     // or changed since it was opened, or protobuf refuses it.
     Status loadProtos();
+    // loadProtos() for a save that neither reads nor changes the TensorProtos of most tensors:
+    // the main graph initializers `leaveOut` selects (by tensor index) whose raw_data is not
+    // left in the .onnx stay out of the protos, each kept as its serialization, byte for byte
+    // what protobuf writes for it (a parsed TensorProto costs ~300 bytes, a tiny tensor's
+    // serialization ~12), so a save writes what it would with them parsed. Their TensorInfo::proto
+    // is null; read() still reads them; writeModel() with leftOut() puts them back; they are
+    // checked as loadProtos() checks them. A later loadProtos(), proto() or mutableProto()
+    // parses them in. With the protos loaded already, only parses in those left out before
+    // when one of them is not to be left out now.
+    Status loadProtosLeavingOut(const std::function<bool(size_t)>& leaveOut);
     bool protosLoaded() const { return m_proto != nullptr; }
+    // The initializers loadProtosLeavingOut() left out (empty once parsed in), and the protos
+    // without them: what a save writes.
+    const ElidedInitializers& leftOut() const { return m_leftOut; }
+    onnx::ModelProto& protoLeavingOut();
     // ir_version, producer and opsets, as the index read them.
     const ModelHeader& header() const { return m_header; }
 
@@ -191,6 +207,19 @@ private:
     void resolve();
     // A typed tensor's bytes from its TensorProto in the .onnx, protos not being loaded.
     Result<std::vector<std::byte>> typedBytesFromFile(size_t index) const;
+    Status parseProtos(const std::function<bool(size_t)>& leaveOut);
+    // Parses the left-out initializers into the protos, each at its place.
+    Status parseLeftOut();
+    // A left-out tensor, parsed on its own.
+    Result<onnx::TensorProto> leftOutTensor(size_t index) const;
+    // The model serialized: the protos with the left-out initializers put back.
+    std::string serializeWhole() const;
+    // reindex() of protos whose serialization is `bytes` (the pages it is done with go to
+    // `release`).
+    Status indexOwnProtos(std::span<const std::byte> bytes, const ReleaseRule& release);
+    // reindex() from the file a save just wrote with these protos; false (the index gone)
+    // when that file cannot be read as the one written.
+    bool reindexFromFile(const std::filesystem::path& path, const FileIdentity& identity);
 
     // A loaded model's protos live in an arena (declared first: destroyed last): one block
     // per megabyte instead of a malloc per string and message, and freed at once.
@@ -215,6 +244,7 @@ private:
     std::unordered_map<onnx::TensorProto*, FileRange> m_inFile;
     std::shared_ptr<DataFile> m_modelFile;
     std::vector<onnx::TensorProto*> m_materialized;
+    ElidedInitializers m_leftOut; // main graph initializers not in m_proto
 };
 
 // The paths the external tensors of the model file at `modelPath` read (relative locations

@@ -4,6 +4,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -85,6 +86,7 @@ Child childOf(Kind parent, uint32_t field)
 
 constexpr uint32_t kRawDataField = TP::kRawDataFieldNumber;
 using wire::kMaxDepth;
+constexpr size_t kNone = SIZE_MAX;
 
 // Element counters of one message as protobuf sees it: a singular message field that appears
 // twice is merged into one message, so its repeated children go on counting.
@@ -110,13 +112,37 @@ struct Counters {
     }
 };
 
-// A field whose value changes in the output.
+// What becomes of a field in the output.
+enum class EditKind : uint8_t {
+    Payload, // a raw_data payload replaced by `replacement`
+    Child, // a child message that changes: Node `node`
+    Drop, // left out (elided initializers; consecutive ones are one Drop)
+    Keep, // copied as it is, with elided initializers put back around it
+};
+
+// A field that changes or gets neighbours in the output.
 struct Edit {
-    uint64_t tagEnd; // bytes before this are copied as they are
-    uint64_t valueBegin; // after the length prefix
-    uint64_t end; // end of the field
-    int node; // the changed child message, or -1: a payload replaced by `replacement`
-    PayloadReplacement replacement;
+    uint64_t tagAt = 0; // bytes before this are copied as they are
+    uint64_t tagEnd = 0;
+    uint64_t valueBegin = 0; // after the length prefix
+    uint64_t end = 0; // end of the field
+    EditKind kind = EditKind::Keep;
+    int node = -1; // EditKind::Child
+    PayloadReplacement replacement; // EditKind::Payload
+    // Elided initializers put back: [insertFrom, insertMid) before the field, [insertMid,
+    // insertTo) after it.
+    size_t insertFrom = 0, insertMid = 0, insertTo = 0;
+
+    static Edit of(const wire::Field& f, EditKind kind)
+    {
+        Edit e;
+        e.tagAt = f.tagAt;
+        e.tagEnd = f.tagEnd;
+        e.valueBegin = f.begin;
+        e.end = f.end;
+        e.kind = kind;
+        return e;
+    }
 };
 
 // A message that changes: its new length and its changed fields in file order.
@@ -144,6 +170,8 @@ void appendVarint(std::string& out, uint64_t v)
     out.push_back(static_cast<char>(v));
 }
 
+constexpr uint8_t kInitializerTag = (GP::kInitializerFieldNumber << 3) | 2; // length-delimited
+
 class Scanner {
 public:
     Scanner(std::span<const std::byte> file, const std::string& fileName, const PayloadRule& rule,
@@ -156,6 +184,15 @@ public:
     {
     }
 
+    // Leaves out the main graph's initializers `elide` selects, into `elided`.
+    void elide(const ElideRule* rule, ElidedInitializers* elided)
+    {
+        m_elide = rule;
+        m_elided = elided;
+    }
+    // Puts `elided` back among the main graph's initializers.
+    void restore(const ElidedInitializers* elided) { m_restore = elided; }
+
     // Walks the whole model; the root's Node index, or -1 when nothing changes.
     Result<int> walk()
     {
@@ -164,6 +201,10 @@ public:
         if (!message(Kind::Model, 0, m_size, root, 0, rootNode))
             return Error::corrupt(m_fileName
                 + ": not a valid ONNX model (malformed or truncated protobuf): " + m_error);
+        if (m_restore && m_nextEntry != m_restore->size())
+            return Error::internal(m_fileName
+                + ": internal error: " + std::to_string(m_restore->size() - m_nextEntry)
+                + " initializers left out of the parsed model have no place to go back to");
         return rootNode;
     }
 
@@ -184,6 +225,23 @@ public:
 
     std::vector<RawPayload> takePayloads() { return std::move(m_payloads); }
 
+    // The bytes of the initializers left out, read from where they were dropped, in one
+    // allocation.
+    void copyElided() const
+    {
+        if (!m_elided || m_elided->empty())
+            return;
+        std::string bytes;
+        bytes.reserve(m_elided->notedBytes());
+        for (const auto& [begin, end] : m_dropped) {
+            wire::Reader reader(m_data, begin, end, 0);
+            wire::Field f;
+            while (reader.next(f))
+                bytes.append(reinterpret_cast<const char*>(m_data) + f.begin, f.end - f.begin);
+        }
+        m_elided->setBytes(std::move(bytes));
+    }
+
 private:
     bool fail(const std::string& what, uint64_t at)
     {
@@ -197,6 +255,7 @@ private:
     {
         Node self;
         int64_t growth = 0; // new size - old size
+        size_t lastKept = kNone; // the edit of the last main graph initializer kept
         wire::Reader reader(m_data, begin, end, depth);
         wire::Field f;
         while (reader.next(f)) {
@@ -216,7 +275,9 @@ private:
                 if (m_recordPayloads && replacement)
                     m_strippedPaths.insert(m_path);
                 if (replacement) {
-                    self.edits.push_back({tagEnd, valueBegin, fieldEnd, -1, *replacement});
+                    Edit edit = Edit::of(f, EditKind::Payload);
+                    edit.replacement = *replacement;
+                    self.edits.push_back(edit);
                     growth += fieldSize(replacement->length) - oldFieldSize(tagEnd, fieldEnd);
                 }
                 continue;
@@ -228,22 +289,70 @@ private:
                 return fail("messages nested deeper than " + std::to_string(kMaxDepth), f.tagAt);
             Counters fresh;
             Counters& childCounters = child.repeated ? fresh : counters.child(field);
-            m_path.push_back({field, child.repeated ? counters.take(field) : 0});
+            const uint32_t position = child.repeated ? counters.take(field) : 0;
+            const bool mainInitializer
+                = kind == Kind::Graph && field == GP::kInitializerFieldNumber && isMainGraph();
+            // Paths lead into the skeleton, where the initializers left out are not counted.
+            const uint32_t elidedBefore
+                = mainInitializer && m_elided ? static_cast<uint32_t>(m_elided->size()) : 0;
+            m_path.push_back({field, position - elidedBefore});
             int childNode = -1;
             const bool ok
                 = message(child.kind, valueBegin, fieldEnd, childCounters, depth + 1, childNode);
             m_path.pop_back();
             if (!ok)
                 return false;
+            if (mainInitializer && childNode < 0 && m_elide && position > 0
+                && m_elided->size() < m_elide->atMost && m_elide->select(position)
+                && m_elided->note(position, fieldEnd - valueBegin)) {
+                growth -= static_cast<int64_t>(fieldEnd - f.tagAt);
+                if (!m_dropped.empty() && m_dropped.back().second == f.tagAt)
+                    m_dropped.back().second = fieldEnd;
+                else
+                    m_dropped.emplace_back(f.tagAt, fieldEnd);
+                if (!self.edits.empty() && self.edits.back().kind == EditKind::Drop
+                    && self.edits.back().end == f.tagAt)
+                    self.edits.back().end = fieldEnd;
+                else
+                    self.edits.push_back(Edit::of(f, EditKind::Drop));
+                continue;
+            }
+            Edit edit = Edit::of(f, EditKind::Keep);
             if (childNode >= 0) {
                 const uint64_t newLen = m_nodes[static_cast<size_t>(childNode)].newSize;
-                self.edits.push_back({tagEnd, valueBegin, fieldEnd, childNode, {}});
+                edit.kind = EditKind::Child;
+                edit.node = childNode;
                 growth += fieldSize(newLen) - oldFieldSize(tagEnd, fieldEnd);
+            }
+            if (mainInitializer && m_restore) {
+                if (!placeBefore(edit, growth))
+                    return false;
+                lastKept = self.edits.size();
+                self.edits.push_back(edit);
+            } else if (edit.kind != EditKind::Keep) {
+                self.edits.push_back(edit);
             }
         }
         if (reader.failed()) {
             m_error = reader.error();
             return false;
+        }
+        if (kind == Kind::Graph && m_restore && isMainGraph()) {
+            // The rest of the elided initializers follow the last one kept.
+            if (++m_mainGraphs > 1)
+                return fail("the main graph given twice where it is written back", begin);
+            if (m_nextEntry < m_restore->size()) {
+                if (lastKept == kNone)
+                    return fail("no initializer to put the elided ones after", begin);
+                Edit& edit = self.edits[lastKept];
+                edit.insertMid = m_nextEntry;
+                for (; m_nextEntry < m_restore->size(); ++m_nextEntry, ++m_nextInitializer) {
+                    if (m_restore->initializer(m_nextEntry) != m_nextInitializer)
+                        return fail("an elided initializer's position is out of order", begin);
+                    growth += insertedSize(m_nextEntry);
+                }
+                edit.insertTo = m_nextEntry;
+            }
         }
         if (self.edits.empty()) {
             node = -1;
@@ -253,6 +362,43 @@ private:
         m_nodes.push_back(std::move(self));
         node = static_cast<int>(m_nodes.size() - 1);
         return true;
+    }
+
+    bool isMainGraph() const
+    {
+        return m_path.size() == 1 && m_path[0].field == MP::kGraphFieldNumber;
+    }
+
+    // Bytes elided initializer `entry` takes in the output, as a field of the graph.
+    int64_t insertedSize(size_t entry) const
+    {
+        return 1 + fieldSize(m_restore->tensor(entry).size());
+    }
+
+    // The elided initializers that come before the main graph initializer kept in `edit`.
+    bool placeBefore(Edit& edit, int64_t& growth)
+    {
+        edit.insertFrom = m_nextEntry;
+        for (; m_nextEntry < m_restore->size()
+             && m_restore->initializer(m_nextEntry) == m_nextInitializer;
+             ++m_nextEntry, ++m_nextInitializer)
+            growth += insertedSize(m_nextEntry);
+        if (m_nextEntry < m_restore->size()
+            && m_restore->initializer(m_nextEntry) < m_nextInitializer)
+            return fail("an elided initializer's position is out of order", edit.tagAt);
+        edit.insertMid = edit.insertTo = m_nextEntry;
+        ++m_nextInitializer; // the one kept
+        return true;
+    }
+
+    void appendInserted(std::string& out, size_t from, size_t to) const
+    {
+        for (size_t i = from; i < to; ++i) {
+            const auto tensor = m_restore->tensor(i);
+            out.push_back(static_cast<char>(kInitializerTag));
+            appendVarint(out, tensor.size());
+            out.append(reinterpret_cast<const char*>(tensor.data()), tensor.size());
+        }
     }
 
     // A length-delimited value of `len` bytes with its length prefix as the output writes it:
@@ -271,16 +417,29 @@ private:
         const char* data = reinterpret_cast<const char*>(m_data);
         uint64_t pos = begin;
         for (const Edit& e : m_nodes[static_cast<size_t>(node)].edits) {
-            out.append(data + pos, e.tagEnd - pos);
-            if (e.node < 0) {
+            out.append(data + pos, e.tagAt - pos);
+            pos = e.end;
+            if (e.kind == EditKind::Drop)
+                continue;
+            appendInserted(out, e.insertFrom, e.insertMid);
+            out.append(data + e.tagAt, e.tagEnd - e.tagAt);
+            switch (e.kind) {
+            case EditKind::Payload:
                 appendVarint(out, e.replacement.length);
                 if (e.replacement.length > 0 && inserts)
                     inserts->push_back({out.size(), e.replacement.id});
-            } else {
+                break;
+            case EditKind::Child:
                 appendVarint(out, m_nodes[static_cast<size_t>(e.node)].newSize);
                 emit(e.node, e.valueBegin, e.end, out, inserts);
+                break;
+            case EditKind::Keep:
+                out.append(data + e.tagEnd, e.end - e.tagEnd);
+                break;
+            case EditKind::Drop:
+                break;
             }
-            pos = e.end;
+            appendInserted(out, e.insertMid, e.insertTo);
         }
         out.append(data + pos, end - pos);
     }
@@ -296,6 +455,14 @@ private:
     // Tensors with a stripped payload: a later payload of theirs is recorded even when it stays.
     std::set<std::vector<WireStep>> m_strippedPaths;
     std::string m_error;
+    // Eliding (scanModel) or putting back (spliceModel) main graph initializers.
+    const ElideRule* m_elide = nullptr;
+    ElidedInitializers* m_elided = nullptr;
+    std::vector<std::pair<uint64_t, uint64_t>> m_dropped; // field ranges left out, coalesced
+    const ElidedInitializers* m_restore = nullptr;
+    size_t m_nextEntry = 0; // of m_restore, the next to put back
+    uint64_t m_nextInitializer = 0; // the position of the next main graph initializer written
+    int m_mainGraphs = 0;
 };
 
 template <typename T> T* element(google::protobuf::RepeatedPtrField<T>& field, uint32_t index)
@@ -306,8 +473,40 @@ template <typename T> T* element(google::protobuf::RepeatedPtrField<T>& field, u
 
 } // namespace
 
-Result<WireScan> scanModel(
-    std::span<const std::byte> file, const std::string& fileName, uint64_t minStrippedBytes)
+std::optional<size_t> ElidedInitializers::find(uint64_t initializer) const
+{
+    auto it = std::lower_bound(m_entries.begin(), m_entries.end(), initializer,
+        [](const Entry& e, uint64_t i) { return e.initializer < i; });
+    if (it == m_entries.end() || it->initializer != initializer)
+        return std::nullopt;
+    return static_cast<size_t>(it - m_entries.begin());
+}
+
+void ElidedInitializers::add(uint64_t initializer, std::span<const std::byte> tensor)
+{
+    if (note(initializer, tensor.size()))
+        m_bytes.append(reinterpret_cast<const char*>(tensor.data()), tensor.size());
+}
+
+bool ElidedInitializers::note(uint64_t initializer, uint64_t length)
+{
+    constexpr uint64_t kMax = std::numeric_limits<uint32_t>::max();
+    if (initializer > kMax || m_noted + length > kMax)
+        return false;
+    m_entries.push_back({static_cast<uint32_t>(initializer), static_cast<uint32_t>(m_noted)});
+    m_noted += length;
+    return true;
+}
+
+void ElidedInitializers::clear()
+{
+    std::string().swap(m_bytes);
+    std::vector<Entry>().swap(m_entries);
+    m_noted = 0;
+}
+
+Result<WireScan> scanModel(std::span<const std::byte> file, const std::string& fileName,
+    uint64_t minStrippedBytes, const ElideRule& elide)
 {
     const PayloadRule strip
         = [minStrippedBytes](
@@ -316,11 +515,16 @@ Result<WireScan> scanModel(
             return std::nullopt;
         return PayloadReplacement{};
     };
+    WireScan scan;
     Scanner scanner(file, fileName, strip, true);
+    if (elide.select && elide.atMost > 0) {
+        scan.elided.reserve(std::min<uint64_t>(elide.atMost, file.size() / 2)); // 2 bytes a field
+        scanner.elide(&elide, &scan.elided);
+    }
     auto root = scanner.walk();
     if (!root)
         return root.error();
-    WireScan scan;
+    scanner.copyElided();
     scan.changed = *root >= 0;
     if (scan.changed) {
         scan.skeleton.reserve(scanner.newSize(*root));
@@ -330,16 +534,18 @@ Result<WireScan> scanModel(
     return scan;
 }
 
-Result<SplicedModel> spliceModel(
-    std::span<const std::byte> serialized, const std::string& fileName, const PayloadRule& rule)
+Result<SplicedModel> spliceModel(std::span<const std::byte> serialized, const std::string& fileName,
+    const PayloadRule& rule, const ElidedInitializers* elided)
 {
     Scanner scanner(serialized, fileName, rule, false);
+    if (elided && !elided->empty())
+        scanner.restore(elided);
     auto root = scanner.walk();
     if (!root)
         return root.error();
     SplicedModel out;
     out.size = scanner.newSize(*root);
-    out.bytes.reserve(serialized.size());
+    out.bytes.reserve(serialized.size() + (elided ? elided->writtenBytes() : 0));
     scanner.emit(*root, out.bytes, &out.inserts);
     return out;
 }

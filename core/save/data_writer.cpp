@@ -25,10 +25,11 @@ constexpr uint64_t kWritebackLag = 128u << 20;
 // open-file limit (1024 by default, often less in containers).
 constexpr size_t kMaxOpenSources = 32;
 
-// An inline tensor whose raw_data Model::load left in the .onnx (not materialized).
+// An inline tensor whose raw_data Model::load left in the .onnx (not materialized). Not a
+// tensor left out of the protos (Model::loadProtosLeavingOut): its bytes go back whole.
 bool payloadInModelFile(const TensorInfo& t)
 {
-    return t.inlineRange && t.proto->raw_data().empty();
+    return t.inlineRange && t.proto && t.proto->raw_data().empty();
 }
 
 } // namespace

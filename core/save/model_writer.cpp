@@ -109,10 +109,13 @@ Result<std::string> serializeWithPlaceholders(onnx::ModelProto& model,
 } // namespace
 
 Result<WrittenModel> writeModel(onnx::ModelProto& model, int fd, const std::filesystem::path& path,
-    std::span<const SplicedPayload> payloads, const PayloadCopier& copy)
+    std::span<const SplicedPayload> payloads, const PayloadCopier& copy,
+    const ElidedInitializers* leftOut)
 {
     WrittenModel written;
-    if (payloads.empty()) {
+    if (leftOut && leftOut->empty())
+        leftOut = nullptr;
+    if (payloads.empty() && !leftOut) {
         auto bytes = serializeTo(model, fd, path);
         if (!bytes)
             return bytes.error();
@@ -140,8 +143,8 @@ Result<WrittenModel> writeModel(onnx::ModelProto& model, int fd, const std::file
         ++seen[index];
         return PayloadReplacement{payloads[index].length, static_cast<size_t>(index)};
     };
-    auto spliced = spliceModel(
-        std::as_bytes(std::span(serialized->data(), serialized->size())), path.string(), rule);
+    auto spliced = spliceModel(std::as_bytes(std::span(serialized->data(), serialized->size())),
+        path.string(), rule, leftOut);
     std::string().swap(*serialized);
     if (!spliced)
         return spliced.error();

@@ -3,6 +3,7 @@
 // inline) are spliced in file to file: writing a model never holds its weights in memory.
 #pragma once
 
+#include "core/model/wire_scan.h"
 #include "core/result.h"
 
 #include <cstdint>
@@ -35,7 +36,10 @@ struct WrittenModel {
 // protobuf's deterministic serialization gives with every spliced payload in its tensor's
 // raw_data. Fails before writing when the model would pass protobuf's 2 GiB limit. The model
 // is unchanged afterwards (the spliced tensors hold placeholders while it is serialized).
+// `leftOut`, when given, are initializers of the main graph left out of `model`
+// (Model::loadProtosLeavingOut): each goes back at its place, its bytes as they were.
 Result<WrittenModel> writeModel(onnx::ModelProto& model, int fd, const std::filesystem::path& path,
-    std::span<const SplicedPayload> payloads = {}, const PayloadCopier& copy = {});
+    std::span<const SplicedPayload> payloads = {}, const PayloadCopier& copy = {},
+    const ElidedInitializers* leftOut = nullptr);
 
 } // namespace repack

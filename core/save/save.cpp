@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <set>
 #include <unistd.h>
 
@@ -225,8 +226,12 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     auto sources = SourceWatch::start(model, options.cancel);
     if (!sources)
         return sources.error().prefixed(cannot);
-    // Writing needs the model's protos (an unchanged save above does not).
-    if (Status s = model.loadProtos(); !s)
+    // Writing needs the model's protos (an unchanged save above does not), but not those of
+    // the inline tensors that stay inline: they are written back from their bytes.
+    if (Status s = model.loadProtosLeavingOut([&](size_t i) {
+            return !plan->tensors[i].external && !model.tensors()[i].isExternal();
+        });
+        !s)
         return s.error().prefixed(cannot);
     const bool inPlace = !model.path().empty() && samePathOrFile(path, model.path());
     const std::vector<fs::path> readBefore = inPlace ? filesReadBy(model) : std::vector<fs::path>{};
@@ -328,6 +333,15 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
         }
     }
 
+    // What the report says of the plan, taken before the model is indexed again: the plan's
+    // entry per tensor goes first (two indexes and a plan of millions of tensors at once
+    // would be the save's peak).
+    report.dataBytes = std::accumulate(plan->fileBytes.begin(), plan->fileBytes.end(), uint64_t(0));
+    report.paddingBytes = paddingBytes(*plan);
+    for (const auto& p : plan->tensors)
+        (p.external ? report.externalTensors : report.inlineTensors)++;
+    std::vector<PlannedTensor>().swap(plan->tensors);
+
     // The in-memory model now is what is on disk; reads through replaced files fail.
     rewrite.relocate(finalNamesOk ? finalNames : tempNames);
     rewrite.commit();
@@ -351,13 +365,7 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
 
     report.modelPath = path;
     report.warnings.insert(report.warnings.begin(), plan->notes.begin(), plan->notes.end());
-    report.bytesWritten = committed.written.bytes;
-    for (auto bytes : plan->fileBytes)
-        report.dataBytes += bytes;
-    report.bytesWritten += report.dataBytes;
-    report.paddingBytes = paddingBytes(*plan);
-    for (const auto& p : plan->tensors)
-        (p.external ? report.externalTensors : report.inlineTensors)++;
+    report.bytesWritten = committed.written.bytes + report.dataBytes;
     report.seconds
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;

@@ -138,11 +138,13 @@ Result<ModelTemp> writeModelTemp(Model& model, const fs::path& modelPath, const 
     writer.startTarget();
     const int fd = temp->fd.get();
     const fs::path& tempPath = temp->path;
-    auto written = writeModel(model.mutableProto(), fd, tempPath, splices.payloads,
+    auto written = writeModel(
+        model.protoLeavingOut(), fd, tempPath, splices.payloads,
         [&](size_t payload, int target, uint64_t offset) {
             return writer.copyPayload(
                 splices.tensors[payload], target, offset, tempPath, countProgress);
-        });
+        },
+        &model.leftOut());
     if (!written)
         return written.error();
     auto identity = identityOf(fd);

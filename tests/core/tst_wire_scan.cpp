@@ -159,6 +159,43 @@ bool contains(const std::string& text, const std::string& part)
     return text.find(part) != std::string::npos;
 }
 
+// `bytes` scanned with every main graph initializer it may leave out left out, the skeleton
+// parsed and serialized by protobuf, and the left-out initializers spliced back in: what a save
+// of a model whose inline tensors stay inline writes. `leftOut` gets how many were.
+std::optional<std::string> leftOutAndBack(
+    const std::string& bytes, size_t* leftOut = nullptr, uint64_t minStripped = 1024)
+{
+    const ElideRule all{[](uint64_t) { return true; }, SIZE_MAX};
+    auto scan = scanModel(spanOf(bytes), "m", minStripped, all);
+    if (!scan)
+        return std::nullopt;
+    onnx::ModelProto skeleton;
+    if (!skeleton.ParseFromString(scan->changed ? scan->skeleton : bytes))
+        return std::nullopt;
+    for (const auto& p : scan->payloads) { // in file order: the last one wins
+        onnx::TensorProto* t = tensorAt(skeleton, p.path);
+        if (!t)
+            return std::nullopt;
+        t->set_raw_data(bytes.substr(p.offset, p.length));
+    }
+    const std::string serialized = canonical(skeleton);
+    const PayloadRule none = [](std::span<const std::byte>) -> std::optional<PayloadReplacement> {
+        return std::nullopt;
+    };
+    auto back = spliceModel(spanOf(serialized), "m", none, &scan->elided);
+    if (!back || !back->inserts.empty() || back->size != back->bytes.size())
+        return std::nullopt;
+    if (leftOut)
+        *leftOut = scan->elided.size();
+    return back->bytes;
+}
+
+// A length-delimited field whose length prefix takes two bytes where one would do.
+std::string paddedLen(uint32_t field, const std::string& value)
+{
+    return tag(field, 2) + char(0x80 | value.size()) + char(0) + value;
+}
+
 bool writeFile(const QString& path, const std::string& bytes)
 {
     QFile file(path);
@@ -189,6 +226,11 @@ private slots:
     void writerSplicesEveryPlace();
     void testdataWriterAgrees();
     void writerRefusesPast2GiB();
+    void leftOutInitializersGoBack_data();
+    void leftOutInitializersGoBack();
+    void testdataLeftOutGoBack();
+    void saveLeavingOutAgrees();
+    void leftOutTensorProtobufRefuses();
     void fuzzWireScanLongTag();
     void fuzzWireScanPaddedLength();
     void fuzzModelLoadFifoHang();
@@ -807,6 +849,195 @@ void TestWireScan::testdataWriterAgrees()
     }
     QVERIFY(models > 1000);
     QCOMPARE(failures, 0);
+}
+
+// Initializers left out of the parsed model and spliced back land where they were: protobuf's
+// own bytes come back byte for byte, hand-written ones parse to the same model.
+void TestWireScan::leftOutInitializersGoBack_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<bool>("protobufWrote");
+    QTest::addColumn<int>("leftOut");
+
+    onnx::ModelProto built = emptyModel();
+    auto& graph = *built.mutable_graph();
+    for (int i = 0; i < 30; ++i)
+        *graph.add_initializer() = i % 3 == 0
+            ? typedTensor("typed" + std::to_string(i), 1, {2})
+            : rawTensor(i == 7 ? "" : "raw" + std::to_string(i), 2, {3});
+    *graph.add_initializer() = rawTensor("big", 2, {2000}); // its payload is stripped: kept
+    *graph.add_initializer() = rawTensor("after", 2, {1});
+    addConstant(graph, "c", rawTensor("attr", 2, {2}));
+    const std::string canonicalBytes = canonical(built);
+    QTest::newRow("protobuf's") << QByteArray::fromStdString(canonicalBytes) << true << 30;
+
+    const std::string a = uint8Tensor("a", "1"), b = uint8Tensor("b", "22"),
+                      c = uint8Tensor("c", "333"), d = uint8Tensor("d", std::string(1500, 'd'));
+    const std::string node = len(4, "Identity") + len(1, "a") + len(2, "y");
+    QTest::newRow("nodes between initializers") << QByteArray::fromStdString(
+        modelWithGraph(len(5, a) + len(1, node) + len(5, b) + len(2, "g") + len(5, c) + len(5, d)))
+                                                << false << 2;
+    QTest::newRow("graph given twice") << QByteArray::fromStdString(
+        num(1, 8) + len(7, len(5, a) + len(5, b)) + len(7, len(5, d) + len(5, c)))
+                                       << false << 2;
+    QTest::newRow("padded length prefix")
+        << QByteArray::fromStdString(modelWithGraph(len(5, a) + paddedLen(5, b) + len(5, c)))
+        << false << 2;
+    QTest::newRow("one initializer: none left out")
+        << QByteArray::fromStdString(modelWithGraph(len(5, a) + len(1, node))) << false << 0;
+    QTest::newRow("only a subgraph's") << QByteArray::fromStdString(modelWithGraph(len(5, a)
+        + len(1, node + len(5, len(1, "then") + num(20, 5) + len(6, len(5, b) + len(5, c))))))
+                                       << false << 0;
+}
+
+void TestWireScan::leftOutInitializersGoBack()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(bool, protobufWrote);
+    QFETCH(int, leftOut);
+    onnx::ModelProto oracle;
+    QVERIFY(oracle.ParseFromArray(bytes.constData(), int(bytes.size())));
+    size_t count = 0;
+    const auto back = leftOutAndBack(bytes.toStdString(), &count);
+    QVERIFY(back);
+    QCOMPARE(int(count), leftOut);
+    onnx::ModelProto parsed;
+    QVERIFY(parsed.ParseFromString(*back));
+    QCOMPARE(canonical(parsed), canonical(oracle));
+    if (protobufWrote)
+        QVERIFY(*back == bytes.toStdString());
+}
+
+void TestWireScan::testdataLeftOutGoBack()
+{
+    if (!QFileInfo(kDataDir).isDir())
+        QSKIP("libonnx-testdata is not installed");
+    QDirIterator it(kDataDir, {"*.onnx"}, QDir::Files, QDirIterator::Subdirectories);
+    int models = 0, failures = 0;
+    size_t leftOut = 0;
+    while (it.hasNext()) {
+        const QString path = it.next();
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const std::string bytes = file.readAll().toStdString();
+        onnx::ModelProto oracle;
+        QVERIFY(oracle.ParseFromString(bytes));
+        const std::string expected = canonical(oracle);
+        size_t count = 0;
+        const auto asWritten = leftOutAndBack(bytes);
+        const auto fromProtobuf = leftOutAndBack(expected);
+        // Nothing stripped: every initializer but the first is left out.
+        const auto allLeftOut = leftOutAndBack(expected, &count, ~0ull);
+        onnx::ModelProto parsed;
+        const bool ok = asWritten && fromProtobuf && allLeftOut && *fromProtobuf == expected
+            && *allLeftOut == expected && parsed.ParseFromString(*asWritten)
+            && canonical(parsed) == expected;
+        if (!ok)
+            qWarning("%s: the initializers left out did not come back", qPrintable(path));
+        failures += !ok;
+        leftOut += count;
+        ++models;
+    }
+    qInfo("%d models, %zu initializers left out and put back", models, leftOut);
+    QVERIFY(models > 1000);
+    QVERIFY(leftOut >= 40); // few of these models have initializers
+    QCOMPARE(failures, 0);
+}
+
+// A save that leaves the inline tensors out of the protos writes what a save of the whole
+// protos writes, byte for byte, and the model it leaves behind reads and saves again as one
+// loaded from the new file.
+void TestWireScan::saveLeavingOutAgrees()
+{
+    onnx::ModelProto built = emptyModel();
+    auto& graph = *built.mutable_graph();
+    for (int i = 0; i < 300; ++i) {
+        const std::string name = i == 5 ? std::string() : "t" + std::to_string(i);
+        if (i == 40)
+            *graph.add_initializer() = rawTensor("inFile", 2, {3000}); // stays in the .onnx
+        else if (i == 80)
+            *graph.add_initializer() = rawTensor("external", 2, {60000});
+        else
+            *graph.add_initializer()
+                = i % 4 == 0 ? typedTensor(name, 1, {3}) : rawTensor(name, 2, {uint8_t(i % 7 + 1)});
+    }
+    addConstant(graph, "c", rawTensor("attr", 2, {2}));
+    QTemporaryDir dir;
+    const QString source = dir.filePath("m.onnx");
+    QVERIFY(saveModel(built, source));
+    for (const char* sub : {"lean", "whole", "lean2", "whole2"})
+        QVERIFY(QDir(dir.path()).mkdir(sub));
+    auto lean = loadModel(source);
+    auto whole = loadModel(source);
+    QVERIFY(lean && whole);
+    QVERIFY(whole->loadProtos().ok()); // parsed whole before the save: nothing left out
+    const auto tensors = readAllTensors(*lean);
+    SaveOptions options;
+    options.threshold = 50000;
+    const auto saveTo = [&](Model& model, const char* sub) {
+        return save(model, dir.filePath(QString(sub) + "/m.onnx").toStdString(), options);
+    };
+    QVERIFY_OK(saveTo(*lean, "lean"));
+    QVERIFY_OK(saveTo(*whole, "whole"));
+    QVERIFY(lean->leftOut().size() > 250); // the tiny ones, not the first, not those stored apart
+    QVERIFY(whole->leftOut().empty());
+    QCOMPARE(fileContents(dir.filePath("lean/m.onnx")), fileContents(dir.filePath("whole/m.onnx")));
+    QCOMPARE(fileContents(dir.filePath("lean/m.onnx.data")),
+        fileContents(dir.filePath("whole/m.onnx.data")));
+    auto reloaded = loadModel(dir.filePath("lean/m.onnx"));
+    QVERIFY(reloaded);
+    QCOMPARE(readAllTensors(*lean), tensors);
+    QCOMPARE(readAllTensors(*reloaded), tensors);
+    QCOMPARE(QString::fromStdString(describe(*lean)).replace("/lean/", "/"),
+        QString::fromStdString(describe(*reloaded)).replace("/lean/", "/"));
+
+    // Asked for its protos, a model saved that way parses the ones left out in, each at its
+    // place.
+    QVERIFY(QDir(dir.path()).mkdir("again"));
+    auto again = loadModel(source);
+    QVERIFY(again);
+    QVERIFY_OK(saveTo(*again, "again"));
+    QVERIFY(!again->leftOut().empty());
+    QCOMPARE(canonical(again->proto()), canonical(reloaded->proto()));
+    QVERIFY(again->leftOut().empty());
+    QCOMPARE(readAllTensors(*again), tensors);
+
+    // Saved again with every tensor external: the ones left out are parsed in for it.
+    options.threshold = 1;
+    QVERIFY_OK(saveTo(*lean, "lean2"));
+    QVERIFY_OK(saveTo(*whole, "whole2"));
+    QVERIFY(lean->leftOut().empty());
+    QCOMPARE(
+        fileContents(dir.filePath("lean2/m.onnx")), fileContents(dir.filePath("whole2/m.onnx")));
+    QCOMPARE(fileContents(dir.filePath("lean2/m.onnx.data")),
+        fileContents(dir.filePath("whole2/m.onnx.data")));
+    QCOMPARE(readAllTensors(*lean), tensors);
+    auto reloaded2 = loadModel(dir.filePath("lean2/m.onnx"));
+    QVERIFY(reloaded2);
+    QCOMPARE(readAllTensors(*reloaded2), tensors);
+}
+
+// An initializer whose TensorProto protobuf cannot read (a segment of one truncated varint:
+// the index never reads segments) is refused whether or not the save leaves it out of the
+// protos, and nothing is written.
+void TestWireScan::leftOutTensorProtobufRefuses()
+{
+    const std::string broken = uint8Tensor("b", "22") + len(3, "\xff");
+    const std::string model = modelWithGraph(
+        len(5, uint8Tensor("a", "1")) + len(5, broken) + len(5, uint8Tensor("c", "3")));
+    onnx::ModelProto oracle;
+    QVERIFY(!oracle.ParseFromString(model));
+    QTemporaryDir dir;
+    QVERIFY(writeFile(dir.filePath("m.onnx"), model));
+    auto lean = loadModel(dir.filePath("m.onnx"));
+    auto whole = loadModel(dir.filePath("m.onnx"));
+    QVERIFY(lean && whole);
+    QVERIFY(!whole->loadProtos().ok());
+    auto saved = save(*lean, dir.filePath("out.onnx").toStdString(), SaveOptions{});
+    QVERIFY_FAILS_WITH(saved, "not a valid ONNX model");
+    QVERIFY(!QFileInfo::exists(dir.filePath("out.onnx")));
+    QVERIFY(saveTempsIn(dir.path()).isEmpty());
+    QVERIFY(!lean->protosLoaded());
 }
 
 // The limit counts the spliced payloads, which the proto does not hold.
