@@ -159,6 +159,17 @@ void printFolderPlan(const FolderSaveReport& r)
         std::cout << "needs --force: " << printable(r.consentNeeded) << '\n';
 }
 
+// Each graph's changes (printPlanDiff) under its name, then the folder's summary.
+void printFolderPlanDiff(const FolderSaveReport& r)
+{
+    for (size_t i = 0; i < r.models.size() && i < r.diffs.size(); ++i) {
+        std::cout << printable(r.models[i]) << ":\n";
+        printPlanDiff(r.diffs[i]);
+        std::cout << '\n';
+    }
+    printFolderPlan(r);
+}
+
 nlohmann::ordered_json folderPlanJson(const FolderSaveReport& r)
 {
     std::vector<std::string> removed;
@@ -175,6 +186,31 @@ nlohmann::ordered_json folderPlanJson(const FolderSaveReport& r)
                                     : nlohmann::ordered_json(r.consentNeeded)}};
 }
 
+// The folder plan's document with each graph's plan diff: {"schema":
+// "onnx-repack/folder-plan-diff/1", the folder-plan fields, "graphs": [{"model", the plan-diff
+// fields}]}.
+void writeFolderPlanDiffJson(const FolderSaveReport& r)
+{
+    JsonStream json(std::cout);
+    json.beginObject();
+    json.field("schema", "onnx-repack/folder-plan-diff/1");
+    const nlohmann::ordered_json plan = folderPlanJson(r);
+    for (auto it = plan.begin(); it != plan.end(); ++it)
+        if (it.key() != "schema")
+            json.field(it.key(), it.value());
+    json.key("graphs");
+    json.beginArray();
+    for (size_t i = 0; i < r.models.size() && i < r.diffs.size(); ++i) {
+        json.beginObject();
+        json.field("model", r.models[i]);
+        writePlanDiffFields(json, r.diffs[i]);
+        json.endObject();
+    }
+    json.endArray();
+    json.endObject();
+    std::cout << '\n';
+}
+
 int planFolder(const PlanArgs& args)
 {
     if (args.sharedData.empty()) {
@@ -183,21 +219,22 @@ int planFolder(const PlanArgs& args)
                      "--shared-data NAME\n";
         return Usage;
     }
-    if (args.diff) {
-        std::cerr << "onnx-repack: --diff plans one model; a folder's plan is its summary\n";
-        return Usage;
-    }
     const std::string output = args.output.empty() ? args.input : args.output;
     auto options = folderSaveOptions(args.layout, output, args.sharedData, args.models);
     if (!options)
         return Usage;
     options->dryRun = true;
+    options->diffs = args.diff;
     auto report = saveFolder(args.input, output, *options);
     if (!report) {
         std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
         return exitCodeFor(report.error());
     }
-    if (args.json)
+    if (args.diff && args.json)
+        writeFolderPlanDiffJson(*report);
+    else if (args.diff)
+        printFolderPlanDiff(*report);
+    else if (args.json)
         std::cout << jsonText(folderPlanJson(*report)) << '\n';
     else
         printFolderPlan(*report);
@@ -270,7 +307,8 @@ Command addPlan(CLI::App& app)
     sub->add_flag("--diff", args->diff,
         "Print what the repack would change instead: the tensors that move (from, to), the data "
         "files that appear, go unused or change size (with --json: schema "
-        "onnx-repack/plan-diff/1)");
+        "onnx-repack/plan-diff/1); for a folder, each graph's, then the summary (schema "
+        "onnx-repack/folder-plan-diff/1)");
     return {sub, [args] { return planCommand(*args); }};
 }
 

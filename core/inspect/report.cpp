@@ -258,6 +258,13 @@ void writePlanDiffJson(std::ostream& out, const PlanDiff& diff)
     JsonStream json(out);
     json.beginObject();
     json.field("schema", kPlanDiffSchema);
+    writePlanDiffFields(json, diff);
+    json.endObject();
+    out << '\n';
+}
+
+void writePlanDiffFields(JsonStream& json, const PlanDiff& diff)
+{
     for (std::string_view key : kChangeKeys) {
         json.key(key);
         json.beginArray();
@@ -285,8 +292,6 @@ void writePlanDiffJson(std::ostream& out, const PlanDiff& diff)
         Json{{"tensors", diff.tensors.size()},
             {"changed", diff.tensors.size() - diff.count(ChangeKind::Unchanged)},
             {"to_inline_bytes", diff.toInlineBytes}, {"to_external_bytes", diff.toExternalBytes}});
-    json.endObject();
-    out << '\n';
 }
 
 Json folderJson(const FolderInspection& folder)

@@ -15,6 +15,7 @@
 
 namespace repack {
 
+class JsonStream;
 class Model;
 
 inline constexpr const char* kInspectSchema = "onnx-repack/inspect/1";
@@ -47,6 +48,8 @@ void writeDiffJson(
 // "orphaned_bytes"}?, "after": {"bytes", "padding_bytes"}?}] and "totals": {"tensors",
 // "changed", "to_inline_bytes", "to_external_bytes"}.
 void writePlanDiffJson(std::ostream& out, const PlanDiff& diff);
+// The fields of writePlanDiffJson's document after "schema", into an object `json` is in.
+void writePlanDiffFields(JsonStream& json, const PlanDiff& diff);
 
 // inspectFolder's result (`inspect DIR --json`): {"schema", "folder", "models": [{"path",
 // "tensors", "inline_bytes", "external_bytes", "files", "loaders": {"onnx", "onnxruntime",

@@ -287,6 +287,9 @@ private:
         m_report.removed.erase(
             std::unique(m_report.removed.begin(), m_report.removed.end()), m_report.removed.end());
         fillCounts();
+        if (m_options.diffs)
+            for (const Graph& g : m_graphs)
+                m_report.diffs.push_back(diffPlan(*g.model, g.plan));
         return std::move(m_report);
     }
 

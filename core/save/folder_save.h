@@ -15,6 +15,7 @@
 // file is replaced or removed only after no graph of the set reads it.
 #pragma once
 
+#include "core/inspect/plan_diff.h"
 #include "core/plan/save_options.h"
 #include "core/plan/save_request.h"
 #include "core/result.h"
@@ -42,6 +43,8 @@ struct FolderSaveOptions {
     // Plan only (`plan DIR`): the report of what the save would write and remove, with nothing
     // locked, created or written.
     bool dryRun = false;
+    // With dryRun (`plan DIR --diff`): what the save changes in each graph, in the report.
+    bool diffs = false;
 };
 
 struct FolderSaveReport {
@@ -61,6 +64,9 @@ struct FolderSaveReport {
     std::string consentNeeded;
     std::vector<std::string> warnings; // after the commit: the save stands, a step did not
     double seconds = 0;
+    // FolderSaveOptions::diffs: each graph's layout now against its place in the shared file,
+    // parallel to `models`.
+    std::vector<PlanDiff> diffs;
 };
 
 // Saves the graphs of `dir` into `outDir` (which may be `dir`: in place) with one shared data

@@ -288,6 +288,58 @@ private slots:
             qPrintable(QJsonDocument(doc).toJson()));
     }
 
+    // `plan DIR --diff`: each graph's tensors moving into the shared file and its own data
+    // file going unused, then nothing once saved; written nowhere.
+    void planDiffShowsEachGraph()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        const auto before = hashFolder(dir.path());
+        const QStringList args{dir.path(), "--shared-data", "shared.onnx_data", "--diff", "--json"};
+        const Run planned = runCliInShell(dir.path(), "plan", args);
+        QVERIFY2(planned.status == 0, planned.err.constData());
+        QCOMPARE(hashFolder(dir.path()), before);
+        QJsonObject doc = QJsonDocument::fromJson(planned.out).object();
+        QCOMPARE(doc["schema"].toString(), QString("onnx-repack/folder-plan-diff/1"));
+        QCOMPARE(doc["shared_bytes"].toInteger(), qint64(e.distinctBytes));
+        const QJsonArray graphs = doc["graphs"].toArray();
+        QCOMPARE(graphs.size(), 3);
+        QStringList names;
+        for (const QJsonValue& value : graphs) {
+            const QJsonObject g = value.toObject();
+            names << g["model"].toString();
+            QVERIFY(g["totals"].toObject()["changed"].toInt() > 0);
+            QVERIFY(!g["moved"].toArray().isEmpty());
+            QMap<QString, QString> changes;
+            for (const QJsonValue& f : g["files"].toArray())
+                changes[f.toObject()["location"].toString()] = f.toObject()["change"].toString();
+            QCOMPARE(changes.value("shared.onnx_data"), QString("new"));
+            QCOMPARE(changes.size(), 2); // and its own data file, unused
+            QVERIFY2(changes.values().contains("unused"), qPrintable(QJsonDocument(g).toJson()));
+            for (const QJsonValue& f : g["files"].toArray())
+                if (f.toObject()["location"].toString() == "shared.onnx_data")
+                    QCOMPARE(f.toObject()["after"].toObject()["bytes"].toInteger(),
+                        qint64(e.distinctBytes));
+        }
+        QCOMPARE(names,
+            QStringList(
+                {"decoder_model.onnx", "decoder_with_past_model.onnx", "encoder_model.onnx"}));
+        const Run text = runCliInShell(
+            dir.path(), "plan", {dir.path(), "--shared-data", "shared.onnx_data", "--diff"});
+        QVERIFY2(text.status == 0 && text.out.contains("encoder_model.onnx:\n")
+                && text.out.contains("unused") && text.out.contains("graph(s) would read"),
+            text.out.constData());
+
+        QCOMPARE(
+            runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"}).status,
+            0);
+        doc = QJsonDocument::fromJson(runCliInShell(dir.path(), "plan", args).out).object();
+        QCOMPARE(doc["unchanged"].toBool(), true);
+        for (const QJsonValue& value : doc["graphs"].toArray())
+            QCOMPARE(value.toObject()["totals"].toObject()["changed"].toInt(), 0);
+    }
+
     // Without --shared-data each graph is saved on its own, a target naming each data file after
     // its graph.
     void eachGraphWithItsOwnFile()
