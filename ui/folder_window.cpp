@@ -1,6 +1,7 @@
 #include "folder_window.h"
 
 #include "byte_format.h"
+#include "folder_map.h"
 
 #include "core/inspect/folder_inspect.h"
 #include "core/save/folder_save.h"
@@ -90,6 +91,7 @@ FolderWindow::FolderWindow(QWidget* parent)
         {tr("Graph"), tr("Tensors"), tr("Inline"), tr("External"), tr("Data files"), tr("Loaders")},
         splitter);
     m_files = makeTable({tr("Data file"), tr("Size"), tr("Read by")}, splitter);
+    m_map = new FolderMapView(splitter);
     m_shared = makeTable({tr("Size"), tr("Copies"), tr("Held by")}, splitter);
     m_shared->setToolTip(tr("Weights whose content (type, shape and bytes) more than one tensor "
                             "of the folder holds; copies beyond the first take space twice"));
@@ -222,6 +224,7 @@ void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& f
         m_files->setItem(r, 1, cell(formatBytes(f.bytes)));
         m_files->setItem(r, 2, cell(f.usedBy.empty() ? tr("no model") : joined(f.usedBy)));
     }
+    m_map->setFolder(folder);
     m_shared->setRowCount(int(folder->shared.size()));
     for (int r = 0; r < m_shared->rowCount(); ++r) {
         const repack::SharedContent& c = folder->shared[size_t(r)];

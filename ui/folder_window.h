@@ -25,6 +25,8 @@ class CancelToken;
 
 namespace ui {
 
+class FolderMapView;
+
 class FolderWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -41,6 +43,8 @@ public:
 
     QTableWidget* graphsTable() const { return m_graphs; }
     QTableWidget* filesTable() const { return m_files; }
+    // Each data file's ranges in the colours of the graphs that read them.
+    FolderMapView* mapView() const { return m_map; }
     // Selecting a row here selects, in graphsTable(), every graph that holds that weight.
     QTableWidget* sharedTable() const { return m_shared; }
     QTableWidget* problemsTable() const { return m_problems; }
@@ -65,6 +69,7 @@ private:
     std::shared_ptr<const repack::FolderInspection> m_folder; // what the tables show
     QTableWidget* m_graphs = nullptr;
     QTableWidget* m_files = nullptr;
+    FolderMapView* m_map = nullptr;
     QTableWidget* m_shared = nullptr;
     QTableWidget* m_problems = nullptr;
     QLabel* m_summary = nullptr;

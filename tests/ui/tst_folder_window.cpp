@@ -3,6 +3,7 @@
 // saving; the save as one unit in the background, and the folder shown as it is afterwards.
 #include "tests/support/folder_fixtures.h"
 #include "tests/support/tensor_builder.h"
+#include "ui/folder_map.h"
 #include "ui/folder_window.h"
 #include "ui/main_window.h"
 
@@ -62,6 +63,18 @@ private slots:
         QCOMPARE(window.sharedTable()->rowCount(), 1);
         QCOMPARE(window.sharedTable()->item(0, 1)->text(), QString("2")); // two copies
         QVERIFY(column(window.problemsTable(), 2).contains("duplicated-content"));
+        // The map: each graph's own file, the embedding hatched in both (stored twice).
+        const auto& files = window.mapView()->files();
+        QCOMPARE(int(files.size()), 2);
+        for (int g = 0; g < 2; ++g) {
+            const ui::FolderMapFile& f = files[size_t(g)];
+            QCOMPARE(f.location, QString(g == 0 ? "decoder.onnx_data" : "encoder.onnx_data"));
+            QCOMPARE(int(f.ranges.size()), 2);
+            QVERIFY(f.ranges[0].duplicated && f.ranges[0].length == 4096); // the embedding
+            QVERIFY(!f.ranges[1].duplicated);
+            for (const ui::FolderMapRange& r : f.ranges)
+                QCOMPARE(r.readers, std::vector<int>{g});
+        }
         // A shared weight selected selects the graphs that hold it.
         window.graphsTable()->clearSelection();
         QTest::mouseClick(window.sharedTable()->viewport(), Qt::LeftButton, {},
@@ -81,6 +94,21 @@ private slots:
         QCOMPARE(QFileInfo(dir.filePath("shared.bin")).size(), qint64(4096 + 2000 + 3000));
         QCOMPARE(column(window.filesTable(), 0), QStringList{"shared.bin"});
         QCOMPARE(window.sharedTable()->item(0, 1)->text(), QString("1")); // one copy now
+        // One file now: the embedding read by both graphs, stored once; the rest by one each.
+        const auto& shared = window.mapView()->files();
+        QCOMPARE(int(shared.size()), 1);
+        QCOMPARE(int(shared[0].ranges.size()), 3);
+        int both = 0;
+        for (const ui::FolderMapRange& r : shared[0].ranges) {
+            QVERIFY(!r.duplicated);
+            if (r.readers == std::vector<int>{0, 1}) {
+                ++both;
+                QCOMPARE(r.length, uint64_t(4096));
+            } else {
+                QCOMPARE(int(r.readers.size()), 1);
+            }
+        }
+        QCOMPARE(both, 1);
         QVERIFY(!column(window.problemsTable(), 2).contains("duplicated-content"));
         QTRY_VERIFY_WITH_TIMEOUT(window.savingsLabel()->text() == "nothing to change", 20000);
     }
