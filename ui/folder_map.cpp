@@ -5,6 +5,7 @@
 #include "core/model/model.h"
 #include "layout_palette.h"
 
+#include <QMouseEvent>
 #include <QPainter>
 
 #include <algorithm>
@@ -25,11 +26,23 @@ std::vector<FolderMapFile> folderMap(const repack::FolderInspection& folder)
 {
     namespace fs = std::filesystem;
     // Tensors whose content more than one range holds.
-    std::set<std::pair<std::string, std::string>> duplicated; // model, scope/name
-    for (const repack::SharedContent& content : folder.shared)
-        if (content.copies > 1)
-            for (const repack::SharedTensor& t : content.tensors)
-                duplicated.insert({t.model, t.scope + "/" + t.name});
+    // Tensors whose content more than one range holds, and the graphs holding each content.
+    std::map<std::pair<std::string, std::string>, size_t> groupOf; // model, scope/name
+    std::vector<std::set<int>> groupHolders;
+    std::map<std::string, int> graphOf;
+    for (size_t m = 0; m < folder.models.size(); ++m)
+        graphOf[folder.models[m].name] = int(m);
+    for (const repack::SharedContent& content : folder.shared) {
+        if (content.copies < 2)
+            continue;
+        std::set<int> holders;
+        for (const repack::SharedTensor& t : content.tensors) {
+            groupOf[{t.model, t.scope + "/" + t.name}] = groupHolders.size();
+            if (auto g = graphOf.find(t.model); g != graphOf.end())
+                holders.insert(g->second);
+        }
+        groupHolders.push_back(std::move(holders));
+    }
 
     std::vector<FolderMapFile> files;
     std::map<fs::path, size_t> fileAt; // resolved path -> index in `files`
@@ -53,11 +66,19 @@ std::vector<FolderMapFile> folderMap(const repack::FolderInspection& folder)
             auto [it, fresh] = rangeAt[file->second].emplace(
                 std::make_pair(t.external->offset, length), ranges.size());
             if (fresh)
-                ranges.push_back({t.external->offset, length, {}, false});
+                ranges.push_back({t.external->offset, length, {}, false, {}});
             FolderMapRange& range = ranges[it->second];
             if (range.readers.empty() || range.readers.back() != int(m))
                 range.readers.push_back(int(m));
-            range.duplicated |= duplicated.count({model.name, t.qualifiedName()}) > 0;
+            std::set<int> holders(range.holders.begin(), range.holders.end());
+            holders.insert(int(m));
+            if (auto group = groupOf.find({model.name, t.qualifiedName()});
+                group != groupOf.end()) {
+                range.duplicated = true;
+                holders.insert(
+                    groupHolders[group->second].begin(), groupHolders[group->second].end());
+            }
+            range.holders.assign(holders.begin(), holders.end());
         }
     }
     for (FolderMapFile& f : files)
@@ -83,6 +104,7 @@ FolderMapView::FolderMapView(QWidget* parent)
 void FolderMapView::setFolder(const std::shared_ptr<const repack::FolderInspection>& folder)
 {
     m_files = folder ? folderMap(*folder) : std::vector<FolderMapFile>{};
+    m_selected = {SIZE_MAX, SIZE_MAX};
     m_graphs.clear();
     if (folder)
         for (const repack::FolderModel& m : folder->models)
@@ -100,12 +122,42 @@ QSize FolderMapView::sizeHint() const
     return {480, kMargin * 2 + kLineHeight + rows * (kLineHeight + kBarHeight + kRowGap)};
 }
 
+QRect FolderMapView::barRect(size_t file) const
+{
+    const int row = kLineHeight + kBarHeight + kRowGap;
+    const int y = kMargin + kLineHeight + int(file) * row + kRowGap / 2 + kLineHeight;
+    return {kMargin, y, std::max(1, width() - 2 * kMargin), kBarHeight};
+}
+
+QRect FolderMapView::rangeRect(size_t file, size_t range) const
+{
+    const QRect bar = barRect(file);
+    const FolderMapFile& f = m_files[file];
+    const FolderMapRange& r = f.ranges[range];
+    const double scale = f.bytes ? double(bar.width()) / double(f.bytes) : 0.0;
+    const int x0 = bar.left() + int(double(r.offset) * scale);
+    const int x1 = bar.left() + int(double(r.offset + r.length) * scale);
+    return {x0, bar.top(), std::max(1, std::min(x1, bar.right() + 1) - x0), bar.height()};
+}
+
+void FolderMapView::mousePressEvent(QMouseEvent* event)
+{
+    for (size_t f = 0; f < m_files.size(); ++f)
+        for (size_t r = 0; r < m_files[f].ranges.size(); ++r)
+            if (rangeRect(f, r).contains(event->position().toPoint())) {
+                m_selected = {f, r};
+                update();
+                Q_EMIT rangeClicked(m_files[f].ranges[r].holders);
+                return;
+            }
+    QWidget::mousePressEvent(event);
+}
+
 void FolderMapView::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
     p.fillRect(rect(), palette().base());
-    const int width = std::max(1, this->width() - 2 * kMargin);
-    int y = kMargin;
+    const int y = kMargin;
     // The legend: one swatch a graph.
     int x = kMargin;
     const int count = int(m_graphs.size());
@@ -116,37 +168,36 @@ void FolderMapView::paintEvent(QPaintEvent*)
         p.drawText(x, y + kLineHeight - 4, m_graphs[g]);
         x += p.fontMetrics().horizontalAdvance(m_graphs[g]) + 14;
     }
-    y += kLineHeight;
-    for (const FolderMapFile& f : m_files) {
-        y += kRowGap / 2;
+    for (size_t file = 0; file < m_files.size(); ++file) {
+        const FolderMapFile& f = m_files[file];
+        const QRect bar = barRect(file);
         p.setPen(palette().text().color());
-        p.drawText(kMargin, y + kLineHeight - 4,
+        p.drawText(kMargin, bar.top() - 4,
             f.location + QStringLiteral("  ") + formatBytes(f.bytes)
                 + (f.ranges.empty() ? tr("  (read by no graph)") : QString()));
-        y += kLineHeight;
-        const QRect bar(kMargin, y, width, kBarHeight);
         p.fillRect(bar, colors::kPadding);
-        const double scale = f.bytes ? double(width) / double(f.bytes) : 0.0;
-        for (const FolderMapRange& r : f.ranges) {
-            const int x0 = kMargin + int(double(r.offset) * scale);
-            const int x1 = kMargin + int(double(r.offset + r.length) * scale);
-            const int w = std::max(1, std::min(x1, kMargin + width) - x0);
+        for (size_t range = 0; range < f.ranges.size(); ++range) {
+            const FolderMapRange& r = f.ranges[range];
+            const QRect place = rangeRect(file, range);
             const int bands = std::max<int>(1, int(r.readers.size()));
             for (int b = 0; b < bands; ++b) {
-                const int top = y + b * kBarHeight / bands;
-                const int bottom = y + (b + 1) * kBarHeight / bands;
-                const QColor color
-                    = r.readers.empty() ? colors::kPadding : graphColor(r.readers[size_t(b)], count);
-                p.fillRect(x0, top, w, bottom - top, color);
+                const int top = bar.top() + b * kBarHeight / bands;
+                const int bottom = bar.top() + (b + 1) * kBarHeight / bands;
+                const QColor color = r.readers.empty() ? colors::kPadding
+                                                       : graphColor(r.readers[size_t(b)], count);
+                p.fillRect(place.left(), top, place.width(), bottom - top, color);
             }
             if (r.duplicated)
-                p.fillRect(x0, y, w, kBarHeight, QBrush(colors::kOverlap, Qt::BDiagPattern));
-            if (w > 3) // the seam between two ranges
-                p.fillRect(x0, y, 1, kBarHeight, palette().base());
+                p.fillRect(place, QBrush(colors::kOverlap, Qt::BDiagPattern));
+            if (place.width() > 3) // the seam between two ranges
+                p.fillRect(place.left(), bar.top(), 1, kBarHeight, palette().base());
         }
         p.setPen(palette().mid().color());
         p.drawRect(bar.adjusted(0, 0, -1, -1));
-        y += kBarHeight + kRowGap / 2;
+        if (m_selected.first == file && m_selected.second < f.ranges.size()) {
+            p.setPen(QPen(colors::kSelected, 3));
+            p.drawRect(rangeRect(file, m_selected.second).adjusted(1, 1, -2, -2));
+        }
     }
 }
 

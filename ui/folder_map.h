@@ -22,6 +22,9 @@ struct FolderMapRange {
     uint64_t length = 0;
     std::vector<int> readers; // graphs (indexes into FolderInspection::models), ascending
     bool duplicated = false; // its content is stored in another range of the folder too
+    // The graphs that hold this content, here or in another range (readers when it is stored
+    // once), ascending.
+    std::vector<int> holders;
 };
 
 struct FolderMapFile {
@@ -46,13 +49,23 @@ public:
     const std::vector<FolderMapFile>& files() const { return m_files; }
 
     QSize sizeHint() const override;
+    // Where range `range` of file `file` is drawn, for tests and tooltips.
+    QRect rangeRect(size_t file, size_t range) const;
+
+Q_SIGNALS:
+    // A range was clicked: the graphs that hold its content.
+    void rangeClicked(const std::vector<int>& holders);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
 
 private:
+    QRect barRect(size_t file) const;
+
     std::vector<FolderMapFile> m_files;
     QStringList m_graphs;
+    std::pair<size_t, size_t> m_selected{SIZE_MAX, SIZE_MAX}; // file, range
 };
 
 } // namespace ui

@@ -135,6 +135,14 @@ FolderWindow::FolderWindow(QWidget* parent)
                     break;
                 }
     });
+    // A range of the map clicked: the graphs that hold its content are selected.
+    connect(m_map, &FolderMapView::rangeClicked, this, [this](const std::vector<int>& holders) {
+        m_graphs->clearSelection();
+        for (int g : holders)
+            if (g < m_graphs->rowCount())
+                m_graphs->selectionModel()->select(m_graphs->model()->index(g, 0),
+                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    });
     connect(m_save, &QPushButton::clicked, this, [this] { saveShared(m_sharedName->text()); });
     connect(m_cancel, &QPushButton::clicked, this, &FolderWindow::cancel);
     connect(m_sharedName, &QLineEdit::textChanged, this, [this] { planSavings(); });

@@ -75,6 +75,17 @@ private slots:
             for (const ui::FolderMapRange& r : f.ranges)
                 QCOMPARE(r.readers, std::vector<int>{g});
         }
+        // A range clicked selects the graphs that hold its content: the embedding, both; the
+        // decoder's own weight, the decoder.
+        window.graphsTable()->clearSelection();
+        QTest::mouseClick(
+            window.mapView(), Qt::LeftButton, {}, window.mapView()->rangeRect(0, 0).center());
+        QCOMPARE(window.graphsTable()->selectionModel()->selectedRows().size(), 2);
+        QTest::mouseClick(
+            window.mapView(), Qt::LeftButton, {}, window.mapView()->rangeRect(0, 1).center());
+        const auto selected = window.graphsTable()->selectionModel()->selectedRows();
+        QCOMPARE(selected.size(), 1);
+        QCOMPARE(selected.front().row(), 0); // decoder.onnx
         // A shared weight selected selects the graphs that hold it.
         window.graphsTable()->clearSelection();
         QTest::mouseClick(window.sharedTable()->viewport(), Qt::LeftButton, {},
