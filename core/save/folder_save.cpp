@@ -752,21 +752,35 @@ Result<FolderSaveReport> saveEachGraph(
         return created.error();
     FolderSaveReport report;
     report.folder = out;
-    for (Each& g : graphs) {
-        auto saved = save(*g.model, out / g.name, g.options);
+    const auto joinNames = [](auto from, auto to) {
+        std::string out;
+        for (auto it = from; it != to; ++it)
+            out += (out.empty() ? "" : ", ") + it->name;
+        return out;
+    };
+    for (auto g = graphs.begin(); g != graphs.end(); ++g) {
+        auto saved = save(*g->model, out / g->name, g->options);
         if (!saved) {
-            if (report.models.empty())
+            if (report.models.empty()) {
                 removeCreatedFolders(*created);
-            return saved.error().prefixed(report.models.empty()
-                    ? ""
-                    : "saved " + std::to_string(report.models.size()) + " graph(s) before: ");
+                return saved.error();
+            }
+            // Each graph stands on its own: those saved before are complete, this one and the
+            // rest are as they were. Say which is which.
+            const std::string rest = joinNames(g + 1, graphs.end());
+            return saved.error().prefixed(g->name + " was not saved"
+                + (rest.empty() ? "" : ", nor " + rest)
+                + "; saved before it: " + joinNames(graphs.begin(), g)
+                + " (each complete with its new layout; repacking the folder again"
+                + (in == out ? "" : " with --force, which replaces what they wrote,")
+                + " finishes it): ");
         }
-        report.models.push_back(g.name);
+        report.models.push_back(g->name);
         report.unchanged = (report.models.size() == 1 || report.unchanged) && saved->unchanged;
         report.externalTensors += saved->externalTensors;
         report.bytesAfter += saved->bytesWritten;
         for (auto& w : saved->warnings)
-            report.warnings.push_back(g.name + ": " + w);
+            report.warnings.push_back(g->name + ": " + w);
         for (auto& removed : saved->removed)
             report.removed.push_back(removed);
     }

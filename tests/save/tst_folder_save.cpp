@@ -4,6 +4,7 @@
 // outside the set asked about and their files kept, and a kill at every step of the protocol
 // leaving every graph loadable with its values.
 #include "core/inspect/folder_inspect.h"
+#include "core/save/folder_save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/folder_fixtures.h"
 #include "tests/support/graph_readers.h"
@@ -338,6 +339,46 @@ private slots:
         QCOMPARE(doc["unchanged"].toBool(), true);
         for (const QJsonValue& value : doc["graphs"].toArray())
             QCOMPARE(value.toObject()["totals"].toObject()["changed"].toInt(), 0);
+    }
+
+    // Each graph on its own: one that fails (cancelled here, once the first is saved) leaves
+    // the graphs saved before it saved and itself and the rest untouched, and the error says
+    // which is which; running it again finishes the folder.
+    void aGraphThatFailsSaysWhichWereSaved()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        const QString out = dir.filePath("out");
+        CancelToken token;
+        FolderSaveOptions options;
+        options.layout.cancel = &token;
+        options.layout.progress = [&](const Progress&) {
+            if (QFileInfo::exists(out + "/decoder_model.onnx"))
+                token.cancel(); // during the second graph's save
+        };
+        auto failed = saveFolder(dir.path().toStdString(), out.toStdString(), options);
+        QVERIFY(!failed.ok());
+        const QString message = QString::fromStdString(failed.error().message);
+        QVERIFY2(message.contains("decoder_with_past_model.onnx was not saved")
+                && message.contains("saved before it: decoder_model.onnx")
+                && message.contains("encoder_model.onnx"),
+            qPrintable(message));
+        QCOMPARE(QDir(out).entryList({"*.onnx"}, QDir::Files), QStringList{"decoder_model.onnx"});
+        QCOMPARE(saveTempsIn(out), QStringList());
+        const PythonLoad first = loadInPython(kValues, out + "/decoder_model.onnx");
+        QVERIFY2(first.ok, qPrintable(first.error));
+        QCOMPARE(compareValues(
+                     first.values, hashesOf(bytesOf(e.graphs.at(QString("decoder_model.onnx"))))),
+            QString());
+
+        QVERIFY2(message.contains("again with --force"), qPrintable(message)); // to a new folder
+        options.layout.progress = {};
+        options.layout.cancel = nullptr;
+        options.layout.force = true; // the first graph wrote its data file there already
+        auto finished = saveFolder(dir.path().toStdString(), out.toStdString(), options);
+        QVERIFY2(finished.ok(), finished ? "" : finished.error().message.c_str());
+        QVERIFY(valuesIntact(out, e, "the folder saved again"));
     }
 
     // Without --shared-data each graph is saved on its own, a target naming each data file after
