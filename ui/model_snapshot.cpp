@@ -109,6 +109,7 @@ void addProblems(
             if (tensor.status.isEmpty() || tensor.status == ok
                 || (row.error && !statusIsError[i])) {
                 tensor.status = row.code;
+                tensor.statusMessage = row.message;
                 statusIsError[i] = row.error;
             }
             ++tensor.problemCount;

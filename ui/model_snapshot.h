@@ -36,6 +36,7 @@ struct TensorRow {
     int problemCount = 0;
     bool hasError = false;
     QString status; // "ok", or the first problem's code
+    QString statusMessage; // that problem's message
 };
 
 struct ProblemRow {

@@ -183,6 +183,11 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
                 .arg(row.offset);
         if (column == Storage)
             return tr("Inline: the bytes are in the .onnx file (raw_data).");
+        if (column == Status && row.problemCount > 0)
+            return QString(row.status + QStringLiteral(": ") + row.statusMessage
+                + (row.problemCount > 1
+                        ? tr("\n(and %1 more in the Problems panel)").arg(row.problemCount - 1)
+                        : QString()));
         if (column == Planned && m_placement && m_placement->isPinned(index.row()))
             return tr("Pinned: the next save puts this tensor in %1, whatever the threshold.")
                 .arg(PlacementState::describe(m_placement->pin(index.row())));

@@ -347,6 +347,12 @@ private Q_SLOTS:
         QCOMPARE(proxy.rowCount(), 1);
         QCOMPARE(proxy.index(0, TensorTableModel::Name).data().toString(), QStringLiteral("w"));
         QVERIFY(proxy.index(0, TensorTableModel::Status).data().toString() != QStringLiteral("ok"));
+        // The Status column cuts the code short: its tooltip gives the code and the message.
+        const QString tip
+            = proxy.index(0, TensorTableModel::Status).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.startsWith(snapshot.problems.at(0).code + QStringLiteral(": "))
+                && tip.contains(snapshot.problems.at(0).message),
+            qPrintable(tip));
     }
 };
 
