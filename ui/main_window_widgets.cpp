@@ -24,6 +24,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -229,6 +230,18 @@ void MainWindow::createWidgets()
     tabifyDockWidget(problemsDock, beforeAfterDock);
     problemsDock->raise();
     resizeDocks({problemsDock}, {110}, Qt::Vertical);
+    // The area is sized for a few problems; the diff needs its two bars and the changes: raised,
+    // it grows to a third of the window (at least 220 px), never shrinks what the user made.
+    connect(beforeAfterDock, &QDockWidget::visibilityChanged, this,
+        [this, beforeAfterDock](bool shown) {
+            if (!shown || beforeAfterDock->isFloating())
+                return;
+            QTimer::singleShot(0, this, [this, beforeAfterDock] {
+                const int wanted = std::max(220, height() / 3);
+                if (beforeAfterDock->isVisible() && beforeAfterDock->height() < wanted)
+                    resizeDocks({beforeAfterDock}, {std::min(wanted, height() / 2)}, Qt::Vertical);
+            });
+        });
     resizeDocks({repackDock}, {300}, Qt::Horizontal);
     createPlacement();
 

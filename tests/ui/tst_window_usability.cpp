@@ -325,6 +325,25 @@ private Q_SLOTS:
         QVERIFY(window.width() <= available.width());
     }
 
+    // Issue 27 item 8: the Before / after tab, raised over the Problems list (110 px, a few
+    // rows), grows to show its two bars and the changes: a third of the window, at least 220 px.
+    void beforeAfterOpensTallEnoughToRead()
+    {
+        ui::MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* dock = qobject_cast<QDockWidget*>(window.beforeAfter()->parentWidget());
+        QVERIFY(dock);
+        auto* problems = window.findChild<QDockWidget*>(QStringLiteral("problemsDock"));
+        QVERIFY(problems);
+        QTRY_VERIFY(problems->height() < 200); // the list starts short
+        dock->raise();
+        QTRY_VERIFY2(
+            dock->height() >= 220, qPrintable(QStringLiteral("%1 px tall").arg(dock->height())));
+        QVERIFY(dock->height() <= window.height() / 2);
+    }
+
     void helpNamesTheProgram()
     {
         QProcess gui;
