@@ -64,8 +64,23 @@ void LayoutMapView::setSnapshot(const ModelSnapshot& snapshot)
     m_loadError.clear();
     m_places.assign(snapshot.tensors.size(), {});
     m_largestFile = 0;
+    m_missing.assign(m_files.size(), {});
+    m_ends.assign(m_files.size(), 0);
     for (int f = 0; f < int(m_files.size()); ++f) {
-        m_largestFile = std::max(m_largestFile, m_files[f].bytes);
+        // Tensors reading past the end of a file cut short: their bytes there are missing.
+        const uint64_t bytes = m_files[f].bytes;
+        const QString location = QString::fromStdString(m_files[f].location);
+        m_ends[f] = bytes;
+        for (int t = 0; t < m_tensors.size(); ++t) {
+            const TensorRow& row = m_tensors[t];
+            const uint64_t end = row.offset + row.length;
+            if (!row.external || row.storage != location || end <= bytes || end < row.offset)
+                continue;
+            const uint64_t from = std::max(row.offset, bytes);
+            m_missing[f].push_back({from, end - from, t});
+            m_ends[f] = std::max(m_ends[f], end);
+        }
+        m_largestFile = std::max(m_largestFile, m_ends[f]);
         const auto& regions = m_files[f].regions;
         for (int r = 0; r < int(regions.size()); ++r) {
             const int t = regions[r].tensor;
@@ -163,34 +178,73 @@ void LayoutMapView::wheelEvent(QWheelEvent* event)
     event->accept();
 }
 
-LayoutMapView::Hit LayoutMapView::hitTest(QPoint pos) const
+std::pair<int, double> LayoutMapView::byteAt(QPoint pos) const
 {
-    const double ppb = pixelsPerByte();
     for (int f = 0; f < int(m_files.size()); ++f) {
         const int top = bandTop(f);
-        if (pos.y() < top || pos.y() >= top + kBandHeight)
-            continue;
-        const double byte = (pos.x() + horizontalScrollBar()->value() - kMargin) / ppb;
-        if (byte < 0 || byte >= double(m_files[f].bytes))
-            return {};
-        const uint64_t at = uint64_t(byte);
-        const auto& regions = m_files[f].regions;
-        // Overlaps are listed after the offset-sorted regions and win, being drawn on top.
-        for (int r = int(regions.size()) - 1;
-             r >= 0 && regions[r].type == repack::RegionType::Overlap; --r) {
-            if (at >= regions[r].offset && at < regions[r].offset + regions[r].length)
-                return {f, r};
-        }
-        const auto end = std::find_if(regions.begin(), regions.end(),
-            [](const repack::Region& r) { return r.type == repack::RegionType::Overlap; });
-        auto it = std::upper_bound(regions.begin(), end, at,
-            [](uint64_t value, const repack::Region& r) { return value < r.offset; });
-        // Regions tile the file, so the last one starting at or before the byte holds it.
-        if (it != regions.begin())
-            return {f, int(it - regions.begin()) - 1};
+        if (pos.y() >= top && pos.y() < top + kBandHeight)
+            return {f, (pos.x() + horizontalScrollBar()->value() - kMargin) / pixelsPerByte()};
+    }
+    return {-1, 0.0};
+}
+
+int LayoutMapView::regionAt(int file, uint64_t at) const
+{
+    const auto& regions = m_files[file].regions;
+    // Overlaps are listed after the offset-sorted regions and win, being drawn on top.
+    for (int r = int(regions.size()) - 1; r >= 0 && regions[r].type == repack::RegionType::Overlap;
+         --r) {
+        if (at >= regions[r].offset && at < regions[r].offset + regions[r].length)
+            return r;
+    }
+    const auto end = std::find_if(regions.begin(), regions.end(),
+        [](const repack::Region& r) { return r.type == repack::RegionType::Overlap; });
+    auto it = std::upper_bound(regions.begin(), end, at,
+        [](uint64_t value, const repack::Region& r) { return value < r.offset; });
+    // Regions tile the file, so the last one starting at or before the byte holds it.
+    return it != regions.begin() ? int(it - regions.begin()) - 1 : -1;
+}
+
+LayoutMapView::Hit LayoutMapView::hitTest(QPoint pos) const
+{
+    const auto [file, byte] = byteAt(pos);
+    if (file < 0 || byte < 0 || byte >= double(m_files[file].bytes))
         return {};
+    const int region = regionAt(file, uint64_t(byte));
+    return region >= 0 ? Hit{file, region} : Hit{};
+}
+
+uint64_t LayoutMapView::missingBytes(int file) const
+{
+    if (file < 0 || file >= int(m_missing.size()))
+        return 0;
+    return m_ends[file] - m_files[file].bytes;
+}
+
+QString LayoutMapView::missingToolTip(int file, uint64_t byte) const
+{
+    for (const Missing& m : m_missing[file]) {
+        if (byte < m.offset || byte >= m.offset + m.length)
+            continue;
+        const TensorRow& row = m_tensors[m.tensor];
+        return tr("Missing: %1 reads bytes %2 to %3, but %4 ends at %5 (cut short?)")
+            .arg(row.scope + u'/' + row.name)
+            .arg(row.offset)
+            .arg(row.offset + row.length)
+            .arg(QString::fromStdString(m_files[file].location))
+            .arg(m_files[file].bytes);
     }
     return {};
+}
+
+QString LayoutMapView::toolTipAtByte(int file, uint64_t byte) const
+{
+    if (file < 0 || file >= int(m_files.size()))
+        return {};
+    if (byte >= m_files[file].bytes)
+        return missingToolTip(file, byte);
+    const int region = regionAt(file, byte);
+    return region >= 0 ? toolTipFor({file, region}) : QString();
 }
 
 int LayoutMapView::tensorAt(QPoint pos) const
@@ -252,8 +306,8 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
 bool LayoutMapView::viewportEvent(QEvent* event)
 {
     if (showToolTip(event, viewport(), [this](QPoint pos) {
-            const Hit hit = hitTest(pos);
-            return hit.file >= 0 ? toolTipFor(hit) : QString();
+            const auto [file, byte] = byteAt(pos);
+            return file >= 0 && byte >= 0 ? toolTipAtByte(file, uint64_t(byte)) : QString();
         }))
         return true;
     return QAbstractScrollArea::viewportEvent(event);
@@ -417,6 +471,8 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
     if (layout.overlappingBytes)
         title += QStringLiteral("  ·  ")
             + tr("overlapping %1").arg(formatBytes(layout.overlappingBytes));
+    if (const uint64_t missing = missingBytes(file))
+        title += QStringLiteral("  ·  ") + tr("missing %1 past its end").arg(formatBytes(missing));
     painter.setPen(palette().color(QPalette::Text));
     painter.drawText(QRect(kMargin, top - kTitleHeight, width - 2 * kMargin, kTitleHeight - 3),
         Qt::AlignLeft | Qt::AlignBottom, title);
@@ -474,6 +530,14 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
     painter.setPen(palette().color(QPalette::Mid));
     painter.setBrush(Qt::NoBrush);
     painter.drawRect(QRectF(kMargin - scroll, top, layout.bytes * ppb, kBandHeight));
+    // What tensors read past the end: dashed red, beyond the file's bar.
+    painter.setPen(QPen(colors::kOverlap, 1, Qt::DashLine));
+    for (const Missing& m : m_missing[size_t(file)]) {
+        const double x0 = kMargin + m.offset * ppb - scroll;
+        const QRectF rect(x0, top + 1, std::max(2.0, m.length * ppb), kBandHeight - 2);
+        painter.fillRect(rect, QBrush(colors::kOverlap.lighter(170), Qt::Dense6Pattern));
+        painter.drawRect(rect);
+    }
 }
 
 void LayoutMapView::setLoadError(const QString& error)

@@ -53,6 +53,11 @@ public:
     QString fileAt(QPoint pos) const;
     // A point inside the band of data file `location` (for tests), or (-1, -1).
     QPoint fileBandPoint(const QString& location) const;
+    // Bytes the tensors of data file `file` read past its end (a file cut short): drawn as
+    // missing after the file's bar.
+    uint64_t missingBytes(int file) const;
+    // The tooltip of byte `byte` of data file `file` (past its end too), for tests.
+    QString toolTipAtByte(int file, uint64_t byte) const;
     // What dragging the selected blocks carries (new, for the caller), or null.
     QMimeData* dragMimeData() const;
 
@@ -93,6 +98,11 @@ private:
     double pixelsPerByte() const;
     int bandTop(int file) const;
     Hit hitTest(QPoint pos) const;
+    // The file at `pos` and the byte of it under `pos` (past its end too), or file -1.
+    std::pair<int, double> byteAt(QPoint pos) const;
+    // The region of `file` holding byte `at` (within the file), or -1.
+    int regionAt(int file, uint64_t at) const;
+    QString missingToolTip(int file, uint64_t byte) const;
     QString toolTipFor(const Hit& hit) const;
     void updateScrollBars();
     void paintFile(QPainter& painter, int file, int top) const;
@@ -101,6 +111,15 @@ private:
     int fileIndexAt(QPoint pos) const;
 
     std::vector<repack::FileLayout> m_files;
+    // Per file: the ranges tensors read past its end (a file cut short), and where the last
+    // ends (the file's size when none).
+    struct Missing {
+        uint64_t offset = 0;
+        uint64_t length = 0;
+        int tensor = -1;
+    };
+    std::vector<std::vector<Missing>> m_missing;
+    std::vector<uint64_t> m_ends;
     QList<TensorRow> m_tensors; // shared with the snapshot, for tooltips
     std::vector<Place> m_places; // where each tensor's block is, by tensor index
     uint64_t m_largestFile = 0;

@@ -7,6 +7,7 @@
 #include "tests/support/save_fixtures.h"
 #include "ui/layout_map_view.h"
 #include "ui/main_window.h"
+#include "ui/model_snapshot.h"
 #include "ui/repack_panel.h"
 #include "ui/save_preview.h"
 #include "ui/settings_store.h"
@@ -342,6 +343,28 @@ private Q_SLOTS:
         QTRY_VERIFY2(
             dock->height() >= 220, qPrintable(QStringLiteral("%1 px tall").arg(dock->height())));
         QVERIFY(dock->height() <= window.height() / 2);
+    }
+
+    // Issue 27 item 8: a data file cut short shows the tensors past its end as missing (the
+    // bar runs on to where they end), instead of leaving them out.
+    void theMapShowsTensorsPastTheEndAsMissing()
+    {
+        QTemporaryDir dir;
+        // t0 (100 B) inline; t1 (2000 B) and t2 (3000 B) in m.onnx.data, written t2 then t1,
+        // each after 7 junk bytes: t1 ends the file.
+        const QString path = fixtures::writeUint8Model(
+            dir.path(), QStringLiteral("m.onnx"), {100, 2000, 3000}, 1024, "m.onnx.data");
+        QFile data(dir.filePath(QStringLiteral("m.onnx.data")));
+        const qint64 full = data.size();
+        QVERIFY(data.resize(full - 1500)); // t1's last 1500 bytes gone
+        auto model = repack::Model::load(path.toStdString());
+        QVERIFY(model.ok());
+        const ui::ModelSnapshot snapshot = ui::takeSnapshot(**model);
+        ui::LayoutMapView map;
+        map.setSnapshot(snapshot);
+        QCOMPARE(map.missingBytes(0), uint64_t(1500));
+        QVERIFY(map.toolTipAtByte(0, uint64_t(full - 100)).contains(QStringLiteral("Missing")));
+        QVERIFY(map.toolTipAtByte(0, uint64_t(full - 100)).contains(QStringLiteral("t1")));
     }
 
     void helpNamesTheProgram()
