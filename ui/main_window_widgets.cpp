@@ -244,6 +244,11 @@ void MainWindow::createWidgets()
         });
     resizeDocks({repackDock}, {300}, Qt::Horizontal);
     createPlacement();
+    // The Placement pane lists a few destinations: it gets what they need, the Preview above it
+    // the rest (at 1024x700 it showed three lines over an empty pane).
+    if (auto* placementDock = findChild<QDockWidget*>(QStringLiteral("placementDock")))
+        resizeDocks(
+            {placementDock}, {placementDock->fontMetrics().lineSpacing() * 7}, Qt::Vertical);
 
     // After a failed open with no model shown, the map says why instead of "No model".
     connect(this, &MainWindow::openFailed, m_map,

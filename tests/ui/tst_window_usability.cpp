@@ -25,6 +25,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QStandardPaths>
@@ -343,6 +344,28 @@ private Q_SLOTS:
         QTRY_VERIFY2(
             dock->height() >= 220, qPrintable(QStringLiteral("%1 px tall").arg(dock->height())));
         QVERIFY(dock->height() <= window.height() / 2);
+    }
+
+    // Issue 27 item 8: at 1024x700 the Preview showed three lines over an empty Placement pane.
+    // The pane takes what its few destinations need; the Preview gets the rest.
+    void previewGetsTheRoomPlacementDoesNotNeed()
+    {
+        ui::MainWindow window;
+        window.resize(1024, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(open(window, QFINDTESTDATA("../../resources/sample/sample.onnx")));
+        auto* placement = window.findChild<QDockWidget*>(QStringLiteral("placementDock"));
+        QVERIFY(placement);
+        auto* preview = window.repackPanel()->findChild<QScrollArea*>();
+        QVERIFY(preview);
+        const int line = preview->fontMetrics().lineSpacing();
+        QTRY_VERIFY2(preview->height() >= 7 * line,
+            qPrintable(QStringLiteral("preview %1 px (%2 lines), placement %3 px")
+                           .arg(preview->height())
+                           .arg(preview->height() / line)
+                           .arg(placement->height())));
+        QVERIFY(placement->height() >= 5 * line); // its three destinations still show
     }
 
     // Issue 27 item 8: a data file cut short shows the tensors past its end as missing (the
