@@ -175,20 +175,6 @@ void fillFromSnapshot(LayoutDiff& diff, const Lanes& lanes, const ModelSnapshot&
     }
 }
 
-std::vector<repack::TensorBefore> tensorsBefore(const ModelSnapshot& snap)
-{
-    std::vector<repack::TensorBefore> before;
-    before.reserve(size_t(snap.tensors.size()));
-    for (const TensorRow& row : snap.tensors) {
-        repack::TensorBefore t{
-            row.scope.toStdString(), row.name.toStdString(), row.bytes, {false, {}, 0, row.bytes}};
-        if (row.external)
-            t.place = {true, row.storage.toStdString(), row.offset, row.length};
-        before.push_back(std::move(t));
-    }
-    return before;
-}
-
 // Inline first, then the files on both sides, then those only before, then those only after:
 // ribbons from files that go away run down to the files that replace them.
 void orderLanes(LayoutDiff& diff)
@@ -222,6 +208,20 @@ void orderLanes(LayoutDiff& diff)
 }
 
 } // namespace
+
+std::vector<repack::TensorBefore> tensorsBefore(const ModelSnapshot& snap)
+{
+    std::vector<repack::TensorBefore> before;
+    before.reserve(size_t(snap.tensors.size()));
+    for (const TensorRow& row : snap.tensors) {
+        repack::TensorBefore t{
+            row.scope.toStdString(), row.name.toStdString(), row.bytes, {false, {}, 0, row.bytes}};
+        if (row.external)
+            t.place = {true, row.storage.toStdString(), row.offset, row.length};
+        before.push_back(std::move(t));
+    }
+    return before;
+}
 
 QString changeKindName(ChangeKind kind)
 {

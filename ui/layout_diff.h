@@ -14,7 +14,8 @@
 
 namespace repack {
 struct SavePlan;
-}
+struct TensorBefore;
+} // namespace repack
 
 namespace ui {
 
@@ -84,6 +85,8 @@ struct LayoutDiff {
 // The current layout of `current` against what planSave produced for it (`plan.tensors` is
 // parallel to `current.tensors`): tensor i of the result is tensor i of the model.
 LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan& plan);
+// The snapshot's tensors as core's plan diff takes them (repack::diffPlan).
+std::vector<repack::TensorBefore> tensorsBefore(const ModelSnapshot& snap);
 
 // Model A (`a`, before) against model B (`b`, after) from the core's diff entries, one diff
 // tensor per entry in the same order. With `contentCompared` false the entries come from a

@@ -2,9 +2,11 @@
 
 #include "background.h"
 #include "byte_format.h"
+#include "layout_diff.h"
 #include "layout_diff_view.h"
 #include "model_snapshot.h"
 
+#include "core/inspect/plan_diff.h"
 #include "core/plan/save_plan.h"
 
 #include <QCoreApplication>
@@ -19,38 +21,33 @@ QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
     auto tr = [](const char* text, int n = -1) {
         return QCoreApplication::translate("SavePreview", text, nullptr, n);
     };
-    uint64_t toExternalBytes = 0;
-    uint64_t toInlineBytes = 0;
+    // The Before / after tab's classification (core's plan diff), so both say the same.
+    const repack::PlanDiff diff = repack::diffPlan(tensorsBefore(current), current.layouts, plan);
     size_t externalCount = 0;
-    size_t moving = 0; // external before and after, at another file or offset
-    for (size_t i = 0; i < plan.tensors.size() && i < size_t(current.tensors.size()); ++i) {
-        const TensorRow& row = current.tensors[qsizetype(i)];
-        const bool now = row.external;
-        const bool after = plan.tensors[i].external;
-        externalCount += after;
-        if (now && after
-            && (row.offset != plan.tensors[i].offset
-                || row.storage != QString::fromStdString(plan.files[size_t(plan.tensors[i].file)])))
-            ++moving;
-        if (after && !now)
-            toExternalBytes += current.tensors[qsizetype(i)].bytes;
-        if (!after && now)
-            toInlineBytes += current.tensors[qsizetype(i)].bytes;
-    }
+    for (const repack::PlannedTensor& p : plan.tensors)
+        externalCount += p.external;
+    size_t within = 0, across = 0; // Moved: in the same file, or into another existing one
+    for (const repack::PlanDiffTensor& t : diff.tensors)
+        if (t.kind == repack::ChangeKind::Moved)
+            (t.before.location == t.after.location ? within : across)++;
+    const size_t newFile = diff.count(repack::ChangeKind::NewFile);
+    const size_t toExternal = diff.count(repack::ChangeKind::ToExternal);
+    const size_t toInline = diff.count(repack::ChangeKind::ToInline);
     QStringList lines;
-    if (plan.movedToExternal == 0 && plan.movedToInline == 0)
-        lines << (moving ? tr("No tensor changes storage; %n tensor(s) move within their data "
-                              "files.",
-                      int(moving))
-                         : tr("No tensor changes storage."));
-    else if (moving)
-        lines << tr("%n external tensor(s) move within their data files.", int(moving));
-    if (plan.movedToExternal)
-        lines << tr("%n tensor(s) move to external data", int(plan.movedToExternal))
-                + QStringLiteral(" (") + formatBytes(toExternalBytes) + u')';
-    if (plan.movedToInline)
-        lines << tr("%n tensor(s) come back inline", int(plan.movedToInline)) + QStringLiteral(" (")
-                + formatBytes(toInlineBytes) + u')';
+    if (toExternal == 0 && toInline == 0)
+        lines << tr("No tensor changes storage.");
+    if (newFile)
+        lines << tr("%n external tensor(s) move to a new data file.", int(newFile));
+    if (across)
+        lines << tr("%n external tensor(s) move to another existing data file.", int(across));
+    if (within)
+        lines << tr("%n external tensor(s) move within their data files.", int(within));
+    if (toExternal)
+        lines << tr("%n tensor(s) move to external data", int(toExternal)) + QStringLiteral(" (")
+                + formatBytes(diff.toExternalBytes) + u')';
+    if (toInline)
+        lines << tr("%n tensor(s) come back inline", int(toInline)) + QStringLiteral(" (")
+                + formatBytes(diff.toInlineBytes) + u')';
     QStringList files;
     for (size_t f = 0; f < plan.files.size(); ++f)
         files << QString::fromStdString(plan.files[f]) + QStringLiteral(": ")

@@ -387,6 +387,46 @@ private Q_SLOTS:
             !breakable.match(preview).hasMatch(), qPrintable(breakable.match(preview).captured()));
     }
 
+    // Issue 27 item 6: the preview and the Before / after tab describe one plan in one way: a
+    // move into a data file that does not exist yet is "to a new data file" in both, not a
+    // move "within their data files"; a move inside one file is said so.
+    void previewAgreesWithBeforeAfter()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeTwoFileModel(dir.path()));
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        auto model = repack::Model::load(fsPath(path));
+        QVERIFY(model);
+        const ui::ModelSnapshot snap = ui::takeSnapshot(**model);
+        repack::SaveOptions o;
+        o.threshold = 1;
+        o.dataFile = "weights.bin";
+        auto plan = repack::planSave(**model, fsPath(path), o);
+        QVERIFY(plan);
+        const ui::LayoutDiff diff = ui::beforeAfterDiff(snap, *plan);
+        int newFile = 0;
+        for (const auto& t : diff.tensors)
+            newFile += t.kind == repack::ChangeKind::NewFile;
+        QCOMPARE(newFile, 3);
+        const QString preview = ui::describePlan(*plan, snap);
+        QVERIFY2(preview.contains(QStringLiteral("3 external tensor(s) move to a new data file"))
+                && !preview.contains(QStringLiteral("within")),
+            qPrintable(preview));
+
+        // Into a.bin, which exists, aligned further apart: t_b1 moves over from b.bin, t_a2
+        // moves within a.bin.
+        o.dataFile = "a.bin";
+        o.alignment = 65536;
+        o.alignThreshold = 1;
+        auto existing = repack::planSave(**model, fsPath(path), o);
+        QVERIFY(existing);
+        const QString moved = ui::describePlan(*existing, snap);
+        QVERIFY2(!moved.contains(QStringLiteral("new data file"))
+                && moved.contains(QStringLiteral("1 external tensor(s) move to another existing"))
+                && moved.contains(QStringLiteral("within their data file")),
+            qPrintable(moved));
+    }
+
     // The repack panel's preview of a 91-shard plan names every file: when the list is taller
     // than the panel it scrolls, with a scroll bar, instead of being cut off mid-line.
     void manyShardPreviewScrolls()
