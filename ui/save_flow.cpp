@@ -126,13 +126,21 @@ void SaveFlow::cancel()
     m_busy->setText(tr("Cancelling…"));
 }
 
+QString saveProgressText(quint64 done, quint64 total, const QString& tensor)
+{
+    if (total > 0 && done >= total)
+        return SaveFlow::tr("All %1 written: syncing to disk and renaming into place…")
+            .arg(formatBytes(total));
+    return tensor.isEmpty() ? QString() : SaveFlow::tr("Writing %1").arg(tensor);
+}
+
 void SaveFlow::onProgress(quint64 done, quint64 total, const QString& tensor)
 {
     if (total == 0)
         return;
     m_busy->setProgress(done, total);
-    if (!tensor.isEmpty())
-        m_busy->setText(tr("Writing %1").arg(tensor));
+    if (const QString text = saveProgressText(done, total, tensor); !text.isEmpty())
+        m_busy->setText(text);
 }
 
 void SaveFlow::onFinished(const SaveOutcome& outcome)

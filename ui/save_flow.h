@@ -31,6 +31,11 @@ class BusyIndicator;
 class SaveJob;
 struct SaveOutcome;
 
+// What the busy indicator says of a save's progress: the tensor being written, and once every
+// byte is written, the steps left (syncing to disk, renaming into place), which take a while
+// on a large model; empty when there is nothing to say.
+QString saveProgressText(quint64 done, quint64 total, const QString& tensor);
+
 class SaveFlow : public QObject {
     Q_OBJECT
 public:

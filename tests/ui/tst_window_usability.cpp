@@ -9,6 +9,7 @@
 #include "ui/main_window.h"
 #include "ui/model_snapshot.h"
 #include "ui/repack_panel.h"
+#include "ui/save_flow.h"
 #include "ui/save_preview.h"
 #include "ui/settings_store.h"
 #include "ui/size_edit.h"
@@ -366,6 +367,20 @@ private Q_SLOTS:
                            .arg(preview->height() / line)
                            .arg(placement->height())));
         QVERIFY(placement->height() >= 5 * line); // its three destinations still show
+    }
+
+    // Issue 27 item 6: with every byte written, a save still syncs and renames (seconds on a
+    // large model); the progress says so instead of "Writing <the last tensor>".
+    void progressNamesTheFinishingSteps()
+    {
+        QCOMPARE(ui::saveProgressText(100, 200, QStringLiteral("layer12")),
+            QStringLiteral("Writing layer12"));
+        const QString finishing = ui::saveProgressText(200, 200, QStringLiteral("layer12"));
+        QVERIFY2(!finishing.contains(QStringLiteral("layer12"))
+                && finishing.contains(QStringLiteral("syncing"))
+                && finishing.contains(QStringLiteral("renaming")),
+            qPrintable(finishing));
+        QVERIFY(ui::saveProgressText(0, 0, QString()).isEmpty());
     }
 
     // Issue 27 item 8: a data file cut short shows the tensors past its end as missing (the
