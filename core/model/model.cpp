@@ -218,6 +218,23 @@ std::string unreadable(const fs::path& path)
     return path.string() + ": not a valid ONNX model (malformed or truncated protobuf)";
 }
 
+// Tensor i of the index is either the next of `protoCount` parsed protos or the next
+// initializer left out (`leftOut`; the main graph's initializers come first in both): calls
+// onLeftOut(i, entry) or onProto(i, proto position) for each tensor in order, while they
+// return true.
+template <typename OnLeftOut, typename OnProto>
+void interleave(
+    const ElidedInitializers& leftOut, size_t protoCount, OnLeftOut&& onLeftOut, OnProto&& onProto)
+{
+    for (size_t i = 0, p = 0, e = 0; i < protoCount + leftOut.size(); ++i) {
+        const bool more = e < leftOut.size() && leftOut.initializer(e) == i
+            ? onLeftOut(i, e++)
+            : p < protoCount && onProto(i, p++);
+        if (!more)
+            return;
+    }
+}
+
 bool parseTensor(std::span<const std::byte> bytes, onnx::TensorProto& tensor)
 {
     return bytes.size() <= static_cast<size_t>(std::numeric_limits<int>::max())
@@ -249,32 +266,37 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
     m_modelFile->releasePages(0, m_fileBytes); // the parse is done with them
     const std::vector<onnx::TensorProto*> protos = tensorProtos(*parsed->proto);
     const ElidedInitializers& leftOut = parsed->leftOut;
-    // Each tensor in index order is either the next proto or the next one left out (the
-    // main graph's initializers come first in both). The ones left out are parsed here, one at
-    // a time, so that protobuf refuses the same models either way; and their bytes must be
-    // protobuf's serialization of them (a save writes the same bytes whatever it parsed).
+    // The ones left out are parsed here, one at a time, so that protobuf refuses the same
+    // models either way; and their bytes must be protobuf's serialization of them (a save
+    // writes the same bytes whatever it parsed).
     bool agree = protos.size() + leftOut.size() == m_tensors.size();
+    bool readable = true;
     bool asProtobufWrites = true;
     onnx::TensorProto scratch;
     std::string serialized;
-    for (size_t i = 0, p = 0, e = 0; agree && i < m_tensors.size(); ++i) {
-        const std::string* name = nullptr;
-        if (e < leftOut.size() && leftOut.initializer(e) == i) {
-            const auto bytes = leftOut.tensor(e++);
-            if (!parseTensor(bytes, scratch))
-                return Error::corrupt(unreadable(m_path));
-            if (asProtobufWrites) {
-                scratch.SerializeToString(&serialized);
-                asProtobufWrites = std::equal(bytes.begin(), bytes.end(),
-                    reinterpret_cast<const std::byte*>(serialized.data()),
-                    reinterpret_cast<const std::byte*>(serialized.data() + serialized.size()));
-            }
-            name = &scratch.name();
-        } else {
-            name = &protos[p++]->name();
-        }
-        agree = name->empty() || *name == m_tensors[i].name;
-    }
+    const auto named = [&](size_t i, const std::string& name) {
+        agree = name.empty() || name == m_tensors[i].name;
+        return agree;
+    };
+    if (agree)
+        interleave(
+            leftOut, protos.size(),
+            [&](size_t i, size_t e) {
+                const auto bytes = leftOut.tensor(e);
+                readable = parseTensor(bytes, scratch);
+                if (!readable)
+                    return false;
+                if (asProtobufWrites) {
+                    scratch.SerializeToString(&serialized);
+                    asProtobufWrites = std::equal(bytes.begin(), bytes.end(),
+                        reinterpret_cast<const std::byte*>(serialized.data()),
+                        reinterpret_cast<const std::byte*>(serialized.data() + serialized.size()));
+                }
+                return named(i, scratch.name());
+            },
+            [&](size_t i, size_t p) { return named(i, protos[p]->name()); });
+    if (!readable)
+        return Error::corrupt(unreadable(m_path));
     if (!agree)
         return Error::corrupt(m_path.string()
             + ": protobuf reads other tensors than the index found (a field given twice?)");
@@ -289,14 +311,16 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
         }
         parsed->leftOut = std::move(rewritten);
     }
-    for (size_t i = 0, p = 0, e = 0; i < m_tensors.size(); ++i) {
-        if (e < leftOut.size() && leftOut.initializer(e) == i) {
+    interleave(
+        leftOut, protos.size(),
+        [&](size_t i, size_t) {
             m_tensors[i].proto = nullptr;
-            ++e;
-        } else {
-            m_tensors[i].proto = protos[p++];
-        }
-    }
+            return true;
+        },
+        [&](size_t i, size_t p) {
+            m_tensors[i].proto = protos[p];
+            return true;
+        });
     m_arena = std::move(parsed->arena);
     m_proto.reset(parsed->proto);
     m_inFile = std::move(parsed->inFile);
@@ -318,14 +342,17 @@ Status Model::parseLeftOut()
     std::vector<onnx::TensorProto*> kept(static_cast<size_t>(initializers->size()));
     initializers->UnsafeArenaExtractSubrange(0, initializers->size(), kept.data());
     initializers->Reserve(static_cast<int>(kept.size() + parsed.size()));
-    for (size_t i = 0, k = 0, e = 0; i < kept.size() + parsed.size(); ++i) {
-        if (e < parsed.size() && m_leftOut.initializer(e) == i) {
+    interleave(
+        m_leftOut, kept.size(),
+        [&](size_t i, size_t e) {
             m_tensors[i].proto = parsed[e];
-            initializers->UnsafeArenaAddAllocated(parsed[e++]);
-        } else {
-            initializers->UnsafeArenaAddAllocated(kept[k++]);
-        }
-    }
+            initializers->UnsafeArenaAddAllocated(parsed[e]);
+            return true;
+        },
+        [&](size_t, size_t k) {
+            initializers->UnsafeArenaAddAllocated(kept[k]);
+            return true;
+        });
     m_leftOut.clear();
     return {};
 }
@@ -463,14 +490,13 @@ bool Model::reindexFromFile(const fs::path& path, const FileIdentity& identity)
 Status Model::indexOwnProtos(std::span<const std::byte> bytes, const ReleaseRule& release)
 {
     const std::vector<onnx::TensorProto*> protos = tensorProtos(*m_proto);
-    // Tensor i of the index is the next proto, or the next initializer left out.
-    const auto eachProto = [&](const std::function<void(size_t, onnx::TensorProto*)>& f) {
-        for (size_t i = 0, p = 0, e = 0; i < protos.size() + m_leftOut.size(); ++i) {
-            if (e < m_leftOut.size() && m_leftOut.initializer(e) == i)
-                ++e;
-            else if (p < protos.size())
-                f(i, protos[p++]);
-        }
+    const auto eachProto = [&](const auto& f) {
+        interleave(
+            m_leftOut, protos.size(), [](size_t, size_t) { return true; },
+            [&](size_t i, size_t p) {
+                f(i, protos[p]);
+                return true;
+            });
     };
     std::unordered_map<size_t, FileRange> inFileByIndex;
     eachProto([&](size_t i, onnx::TensorProto* proto) {
