@@ -93,8 +93,10 @@ struct SaveOptions {
     std::vector<TensorPlacement> placements; // per index of Model::tensors(); empty = all Auto
     // Every tensor stays where it is (onnx_ir's ir.save without external_data): inline stays
     // inline, an external tensor stays in the data file of its location, at its offset where
-    // it can (core/plan/save_plan.h: keptPlacements); placements and the layout options above
-    // are not used. An in-place save of an unchanged model then writes nothing.
+    // it can (core/plan/save_plan.h: keptPlacements); the threshold is not used, the data file
+    // only by pins that name none. Pinned entries of `placements` (not Auto: the desktop app's
+    // pins) go where they say, after the kept ranges of their file, laid out with the alignment
+    // above. An in-place save of an unchanged model then writes nothing.
     bool keepPlacement = false;
     // The option a user gives a data file with ("--data", "external_data="), for the message
     // of a kept inline model past protobuf's 2 GiB.

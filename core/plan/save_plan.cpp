@@ -465,6 +465,20 @@ Result<SavePlan> planSave(
     if (requested.keepPlacement) {
         kept = requested;
         kept.placements = keptPlacements(model);
+        // The desktop app's pins over the layout on disk: a pinned tensor goes where its pin
+        // says (after the kept ranges of that file), every other one stays. One pinned to the
+        // file it is in already (an imported plan names every tensor's file) stays at its offset.
+        for (size_t i = 0; i < std::min(requested.placements.size(), kept.placements.size()); ++i) {
+            const TensorPlacement& pin = requested.placements[i];
+            TensorPlacement& place = kept.placements[i];
+            if (pin.kind == Placement::Auto)
+                continue;
+            const bool staying = pin.kind == Placement::External
+                && place.kind == Placement::External && !pin.offset
+                && fs::path(pin.location).lexically_normal().generic_string() == place.location;
+            if (!staying)
+                place = pin;
+        }
     }
     const SaveOptions& options = requested.keepPlacement ? kept : requested;
     const auto& tensors = model.tensors();

@@ -112,6 +112,7 @@ private slots:
     void keepExcludesLayoutOptions();
     void planKeepShowsNothingChanges();
     void keptInlinePastTwoGiBNamesTheDataOption();
+    void pinsMoveOnlyThemselves();
 };
 
 void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
@@ -230,6 +231,49 @@ void TestKeepPlacement::keptInlinePastTwoGiBNamesTheDataOption()
         plan.error().message.c_str());
     QVERIFY2(plan.error().message.find("(external_data=)") != std::string::npos,
         plan.error().message.c_str());
+}
+
+void TestKeepPlacement::pinsMoveOnlyThemselves()
+{
+    // The desktop app's pins over the layout on disk: t0 (inline) pinned into sub/a.bin goes
+    // after the range there, t3 (external) pinned inline comes inline, t1 pinned to the save's
+    // data file goes to the default one; t2 pinned to the file it is in and every other tensor
+    // stay at their offsets.
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    auto before = placesOf(*model);
+    const auto values = readAllTensors(*model);
+    SaveOptions options = keep();
+    options.dataFile = "new.bin";
+    options.placements.resize(model->tensors().size());
+    for (size_t i = 0; i < model->tensors().size(); ++i) {
+        const std::string name = model->tensors()[i].qualifiedName();
+        if (name == "graph/t0")
+            options.placements[i] = TensorPlacement(Placement::External, "sub/a.bin");
+        else if (name == "graph/t3")
+            options.placements[i] = TensorPlacement(Placement::Inline);
+        else if (name == "graph/t1")
+            options.placements[i] = TensorPlacement(Placement::External);
+        else if (name == "graph/t2") // the file it is in: it stays at its offset
+            options.placements[i] = TensorPlacement(Placement::External, "./m.onnx.data");
+    }
+    QVERIFY_OK(save(*model, path.toStdString(), options));
+    auto saved = loadModel(path);
+    QVERIFY(saved);
+    QCOMPARE(readAllTensors(*saved), values);
+    QVERIFY(saved->problems().empty());
+    auto expected = before;
+    expected["graph/t0"] = Place{true, "sub/a.bin", 13 + 3000};
+    expected["graph/t3"] = Place{};
+    expected["graph/t1"] = Place{true, "new.bin", 0};
+    QCOMPARE(describe(placesOf(*saved)), describe(expected));
+    // The layout on disk is the baseline again: kept without pins, nothing changes.
+    auto again = save(*saved, path.toStdString(), keep());
+    QVERIFY_OK(again);
+    QVERIFY(again->unchanged);
 }
 
 QTEST_GUILESS_MAIN(TestKeepPlacement)
