@@ -7,6 +7,7 @@
 #include "job_tracker.h"
 #include "layout_map_view.h"
 #include "model_opener.h"
+#include "model_options.h"
 #include "placement_state.h"
 #include "placement_view.h"
 #include "problems_model.h"
@@ -42,6 +43,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
@@ -137,13 +139,17 @@ MainWindow::MainWindow(QWidget* parent)
         watchFiles();
         updatePreview();
     });
-    connect(m_saveFlow, &SaveFlow::finished, this, &MainWindow::saveFinished);
+    connect(m_saveFlow, &SaveFlow::finished, this, [this](bool ok) {
+        // What waited for this save (an open, a close) goes ahead only once it succeeded.
+        if (std::function<void()> then = std::exchange(m_afterSave, {}); ok && then)
+            QTimer::singleShot(0, this, std::move(then));
+        Q_EMIT saveFinished(ok);
+    });
     connect(m_map, &LayoutMapView::hiddenTensorClicked, this, [this](int tensor) {
         clearFilters();
         selectTensor(tensor);
     });
 
-    m_panel->restoreSettings(settingsIn(QStringLiteral("repack")));
     if (!restoreGeometry(setting(QStringLiteral("window/geometry")).toByteArray()))
         resize(1360, 860);
     fitOnScreen();
@@ -180,6 +186,53 @@ bool MainWindow::openFile(const QString& path, bool quiet)
 {
     if (isSaving())
         return false;
+    if (!mayLeave(tr("opening %1").arg(QFileInfo(path).fileName()),
+            [this, path, quiet] { startOpen(path, quiet); }))
+        return false;
+    return startOpen(path, quiet);
+}
+
+bool MainWindow::hasPendingWork() const
+{
+    return m_models.hasModel() && (m_placement->pinnedCount() > 0 || m_panel->isEdited());
+}
+
+bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
+{
+    if (!hasPendingWork())
+        return true;
+    QStringList pending;
+    if (const int pins = m_placement->pinnedCount())
+        pending << tr("%n pinned tensor(s)", nullptr, pins);
+    if (const QStringList fields = m_panel->editedFields(); !fields.isEmpty())
+        pending << tr("changed options (%1)").arg(fields.join(QStringLiteral(", ")));
+    const QString name = QFileInfo(m_snapshot.path).fileName();
+    QMessageBox box(QMessageBox::Question, tr("Save changes?"),
+        tr("Save %1 with your changes before %2?").arg(name, doing),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setInformativeText(tr("Not saved yet: %1.").arg(pending.join(QStringLiteral("; "))));
+    box.setDefaultButton(QMessageBox::Save);
+    box.setEscapeButton(QMessageBox::Cancel);
+    // A save the preview already refuses is no choice: say why on the button.
+    const QString blocker
+        = !m_panel->saveBlocker().isEmpty() ? m_panel->saveBlocker() : m_panel->validationError();
+    if (!blocker.isEmpty()) {
+        box.button(QMessageBox::Save)->setEnabled(false);
+        box.button(QMessageBox::Save)->setToolTip(blocker);
+        box.setDefaultButton(QMessageBox::Cancel);
+    }
+    box.exec();
+    if (box.clickedButton() == box.button(QMessageBox::Discard))
+        return true;
+    if (box.clickedButton() == box.button(QMessageBox::Save) && saveTo(m_snapshot.path))
+        m_afterSave = std::move(then);
+    return false;
+}
+
+bool MainWindow::startOpen(const QString& path, bool quiet)
+{
+    if (isSaving())
+        return false;
     // Parsing and indexing 100,000 tensors takes longer than a frame: a worker does it.
     m_opener->open(path, quiet);
     setBusy(tr("Opening %1…").arg(QFileInfo(path).fileName()));
@@ -208,6 +261,8 @@ void MainWindow::onOpened(const LoadedModel& loaded)
     // The old model and rows are freed off this thread once nothing here refers to them.
     std::shared_ptr<repack::Model> oldModel = m_models.reset(loaded.model);
     ModelSnapshot oldSnapshot = std::exchange(m_snapshot, loaded.snapshot);
+    // The options it was last saved with here, else the defaults: never the last model's.
+    m_panel->startFrom(optionsSavedWith(m_snapshot.path));
     m_panel->followModelFormat(dataFormatOf(m_snapshot));
     showSnapshot();
     releaseInBackground(std::make_pair(std::move(oldModel), std::move(oldSnapshot)));
@@ -368,7 +423,6 @@ bool MainWindow::saveTo(const QString& path)
         QMessageBox::warning(this, tr("Cannot save"), invalid);
         return false;
     }
-    writeSettings(m_panel->settingValues());
     return m_saveFlow->start(path, m_panel->request(), m_placement->plan());
 }
 
@@ -421,6 +475,12 @@ void MainWindow::onSaved(const SaveOutcome& outcome)
     // worker took of it, and free the old rows off this thread.
     ModelSnapshot oldSnapshot = std::exchange(m_snapshot, outcome.snapshot);
     m_snapshot.path = QFileInfo(local(outcome.report.modelPath)).absoluteFilePath();
+    // What is on disk now is the baseline: the fields stay as they made it, for this model,
+    // and nothing moves until the user asks again.
+    QVariantMap options = m_panel->settingValues();
+    options.remove(QStringLiteral("repack/keep"));
+    rememberOptions(m_snapshot.path, options);
+    m_panel->startFrom(options);
     showSnapshot(outcome.sameTensors);
     releaseInBackground(std::move(oldSnapshot));
     m_recent->add(m_snapshot.path);
@@ -448,11 +508,13 @@ void MainWindow::onFileChanged()
         return;
     m_askingReload = true;
     const auto answer = QMessageBox::question(this, tr("Model changed on disk"),
-        tr("%1 or its data changed on disk. Reload it?").arg(QFileInfo(m_snapshot.path).fileName()),
+        tr("%1 or its data changed on disk. Reload it?").arg(QFileInfo(m_snapshot.path).fileName())
+            + (hasPendingWork() ? u' ' + tr("Your pins and changed options would be lost.")
+                                : QString()),
         QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
     m_askingReload = false;
     if (answer == QMessageBox::Yes)
-        reload();
+        startOpen(m_snapshot.path, false); // the files changed: no save over them first
     else
         watchFiles(); // a replaced file drops out of the watch list
 }
@@ -475,6 +537,33 @@ void MainWindow::selectTensor(int tensor)
     m_table->selectionModel()->setCurrentIndex(
         row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_table->scrollTo(row);
+}
+
+void MainWindow::selectTensors(const QList<int>& tensors)
+{
+    if (tensors.isEmpty())
+        return;
+    // One filtered out: show every row again.
+    if (std::any_of(tensors.begin(), tensors.end(), [this](int tensor) {
+            return !m_proxy->mapFromSource(m_tensorModel->index(tensor, 0)).isValid();
+        }))
+        clearFilters();
+    QItemSelection selection;
+    QModelIndex first;
+    for (int tensor : tensors) {
+        const QModelIndex row = m_proxy->mapFromSource(m_tensorModel->index(tensor, 0));
+        if (!row.isValid())
+            continue;
+        selection.select(row, row);
+        if (!first.isValid() || row.row() < first.row())
+            first = row;
+    }
+    if (!first.isValid())
+        return;
+    QItemSelectionModel* model = m_table->selectionModel();
+    model->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    model->setCurrentIndex(first, QItemSelectionModel::NoUpdate);
+    m_table->scrollTo(first);
 }
 
 QString MainWindow::selectedNames() const
@@ -571,7 +660,11 @@ void MainWindow::dropEvent(QDropEvent* event)
         compareWith(paths.constFirst());
         return;
     }
-    openFile(paths.constFirst());
+    // Asking about pending work waits until the drop has ended.
+    if (hasPendingWork())
+        QTimer::singleShot(0, this, [this, path = paths.constFirst()] { openFile(path); });
+    else
+        openFile(paths.constFirst());
     // Further models each get a window of their own.
     for (qsizetype i = 1; i < paths.size(); ++i) {
         auto* window = new MainWindow;
@@ -592,8 +685,11 @@ void MainWindow::closeEvent(QCloseEvent* event)
         }
         saveJob()->cancel();
         saveJob()->waitForFinished();
+    } else if (!mayLeave(tr("closing it"), [this] { close(); })) {
+        event->ignore();
+        return;
     }
-    QVariantMap values = m_panel->settingValues();
+    QVariantMap values;
     values.insert(QStringLiteral("window/geometry"), saveGeometry());
     values.insert(QStringLiteral("window/state"), saveState());
     values.insert(QStringLiteral("window/splitter"), m_splitter->saveState());

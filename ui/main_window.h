@@ -13,6 +13,7 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 
 class QComboBox;
@@ -58,7 +59,11 @@ public:
     // failure the current model stays and openFailed says why (also in a dialog unless
     // `quiet`). A newer open supersedes one still loading. False when nothing was started
     // (a save is running).
+    // With pins or changed options pending, asks first (Save / Discard / Cancel): false when
+    // cancelled; after Save, the open starts once the save has succeeded.
     bool openFile(const QString& path, bool quiet = false);
+    // Pins or options changed since the model was opened or saved: what closing it would lose.
+    bool hasPendingWork() const;
     bool isLoading() const;
     QString currentPath() const { return m_snapshot.path; }
     const ModelSnapshot& snapshot() const { return m_snapshot; }
@@ -132,6 +137,11 @@ protected:
 
 private:
     void createActions();
+    // openFile without asking.
+    bool startOpen(const QString& path, bool quiet);
+    // Nothing pending, or the user chose Discard: go ahead (true). Save starts the save and
+    // runs `then` once it succeeded; Save and Cancel return false.
+    bool mayLeave(const QString& doing, std::function<void()> then);
     void createWidgets();
     void onOpened(const LoadedModel& loaded);
     void onOpenFailed(const QString& path, const QString& error, bool quiet);
@@ -156,6 +166,8 @@ private:
     void onFileChanged();
     void clearFilters();
     void selectTensor(int tensor);
+    // Selects `tensors` (filters cleared when one is hidden), the first one current and in view.
+    void selectTensors(const QList<int>& tensors);
 
     ModelOwner m_models; // the model shown, and who may read or write it now
     ModelSnapshot m_snapshot;
@@ -185,6 +197,7 @@ private:
     BusyIndicator* m_busy = nullptr;
     SaveFlow* m_saveFlow = nullptr;
     bool m_askingReload = false;
+    std::function<void()> m_afterSave; // what mayLeave's Save waits to do
     bool m_nothingToChange = false; // the preview found an in-place save would write nothing
 
     QAction* m_openAction = nullptr;

@@ -91,6 +91,23 @@ void MainWindow::createPlacement()
     });
     connect(m_map, &LayoutMapView::tensorsDropped, m_placementView, &PlacementView::dropOnFile);
     connect(m_placement, &PlacementState::pinsChanged, this, [this] { updatePreview(); });
+    // Undo shows what it undid: the rows whose pins changed back, or the field.
+    m_panel->setUndoStack(m_placement->undoStack());
+    connect(m_placement, &PlacementState::revisited, this,
+        [this](const QList<int>& tensors, bool undone) {
+            selectTensors(tensors);
+            statusBar()->showMessage(
+                (undone ? tr("Undone: the pins of %n tensor(s)", nullptr, int(tensors.size()))
+                        : tr("Redone: the pins of %n tensor(s)", nullptr, int(tensors.size()))),
+                5000);
+        });
+    connect(m_panel, &RepackPanel::editRevisited, this, [this](const QString& label, bool undone) {
+        if (auto* dock = qobject_cast<QDockWidget*>(m_panel->parentWidget()); dock) {
+            dock->show();
+            dock->raise();
+        }
+        statusBar()->showMessage((undone ? tr("Undone: %1") : tr("Redone: %1")).arg(label), 5000);
+    });
     // Said where the drop happened, and kept in the status bar.
     connect(m_placement, &PlacementState::refused, this, [this](const QString& reason) {
         statusBar()->showMessage(reason, 10000);

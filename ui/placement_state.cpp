@@ -10,6 +10,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <utility>
 
 namespace ui {
 namespace {
@@ -42,14 +43,24 @@ public:
         , m_after(std::move(after))
     {
     }
-    void redo() override { m_state->apply(m_tensors, m_after); }
-    void undo() override { m_state->apply(m_tensors, m_before); }
+    void redo() override
+    {
+        m_state->apply(m_tensors, m_after);
+        if (std::exchange(m_done, true)) // not the edit as it is made
+            Q_EMIT m_state->revisited(m_tensors, false);
+    }
+    void undo() override
+    {
+        m_state->apply(m_tensors, m_before);
+        Q_EMIT m_state->revisited(m_tensors, true);
+    }
 
 private:
     PlacementState* m_state;
     QList<int> m_tensors;
     std::vector<repack::TensorPlacement> m_before;
     std::vector<repack::TensorPlacement> m_after;
+    bool m_done = false;
 };
 
 PlacementState::PlacementState(QObject* parent)

@@ -90,6 +90,9 @@ public:
 Q_SIGNALS:
     // Tensor indices whose pin changed.
     void pinsChanged(const QList<int>& tensors);
+    // An undo (`undone`) or redo changed the pins of `tensors` back or again: the window shows
+    // them.
+    void revisited(const QList<int>& tensors, bool undone);
     void refused(const QString& reason);
 
 private:

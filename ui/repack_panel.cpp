@@ -9,15 +9,78 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QScrollArea>
+#include <QTimer>
 #include <QToolButton>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 namespace ui {
+
+// One edit of the panel's fields, undoable on the stack the pins share. Typing into one field
+// is one edit: consecutive changes of the same text or size field merge.
+class SettingsEdit : public QUndoCommand {
+public:
+    SettingsEdit(RepackPanel* panel, QVariantMap before, QVariantMap after, const char* key,
+        const QString& text, bool typed)
+        : QUndoCommand(text)
+        , m_panel(panel)
+        , m_before(std::move(before))
+        , m_after(std::move(after))
+        , m_key(key)
+        , m_id(typed ? int(qHash(QLatin1StringView(key)) & 0x3fffffff) + 1000 : -1)
+    {
+    }
+    int id() const override { return m_id; }
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        const auto* next = static_cast<const SettingsEdit*>(other);
+        if (next->m_key != m_key)
+            return false;
+        m_after = next->m_after;
+        return true;
+    }
+    // The first redo is the edit the user just made: the fields show it already.
+    void redo() override
+    {
+        if (std::exchange(m_done, true))
+            m_panel->revisit(m_after, m_key, false);
+    }
+    void undo() override { m_panel->revisit(m_before, m_key, true); }
+
+private:
+    RepackPanel* m_panel;
+    QVariantMap m_before;
+    QVariantMap m_after;
+    const char* m_key;
+    int m_id;
+    bool m_done = false;
+};
+
+namespace {
+
+// Draws the eye to a field an undo or redo just changed, for a moment.
+void flash(QWidget* widget)
+{
+    static const QString kFlash = QStringLiteral("background-color: #fce8a4;");
+    if (!widget || widget->styleSheet() == kFlash)
+        return;
+    const QString before = widget->styleSheet();
+    widget->setStyleSheet(kFlash);
+    QTimer::singleShot(1200, widget, [widget = QPointer<QWidget>(widget), before] {
+        if (widget && widget->styleSheet() == kFlash)
+            widget->setStyleSheet(before);
+    });
+}
+
+} // namespace
 
 QString dataFileNameError(const QString& name)
 {
@@ -31,6 +94,7 @@ QString dataFileNameError(const QString& name)
 
 RepackPanel::RepackPanel(QWidget* parent)
     : QWidget(parent)
+    , m_keep(new QCheckBox(tr("&Keep tensors where they are; only pins move"), this))
     , m_target(new QComboBox(this))
     , m_format(new QComboBox(this))
     , m_threshold(new SizeEdit(this))
@@ -64,7 +128,12 @@ RepackPanel::RepackPanel(QWidget* parent)
            "tensors back to back (the format allows no alignment gaps)"),
         Qt::ToolTipRole);
     m_format->setToolTip(tr("What the data files are (docs/targets.md)"));
-    m_threshold->setValue(1024);
+    m_keep->setChecked(true);
+    m_keep->setToolTip(
+        tr("The layout on disk is where a save starts from: only the tensors you pin move. "
+           "Unchecked, or as soon as you change an option below, the threshold rule places "
+           "every tensor that is not pinned."));
+    m_threshold->setValue(repack::SaveOptions{}.threshold);
     m_threshold->setToolTip(tr("Tensors of at least this size are stored in the data file."));
     m_dataFile->setClearButtonEnabled(true);
     m_dataFileError->setWordWrap(true);
@@ -73,7 +142,8 @@ RepackPanel::RepackPanel(QWidget* parent)
     m_alignment->addItem(tr("None (dense)"), QVariant::fromValue<qulonglong>(0));
     m_alignment->addItem(tr("4 KiB"), QVariant::fromValue<qulonglong>(4096));
     m_alignment->addItem(tr("64 KiB"), QVariant::fromValue<qulonglong>(65536));
-    m_alignment->setCurrentIndex(1);
+    m_alignment->setCurrentIndex(std::max(0,
+        m_alignment->findData(QVariant::fromValue<qulonglong>(repack::SaveOptions{}.alignment))));
     m_alignment->setToolTip(
         tr("Offset alignment in the data file of tensors of at least the \"Align from\" size."));
     m_alignThreshold->setValue(repack::SaveOptions{}.alignThreshold);
@@ -81,7 +151,7 @@ RepackPanel::RepackPanel(QWidget* parent)
                                     "smaller ones are packed densely between them."));
     m_order->addItem(tr("Declaration"), int(repack::TensorOrder::Declaration));
     m_order->addItem(tr("Size, smallest first"), int(repack::TensorOrder::SizeAscending));
-    m_attributes->setChecked(true);
+    m_attributes->setChecked(repack::SaveOptions{}.includeAttributes);
     m_removeUnused->setToolTip(
         tr("After saving a model over itself, delete the data files it no longer uses. Files "
            "that another model in the folder uses are never removed."));
@@ -113,6 +183,8 @@ RepackPanel::RepackPanel(QWidget* parent)
     // The check boxes span the panel rather than the field column: the panel stays narrow
     // enough to leave the table its columns at 1024 px.
     auto* layout = new QVBoxLayout(this);
+    m_keep->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // the text may elide
+    layout->addWidget(m_keep);
     layout->addLayout(form);
     layout->addWidget(m_attributes);
     layout->addWidget(m_checksum);
@@ -127,30 +199,141 @@ RepackPanel::RepackPanel(QWidget* parent)
     new QHBoxLayout(m_buttons);
     m_buttons->layout()->setContentsMargins(0, 0, 0, 0);
 
+    connect(m_keep, &QCheckBox::toggled, this, [this] { edited("keep"); });
     connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
+        // The fields the target decides change with it: one edit.
+        const bool restoring = std::exchange(m_restoring, true);
         applyTarget();
-        Q_EMIT optionsChanged();
+        m_restoring = restoring;
+        edited("target");
     });
-    connect(m_threshold, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
-    connect(m_shardSize, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
+    connect(m_threshold, &SizeEdit::valueChanged, this, [this] { edited("threshold"); });
+    connect(m_shardSize, &SizeEdit::valueChanged, this, [this] { edited("shardSize"); });
     connect(m_dataFile, &QLineEdit::textChanged, this, [this] {
         validate();
-        Q_EMIT optionsChanged();
+        edited("dataFile");
     });
-    connect(m_alignThreshold, &SizeEdit::valueChanged, this, &RepackPanel::optionsChanged);
+    connect(m_alignThreshold, &SizeEdit::valueChanged, this, [this] { edited("alignThreshold"); });
     connect(m_alignment, &QComboBox::currentIndexChanged, this, [this] {
         applyFormat();
-        Q_EMIT optionsChanged();
+        edited("alignment");
     });
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
         applyFormat();
         showDefaultDataFile();
-        Q_EMIT optionsChanged();
+        edited("format");
     });
-    connect(m_order, &QComboBox::currentIndexChanged, this, &RepackPanel::optionsChanged);
-    connect(m_attributes, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
-    connect(m_checksum, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
-    connect(m_removeUnused, &QCheckBox::toggled, this, &RepackPanel::optionsChanged);
+    connect(m_order, &QComboBox::currentIndexChanged, this, [this] { edited("order"); });
+    connect(m_attributes, &QCheckBox::toggled, this, [this] { edited("attributes"); });
+    connect(m_checksum, &QCheckBox::toggled, this, [this] { edited("checksum"); });
+    connect(m_removeUnused, &QCheckBox::toggled, this, [this] { edited("removeUnused"); });
+    // Ctrl+Z in a field undoes on the shared stack too, not just that field's text.
+    for (QWidget* w :
+        {static_cast<QWidget*>(m_dataFile), static_cast<QWidget*>(m_threshold->spinBox()),
+            static_cast<QWidget*>(m_alignThreshold->spinBox()),
+            static_cast<QWidget*>(m_shardSize->spinBox())})
+        w->installEventFilter(this);
+    m_committed = m_baseline = settingValues();
+}
+
+std::vector<RepackPanel::Field> RepackPanel::fields() const
+{
+    return {
+        {"keep", tr("Keep tensors where they are"), m_keep, false},
+        {"target", tr("Target"), m_target, true},
+        {"threshold", tr("Threshold"), m_threshold, true},
+        {"format", tr("Format"), m_format, true},
+        {"dataFile", tr("Data file"), m_dataFile, true},
+        {"alignment", tr("Alignment"), m_alignment, true},
+        {"alignThreshold", tr("Align from"), m_alignThreshold, true},
+        {"order", tr("Order"), m_order, true},
+        {"attributes", tr("Attribute tensors may go external"), m_attributes, true},
+        {"shardSize", tr("Shard size"), m_shardSize, true},
+        {"checksum", tr("Write SHA-1 checksums"), m_checksum, false},
+        {"removeUnused", tr("Remove data files no longer used"), m_removeUnused, false},
+    };
+}
+
+void RepackPanel::edited(const char* key)
+{
+    if (m_restoring)
+        return;
+    const std::vector<Field> all = fields();
+    const auto field = std::find_if(
+        all.begin(), all.end(), [key](const Field& f) { return qstrcmp(f.key, key) == 0; });
+    // Asking for another layout is asking for the rule: the tensors no longer keep their place.
+    if (field != all.end() && field->layout && m_keep->isChecked()) {
+        const QSignalBlocker block(m_keep);
+        m_keep->setChecked(false);
+    }
+    QVariantMap now = settingValues();
+    if (now == m_committed)
+        return;
+    const QString label = field != all.end() ? field->label : QString::fromLatin1(key);
+    QWidget* widget = field != all.end() ? field->widget : nullptr;
+    const bool typed = qobject_cast<QLineEdit*>(widget) || qobject_cast<SizeEdit*>(widget);
+    QVariantMap before = std::exchange(m_committed, now);
+    if (m_undo)
+        m_undo->push(new SettingsEdit(
+            this, std::move(before), std::move(now), key, tr("Change %1").arg(label), typed));
+    Q_EMIT optionsChanged();
+}
+
+void RepackPanel::revisit(const QVariantMap& values, const char* key, bool undone)
+{
+    restoreSettings(values);
+    for (const Field& f : fields())
+        if (qstrcmp(f.key, key) == 0) {
+            flash(f.widget);
+            Q_EMIT editRevisited(f.label, undone);
+        }
+}
+
+void RepackPanel::setUndoStack(QUndoStack* stack)
+{
+    m_undo = stack;
+}
+
+void RepackPanel::startFrom(const QVariantMap& values)
+{
+    QVariantMap kept = values;
+    kept.insert(QStringLiteral("repack/keep"), true);
+    restoreSettings(kept);
+    m_baseline = m_committed;
+}
+
+bool RepackPanel::isEdited() const
+{
+    return settingValues() != m_baseline;
+}
+
+QStringList RepackPanel::editedFields() const
+{
+    const QVariantMap now = settingValues();
+    QStringList labels;
+    for (const Field& f : fields()) {
+        const QString key = QStringLiteral("repack/") + QLatin1StringView(f.key);
+        if (now.value(key) != m_baseline.value(key))
+            labels << f.label;
+    }
+    return labels;
+}
+
+bool RepackPanel::keepsPlacement() const
+{
+    return m_keep->isChecked();
+}
+
+bool RepackPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::ShortcutOverride && m_undo) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo)) {
+            event->ignore(); // the window's Undo / Redo take it
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 bool RepackPanel::safetensors() const
@@ -171,8 +354,15 @@ void RepackPanel::followModelFormat(std::optional<repack::DataFormat> format)
     if (!format)
         return;
     const int index = m_format->findData(int(*format));
-    if (index >= 0)
-        m_format->setCurrentIndex(index); // applyFormat and optionsChanged when it changes
+    if (index < 0 || index == m_format->currentIndex())
+        return;
+    // What the files are is where the model starts from, not an edit.
+    const bool restoring = std::exchange(m_restoring, true);
+    m_format->setCurrentIndex(index);
+    m_restoring = restoring;
+    m_committed.insert(QStringLiteral("repack/format"), index);
+    m_baseline.insert(QStringLiteral("repack/format"), index);
+    Q_EMIT optionsChanged();
 }
 
 const repack::Target* RepackPanel::target() const
@@ -243,6 +433,19 @@ const repack::OptionNames& RepackPanel::optionNames()
 
 repack::SaveRequest RepackPanel::request() const
 {
+    if (m_keep->isChecked()) {
+        // The layout on disk, moved only by pins: the layout fields wait for a change.
+        repack::SaveRequest request;
+        request.keep = true;
+        request.checksum = m_checksum->isChecked();
+        request.removeUnused = m_removeUnused->isChecked();
+        return request;
+    }
+    return ruleRequest();
+}
+
+repack::SaveRequest RepackPanel::ruleRequest() const
+{
     repack::SaveRequest request;
     const repack::Target* t = target();
     // The target decides first; the fields, as they show, win (explicit options do too).
@@ -290,7 +493,8 @@ void RepackPanel::showDefaultDataFile()
         m_dataFile->setPlaceholderText({});
         return;
     }
-    repack::SaveRequest unnamed = request();
+    // What the rule would name it (with "keep", only pins to the save's data file go there).
+    repack::SaveRequest unnamed = ruleRequest();
     unnamed.data.clear();
     auto named = repack::applySaveRequest(unnamed, m_modelPath.toStdString(), optionNames());
     m_dataFile->setPlaceholderText(named ? QString::fromStdString(repack::saveDataFile(
@@ -312,6 +516,7 @@ void RepackPanel::setPreview(const QString& text, bool problem)
 QVariantMap RepackPanel::settingValues() const
 {
     return {
+        {QStringLiteral("repack/keep"), m_keep->isChecked()},
         {QStringLiteral("repack/target"), m_target->currentData()},
         {QStringLiteral("repack/format"), m_format->currentIndex()},
         {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(m_threshold->value())},
@@ -332,22 +537,31 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     auto value = [&](const char* key, const QVariant& fallback) {
         return values.value(QStringLiteral("repack/") + QLatin1StringView(key), fallback);
     };
+    const bool restoring = std::exchange(m_restoring, true);
+    m_keep->setChecked(value("keep", true).toBool());
     // The target first: the saved fields below then win, as they did when saved.
     m_target->setCurrentIndex(std::max(0, m_target->findData(value("target", QString()))));
     m_format->setCurrentIndex(std::clamp(value("format", 0).toInt(), 0, m_format->count() - 1));
-    m_threshold->setValue(value("threshold", 1024).toULongLong());
+    const repack::SaveOptions defaults;
+    m_threshold->setValue(
+        value("threshold", QVariant::fromValue<qulonglong>(defaults.threshold)).toULongLong());
     m_dataFile->setText(value("dataFile", QString()).toString());
+    const int defaultAlignment
+        = std::max(0, m_alignment->findData(QVariant::fromValue<qulonglong>(defaults.alignment)));
     m_alignment->setCurrentIndex(
-        std::clamp(value("alignment", 1).toInt(), 0, m_alignment->count() - 1));
-    m_alignThreshold->setValue(value(
-        "alignThreshold", QVariant::fromValue<qulonglong>(repack::SaveOptions{}.alignThreshold))
-                                   .toULongLong());
+        std::clamp(value("alignment", defaultAlignment).toInt(), 0, m_alignment->count() - 1));
+    m_alignThreshold->setValue(
+        value("alignThreshold", QVariant::fromValue<qulonglong>(defaults.alignThreshold))
+            .toULongLong());
     m_order->setCurrentIndex(std::clamp(value("order", 0).toInt(), 0, m_order->count() - 1));
-    m_attributes->setChecked(value("attributes", true).toBool());
+    m_attributes->setChecked(value("attributes", defaults.includeAttributes).toBool());
     m_shardSize->setValue(value("shardSize", 0).toULongLong());
     m_checksum->setChecked(value("checksum", false).toBool());
     m_removeUnused->setChecked(value("removeUnused", false).toBool());
     validate();
+    m_restoring = restoring;
+    m_committed = settingValues();
+    Q_EMIT optionsChanged();
 }
 
 } // namespace ui

@@ -1,6 +1,13 @@
 // The options of the next save (threshold, data file, alignment and the size from which it
 // applies, order, attributes, shards, checksum, removing data files an in-place save stops
 // using), the live preview of what it will move, and the Save buttons.
+//
+// The layout on disk is the baseline: "Keep tensors where they are" starts checked, and a save
+// then moves only pinned tensors (SaveOptions::keepPlacement, as the Python package's save()
+// without options). Changing any layout option unchecks it: the threshold rule then places
+// every tensor that is not pinned. Every edit is one command on the undo stack the window
+// shares with the pins (setUndoStack); undoing one puts the fields back and flashes the one it
+// changed.
 #pragma once
 
 #include "core/plan/save_options.h"
@@ -17,6 +24,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QUndoStack;
 
 namespace repack {
 struct Target;
@@ -56,9 +64,24 @@ public:
     void addButtons(const QList<QAction*>& actions);
 
     // The options as "repack/<name>" keys and values, for QSettings; restoreSettings takes
-    // them back (missing keys keep their defaults).
+    // them back (missing keys get their defaults: the core's, or the chosen target's).
+    // Restoring is not an edit: nothing goes on the undo stack.
     QVariantMap settingValues() const;
     void restoreSettings(const QVariantMap& values);
+
+    // Edits (field changes) become undoable commands on `stack` (null: not undoable).
+    void setUndoStack(QUndoStack* stack);
+    // A model was opened or saved: the fields show `values` (restoreSettings, so {} means the
+    // defaults), "Keep tensors where they are" is checked, and these are the values
+    // isEdited() compares with.
+    void startFrom(const QVariantMap& values);
+    // The fields differ from what startFrom set: work a user would lose.
+    bool isEdited() const;
+    // The labels of the fields isEdited() finds changed ("Threshold", "Data file").
+    QStringList editedFields() const;
+    // A save keeps every tensor that is not pinned where it is.
+    bool keepsPlacement() const;
+    QCheckBox* keepBox() const { return m_keep; }
 
     SizeEdit* thresholdEdit() const { return m_threshold; }
     QLineEdit* dataFileEdit() const { return m_dataFile; }
@@ -72,13 +95,36 @@ public:
     QComboBox* targetBox() const { return m_target; }
     // Raw ONNX data files, or files that are also .safetensors files (no alignment then).
     QComboBox* formatBox() const { return m_format; }
+    QComboBox* orderBox() const { return m_order; }
+    QCheckBox* attributesBox() const { return m_attributes; }
+    QCheckBox* checksumBox() const { return m_checksum; }
 
 Q_SIGNALS:
     void optionsChanged();
     // saveBlocker() changed (empty: the options can be saved again).
     void saveBlockerChanged(const QString& reason);
+    // Undo (`undone`) or redo of an edit set the field labelled `label` back or again.
+    void editRevisited(const QString& label, bool undone);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    friend class SettingsEdit;
+    struct Field {
+        const char* key; // "repack/<key>" in settingValues()
+        QString label;
+        QWidget* widget;
+        bool layout; // changing it asks for the threshold rule
+    };
+    std::vector<Field> fields() const;
+    // The request of the fields as they show, "keep" aside: what the threshold rule does.
+    repack::SaveRequest ruleRequest() const;
+    // A field's value changed: unless restoring, pushes the edit (and unchecks "keep" for a
+    // layout field) and says the options changed.
+    void edited(const char* key);
+    // An undo or redo: the fields show `values`, the field `key` flashes.
+    void revisit(const QVariantMap& values, const char* key, bool undone);
     void validate();
     void applyTarget();
     void applyFormat();
@@ -86,6 +132,7 @@ private:
     bool safetensors() const;
     const repack::Target* target() const;
 
+    QCheckBox* m_keep;
     QComboBox* m_target;
     QComboBox* m_format;
     QString m_modelPath;
@@ -103,6 +150,10 @@ private:
     QLabel* m_preview;
     QString m_blocker;
     QWidget* m_buttons;
+    QUndoStack* m_undo = nullptr;
+    QVariantMap m_committed; // the values after the last edit: the next one's "before"
+    QVariantMap m_baseline; // what startFrom set
+    bool m_restoring = false;
 };
 
 // Empty when `name` is a usable data file name: relative, without "..", naming a file.

@@ -124,6 +124,7 @@ int mainWindowShot(const ScreenshotRequest& request)
         }
         // A repack that brings small tensors inline and shards the rest: every kind of change.
         window.repackPanel()->restoreSettings({
+            {QStringLiteral("repack/keep"), false},
             {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(2048)},
             {QStringLiteral("repack/shardSize"), QVariant::fromValue<qulonglong>(64 << 10)},
         });

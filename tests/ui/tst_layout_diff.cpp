@@ -242,7 +242,7 @@ private Q_SLOTS:
         QApplication::setOrganizationName(QStringLiteral("onnx-repack-tests"));
     }
 
-    void init() { ui::writeSettings(ui::RepackPanel().settingValues()); }
+    void init() { ui::writeSettings({{QStringLiteral("modelOptions"), QVariantMap()}}); }
 
     void beforeAfterMatchesPlan_data()
     {
@@ -337,6 +337,7 @@ private Q_SLOTS:
 
         QSignalSpy updated(panel, &ui::BeforeAfterPanel::updated);
         window.repackPanel()->restoreSettings({
+            {QStringLiteral("repack/keep"), false}, // the rule, not the layout on disk
             {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(2048)},
             {QStringLiteral("repack/shardSize"), QVariant::fromValue<qulonglong>(4096)},
         });

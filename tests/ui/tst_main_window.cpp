@@ -141,8 +141,8 @@ private Q_SLOTS:
         m_dialogButtons.clear();
         m_answerYes = false;
         m_clickButton.clear();
-        // Each window starts from the settings the last one saved with: start from defaults.
-        ui::writeSettings(ui::RepackPanel().settingValues());
+        // No model's remembered options: every model starts from the defaults.
+        ui::writeSettings({{QStringLiteral("modelOptions"), QVariantMap()}});
     }
 
     // Issue 27 item 8: two windows of models with one file name tell their folders apart.
@@ -246,27 +246,58 @@ private Q_SLOTS:
         QTRY_COMPARE(m_dialogs, QStringList{QStringLiteral("Cannot open model")});
     }
 
+    // Issue 27 item 4: the options a model was saved with are remembered for that model, on
+    // disk; another model starts from the core's defaults.
     void openedModelsAreRememberedOnDisk()
     {
         QTemporaryDir dir;
         QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        QVERIFY(!uifixtures::writeInlineModel(dir.path(), {10, 5000}, QStringLiteral("other.onnx"))
+                     .empty());
         const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        const QString other = dir.filePath(QStringLiteral("other.onnx"));
         {
             ui::MainWindow window;
             QVERIFY(open(window, path));
             window.repackPanel()->thresholdEdit()->setValue(12345);
+            window.repackPanel()->dataFileEdit()->setText(QStringLiteral("mine.bin"));
+            window.repackPanel()->checksumBox()->setChecked(true);
+            QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+            QVERIFY(window.saveTo(path));
+            QVERIFY(finished.wait(60000));
+            QCOMPARE(finished.first().first().toBool(), true);
             window.close();
         }
         // Written by the settings thread, not the GUI thread: wait for it, then read the file.
         ui::waitForSettingsWritten();
         const QSettings settings;
         QCOMPARE(settings.value(QStringLiteral("recentFiles")).toStringList().value(0), path);
-        QCOMPARE(settings.value(QStringLiteral("repack/threshold")).toULongLong(), 12345ull);
-        // A new window starts from them.
+        QCOMPARE(settings.value(QStringLiteral("modelOptions"))
+                     .toMap()
+                     .value(path)
+                     .toMap()
+                     .value(QStringLiteral("repack/threshold"))
+                     .toULongLong(),
+            12345ull);
+        QVERIFY(!settings.contains(QStringLiteral("repack/threshold"))
+            || settings.value(QStringLiteral("repack/threshold")).toULongLong() != 12345);
         ui::MainWindow next;
-        QCOMPARE(next.repackPanel()->options()->threshold, uint64_t(12345));
-        next.repackPanel()->thresholdEdit()->setValue(1024);
-        next.close();
+        // Another model: the defaults, not what was typed for model.onnx.
+        QVERIFY(open(next, other));
+        const repack::SaveOptions defaults;
+        ui::RepackPanel* panel = next.repackPanel();
+        QCOMPARE(panel->thresholdEdit()->value(), defaults.threshold);
+        QCOMPARE(panel->dataFileEdit()->text(), QString());
+        QVERIFY(!panel->checksumBox()->isChecked());
+        QVERIFY(panel->keepsPlacement());
+        // model.onnx again: what it was saved with, its layout kept until asked otherwise.
+        QVERIFY(open(next, path));
+        QCOMPARE(panel->thresholdEdit()->value(), uint64_t(12345));
+        QCOMPARE(panel->dataFileEdit()->text(), QStringLiteral("mine.bin"));
+        QVERIFY(panel->checksumBox()->isChecked());
+        QVERIFY(panel->keepsPlacement());
+        QVERIFY(!next.hasPendingWork());
+        QVERIFY2(m_dialogs.isEmpty(), qPrintable(m_dialogs.join(u',')));
     }
 
     void brokenModelShowsProblems_data()
@@ -481,16 +512,23 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("st.onnx.safetensors"))));
 
         choose(repack::DataFormat::Raw);
+        m_clickButton = QStringLiteral("Discard"); // the format chosen is not saved
         QVERIFY(open(window, dir.filePath(QStringLiteral("st.onnx"))));
         QCOMPARE(shown(), repack::DataFormat::Safetensors);
         QVERIFY(!window.repackPanel()->alignmentBox()->isEnabled());
+        // Its layout is kept until the rule is asked for; the rule then writes safetensors.
+        QVERIFY(window.repackPanel()->options()->keepPlacement);
+        window.repackPanel()->keepBox()->setChecked(false);
         QCOMPARE(window.repackPanel()->options()->format, repack::DataFormat::Safetensors);
+        window.repackPanel()->keepBox()->setChecked(true);
         QVERIFY(open(window, dir.filePath(QStringLiteral("raw.onnx"))));
         QCOMPARE(shown(), repack::DataFormat::Raw);
         choose(repack::DataFormat::Safetensors);
+        // A model without data files starts from the default format, not the last choice.
         QVERIFY(open(window, inlineModel));
-        QCOMPARE(shown(), repack::DataFormat::Safetensors);
-        QVERIFY2(m_dialogs.isEmpty(), qPrintable(m_dialogs.join(u',')));
+        QCOMPARE(shown(), repack::DataFormat::Raw);
+        QCOMPARE(m_dialogs,
+            QStringList({QStringLiteral("Save changes?"), QStringLiteral("Save changes?")}));
     }
 
     void foreignDataFileIsOverwrittenOnlyWithConsent_data()
@@ -853,7 +891,8 @@ private Q_SLOTS:
         const QString path = dir.filePath(QStringLiteral("model.onnx"));
         ui::MainWindow window;
         QVERIFY(open(window, path));
-        // The default data file is model.onnx.data: weights.bin is no longer used.
+        // The rule's default data file is model.onnx.data: weights.bin is no longer used.
+        window.repackPanel()->keepBox()->setChecked(false);
         window.repackPanel()->removeUnusedBox()->setChecked(remove);
         QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
         QVERIFY(window.saveTo(path));

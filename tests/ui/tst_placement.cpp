@@ -4,7 +4,9 @@
 // data file, past the 2 GiB inline limit, a name aliasing the model) change nothing and say why;
 // the keyboard reaches the same edits; a plan exports and imports as SPEC 5b JSON; and a save
 // after pinning writes exactly the layout planSave predicted for the same options.
+#include "dialog_answerer.h"
 #include "ui_fixtures.h"
+#include "window_steps.h"
 
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
@@ -47,27 +49,9 @@ using ui::TensorTableModel;
 
 namespace {
 
-// Waits until the window's plans are in: the checks of pin edits (each lands or is refused
-// then) and the preview they lead to, all made on workers.
-bool settled(ui::MainWindow& window)
-{
-    return QTest::qWaitFor([&window] { return !window.isPlanning(); }, 60000);
-}
-
-bool open(ui::MainWindow& window, const QString& path)
-{
-    QSignalSpy opened(&window, &ui::MainWindow::modelOpened);
-    return window.openFile(path, true) && opened.wait(60000) && settled(window);
-}
-
-int tensorOf(const ui::MainWindow& window, const QString& name)
-{
-    const auto& rows = window.snapshot().tensors;
-    for (int i = 0; i < rows.size(); ++i)
-        if (rows[i].name == name)
-            return i;
-    return -1;
-}
+using windowsteps::open;
+using windowsteps::settled;
+using windowsteps::tensorOf;
 
 // Selects the table rows of `names` (the shared selection of table and map).
 void select(ui::MainWindow& window, const QStringList& names)
@@ -331,8 +315,11 @@ private Q_SLOTS:
         QVERIFY(destinationRow(window, PlacementModel::Kind::File, QStringLiteral("sub/extra.data"))
             >= 0);
 
-        // Opening another model clears pins and history.
+        // Opening another model asks first (issue 27 item 3); discarded, it clears pins and
+        // history.
+        DialogAnswerer discard(QStringLiteral("Discard"));
         QVERIFY(open(window, mixedModel(QStringLiteral("pane-other"))));
+        QCOMPARE(discard.titles, QStringList{QStringLiteral("Save changes?")});
         QCOMPARE(state->pinnedCount(), 0);
         QCOMPARE(state->undoStack()->count(), 0);
         QVERIFY(planned(window, QStringLiteral("ext_c")).isEmpty());
