@@ -261,14 +261,15 @@ void RepackPanel::edited(const char* key)
     const std::vector<Field> all = fields();
     const auto field = std::find_if(
         all.begin(), all.end(), [key](const Field& f) { return qstrcmp(f.key, key) == 0; });
+    QVariantMap now = settingValues();
+    if (now == m_committed)
+        return; // set to what it was (a size field says so even then)
     // Asking for another layout is asking for the rule: the tensors no longer keep their place.
     if (field != all.end() && field->layout && m_keep->isChecked()) {
         const QSignalBlocker block(m_keep);
         m_keep->setChecked(false);
+        now = settingValues();
     }
-    QVariantMap now = settingValues();
-    if (now == m_committed)
-        return;
     const QString label = field != all.end() ? field->label : QString::fromLatin1(key);
     QWidget* widget = field != all.end() ? field->widget : nullptr;
     const bool typed = qobject_cast<QLineEdit*>(widget) || qobject_cast<SizeEdit*>(widget);

@@ -11,6 +11,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
 
 class TestRepackPanel : public QObject {
@@ -221,6 +222,52 @@ private Q_SLOTS:
         restored.restoreSettings(stored);
         QCOMPARE(restored.options()->threshold, uint64_t(3 * 1024 * 1024));
         QCOMPARE(restored.options()->dataFile, std::string("x.data"));
+    }
+
+    // Issue 27 items 1 and 2: a field set to what it shows is no edit; a layout field changed
+    // is one undoable edit that also asks for the rule, and undo puts both back.
+    void editsAreUndoableAndAskForTheRule()
+    {
+        ui::RepackPanel panel;
+        QUndoStack stack;
+        panel.setUndoStack(&stack);
+        panel.startFrom({});
+        QVERIFY(panel.keepsPlacement());
+        QVERIFY(panel.options()->keepPlacement);
+        QSignalSpy changed(&panel, &ui::RepackPanel::optionsChanged);
+
+        panel.thresholdEdit()->setValue(panel.thresholdEdit()->value()); // says valueChanged
+        QCOMPARE(stack.count(), 0);
+        QVERIFY(panel.keepsPlacement());
+        QVERIFY(!panel.isEdited());
+        QCOMPARE(changed.count(), 0);
+
+        panel.checksumBox()->setChecked(true); // not a layout option: still kept
+        QVERIFY(panel.keepsPlacement());
+        QVERIFY(panel.options()->checksum);
+        panel.thresholdEdit()->setValue(4096);
+        QVERIFY(!panel.keepsPlacement());
+        QCOMPARE(panel.options()->threshold, uint64_t(4096));
+        QVERIFY(!panel.options()->keepPlacement);
+        QCOMPARE(stack.count(), 2);
+        QCOMPARE(panel.editedFields(),
+            QStringList({QStringLiteral("Keep tensors where they are"), QStringLiteral("Threshold"),
+                QStringLiteral("Write SHA-1 checksums")}));
+
+        QSignalSpy revisited(&panel, &ui::RepackPanel::editRevisited);
+        stack.undo();
+        QVERIFY(panel.keepsPlacement());
+        QCOMPARE(panel.thresholdEdit()->value(), repack::SaveOptions{}.threshold);
+        QCOMPARE(revisited.count(), 1);
+        QCOMPARE(revisited.constFirst().constFirst().toString(), QStringLiteral("Threshold"));
+        stack.undo();
+        QVERIFY(!panel.checksumBox()->isChecked());
+        QVERIFY(!panel.isEdited());
+        stack.redo();
+        stack.redo();
+        QCOMPARE(panel.thresholdEdit()->value(), uint64_t(4096));
+        QVERIFY(!panel.keepsPlacement());
+        QVERIFY(panel.checksumBox()->isChecked());
     }
 };
 

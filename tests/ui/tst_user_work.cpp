@@ -47,10 +47,9 @@ QMap<QString, QString> placesOn(const QString& path)
         return places;
     for (const repack::TensorInfo& t : (*model)->tensors())
         places.insert(QString::fromStdString(t.name),
-            t.isExternal()
-                ? QString::fromStdString(t.external->location) + u'@'
+            t.isExternal() ? QString::fromStdString(t.external->location) + u'@'
                     + QString::number(t.external->offset)
-                : QStringLiteral("inline"));
+                           : QStringLiteral("inline"));
     return places;
 }
 
@@ -64,8 +63,8 @@ void typeSize(ui::SizeEdit* edit, const QString& text)
     QTest::keyClick(spin, Qt::Key_Return);
 }
 
-bool pinAndSettle(ui::MainWindow& window, const QList<int>& tensors,
-    const TensorPlacement& destination)
+bool pinAndSettle(
+    ui::MainWindow& window, const QList<int>& tensors, const TensorPlacement& destination)
 {
     return window.placementState()->pinTo(tensors, destination) && settled(window);
 }
@@ -111,8 +110,8 @@ private Q_SLOTS:
 
         QVERIFY(pinAndSettle(window, {tensorOf(window, QStringLiteral("small_a"))},
             {Placement::External, "extra.bin"}));
-        QVERIFY(pinAndSettle(
-            window, {tensorOf(window, QStringLiteral("ext_c"))}, {Placement::Inline}));
+        QVERIFY(
+            pinAndSettle(window, {tensorOf(window, QStringLiteral("ext_c"))}, {Placement::Inline}));
         QTRY_VERIFY(window.saveAction()->isEnabled());
         QVERIFY(saveWithKeys(window));
 
@@ -140,8 +139,8 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&again));
         QVERIFY(open(again, path));
         QTRY_VERIFY(!again.saveAction()->isEnabled());
-        QVERIFY(pinAndSettle(again, {tensorOf(again, QStringLiteral("ext_e"))},
-            {Placement::External, "extra.bin"}));
+        QVERIFY(pinAndSettle(
+            again, {tensorOf(again, QStringLiteral("ext_e"))}, {Placement::External, "extra.bin"}));
         QVERIFY(saveWithKeys(again));
         places = placesOn(path);
         QCOMPARE(places.value(QStringLiteral("small_a")), QStringLiteral("extra.bin@0"));
@@ -200,9 +199,8 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
-        const QList<int> last
-            = {tensorOf(window, QStringLiteral("w297")), tensorOf(window, QStringLiteral("w298")),
-                tensorOf(window, QStringLiteral("w299"))};
+        const QList<int> last = {tensorOf(window, QStringLiteral("w297")),
+            tensorOf(window, QStringLiteral("w298")), tensorOf(window, QStringLiteral("w299"))};
         QVERIFY(pinAndSettle(window, last, {Placement::External, "x.bin"}));
         QTableView* table = window.tensorView();
         table->clearSelection();
@@ -259,7 +257,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
         QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 5000}, QStringLiteral("b.onnx"))
-                .empty());
+                     .empty());
         const QString a = dir.filePath(QStringLiteral("model.onnx"));
         const QString b = dir.filePath(QStringLiteral("b.onnx"));
         auto window = std::make_unique<ui::MainWindow>();
@@ -278,8 +276,8 @@ private Q_SLOTS:
             QStringList buttons = cancel.buttons.value(0).split(u'|');
             buttons.sort(); // in the platform's order
             QCOMPARE(buttons,
-                QStringList({QStringLiteral("Cancel"), QStringLiteral("Discard"),
-                    QStringLiteral("Save")}));
+                QStringList(
+                    {QStringLiteral("Cancel"), QStringLiteral("Discard"), QStringLiteral("Save")}));
             QVERIFY2(cancel.texts.constFirst().contains(QStringLiteral("1 pinned tensor")),
                 qPrintable(cancel.texts.constFirst()));
             QCOMPARE(window->currentPath(), a);
@@ -343,7 +341,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
         QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 5000}, QStringLiteral("b.onnx"))
-                .empty());
+                     .empty());
         ui::MainWindow window;
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
