@@ -238,6 +238,17 @@ private Q_SLOTS:
         QCOMPARE(panel->thresholdEdit()->value(), uint64_t(2048));
         QVERIFY(!panel->keepsPlacement());
 
+        // Ctrl+Z in the threshold's own field undoes on the shared stack too (keep comes back,
+        // which the field's text undo would not do), and Ctrl+Shift+Z there redoes.
+        panel->thresholdEdit()->spinBox()->setFocus();
+        QTest::keyClick(panel->thresholdEdit()->spinBox(), Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(panel->thresholdEdit()->value(), uint64_t(1024));
+        QVERIFY(panel->keepsPlacement());
+        QTest::keyClick(
+            panel->thresholdEdit()->spinBox(), Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(panel->thresholdEdit()->value(), uint64_t(2048));
+        QVERIFY(!panel->keepsPlacement());
+
         // Typing a name is one edit; Ctrl+Z in the field undoes it on the shared stack.
         const int before = undo->index();
         QLineEdit* data = panel->dataFileEdit();
