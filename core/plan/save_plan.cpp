@@ -335,7 +335,8 @@ public:
                 startFile();
             uint64_t offset = aligned ? alignUp(m_plan.fileBytes.back(), m_options.alignment)
                                       : m_plan.fileBytes.back();
-            if (const uint64_t keep = keptOffset(i); keep != kNoOffset) {
+            // Safetensors files have no gaps and no shared ranges: kept in order, laid out anew.
+            if (const uint64_t keep = keptOffset(i); keep != kNoOffset && !m_safetensors) {
                 const auto range = keptRanges.find({keep, bytes});
                 if (range != keptRanges.end()) {
                     m_plan.tensors[i] = m_plan.tensors[range->second];
@@ -458,28 +459,63 @@ std::vector<TensorPlacement> keptPlacements(const Model& model)
     return out;
 }
 
+namespace {
+
+// The model's data files are all safetensors files (at least one): keeping them is writing them
+// as safetensors again, or they would keep their tensors behind a zeroed header.
+bool readsOnlySafetensors(const Model& model)
+{
+    bool any = false;
+    for (const TensorInfo& t : model.tensors()) {
+        if (!t.isExternal() || !t.external->file)
+            continue;
+        if (!t.external->file->safetensors())
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+// SaveOptions::keepPlacement made explicit: every tensor's place as placements, the desktop
+// app's pins over them, and the format of the files kept.
+SaveOptions keptOptions(const Model& model, const fs::path& modelPath, const SaveOptions& requested)
+{
+    SaveOptions kept = requested;
+    kept.placements = keptPlacements(model);
+    if (readsOnlySafetensors(model)) {
+        kept.format = DataFormat::Safetensors;
+        kept.alignment = 0;
+    }
+    const std::string dataFile
+        = fs::path(saveDataFile(modelPath, kept)).lexically_normal().generic_string();
+    // A pinned tensor goes where its pin says (after the kept ranges of that file); every other
+    // one stays. One pinned to the file it is in already (an imported plan names every tensor's
+    // file; "the save's data file" may be it) stays at its offset.
+    for (size_t i = 0; i < std::min(requested.placements.size(), kept.placements.size()); ++i) {
+        TensorPlacement pin = requested.placements[i];
+        TensorPlacement& place = kept.placements[i];
+        if (pin.kind == Placement::Auto)
+            continue;
+        if (pin.kind == Placement::External) {
+            // One spelling per file, as keptPlacements writes them: "./w.bin" is "w.bin".
+            pin.location = pin.location.empty()
+                ? dataFile
+                : fs::path(pin.location).lexically_normal().generic_string();
+            if (place.kind == Placement::External && !pin.offset && pin.location == place.location)
+                continue;
+        }
+        place = std::move(pin);
+    }
+    return kept;
+}
+
+} // namespace
+
 Result<SavePlan> planSave(
     const Model& model, const fs::path& modelPath, const SaveOptions& requested)
 {
-    SaveOptions kept;
-    if (requested.keepPlacement) {
-        kept = requested;
-        kept.placements = keptPlacements(model);
-        // The desktop app's pins over the layout on disk: a pinned tensor goes where its pin
-        // says (after the kept ranges of that file), every other one stays. One pinned to the
-        // file it is in already (an imported plan names every tensor's file) stays at its offset.
-        for (size_t i = 0; i < std::min(requested.placements.size(), kept.placements.size()); ++i) {
-            const TensorPlacement& pin = requested.placements[i];
-            TensorPlacement& place = kept.placements[i];
-            if (pin.kind == Placement::Auto)
-                continue;
-            const bool staying = pin.kind == Placement::External
-                && place.kind == Placement::External && !pin.offset
-                && fs::path(pin.location).lexically_normal().generic_string() == place.location;
-            if (!staying)
-                place = pin;
-        }
-    }
+    const SaveOptions kept
+        = requested.keepPlacement ? keptOptions(model, modelPath, requested) : SaveOptions();
     const SaveOptions& options = requested.keepPlacement ? kept : requested;
     const auto& tensors = model.tensors();
     const bool safetensors = options.format == DataFormat::Safetensors;

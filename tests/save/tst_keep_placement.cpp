@@ -113,6 +113,8 @@ private slots:
     void planKeepShowsNothingChanges();
     void keptInlinePastTwoGiBNamesTheDataOption();
     void pinsMoveOnlyThemselves();
+    void aPinToTheFileATensorIsInKeepsIt();
+    void keptSafetensorsFilesStaySafetensors();
 };
 
 void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
@@ -274,6 +276,87 @@ void TestKeepPlacement::pinsMoveOnlyThemselves()
     auto again = save(*saved, path.toStdString(), keep());
     QVERIFY_OK(again);
     QVERIFY(again->unchanged);
+}
+
+void TestKeepPlacement::aPinToTheFileATensorIsInKeepsIt()
+{
+    // t2 pinned to "the save's data file" (m.onnx.data is that), t3 to "./m.onnx.data": both
+    // stay, so nothing changes; t0 pinned to "./sub/a.bin" joins the file of a and a_twin (one
+    // file, not two spellings of it).
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const auto hashes = hashFolder(dir.path());
+    SaveOptions options = keep();
+    options.placements.resize(model->tensors().size());
+    auto pin = [&](const std::string& name, TensorPlacement where) {
+        for (size_t i = 0; i < model->tensors().size(); ++i)
+            if (model->tensors()[i].qualifiedName() == name)
+                options.placements[i] = std::move(where);
+    };
+    pin("graph/t2", TensorPlacement(Placement::External));
+    pin("graph/t3", TensorPlacement(Placement::External, "./m.onnx.data"));
+    auto unchanged = save(*model, path.toStdString(), options);
+    QVERIFY_OK(unchanged);
+    QVERIFY(unchanged->unchanged);
+    QCOMPARE(hashFolder(dir.path()), hashes);
+
+    auto expected = placesOf(*model);
+    pin("graph/t0", TensorPlacement(Placement::External, "./sub/a.bin"));
+    QVERIFY_OK(save(*model, path.toStdString(), options));
+    auto saved = loadModel(path);
+    QVERIFY(saved);
+    expected["graph/t0"] = Place{true, "sub/a.bin", 13 + 3000};
+    QCOMPARE(describe(placesOf(*saved)), describe(expected));
+}
+
+void TestKeepPlacement::keptSafetensorsFilesStaySafetensors()
+{
+    // A model whose data file is a .safetensors file, kept with a pin: the file is written as
+    // safetensors again (it used to be written raw at the old offsets, its header zeroed).
+    QTemporaryDir dir;
+    const QString raw
+        = writeUint8Model(dir.path(), "raw.onnx", {100, 5000, 6000, 7000}, 1 << 20, "raw.data");
+    QVERIFY(!raw.isEmpty());
+    auto source = loadModel(raw);
+    QVERIFY(source);
+    SaveOptions asSafetensors;
+    asSafetensors.format = DataFormat::Safetensors;
+    asSafetensors.alignment = 0;
+    const QString path = QDir(dir.path()).filePath("st.onnx");
+    QVERIFY_OK(save(*source, path.toStdString(), asSafetensors));
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const auto values = readAllTensors(*model);
+    auto isSafetensors = [](const Model& m) {
+        int external = 0;
+        for (const TensorInfo& t : m.tensors()) {
+            if (!t.isExternal())
+                continue;
+            if (!t.external->file || !t.external->file->safetensors())
+                return -1;
+            ++external;
+        }
+        return external;
+    };
+    QCOMPARE(isSafetensors(*model), 3);
+    auto unchanged = save(*model, path.toStdString(), keep());
+    QVERIFY_OK(unchanged);
+    QVERIFY(unchanged->unchanged);
+
+    SaveOptions options = keep();
+    options.placements.resize(model->tensors().size());
+    for (size_t i = 0; i < model->tensors().size(); ++i)
+        if (model->tensors()[i].qualifiedName() == "graph/t2")
+            options.placements[i] = TensorPlacement(Placement::Inline);
+    QVERIFY_OK(save(*model, path.toStdString(), options));
+    auto saved = loadModel(path);
+    QVERIFY(saved);
+    QVERIFY(saved->problems().empty());
+    QCOMPARE(isSafetensors(*saved), 2);
+    QCOMPARE(readAllTensors(*saved), values);
 }
 
 QTEST_GUILESS_MAIN(TestKeepPlacement)
