@@ -27,6 +27,7 @@
 #include "core/plan/save_plan.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -142,7 +143,16 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_saveFlow, &SaveFlow::finished, this, [this](bool ok) {
         // What waited for this save (an open, a close) goes ahead only once it succeeded.
         if (std::function<void()> then = std::exchange(m_afterSave, {}); ok && then)
-            QTimer::singleShot(0, this, std::move(then));
+            QTimer::singleShot(0, this, [this, then = std::move(then)] {
+                // Not under a dialog opened meanwhile (Compare With…): the open or close would
+                // pull the window from under it.
+                if (QApplication::activeModalWidget()) {
+                    statusBar()->showMessage(
+                        tr("Saved. A dialog is open: open or close again when it is done."), 10000);
+                    return;
+                }
+                then();
+            });
         Q_EMIT saveFinished(ok);
     });
     connect(m_map, &LayoutMapView::hiddenTensorClicked, this, [this](int tensor) {
@@ -190,6 +200,17 @@ bool MainWindow::openFile(const QString& path, bool quiet)
             [this, path, quiet] { startOpen(path, quiet); }))
         return false;
     return startOpen(path, quiet);
+}
+
+bool MainWindow::s_quitting = false;
+
+void MainWindow::quitAll()
+{
+    // closeAllWindows stops at a window that asks and is not closed yet; its Save comes back
+    // here once saved.
+    s_quitting = true;
+    QApplication::closeAllWindows();
+    s_quitting = false;
 }
 
 bool MainWindow::hasPendingWork() const
@@ -423,6 +444,7 @@ bool MainWindow::saveTo(const QString& path)
         QMessageBox::warning(this, tr("Cannot save"), invalid);
         return false;
     }
+    m_savingOptions = m_panel->settingValues();
     return m_saveFlow->start(path, m_panel->request(), m_placement->plan());
 }
 
@@ -475,9 +497,9 @@ void MainWindow::onSaved(const SaveOutcome& outcome)
     // worker took of it, and free the old rows off this thread.
     ModelSnapshot oldSnapshot = std::exchange(m_snapshot, outcome.snapshot);
     m_snapshot.path = QFileInfo(local(outcome.report.modelPath)).absoluteFilePath();
-    // What is on disk now is the baseline: the fields stay as they made it, for this model,
-    // and nothing moves until the user asks again.
-    QVariantMap options = m_panel->settingValues();
+    // What is on disk now is the baseline: the fields stay as they made it (as they were when
+    // the save started), for this model, and nothing moves until the user asks again.
+    QVariantMap options = std::exchange(m_savingOptions, {});
     options.remove(QStringLiteral("repack/keep"));
     rememberOptions(m_snapshot.path, options);
     m_panel->startFrom(options);
@@ -685,7 +707,13 @@ void MainWindow::closeEvent(QCloseEvent* event)
         }
         saveJob()->cancel();
         saveJob()->waitForFinished();
-    } else if (!mayLeave(tr("closing it"), [this] { close(); })) {
+    } else if (!mayLeave(tr("closing it"), [this, quitting = s_quitting] {
+                   // Quit goes on with the other windows once this one is saved.
+                   if (quitting)
+                       quitAll();
+                   else
+                       close();
+               })) {
         event->ignore();
         return;
     }

@@ -12,6 +12,7 @@
 #include "core/result.h"
 
 #include <QMainWindow>
+#include <QVariantMap>
 
 #include <functional>
 #include <memory>
@@ -64,6 +65,8 @@ public:
     bool openFile(const QString& path, bool quiet = false);
     // Pins or options changed since the model was opened or saved: what closing it would lose.
     bool hasPendingWork() const;
+    // File > Quit: closes every window, each asking about its pending work.
+    static void quitAll();
     bool isLoading() const;
     QString currentPath() const { return m_snapshot.path; }
     const ModelSnapshot& snapshot() const { return m_snapshot; }
@@ -198,6 +201,8 @@ private:
     SaveFlow* m_saveFlow = nullptr;
     bool m_askingReload = false;
     std::function<void()> m_afterSave; // what mayLeave's Save waits to do
+    QVariantMap m_savingOptions; // the panel's values when the running save started
+    static bool s_quitting; // inside quitAll
     bool m_nothingToChange = false; // the preview found an in-place save would write nothing
 
     QAction* m_openAction = nullptr;

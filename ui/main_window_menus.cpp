@@ -45,7 +45,7 @@ void MainWindow::createActions()
     file->addSeparator();
     QAction* close = file->addAction(tr("&Close Window"), this, &QWidget::close);
     close->setShortcut(QKeySequence::Close);
-    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    QAction* quit = file->addAction(tr("&Quit"), qApp, &MainWindow::quitAll);
     quit->setShortcut(QKeySequence::Quit);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));

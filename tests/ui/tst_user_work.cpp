@@ -345,6 +345,38 @@ private Q_SLOTS:
         }
     }
 
+    // Item 3: File > Quit with two windows, both with pins: the first asks; after its Save
+    // succeeded the quit goes on, the second asks and saves, and both close (closeAllWindows
+    // alone stopped at the first one that asked).
+    void quitGoesOnAfterSave()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 5000}, QStringLiteral("b.onnx"))
+                     .empty());
+        const QString a = dir.filePath(QStringLiteral("model.onnx"));
+        const QString b = dir.filePath(QStringLiteral("b.onnx"));
+        ui::MainWindow first;
+        ui::MainWindow second;
+        for (ui::MainWindow* w : {&first, &second}) {
+            w->show();
+            QVERIFY(QTest::qWaitForWindowExposed(w));
+        }
+        QVERIFY(open(first, a));
+        QVERIFY(open(second, b));
+        QVERIFY(
+            pinAndSettle(first, {tensorOf(first, QStringLiteral("ext_c"))}, {Placement::Inline}));
+        QVERIFY(pinAndSettle(
+            second, {tensorOf(second, QStringLiteral("w1"))}, {Placement::External, "b.bin"}));
+        DialogAnswerer save(QStringLiteral("Save"));
+        ui::MainWindow::quitAll();
+        QTRY_VERIFY_WITH_TIMEOUT(!first.isVisible() && !second.isVisible(), 60000);
+        QCOMPARE(save.titles,
+            QStringList({QStringLiteral("Save changes?"), QStringLiteral("Save changes?")}));
+        QCOMPARE(placesOn(a).value(QStringLiteral("ext_c")), QStringLiteral("inline"));
+        QCOMPARE(placesOn(b).value(QStringLiteral("w1")), QStringLiteral("b.bin@0"));
+    }
+
     // Item 4: a data file name, a threshold and the SHA-1 box typed for one model are not
     // pre-filled for the next; it starts from the core's defaults.
     void optionsDoNotLeakToTheNextModel()
