@@ -96,8 +96,8 @@ struct SaveOptions {
     // it can (core/plan/save_plan.h: keptPlacements); the threshold is not used, the data file
     // only by pins that name none. Pinned entries of `placements` (not Auto: the desktop app's
     // pins) go where they say, after the kept ranges of their file, laid out with the alignment
-    // above; one pinned to the file it is in stays. Data files that are all safetensors files
-    // stay safetensors files (in their order, laid out anew: the format has no gaps). An
+    // above; one pinned to the file it is in stays. Pins that move a tensor of a model reading
+    // a safetensors file are refused: kept at its offsets, the file would lose its header. An
     // in-place save of an unchanged model then writes nothing.
     bool keepPlacement = false;
     // The option a user gives a data file with ("--data", "external_data="), for the message

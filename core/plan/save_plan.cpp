@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -461,36 +462,28 @@ std::vector<TensorPlacement> keptPlacements(const Model& model)
 
 namespace {
 
-// The model's data files are all safetensors files (at least one): keeping them is writing them
-// as safetensors again, or they would keep their tensors behind a zeroed header.
-bool readsOnlySafetensors(const Model& model)
+// The first data file of `model` that is also a safetensors file; null when none is.
+const ExternalRef* firstSafetensorsFile(const Model& model)
 {
-    bool any = false;
-    for (const TensorInfo& t : model.tensors()) {
-        if (!t.isExternal() || !t.external->file)
-            continue;
-        if (!t.external->file->safetensors())
-            return false;
-        any = true;
-    }
-    return any;
+    for (const TensorInfo& t : model.tensors())
+        if (t.isExternal() && t.external->file && t.external->file->safetensors())
+            return &*t.external;
+    return nullptr;
 }
 
-// SaveOptions::keepPlacement made explicit: every tensor's place as placements, the desktop
-// app's pins over them, and the format of the files kept.
-SaveOptions keptOptions(const Model& model, const fs::path& modelPath, const SaveOptions& requested)
+// SaveOptions::keepPlacement made explicit: every tensor's place as placements, and the
+// desktop app's pins over them.
+Result<SaveOptions> keptOptions(
+    const Model& model, const fs::path& modelPath, const SaveOptions& requested)
 {
     SaveOptions kept = requested;
     kept.placements = keptPlacements(model);
-    if (readsOnlySafetensors(model)) {
-        kept.format = DataFormat::Safetensors;
-        kept.alignment = 0;
-    }
     const std::string dataFile
         = fs::path(saveDataFile(modelPath, kept)).lexically_normal().generic_string();
     // A pinned tensor goes where its pin says (after the kept ranges of that file); every other
     // one stays. One pinned to the file it is in already (an imported plan names every tensor's
     // file; "the save's data file" may be it) stays at its offset.
+    std::optional<size_t> moved;
     for (size_t i = 0; i < std::min(requested.placements.size(), kept.placements.size()); ++i) {
         TensorPlacement pin = requested.placements[i];
         TensorPlacement& place = kept.placements[i];
@@ -504,8 +497,19 @@ SaveOptions keptOptions(const Model& model, const fs::path& modelPath, const Sav
             if (place.kind == Placement::External && !pin.offset && pin.location == place.location)
                 continue;
         }
+        if (pin.kind == place.kind && pin.location == place.location)
+            continue;
         place = std::move(pin);
+        moved = moved.value_or(i);
     }
+    // Kept raw data files are written again at their offsets: a safetensors file would lose its
+    // header (readers of the format could no longer read it). Its layout is only made anew.
+    if (moved && kept.format == DataFormat::Raw)
+        if (const ExternalRef* file = firstSafetensorsFile(model))
+            return Error::usage("cannot move " + model.tensors()[*moved].qualifiedName()
+                + " and keep every other tensor where it is: " + file->location
+                + " is a safetensors file, and keeping its layout would write it again without "
+                  "its header; lay the data files out anew in the safetensors format instead");
     return kept;
 }
 
@@ -514,9 +518,13 @@ SaveOptions keptOptions(const Model& model, const fs::path& modelPath, const Sav
 Result<SavePlan> planSave(
     const Model& model, const fs::path& modelPath, const SaveOptions& requested)
 {
-    const SaveOptions kept
-        = requested.keepPlacement ? keptOptions(model, modelPath, requested) : SaveOptions();
-    const SaveOptions& options = requested.keepPlacement ? kept : requested;
+    Result<SaveOptions> kept = SaveOptions();
+    if (requested.keepPlacement) {
+        kept = keptOptions(model, modelPath, requested);
+        if (!kept)
+            return kept.error();
+    }
+    const SaveOptions& options = requested.keepPlacement ? *kept : requested;
     const auto& tensors = model.tensors();
     const bool safetensors = options.format == DataFormat::Safetensors;
     auto dataFile = checkOptions(modelPath, options);

@@ -114,7 +114,7 @@ private slots:
     void keptInlinePastTwoGiBNamesTheDataOption();
     void pinsMoveOnlyThemselves();
     void aPinToTheFileATensorIsInKeepsIt();
-    void keptSafetensorsFilesStaySafetensors();
+    void pinsOverAKeptSafetensorsFileAreRefused();
 };
 
 void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
@@ -312,10 +312,12 @@ void TestKeepPlacement::aPinToTheFileATensorIsInKeepsIt()
     QCOMPARE(describe(placesOf(*saved)), describe(expected));
 }
 
-void TestKeepPlacement::keptSafetensorsFilesStaySafetensors()
+void TestKeepPlacement::pinsOverAKeptSafetensorsFileAreRefused()
 {
-    // A model whose data file is a .safetensors file, kept with a pin: the file is written as
-    // safetensors again (it used to be written raw at the old offsets, its header zeroed).
+    // A model whose data file is a .safetensors file: kept as it is, nothing changes; a pin
+    // over the kept layout would write the file again at its offsets without its header (it
+    // did: readers of the format could no longer read it), so the plan is refused, naming the
+    // tensor and the file, and nothing is written.
     QTemporaryDir dir;
     const QString raw
         = writeUint8Model(dir.path(), "raw.onnx", {100, 5000, 6000, 7000}, 1 << 20, "raw.data");
@@ -329,34 +331,31 @@ void TestKeepPlacement::keptSafetensorsFilesStaySafetensors()
     QVERIFY_OK(save(*source, path.toStdString(), asSafetensors));
     auto model = loadModel(path);
     QVERIFY(model);
-    const auto values = readAllTensors(*model);
-    auto isSafetensors = [](const Model& m) {
-        int external = 0;
-        for (const TensorInfo& t : m.tensors()) {
-            if (!t.isExternal())
-                continue;
-            if (!t.external->file || !t.external->file->safetensors())
-                return -1;
-            ++external;
-        }
-        return external;
-    };
-    QCOMPARE(isSafetensors(*model), 3);
     auto unchanged = save(*model, path.toStdString(), keep());
     QVERIFY_OK(unchanged);
     QVERIFY(unchanged->unchanged);
 
+    const auto hashes = hashFolder(dir.path());
     SaveOptions options = keep();
     options.placements.resize(model->tensors().size());
     for (size_t i = 0; i < model->tensors().size(); ++i)
         if (model->tensors()[i].qualifiedName() == "graph/t2")
             options.placements[i] = TensorPlacement(Placement::Inline);
-    QVERIFY_OK(save(*model, path.toStdString(), options));
-    auto saved = loadModel(path);
-    QVERIFY(saved);
-    QVERIFY(saved->problems().empty());
-    QCOMPARE(isSafetensors(*saved), 2);
-    QCOMPARE(readAllTensors(*saved), values);
+    auto refused = save(*model, path.toStdString(), options);
+    QVERIFY(!refused);
+    const std::string& message = refused.error().message;
+    QVERIFY2(message.find("graph/t2") != std::string::npos
+            && message.find("st.onnx.safetensors is a safetensors file") != std::string::npos,
+        message.c_str());
+    QCOMPARE(hashFolder(dir.path()), hashes);
+    // A pin that moves nothing (t3 to the file it is in) is no move: nothing to change.
+    options.placements.assign(model->tensors().size(), TensorPlacement());
+    for (size_t i = 0; i < model->tensors().size(); ++i)
+        if (model->tensors()[i].qualifiedName() == "graph/t3")
+            options.placements[i] = TensorPlacement(Placement::External, "st.onnx.safetensors");
+    auto still = save(*model, path.toStdString(), options);
+    QVERIFY_OK(still);
+    QVERIFY(still->unchanged);
 }
 
 QTEST_GUILESS_MAIN(TestKeepPlacement)
