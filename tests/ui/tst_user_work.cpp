@@ -63,6 +63,17 @@ void typeSize(ui::SizeEdit* edit, const QString& text)
     QTest::keyClick(spin, Qt::Key_Return);
 }
 
+// model.onnx (writeMixedModel: three tensors in weights.bin) and b.onnx (two inline tensors of
+// 100 and 5000 bytes) in `dir`; empty paths when they could not be written.
+std::pair<QString, QString> twoModels(const QString& dir)
+{
+    if (uifixtures::writeMixedModel(dir).empty()
+        || uifixtures::writeInlineModel(dir, {100, 5000}, QStringLiteral("b.onnx")).empty())
+        return {};
+    return {QDir(dir).filePath(QStringLiteral("model.onnx")),
+        QDir(dir).filePath(QStringLiteral("b.onnx"))};
+}
+
 bool pinAndSettle(
     ui::MainWindow& window, const QList<int>& tensors, const TensorPlacement& destination)
 {
@@ -266,11 +277,8 @@ private Q_SLOTS:
     void pendingWorkIsNotThrownAway()
     {
         QTemporaryDir dir;
-        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
-        QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 5000}, QStringLiteral("b.onnx"))
-                     .empty());
-        const QString a = dir.filePath(QStringLiteral("model.onnx"));
-        const QString b = dir.filePath(QStringLiteral("b.onnx"));
+        const auto [a, b] = twoModels(dir.path());
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
         auto window = std::make_unique<ui::MainWindow>();
         window->show();
         QVERIFY(QTest::qWaitForWindowExposed(window.get()));
@@ -351,11 +359,8 @@ private Q_SLOTS:
     void quitGoesOnAfterSave()
     {
         QTemporaryDir dir;
-        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
-        QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 5000}, QStringLiteral("b.onnx"))
-                     .empty());
-        const QString a = dir.filePath(QStringLiteral("model.onnx"));
-        const QString b = dir.filePath(QStringLiteral("b.onnx"));
+        const auto [a, b] = twoModels(dir.path());
+        QVERIFY(!a.isEmpty() && !b.isEmpty());
         ui::MainWindow first;
         ui::MainWindow second;
         for (ui::MainWindow* w : {&first, &second}) {
