@@ -500,6 +500,8 @@ void MainWindow::onSaved(const SaveOutcome& outcome)
     // What is on disk now is the baseline: the fields stay as they made it (as they were when
     // the save started), for this model, and nothing moves until the user asks again.
     QVariantMap options = std::exchange(m_savingOptions, {});
+    if (const repack::SaveRequest& ran = m_saveFlow->request(); !ran.keep) // "Write … Instead"
+        options.insert(QStringLiteral("repack/dataFile"), QString::fromStdString(ran.data));
     options.remove(QStringLiteral("repack/keep"));
     rememberOptions(m_snapshot.path, options);
     m_panel->startFrom(options);

@@ -57,6 +57,8 @@ public:
     // it stops and asks (Wait / Cancel); nor replaces files others read unasked.
     bool start(const QString& path, repack::SaveRequest request,
         std::vector<repack::TensorPlacement> placements);
+    // The request of the last save as it ran: "Write <name> Instead" changed its data file.
+    const repack::SaveRequest& request() const { return m_request; }
     void cancel();
 
 Q_SIGNALS:

@@ -616,6 +616,11 @@ private Q_SLOTS:
         const int big = sourceRowOf(window, QStringLiteral("w1"));
         QCOMPARE(window.tensorModel()->index(big, TensorTableModel::Storage).data().toString(),
             QStringLiteral("other.onnx-2.data"));
+        // The panel and the options remembered for other.onnx name the file it was saved with,
+        // not the one in the way.
+        QCOMPARE(window.repackPanel()->dataFileEdit()->text(), QStringLiteral("other.onnx-2.data"));
+        QVERIFY(!window.hasPendingWork());
+        QVERIFY(window.repackPanel()->keepsPlacement());
     }
 
     // SPEC 5a, one save at a time per folder: a save that finds another save holding the
