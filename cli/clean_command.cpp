@@ -13,24 +13,30 @@
 namespace repack::cli {
 namespace {
 
-// `onnx-repack clean MODEL`: removes what dead saves left in the model's folder (SPEC 5a).
+// `onnx-repack clean PATH`: finishes what dead saves left in the folder of a model, or of each
+// model of a folder (SPEC 5a): interrupted commits rolled forward, leftovers removed.
 int clean(const std::string& path)
 {
-    auto removed = removeLeftovers(path);
-    if (!removed) {
-        std::cerr << "onnx-repack: " << printable(removed.error().message) << '\n';
-        return exitCodeFor(removed.error());
+    auto cleaned = repack::clean(path);
+    if (!cleaned) {
+        std::cerr << "onnx-repack: " << printable(cleaned.error().message) << '\n';
+        return exitCodeFor(cleaned.error());
     }
+    for (const auto& model : cleaned->finished)
+        std::cout << "finished the interrupted save of " << printable(model.string())
+                  << " (its data now has its final names)\n";
     uint64_t total = 0;
-    for (const auto& e : *removed) {
+    for (const auto& e : cleaned->removed) {
         std::cout << "removed " << printable(e.path.string()) << " (" << formatBytes(e.bytes)
                   << ")\n";
         total += e.bytes;
     }
-    if (removed->empty())
+    for (const auto& w : cleaned->warnings)
+        std::cerr << "onnx-repack: warning: " << printable(w) << '\n';
+    if (cleaned->removed.empty() && cleaned->finished.empty())
         std::cout << "no leftovers of dead saves beside " << printable(path) << '\n';
-    else
-        std::cout << removed->size() << " leftover(s) removed, " << formatBytes(total)
+    else if (!cleaned->removed.empty())
+        std::cout << cleaned->removed.size() << " leftover(s) removed, " << formatBytes(total)
                   << " freed\n";
     return Ok;
 }
@@ -39,9 +45,11 @@ int clean(const std::string& path)
 
 Command addClean(CLI::App& app)
 {
-    auto* sub = app.add_subcommand("clean", "Remove leftover temporaries of saves that died");
+    auto* sub = app.add_subcommand(
+        "clean", "Finish saves that died after their commit and remove their leftover temporaries");
     auto path = std::make_shared<std::string>();
-    sub->add_option("MODEL", *path, "The .onnx file whose folder is cleaned")->required();
+    sub->add_option("PATH", *path, "The .onnx file whose folder is cleaned, or a folder of models")
+        ->required();
     return {sub, [path] { return clean(*path); }};
 }
 

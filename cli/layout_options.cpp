@@ -157,7 +157,7 @@ std::optional<FolderSaveOptions> folderSaveOptions(const LayoutArgs& args,
     auto layout = parseLayoutOptions(args, (std::filesystem::path(outDir) / "model.onnx").string());
     if (!layout)
         return std::nullopt;
-    FolderSaveOptions options{std::move(*layout), sharedData, models};
+    FolderSaveOptions options{layout->layout(), layout->controls(), sharedData, models};
     if (sharedData.empty())
         options.perGraphRequest = args.request; // each graph names its own data file
     return options;

@@ -164,7 +164,7 @@ int repackFolder(const RepackArgs& args)
     FolderSaveOptions options = std::move(*parsed);
     ProgressBar bar;
     if (args.progress)
-        options.layout.progress = [&bar](const Progress& p) { bar.update(p); };
+        options.controls.progress = [&bar](const Progress& p) { bar.update(p); };
     auto report = retryWhileChanged(
         [&](bool) { return saveFolder(args.input, args.output, options); }, true,
         [&] {

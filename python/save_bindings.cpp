@@ -230,8 +230,13 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     args.rewrite = rewrite;
     args.wait = wait;
     const fs::path in = toPath(dir), out = toPath(outDir);
-    const SaveRequest request = saveRequest(args);
-    FolderSaveOptions options{requestedOptions(request, out / "model.onnx"),
+    SaveRequest request = saveRequest(args);
+    // save() without layout keywords keeps every tensor where it is (the seed's meaning); a
+    // shared data file lays every weight out anew, with the defaults or the keywords given.
+    if (!sharedData.is_none())
+        request.keep = false;
+    const SaveOptions requested = requestedOptions(request, out / "model.onnx");
+    FolderSaveOptions options{requested.layout(), requested.controls(),
         sharedData.is_none() ? std::string() : py::str(sharedData).cast<std::string>(), {}};
     if (sharedData.is_none())
         options.perGraphRequest = request; // each graph with its own data file
@@ -239,8 +244,8 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
         for (py::handle name : models)
             options.models.push_back(py::str(name).cast<std::string>());
     SaveWatch watch(progress, cancel);
-    options.layout.progress = watch.callback();
-    options.layout.cancel = watch.token();
+    options.controls.progress = watch.callback();
+    options.controls.cancel = watch.token();
     Result<FolderSaveReport> report = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;

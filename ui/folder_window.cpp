@@ -301,9 +301,9 @@ void FolderWindow::saveShared(const QString& name)
     const std::string dir = m_dir.toStdString();
     auto options = std::make_shared<repack::FolderSaveOptions>();
     options->sharedData = name.trimmed().toStdString();
-    options->layout.cancel = m_cancelToken.get();
+    options->controls.cancel = m_cancelToken.get();
     auto permille = m_permille;
-    options->layout.progress = [permille](const repack::Progress& p) {
+    options->controls.progress = [permille](const repack::Progress& p) {
         if (p.bytesTotal)
             permille->store(int(1000 * p.bytesDone / p.bytesTotal));
     };

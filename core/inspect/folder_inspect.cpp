@@ -240,11 +240,16 @@ private:
         }
         if (f.hardLinks > 1) {
             v.onnx = v.onnxIr = false;
+            // A save killed between linking its data to the final name and renaming the model
+            // leaves the model naming the temporary, a second name of the final file.
+            const bool interrupted = isTempName(fs::path(location).filename().string());
             problem(Severity::Warning, model, code::LoaderHardLinkedData,
                 "onnx >= 1.21 and onnx_ir refuse " + model + ": its data file " + file + " has "
-                    + std::to_string(f.hardLinks)
-                    + " hard links; make it a file of its own (copy it over itself), or repack "
-                      "the model");
+                    + std::to_string(f.hardLinks) + " hard links; "
+                    + (interrupted ? "a save was interrupted after its commit: onnx-repack clean "
+                                + m_dir.string() + " finishes it"
+                                   : std::string("make it a file of its own (copy it over "
+                                                 "itself), or repack the model")));
         }
         std::vector<std::string> refusing;
         if (!f.inFolder) {

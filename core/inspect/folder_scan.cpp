@@ -7,6 +7,7 @@
 #include "core/paths.h"
 #include "core/posix_file.h"
 #include "core/save_lock.h"
+#include "readers.h"
 
 #include <algorithm>
 #include <cctype>
@@ -74,101 +75,12 @@ std::vector<Entry> listFolder(const fs::path& dir, bool* listed = nullptr)
     return out;
 }
 
-// Whether the bytes of `path` contain one of `needles`: a model that names a file holds its
-// location as plain bytes. Read in chunks (a file truncated meanwhile cannot fault as a mapping
-// could). A file that cannot be read could name anything: Unknown, never No.
-enum class Mention { No, Yes, Unknown };
-
-Mention mentionsAny(const fs::path& path, const std::vector<std::string>& needles)
-{
-    size_t longest = 0;
-    for (const auto& n : needles)
-        longest = std::max(longest, n.size());
-    if (longest == 0)
-        return Mention::No;
-    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!fd.valid())
-        return errno == ENOENT ? Mention::No : Mention::Unknown; // a vanished file reads nothing
-    (void)::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
-    constexpr size_t kChunk = 1u << 20;
-    AlignedBuffer buffer(kChunk + longest);
-    char* data = reinterpret_cast<char*>(buffer.data());
-    size_t carry = 0; // the tail of the previous chunk, so a needle may straddle two chunks
-    for (;;) {
-        const ssize_t got = ::read(fd.get(), data + carry, kChunk);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            return Mention::Unknown;
-        if (got == 0)
-            return Mention::No;
-        const size_t filled = carry + static_cast<size_t>(got);
-        for (const auto& n : needles)
-            if (!n.empty() && ::memmem(data, filled, n.data(), n.size()))
-                return Mention::Yes;
-        carry = std::min(filled, longest - 1);
-        std::memmove(data, data + filled - carry, carry);
-    }
-}
-
-// What the models of a folder read: the files (by inode) and the names (symlinks resolved).
-struct References {
-    std::set<FileId> files;
-    std::set<fs::path> names;
-};
-
-// The paths `model`'s external tensors read, once each. A reference that failed validation
-// still counts where its path is known: better a file kept than one removed under a reader.
-std::set<fs::path> externalPaths(const Model& model)
-{
-    std::set<fs::path> out;
-    for (const auto& t : model.tensors()) {
-        if (!t.isExternal())
-            continue;
-        if (!t.external->resolvedPath.empty())
-            out.insert(t.external->resolvedPath);
-        else if (!t.external->location.empty() && fs::path(t.external->location).is_relative())
-            out.insert((model.baseDir() / t.external->location).lexically_normal());
-    }
-    return out;
-}
-
-void addReferences(const Model& model, References& refs)
-{
-    for (const auto& path : externalPaths(model)) {
-        if (auto id = fileIdOf(path))
-            refs.files.insert(*id);
-        refs.names.insert(resolvedName(path));
-    }
-}
-
-// Adds what the model at `path` (whose bytes were just read) reads, from its external
-// locations alone (no index: a sibling of 100,000 tensors costs a walk, not an index of it):
-// bytes that are no ONNX model read nothing, as every reader refuses them too. False when it
-// cannot be told (the file cannot be read now, or changed while it was: out of memory, say).
-bool addReferencesOf(const fs::path& path, References& refs)
-{
-    try {
-        auto paths = externalDataPaths(path);
-        if (!paths)
-            return paths.error().kind == ErrorKind::Corrupt;
-        for (const fs::path& p : *paths) {
-            if (auto id = fileIdOf(p))
-                refs.files.insert(*id);
-            refs.names.insert(resolvedName(p));
-        }
-        return true;
-    } catch (...) {
-        return false; // never let one broken sibling stop a scan
-    }
-}
-
 // The folder of `model` and the subfolders of it that hold its data files.
 std::vector<fs::path> foldersOf(const Model& model)
 {
     const fs::path folder = model.baseDir().empty() ? fs::current_path() : model.baseDir();
     std::vector<fs::path> out{folder};
-    for (const auto& path : externalPaths(model)) {
+    for (const auto& path : filesReadBy(model)) {
         const fs::path parent = path.parent_path();
         const fs::path rel = parent.lexically_relative(folder);
         if (rel.empty() || rel == "." || *rel.begin() == "..")
@@ -190,10 +102,18 @@ FolderReport scan(const Model& model, bool lockedByCaller)
     const std::vector<fs::path> folders = foldersOf(model);
     const fs::path& folder = folders.front();
     const bool saveInFolder = !lockedByCaller && FolderLock::isHeld(folder);
-    const auto self = model.path().empty() ? std::nullopt : fileIdOf(model.path());
 
-    std::vector<Entry> temps, data, symlinks;
-    std::vector<fs::path> siblings;
+    // What `model` reads comes from memory: an unsaved change counts.
+    std::set<FileId> ownFiles;
+    std::set<fs::path> ownNames;
+    for (const auto& path : filesReadBy(model)) {
+        if (auto id = fileIdOf(path))
+            ownFiles.insert(*id);
+        ownNames.insert(resolvedName(path));
+    }
+    // The candidates this model does not use: a temporary no model names, a data file no model
+    // reads under any name.
+    std::vector<Entry> temps, data;
     for (const auto& dir : folders) {
         const bool saveRunning = saveInFolder || (!lockedByCaller && FolderLock::isHeld(dir));
         bool listed = true;
@@ -201,66 +121,45 @@ FolderReport scan(const Model& model, bool lockedByCaller)
         if (!listed)
             report.unreadable.push_back(dir); // could not tell what is in it
         for (auto& e : entries) {
-            if (e.symlink)
-                symlinks.push_back(e);
             if (!e.regular)
                 continue;
             if (isTempName(e.name)) {
-                if (!saveRunning && !e.symlink)
+                if (!saveRunning && !e.symlink && !ownNames.count(resolvedName(e.path)))
                     temps.push_back(e);
-            } else if (isDataName(e.name)) {
+            } else if (isDataName(e.name) && !ownFiles.count(e.id)) {
                 data.push_back(e);
-            } else if (dir == folder && isModelName(e.name) && !(self && *self == e.id)) {
-                siblings.push_back(e.path);
             }
         }
     }
-
-    References refs;
-    addReferences(model, refs);
-    auto tempUsed = [&](const Entry& e) { return refs.names.count(resolvedName(e.path)) > 0; };
-    auto dataUsed = [&](const Entry& e) { return refs.files.count(e.id) > 0; };
-    // The names a sibling would have to mention to read a file still thought unused.
-    auto needles = [&] {
-        std::vector<std::string> out;
-        std::set<FileId> pending;
-        for (const auto& e : temps)
-            if (!tempUsed(e)) {
-                out.push_back(e.name);
-                pending.insert(e.id);
-            }
-        for (const auto& e : data)
-            if (!dataUsed(e)) {
-                out.push_back(e.name);
-                pending.insert(e.id);
-            }
-        for (const auto& e : symlinks)
-            if (pending.count(e.id))
-                out.push_back(e.name);
+    // The other models that may name them: in the folder, or between it and a candidate.
+    const ReaderSearch search{{folder}, {model.path()}};
+    auto pathsOf = [](const std::vector<Entry>& entries) {
+        std::vector<fs::path> out;
+        for (const auto& e : entries)
+            out.push_back(e.path);
         return out;
     };
-    for (const auto& sibling : siblings) {
-        const auto names = needles();
-        if (names.empty())
-            break;
-        const Mention mention = mentionsAny(sibling, names);
-        if (mention == Mention::Unknown
-            || (mention == Mention::Yes && !addReferencesOf(sibling, refs)))
-            report.unreadable.push_back(sibling);
-    }
+    const std::vector<Readers> tempReaders = readersOf(pathsOf(temps), search, ReadMatch::Name);
+    const std::vector<Readers> dataReaders = readersOf(pathsOf(data), search);
+    for (const auto* readers : {&tempReaders, &dataReaders})
+        for (const Readers& r : *readers)
+            for (const auto& unknown : r.unknown)
+                if (std::find(report.unreadable.begin(), report.unreadable.end(), unknown)
+                    == report.unreadable.end())
+                    report.unreadable.push_back(unknown);
 
-    // A sibling that could not be read may use any of them: then nothing is a leftover or
+    // A model that could not be read may use any of them: then nothing is a leftover or
     // unused (could not tell means keep).
     if (report.unreadable.empty()) {
-        for (const auto& e : temps)
-            if (!tempUsed(e))
-                report.leftovers.push_back({e.path, e.bytes});
-        for (const auto& e : data)
-            if (!dataUsed(e))
-                report.unusedData.push_back({e.path, e.bytes});
+        for (size_t i = 0; i < temps.size(); ++i)
+            if (tempReaders[i].none())
+                report.leftovers.push_back({temps[i].path, temps[i].bytes});
+        for (size_t i = 0; i < data.size(); ++i)
+            if (dataReaders[i].none())
+                report.unusedData.push_back({data[i].path, data[i].bytes});
     }
     std::set<FileId> seen;
-    for (const auto& path : externalPaths(model)) {
+    for (const auto& path : filesReadBy(model)) {
         auto st = statOf(path);
         if (st && S_ISREG(st->st_mode) && st->st_nlink > 1 && seen.insert(fileIdOf(*st)).second)
             report.hardLinked.push_back({path, static_cast<uint64_t>(st->st_size)});
@@ -279,76 +178,6 @@ std::string sized(const FolderEntry& e)
 }
 
 } // namespace
-
-FolderReaders modelsReading(
-    const fs::path& dir, const std::vector<fs::path>& files, const std::vector<fs::path>& exclude)
-{
-    FolderReaders out;
-    out.users.resize(files.size());
-    try {
-        std::vector<std::optional<FileId>> targets;
-        for (const auto& file : files)
-            targets.push_back(fileIdOf(file));
-        bool listed = true;
-        const std::vector<Entry> entries = listFolder(dir, &listed);
-        if (!listed) {
-            out.failure
-                = "cannot list " + dir.string() + " to find the models that read these files";
-            return out;
-        }
-        // Every name in `dir` of each file (itself, symlinks, hard links) and the name it has
-        // where it really lives: a model naming any of them may read it.
-        std::vector<std::string> needles;
-        for (size_t i = 0; i < files.size(); ++i) {
-            if (!targets[i])
-                continue;
-            needles.push_back(files[i].filename().string());
-            needles.push_back(resolvedName(files[i]).filename().string());
-            for (const auto& e : entries)
-                if (e.id == *targets[i])
-                    needles.push_back(e.name);
-        }
-        std::sort(needles.begin(), needles.end());
-        needles.erase(std::unique(needles.begin(), needles.end()), needles.end());
-        std::erase(needles, std::string());
-        if (needles.empty())
-            return out;
-
-        // Each model of the folder is read once for all the files.
-        for (const auto& e : entries) {
-            if (!e.regular || !isModelName(e.name))
-                continue;
-            if (std::any_of(exclude.begin(), exclude.end(),
-                    [&](const fs::path& x) { return samePathOrFile(e.path, x); }))
-                continue;
-            const Mention mention = mentionsAny(e.path, needles);
-            if (mention == Mention::No)
-                continue;
-            References refs;
-            if (mention == Mention::Unknown || !addReferencesOf(e.path, refs)) {
-                out.unreadable.push_back(e.path);
-                continue;
-            }
-            for (size_t i = 0; i < files.size(); ++i)
-                if (targets[i] && refs.files.count(*targets[i]))
-                    out.users[i].push_back(e.path);
-        }
-    } catch (const std::exception& e) {
-        out.failure = "cannot scan " + dir.string() + ": " + e.what();
-    }
-    return out;
-}
-
-std::vector<fs::path> modelsReferencing(
-    const fs::path& dir, const fs::path& file, const std::vector<fs::path>& exclude)
-{
-    FolderReaders readers = modelsReading(dir, {file}, exclude);
-    std::vector<fs::path> out = std::move(readers.users.front());
-    out.insert(out.end(), readers.unreadable.begin(), readers.unreadable.end());
-    if (!readers.failure.empty())
-        out.push_back(dir); // could not tell: the folder itself stands for its unknown readers
-    return out;
-}
 
 FolderReport scanFolder(const Model& model)
 {

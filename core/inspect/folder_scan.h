@@ -14,28 +14,6 @@ namespace repack {
 
 class Model;
 
-// Who reads each of `files` among the .onnx files directly in `dir` (never temporaries), other
-// than those in `exclude`: an external tensor that reads it (same device and inode, symlinks
-// followed; a file may itself be a symlink). One pass: each model is read at most once for all
-// the files, and parsed only when its bytes contain a name of one of them (its own, or a
-// symlink's or hard link's in `dir`), so a folder of large models is scanned at memory speed.
-// Could not tell is never "no reader": a model that cannot be read, or that mentions a name but
-// does not load here, is in `unreadable`; a scan that failed says so in `failure`. A missing
-// file has no readers. Never throws.
-struct FolderReaders {
-    std::vector<std::vector<std::filesystem::path>> users; // parallel to `files`
-    std::vector<std::filesystem::path> unreadable; // may read any of them
-    std::string failure; // non-empty: the folder could not be scanned
-};
-FolderReaders modelsReading(const std::filesystem::path& dir,
-    const std::vector<std::filesystem::path>& files,
-    const std::vector<std::filesystem::path>& exclude = {});
-
-// modelsReading of one file: its users, then the unreadable models (and `dir` itself when the
-// scan failed), so that an empty answer always means no other model reads it.
-std::vector<std::filesystem::path> modelsReferencing(const std::filesystem::path& dir,
-    const std::filesystem::path& file, const std::vector<std::filesystem::path>& exclude = {});
-
 struct FolderEntry {
     std::filesystem::path path;
     uint64_t bytes = 0;

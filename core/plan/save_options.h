@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace repack {
@@ -55,7 +56,8 @@ struct TensorPlacement {
     bool operator==(const TensorPlacement&) const = default;
 };
 
-struct SaveOptions {
+// What a save writes: where tensors go and how data files are laid out.
+struct LayoutOptions {
     // Data file path relative to the output model's folder; empty: "<model file name>" plus
     // dataSuffix, or plus ".data" when that is empty too.
     std::string dataFile;
@@ -77,19 +79,6 @@ struct SaveOptions {
     bool dedupe = false;
     DataFormat format = DataFormat::Raw;
     bool checksum = false; // write a SHA-1 "checksum" key per external tensor
-    bool force = false; // may replace files other models use, or that no model uses
-    // Carry forward bytes that fail validation (a checksum mismatch, inline data whose size
-    // disagrees with dtype x shape) as they are, keeping their old checksum as evidence.
-    bool allowCorrupt = false;
-    // After an in-place save, delete data files the model no longer uses (only those no other
-    // model in the folder references).
-    bool removeUnused = false;
-    // How long to wait for another save of the same folder to finish (SPEC 5a: one save at a
-    // time) before failing with a clear message.
-    int lockWaitMs = 30000;
-    // Write even when an in-place save would change nothing (planKeepsLayout): by default such
-    // a save writes nothing and says so.
-    bool rewrite = false;
     std::vector<TensorPlacement> placements; // per index of Model::tensors(); empty = all Auto
     // Every tensor stays where it is (onnx_ir's ir.save without external_data): inline stays
     // inline, an external tensor stays in the data file of its location, at its offset where
@@ -103,9 +92,37 @@ struct SaveOptions {
     // The option a user gives a data file with ("--data", "external_data="), for the message
     // of a kept inline model past protobuf's 2 GiB.
     std::string dataOptionName = "--data";
+};
+
+// How a save runs: what it may replace or carry forward, how long it waits, progress and cancel.
+struct SaveControls {
+    bool force = false; // may replace files other models use, or that no model uses
+    // Carry forward bytes that fail validation (a checksum mismatch, inline data whose size
+    // disagrees with dtype x shape) as they are, keeping their old checksum as evidence.
+    bool allowCorrupt = false;
+    // After an in-place save, delete data files the model no longer uses (only those no other
+    // model in the folder references).
+    bool removeUnused = false;
+    // How long to wait for another save of the same folder to finish (SPEC 5a: one save at a
+    // time) before failing with a clear message.
+    int lockWaitMs = 30000;
+    // Write even when an in-place save would change nothing (planKeepsLayout): by default such
+    // a save writes nothing and says so.
+    bool rewrite = false;
 
     ProgressCallback progress;
     const CancelToken* cancel = nullptr;
+};
+
+struct SaveOptions : LayoutOptions, SaveControls {
+    SaveOptions() = default;
+    SaveOptions(LayoutOptions layout, SaveControls controls)
+        : LayoutOptions(std::move(layout))
+        , SaveControls(std::move(controls))
+    {
+    }
+    const LayoutOptions& layout() const { return *this; }
+    const SaveControls& controls() const { return *this; }
 };
 
 } // namespace repack

@@ -443,6 +443,20 @@ Status addSafetensorsHeaders(
 
 } // namespace
 
+namespace {
+
+// The data file a kept tensor stays in, spelled once ("./w.bin" is "w.bin"). A save's temporary
+// (a model left by a save killed after its commit) stands for its final name: keeping the
+// tensor where it is finishes that save (the file under its final name, the model naming it).
+std::string keptLocation(const std::string& location)
+{
+    const fs::path path = fs::path(location).lexically_normal();
+    const std::string final = finalNameOfTemp(path.filename().string());
+    return (final.empty() ? path : path.parent_path() / final).generic_string();
+}
+
+} // namespace
+
 std::vector<TensorPlacement> keptPlacements(const Model& model)
 {
     std::vector<TensorPlacement> out;
@@ -451,9 +465,8 @@ std::vector<TensorPlacement> keptPlacements(const Model& model)
         // One that readers need while building the graph comes inline: stored externally it
         // is an error of the model that a save fixes.
         if (t.isExternal() && !t.mustStayInline())
-            out.emplace_back(Placement::External,
-                fs::path(t.external->location).lexically_normal().generic_string(),
-                t.external->offset);
+            out.emplace_back(
+                Placement::External, keptLocation(t.external->location), t.external->offset);
         else
             out.emplace_back(Placement::Inline);
     }
@@ -562,6 +575,48 @@ Result<SavePlan> planSave(
     return plan;
 }
 
+namespace {
+
+// Per file of `plan`: its tensors are exactly those that read one file now, each at its offset
+// (no tensor moved into it, out of it or within it). Keeping placement, such a file may stay as
+// it is even when longer than its last tensor: those bytes may be another model's (a file the
+// graphs of a folder share) and are not this save's to cut.
+std::vector<bool> untouchedFiles(const Model& model, const fs::path& dir, const SavePlan& plan)
+{
+    std::vector<bool> untouched(plan.files.size(), true);
+    std::map<FileId, size_t> planned; // the file now at each planned name
+    std::vector<std::optional<FileId>> finals(plan.files.size());
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        if ((finals[f] = fileIdOf((dir / plan.files[f]).lexically_normal())))
+            planned.emplace(*finals[f], f);
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const TensorInfo& t = tensors[i];
+        const PlannedTensor& p = plan.tensors[i];
+        std::optional<FileId> now;
+        if (t.isExternal() && t.external->file)
+            now = t.external->file->identity().id;
+        const auto f = static_cast<size_t>(p.file);
+        if (p.external && (!now || now != finals[f] || t.external->offset != p.offset))
+            untouched[f] = false; // moved into it, or within it
+        if (!now)
+            continue;
+        if (auto it = planned.find(*now); it != planned.end() && (!p.external || f != it->second))
+            untouched[it->second] = false; // moved out of it
+    }
+    return untouched;
+}
+
+// Whether a data file of `size` bytes is the size `plan` gives file `f` (see untouchedFiles).
+bool sizeKept(const SavePlan& plan, size_t f, uint64_t size, const SaveOptions& options,
+    const std::vector<bool>& untouched)
+{
+    return size == plan.fileBytes[f]
+        || (options.keepPlacement && untouched[f] && size > plan.fileBytes[f]);
+}
+
+} // namespace
+
 bool planKeepsLayout(
     const Model& model, const fs::path& modelPath, const SavePlan& plan, const SaveOptions& options)
 {
@@ -589,14 +644,49 @@ bool planKeepsLayout(
             return false;
         files[f] = t.external->file.get();
     }
+    const std::vector<bool> untouched = untouchedFiles(model, dir, plan);
     for (size_t f = 0; f < files.size(); ++f) {
-        if (!files[f] || files[f]->identity().size != plan.fileBytes[f]
+        if (!files[f] || !sizeKept(plan, f, files[f]->identity().size, options, untouched)
             || !namesFile(files[f]->path(), files[f]->identity()))
             return false;
         if (!plan.fileHeaders[f].empty() && !startsWith(files[f]->path(), plan.fileHeaders[f]))
             return false;
     }
     return namesFile(model.path(), model.fileIdentity());
+}
+
+std::vector<bool> keptDataFiles(
+    const Model& model, const fs::path& modelPath, const SavePlan& plan, const SaveOptions& options)
+{
+    const fs::path dir = fs::absolute(modelPath).lexically_normal().parent_path();
+    std::vector<bool> kept(plan.files.size(), true);
+    std::vector<const DataFile*> read(plan.files.size(), nullptr); // what its tensors read now
+    std::vector<std::optional<FileId>> finals(plan.files.size());
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        finals[f] = fileIdOf((dir / plan.files[f]).lexically_normal());
+    const auto& tensors = model.tensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const PlannedTensor& p = plan.tensors[i];
+        if (!p.external)
+            continue;
+        const auto f = static_cast<size_t>(p.file);
+        if (!kept[f])
+            continue;
+        const TensorInfo& t = tensors[i];
+        const DataFile* file = t.isExternal() ? t.external->file.get() : nullptr;
+        kept[f] = file && finals[f] && file->identity().id == *finals[f]
+            && (!read[f] || read[f] == file) && t.external->offset == p.offset
+            && t.external->length.value_or(t.byteSize()) == p.length
+            && !(options.checksum && t.external->checksum.empty());
+        read[f] = file;
+    }
+    const std::vector<bool> untouched = untouchedFiles(model, dir, plan);
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        kept[f] = kept[f] && read[f]
+            && sizeKept(plan, f, read[f]->identity().size, options, untouched)
+            && namesFile((dir / plan.files[f]).lexically_normal(), read[f]->identity())
+            && (plan.fileHeaders[f].empty() || startsWith(read[f]->path(), plan.fileHeaders[f]));
+    return kept;
 }
 
 uint64_t usedBytes(const SavePlan& plan, size_t file)

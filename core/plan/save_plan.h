@@ -53,11 +53,25 @@ uint64_t usedBytes(const SavePlan& plan, size_t file);
 // The alignment padding of every data file of `plan` (not tensors, not safetensors headers).
 uint64_t paddingBytes(const SavePlan& plan);
 
+// Which data files of `plan` (parallel to plan.files) a save to `modelPath` need not write:
+// the file at its final name is already, byte for byte where tensors lie, what the plan puts
+// there. Every tensor planned into it reads that very file now (same device and inode, under
+// any name: a save's temporary that is another link to it counts), still unchanged since it was
+// validated, at the planned offset and length, with a checksum where one is asked for; the file
+// is the planned size (no orphaned bytes past the end; keeping placement, a file no tensor moves
+// into, out of or within may be longer: those bytes may be another model's) with a safetensors
+// header as planned.
+// The padding between tensors is not read (as planKeepsLayout). Such a file keeps its inode,
+// its modification time and every reader of it; only the model is written.
+std::vector<bool> keptDataFiles(const Model& model, const std::filesystem::path& modelPath,
+    const SavePlan& plan, const SaveOptions& options);
+
 // Whether saving `model` to `modelPath` with `plan` would write what is on disk already: the
 // model's own path, every tensor where the plan puts it (inline, or the same file, offset and
 // length), the data files exactly the plan's files at their planned sizes (no orphaned bytes;
-// a safetensors header as planned), checksums present where asked. The padding between tensors
-// is not read. Files replaced since the model was opened never count as unchanged.
+// keeping placement, a longer file no tensor moves into, out of or within counts: see
+// keptDataFiles; a safetensors header as planned), checksums present where asked. The padding
+// between tensors is not read. Files replaced since the model was opened never count as unchanged.
 bool planKeepsLayout(const Model& model, const std::filesystem::path& modelPath,
     const SavePlan& plan, const SaveOptions& options);
 

@@ -1,17 +1,175 @@
 #include "clean.h"
 
+#include "core/file_identity.h"
 #include "core/file_names.h"
+#include "core/inspect/folder_inspect.h"
 #include "core/inspect/folder_scan.h"
+#include "core/inspect/readers.h"
 #include "core/model/model.h"
 #include "core/posix_file.h"
 #include "core/save_lock.h"
+#include "save.h"
+#include "save_steps.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <map>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
 
 namespace repack {
+
+namespace {
+
+Error busyIn(const fs::path& dir)
+{
+    return Error{
+        "another save is running in " + dir.string() + "; run clean again when it has finished",
+        ErrorKind::Busy};
+}
+
+// A save temporary that models name: a commit a killed save left half done.
+struct Interrupted {
+    fs::path temp; // as the models name it
+    fs::path final; // the name it stands for
+    std::vector<fs::path> models; // every model naming it
+};
+
+// The temporaries `model` names, each with every model naming it (from the model's folder or
+// one between it and the temporary).
+std::vector<Interrupted> interruptedCommits(const Model& model)
+{
+    std::vector<Interrupted> out;
+    for (const fs::path& path : filesReadBy(model)) {
+        const std::string final = finalNameOfTemp(path.filename().string());
+        if (final.empty() || !fileIdOf(path))
+            continue;
+        const Readers naming = readersOf(path, {{model.baseDir()}, {}}, ReadMatch::Name);
+        out.push_back({path, path.parent_path() / final, naming.models});
+    }
+    return out;
+}
+
+// Step 4 of the protocol for `i`, when it did not happen: the temporary's bytes under the final
+// name (link, then rename over it). A final file another model reads is not replaced: it may
+// not be (the models naming the temporary read it, complete, with one link). False: skipped,
+// with a warning saying why.
+Result<bool> swapInterrupted(const Interrupted& i, std::vector<std::string>& warnings)
+{
+    std::vector<fs::path> folders{i.final.parent_path()};
+    for (const auto& m : i.models)
+        folders.push_back(m.parent_path());
+    auto lock = FolderLock::acquire(folders, 0, nullptr);
+    if (!lock) {
+        for (const auto& dir : folders)
+            if (FolderLock::isHeld(dir))
+                return busyIn(dir);
+        return lock.error();
+    }
+    const auto temp = fileIdOf(i.temp), final = fileIdOf(i.final);
+    if (!temp || final == temp)
+        return true;
+    if (final) {
+        ReaderSearch search{{}, i.models};
+        for (const auto& m : i.models)
+            search.roots.push_back(m.parent_path());
+        if (const Readers others = readersOf(i.final, search); !others.none()) {
+            warnings.push_back(i.temp.string() + " keeps its temporary name (complete; every "
+                + "reader accepts it): its final name " + i.final.string() + " is in use ("
+                + others.describe() + "); repacking the model gives it a name of its own");
+            return false;
+        }
+    }
+    const DataTarget target{0, i.final, TempFile{i.temp, UniqueFd()}};
+    if (Status s = swapIn(target); !s)
+        return s.error();
+    if (Status s = fsyncDirectory(i.final.parent_path()); !s)
+        warnings.push_back(s.error().message + "; after a power loss " + i.final.string()
+            + " may be the old file again: run clean again");
+    return true;
+}
+
+// Rolls the interrupted commits of `modelPath` forward; the models finished go to `report`.
+Status finishInterrupted(const fs::path& modelPath, CleanReport& report)
+{
+    auto model = Model::load(modelPath);
+    if (!model)
+        return model.error();
+    const std::vector<Interrupted> commits = interruptedCommits(**model);
+    std::set<fs::path> toSave;
+    for (const Interrupted& i : commits) {
+        auto swapped = swapInterrupted(i, report.warnings);
+        if (!swapped)
+            return swapped.error();
+        if (*swapped)
+            toSave.insert(i.models.begin(), i.models.end());
+    }
+    model->reset();
+    for (const fs::path& path : toSave) {
+        if (std::find(report.finished.begin(), report.finished.end(), path)
+            != report.finished.end())
+            continue;
+        auto loaded = Model::load(path);
+        if (!loaded)
+            return loaded.error();
+        // Keeping the layout reads the temporaries as their final files (keptPlacements), which
+        // are the very files now: only the model is written, naming them.
+        SaveOptions keep;
+        keep.keepPlacement = true;
+        keep.lockWaitMs = 0;
+        auto saved = save(**loaded, path, keep);
+        if (!saved)
+            return saved.error().prefixed(
+                "cannot finish the interrupted save of " + path.string() + ": ");
+        for (const auto& w : saved->warnings)
+            report.warnings.push_back(path.filename().string() + ": " + w);
+        report.finished.push_back(path);
+    }
+    return {};
+}
+
+} // namespace
+
+Result<CleanReport> clean(const fs::path& path)
+{
+    std::error_code ec;
+    std::vector<fs::path> models{path};
+    if (fs::is_directory(path, ec)) {
+        auto names = modelsInFolder(path);
+        if (!names)
+            return names.error();
+        models.clear();
+        for (const auto& name : *names)
+            models.push_back(path / name);
+    }
+    // In a folder, a model that does not load is named and passed over; the others are cleaned.
+    const bool folder = models.size() != 1 || models.front() != path;
+    auto failed = [&](const Error& e, CleanReport& report) {
+        if (!folder)
+            return true;
+        report.warnings.push_back(e.message + "; passed over");
+        return false;
+    };
+    CleanReport report;
+    for (const auto& model : models)
+        if (Status s = finishInterrupted(model, report); !s)
+            if (s.error().kind == ErrorKind::Busy || failed(s.error(), report))
+                return s.error();
+    for (const auto& model : models) {
+        auto removed = removeLeftovers(model);
+        if (!removed) {
+            if (removed.error().kind == ErrorKind::Busy || failed(removed.error(), report))
+                return removed.error();
+            continue;
+        }
+        for (auto& e : *removed)
+            if (std::none_of(report.removed.begin(), report.removed.end(),
+                    [&](const FolderEntry& r) { return r.path == e.path; }))
+                report.removed.push_back(std::move(e));
+    }
+    return report;
+}
 
 void removeOwnLeftovers(const Model& model, const std::set<std::string>& finals)
 {
@@ -25,16 +183,11 @@ Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
 {
     std::error_code ec;
     const fs::path folder = fs::absolute(modelPath, ec).lexically_normal().parent_path();
-    auto busy = [](const fs::path& dir) {
-        return Error{
-            "another save is running in " + dir.string() + "; run clean again when it has finished",
-            ErrorKind::Busy};
-    };
     // Locked before the model is read: a save that commits meanwhile could name temporaries
     // that the model read a moment earlier does not.
     auto lock = FolderLock::acquire({folder}, 0, nullptr);
     if (!lock)
-        return FolderLock::isHeld(folder) ? busy(folder) : lock.error();
+        return FolderLock::isHeld(folder) ? busyIn(folder) : lock.error();
     auto model = Model::load(modelPath);
     if (!model)
         return model.error();
@@ -47,7 +200,7 @@ Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
         if (!locked) {
             for (const auto& dir : subfolders)
                 if (FolderLock::isHeld(dir))
-                    return busy(dir);
+                    return busyIn(dir);
             return locked.error();
         }
         subLock = std::move(*locked);

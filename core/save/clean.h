@@ -1,5 +1,5 @@
-// Removing what dead saves left behind: the one place in core, besides a save's own steps,
-// that deletes files. Inspecting a folder (core/inspect/folder_scan.h) only lists them.
+// Finishing what dead saves left: the one place in core, besides a save's own steps, that
+// deletes files. Inspecting a folder (core/inspect/folder_scan.h) only lists them.
 #pragma once
 
 #include "core/inspect/folder_scan.h"
@@ -14,10 +14,27 @@ namespace repack {
 
 class Model;
 
-// `onnx-repack clean`: under the folder's lock, removes the leftovers of dead saves in the
-// folder of `modelPath` (never a temporary some model there references) and syncs the folder.
-// Returns what it removed; fails without removing anything when a save holds the lock
-// ("another save is running in ...") or the model does not load.
+// What `clean` did.
+struct CleanReport {
+    // Models a save killed after its commit left naming its data by temporary names, now naming
+    // the final files (the interrupted commit rolled forward).
+    std::vector<std::filesystem::path> finished;
+    std::vector<FolderEntry> removed; // leftovers of dead saves
+    // What could not be finished, and why (a data file's final name another model reads).
+    std::vector<std::string> warnings;
+};
+
+// `onnx-repack clean PATH`, for a model or a folder (each model in it). First every commit a
+// killed save left half done is rolled forward (SPEC 5a): each save temporary Ti that the models
+// name becomes its final file Di (linked over it, when Di is not Ti already and no other model
+// reads Di), and each model naming Ti is saved keeping its layout, which writes only the model
+// (core/plan: keptDataFiles): no data file a model reads then has a second link. Then, under the
+// folder's lock, the leftovers of dead saves are removed (never a temporary some model there
+// references) and the folder synced. Fails without removing anything when a save holds the
+// lock ("another save is running in ...") or the model does not load.
+Result<CleanReport> clean(const std::filesystem::path& path);
+
+// The leftovers step of clean() for one model: returns what it removed.
 Result<std::vector<FolderEntry>> removeLeftovers(const std::filesystem::path& modelPath);
 
 // For a save: the temporaries of earlier, dead saves of these final files (names) that no

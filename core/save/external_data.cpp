@@ -1,10 +1,11 @@
 #include "external_data.h"
 
-#include "core/inspect/folder_scan.h"
+#include "core/inspect/readers.h"
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
 #include "core/save_lock.h"
 #include "data_writer.h"
+#include "save_conflicts.h"
 #include "save_steps.h"
 #include "source_watch.h"
 #include "tensor_rewrite.h"
@@ -19,41 +20,53 @@ namespace repack {
 namespace {
 
 // Existing files among the plan's targets that the model does not read itself, or that other
-// models in their folder read: replacing them needs options.force.
+// models read (from `baseDir`, the model's folder, or a folder between them and the file):
+// replacing them needs options.force. Every such file is named, with its readers.
 Status checkTargets(const Model& model, const SavePlan& plan, const fs::path& baseDir)
 {
     std::set<FileId> own;
     for (const auto& path : filesReadBy(model))
         if (auto id = fileIdOf(path))
             own.insert(*id);
-    std::vector<fs::path> exclude;
-    if (!model.path().empty())
-        exclude.push_back(model.path());
-    for (const auto& name : plan.files) {
-        const fs::path target = (baseDir / name).lexically_normal();
-        const auto id = fileIdOf(target);
+    ReaderSearch search{{baseDir}, {}};
+    if (!model.path().empty()) {
+        search.roots.push_back(model.path().parent_path());
+        search.exclude.push_back(model.path());
+    }
+    std::vector<fs::path> targets;
+    for (const auto& name : plan.files)
+        targets.push_back((baseDir / name).lexically_normal());
+    const std::vector<Readers> readers = readersOf(targets, search);
+    std::string conflicts;
+    for (size_t i = 0; i < targets.size(); ++i) {
+        const auto id = fileIdOf(targets[i]);
         if (!id)
             continue;
+        std::string why = readers[i].describe();
         if (!own.count(*id))
-            return Error{target.string()
-                    + " already exists and this model does not use it; replacing it needs "
-                      "explicit consent (force)",
-                ErrorKind::ConsentNeeded};
-        if (auto users = modelsReferencing(target.parent_path(), target, exclude); !users.empty())
-            return Error{target.string() + " is also read by " + users.front().string()
-                    + ", which would read wrong bytes; replacing it needs explicit consent (force)",
-                ErrorKind::ConsentNeeded};
+            why = "this model does not use it" + (why.empty() ? "" : "; " + why);
+        if (why.empty())
+            continue;
+        conflicts
+            += (conflicts.empty() ? "" : "; ") + targets[i].string() + " already exists: " + why;
     }
-    return {};
+    if (conflicts.empty())
+        return {};
+    return Error{
+        conflicts + "; replacing it needs explicit consent (force)", ErrorKind::ConsentNeeded};
 }
 
 // Writes the plan's data files under `baseDir`, points the model at them and swaps them in.
 Status rewriteData(
     Model& model, const SavePlan& plan, const fs::path& baseDir, const SaveOptions& options)
 {
-    std::vector<fs::path> folders{baseDir};
-    for (const auto& name : plan.files)
-        folders.push_back((baseDir / name).lexically_normal().parent_path());
+    std::vector<fs::path> folders{baseDir}, paths;
+    for (const auto& name : plan.files) {
+        paths.push_back((baseDir / name).lexically_normal());
+        folders.push_back(paths.back().parent_path());
+    }
+    if (Status s = checkDataAliases(plan.files, paths, {{model.path(), "the model file"}}); !s)
+        return s;
     auto lock = FolderLock::acquire(folders, options.lockWaitMs, options.cancel);
     if (!lock)
         return lock.error();

@@ -5,7 +5,7 @@
 #include "core/file_names.h"
 #include "core/format.h"
 #include "core/inspect/folder_inspect.h"
-#include "core/inspect/folder_scan.h"
+#include "core/inspect/readers.h"
 #include "core/mapped_memory.h"
 #include "core/model/model.h"
 #include "core/paths.h"
@@ -15,6 +15,7 @@
 #include "core/save_lock.h"
 #include "crash_point.h"
 #include "data_writer.h"
+#include "each_graph_save.h"
 #include "output_folder.h"
 #include "save.h"
 #include "save_conflicts.h"
@@ -67,11 +68,27 @@ uint64_t alignUp(uint64_t value, uint64_t alignment)
     return alignment ? (value + alignment - 1) / alignment * alignment : value;
 }
 
-// `dir` absolute and lexically normal, without the trailing separator "." leaves ("a/." -> "a").
-fs::path folderPath(const fs::path& dir)
+// What one data file shared by every graph cannot honour, refused whatever the front end: the
+// request is never quietly changed into another.
+Status checkSharedLayout(const LayoutOptions& layout, const std::string& sharedData)
 {
-    const fs::path normal = fs::absolute(dir).lexically_normal();
-    return normal.has_filename() ? normal : normal.parent_path();
+    const char* refused = layout.format != DataFormat::Raw
+        ? "the safetensors format (a shared file stores each content once, at ranges several "
+          "graphs read; save each graph on its own for safetensors files)"
+        : layout.allInline ? "bringing every tensor inline (there would be no shared data file)"
+        : layout.shardSize ? "shards (the shared data file is one file)"
+        : !layout.placements.empty()
+        ? "placements of single tensors (a plan or pins are for one model; save that graph "
+          "on its own)"
+        : layout.keepPlacement
+        ? "keeping every tensor where it is (a shared data file lays every weight out anew)"
+        : !layout.dataFile.empty() && layout.dataFile != sharedData
+        ? "another data file name (the shared data file is named by --shared-data)"
+        : nullptr;
+    if (refused)
+        return Error::usage(
+            std::string("a folder saved with one shared data file cannot take ") + refused);
+    return {};
 }
 
 Error cancelledError()
@@ -82,16 +99,14 @@ Error cancelledError()
 class FolderSave {
 public:
     FolderSave(const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
-        : m_dir(folderPath(dir))
-        , m_outDir(folderPath(outDir))
+        : m_dir(normalFolder(dir))
+        , m_outDir(normalFolder(outDir))
         , m_options(options)
-        , m_layout(options.layout)
+        , m_layout(options.layout, options.controls)
         , m_cannot("cannot save the folder " + m_dir.string() + ": ")
     {
         m_layout.dataFile = options.sharedData;
-        m_layout.dedupe = false; // stored once across the folder below
-        m_layout.shardSize = 0;
-        m_layout.keepPlacement = false;
+        m_layout.dedupe = false; // each content is stored once across the folder: layOut()
         m_layout.progress = {}; // the shared file reports its own progress
         m_shared = (m_outDir / options.sharedData).lexically_normal();
     }
@@ -119,6 +134,8 @@ public:
 private:
     Status load()
     {
+        if (Status s = checkSharedLayout(m_options.layout, m_options.sharedData); !s)
+            return s;
         if (Status s = checkDataFileName(m_options.sharedData); !s)
             return Error::usage("--shared-data " + m_options.sharedData + ": " + s.error().message);
         if (isModelName(fs::path(m_options.sharedData).filename().string()))
@@ -151,11 +168,9 @@ private:
             if (!model)
                 return model.error();
             g.model = std::move(*model);
-            if (g.model->hasErrors() && !m_layout.allowCorrupt)
-                for (const TensorInfo& t : g.model->tensors())
-                    if (std::string error = g.model->firstErrorOf(t); !error.empty())
-                        return Error::corrupt(name + ": tensor " + t.qualifiedName() + ": " + error
-                            + "; refusing to carry it forward (--allow-corrupt keeps it)");
+            // The single save's plan, with its rules for what cannot be carried forward and for
+            // what readers need inline while building the graph (a shape input stored
+            // externally comes back inline).
             auto plan = planSave(*g.model, g.outPath, m_layout);
             if (!plan)
                 return plan.error().prefixed(name + ": ");
@@ -165,6 +180,19 @@ private:
                     && (m_outDir / g.plan.files.front()).lexically_normal() != m_shared))
                 return Error::internal(name + ": the plan does not write one shared data file");
         }
+        return checkAliasesOfShared();
+    }
+
+    // The shared name must lead to no folder and to no model of the set, read or written.
+    Status checkAliasesOfShared() const
+    {
+        std::vector<ModelFileRole> models;
+        for (const Graph& g : m_graphs) {
+            models.push_back({g.outPath, "the model file of " + g.name});
+            models.push_back({g.model->path(), "the model file of " + g.name});
+        }
+        if (Status s = checkDataAliases({m_options.sharedData}, {m_shared}, models); !s)
+            return s.error().prefixed("--shared-data: ");
         return {};
     }
 
@@ -232,37 +260,53 @@ private:
         return true;
     }
 
-    // Replacing the shared file needs consent unless only graphs of the set read it.
+    // Every folder a model reading the graphs' files could be in, and the set itself.
+    ReaderSearch search(bool excludeSet) const
+    {
+        ReaderSearch out{{m_outDir, m_dir}, {}};
+        if (excludeSet)
+            for (const Graph& g : m_graphs) {
+                out.exclude.push_back(g.outPath);
+                out.exclude.push_back(g.model->path());
+            }
+        return out;
+    }
+
+    // Replacing the shared file needs consent unless only graphs of the set read it; an
+    // output model file, only when a model outside the set reads it as data. Every conflict is
+    // said, each with the models that read it.
     Status consent() const
     {
-        if (m_layout.force || !fs::exists(m_shared))
+        if (m_layout.force)
             return {};
-        std::vector<fs::path> set;
-        bool readBySet = false;
-        const auto sharedId = fileIdOf(m_shared);
-        for (const Graph& g : m_graphs) {
-            set.push_back(g.outPath);
-            set.push_back(g.model->path());
-            for (const fs::path& p : filesReadBy(*g.model))
-                readBySet |= sharedId && fileIdOf(p) == sharedId;
+        std::vector<fs::path> replaced{m_shared};
+        for (const Graph& g : m_graphs)
+            if (!samePathOrFile(g.outPath, g.model->path()))
+                replaced.push_back(g.outPath);
+        const std::vector<Readers> readers = readersOf(replaced, search(true));
+        std::string conflicts;
+        for (size_t i = 0; i < replaced.size(); ++i) {
+            const auto id = fileIdOf(replaced[i]);
+            if (!id)
+                continue;
+            std::string why = readers[i].describe();
+            if (i == 0 && why.empty()) {
+                bool readBySet = false;
+                for (const Graph& g : m_graphs)
+                    for (const fs::path& p : filesReadBy(*g.model))
+                        readBySet |= fileIdOf(p) == id;
+                if (readBySet)
+                    continue;
+                why = "no graph of the set reads it";
+            }
+            if (i > 0 && readers[i].models.empty())
+                continue; // a model file is read as a model: only a reader of it as data counts
+            conflicts += (conflicts.empty() ? "" : "; ") + replaced[i].string()
+                + " would be replaced: " + why;
         }
-        const FolderReaders readers = modelsReading(m_shared.parent_path(), {m_shared}, set);
-        std::vector<std::string> others;
-        for (const fs::path& p : readers.users.front())
-            others.push_back(p.filename().string() + " reads it");
-        for (const fs::path& p : readers.unreadable)
-            others.push_back(
-                p.filename().string() + " could not be read to tell whether it uses it");
-        if (!readers.failure.empty())
-            others.push_back(readers.failure);
-        if (others.empty() && readBySet)
+        if (conflicts.empty())
             return {};
-        std::string message = m_shared.string() + " would be replaced: ";
-        if (others.empty())
-            message += "no graph of the set reads it";
-        for (size_t i = 0; i < others.size(); ++i)
-            message += (i ? "; " : "") + others[i];
-        return Error{message
+        return Error{conflicts
                 + "; --force replaces it (those models would read wrong bytes), or "
                   "choose another --shared-data name",
             ErrorKind::ConsentNeeded};
@@ -324,12 +368,7 @@ private:
     {
         if (!removalCandidate(path, fileIdOf(path), fileIdOf(m_shared)))
             return false;
-        std::vector<fs::path> set;
-        for (const Graph& g : m_graphs)
-            set.push_back(g.outPath);
-        const FolderReaders readers = modelsReading(path.parent_path(), {path}, set);
-        return readers.users.front().empty() && readers.unreadable.empty()
-            && readers.failure.empty();
+        return readersOf(path, search(true)).none();
     }
 
     Result<FolderSaveReport> runLocked()
@@ -367,7 +406,7 @@ private:
         auto temp = writeShared(cleanup);
         if (!temp)
             return temp.error().prefixed(m_cannot);
-        DataTarget target{m_shared, std::move(*temp)};
+        DataTarget target{0, m_shared, std::move(*temp)};
         crashPoint("data-written");
         if (Status s = writeModels(target, cleanup); !s)
             return s.error().prefixed(m_cannot);
@@ -468,8 +507,8 @@ private:
             }
             progress.bytesDone += range.length;
             progress.tensor = g.model->tensors()[range.tensor].name;
-            if (m_options.layout.progress)
-                m_options.layout.progress(progress);
+            if (m_options.controls.progress)
+                m_options.controls.progress(progress);
         }
         if (::ftruncate(fd, static_cast<off_t>(m_sharedBytes)) != 0)
             return Error::io(systemMessage("cannot size", temp->path));
@@ -617,21 +656,17 @@ private:
     {
         std::set<FileId> seen;
         const auto sharedId = fileIdOf(m_shared);
-        std::vector<fs::path> set;
-        for (const Graph& g : m_graphs)
-            set.push_back(g.outPath);
         for (const Graph& g : m_graphs)
             for (const fs::path& path : g.readBefore) {
                 const auto id = fileIdOf(path);
                 if (!removalCandidate(path, id, sharedId) || !seen.insert(*id).second)
                     continue;
-                const FolderReaders readers = modelsReading(path.parent_path(), {path}, {});
-                if (!readers.users.front().empty() || !readers.unreadable.empty()
-                    || !readers.failure.empty()) {
-                    if (!readers.unreadable.empty() || !readers.failure.empty())
-                        m_report.warnings.push_back(path.string()
-                            + " is kept: a model of the folder could not be read to tell "
-                              "whether it uses it");
+                // Every graph of the set reads the shared file now: any reader is another model.
+                const Readers readers = readersOf(path, search(false));
+                if (!readers.none()) {
+                    if (!readers.unknown.empty())
+                        m_report.warnings.push_back(
+                            path.string() + " is kept: " + readers.describe());
                     continue;
                 }
                 if (failPoint("unlink-unused") || ::unlink(path.c_str()) != 0) {
@@ -678,116 +713,6 @@ private:
     bool m_commitFailed = false;
     FolderSaveReport m_report;
 };
-
-} // namespace
-
-namespace {
-
-// No shared data file: each graph saved on its own (its own data file, the layout options
-// applied to each), one after another; the first failure stops, naming the graph, and the
-// graphs saved before it stand (each save is complete on its own).
-Result<FolderSaveReport> saveEachGraph(
-    const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
-{
-    const auto started = std::chrono::steady_clock::now();
-    const fs::path in = folderPath(dir), out = folderPath(outDir);
-    auto names = modelsInFolder(in);
-    if (!names)
-        return names.error();
-    std::vector<std::string> chosen = options.models.empty() ? *names : options.models;
-    std::sort(chosen.begin(), chosen.end());
-    chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
-    for (const std::string& name : chosen)
-        if (std::find(names->begin(), names->end(), name) == names->end())
-            return Error::usage(name + " is not a model of " + in.string());
-    if (chosen.empty())
-        return Error::usage(in.string() + " holds no .onnx model");
-    if (options.dryRun)
-        return Error::usage("a folder is planned with a shared data file (--shared-data)");
-    // Every graph loaded and planned before anything is written: two graphs that would write
-    // one data file, or a file replaced that another model reads, are refused with nothing saved.
-    struct Each {
-        std::string name;
-        std::unique_ptr<Model> model;
-        SaveOptions options;
-    };
-    std::vector<Each> graphs;
-    std::map<fs::path, std::string> writer; // data file -> the graph that would write it
-    for (const std::string& name : chosen) {
-        auto model = Model::load(in / name);
-        if (!model)
-            return model.error();
-        SaveOptions graphOptions = options.layout;
-        if (options.perGraphRequest) {
-            auto applied = applySaveRequest(*options.perGraphRequest, out / name);
-            if (!applied)
-                return applied.error();
-            graphOptions = std::move(applied->options);
-            graphOptions.progress = options.layout.progress;
-            graphOptions.cancel = options.layout.cancel;
-        }
-        auto plan = planSave(**model, out / name, graphOptions);
-        if (!plan)
-            return plan.error().prefixed(name + ": ");
-        for (const std::string& file : plan->files) {
-            const fs::path path = (out / file).lexically_normal();
-            auto [it, fresh] = writer.emplace(path, name);
-            if (!fresh)
-                return Error::usage(it->second + " and " + name + " would both write "
-                    + path.string()
-                    + "; --shared-data makes one data file they share, or give each its own "
-                      "layout");
-        }
-        if (!graphOptions.force) {
-            auto conflicts = saveConflicts(**model, out / name, graphOptions);
-            if (!conflicts)
-                return conflicts.error().prefixed(name + ": ");
-            if (!conflicts->empty())
-                return Error{conflicts->front().message, ErrorKind::ConsentNeeded};
-        }
-        graphs.push_back({name, std::move(*model), std::move(graphOptions)});
-    }
-    auto created = createOutputFolders(out / chosen.front());
-    if (!created)
-        return created.error();
-    FolderSaveReport report;
-    report.folder = out;
-    const auto joinNames = [](auto from, auto to) {
-        std::string out;
-        for (auto it = from; it != to; ++it)
-            out += (out.empty() ? "" : ", ") + it->name;
-        return out;
-    };
-    for (auto g = graphs.begin(); g != graphs.end(); ++g) {
-        auto saved = save(*g->model, out / g->name, g->options);
-        if (!saved) {
-            if (report.models.empty()) {
-                removeCreatedFolders(*created);
-                return saved.error();
-            }
-            // Each graph stands on its own: those saved before are complete, this one and the
-            // rest are as they were. Say which is which.
-            const std::string rest = joinNames(g + 1, graphs.end());
-            return saved.error().prefixed(g->name + " was not saved"
-                + (rest.empty() ? "" : ", nor " + rest)
-                + "; saved before it: " + joinNames(graphs.begin(), g)
-                + " (each complete with its new layout; repacking the folder again"
-                + (in == out ? "" : " with --force, which replaces what they wrote,")
-                + " finishes it): ");
-        }
-        report.models.push_back(g->name);
-        report.unchanged = (report.models.size() == 1 || report.unchanged) && saved->unchanged;
-        report.externalTensors += saved->externalTensors;
-        report.bytesAfter += saved->bytesWritten;
-        for (auto& w : saved->warnings)
-            report.warnings.push_back(g->name + ": " + w);
-        for (auto& removed : saved->removed)
-            report.removed.push_back(removed);
-    }
-    report.seconds
-        = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return report;
-}
 
 } // namespace
 

@@ -29,16 +29,20 @@
 namespace repack {
 
 struct FolderSaveOptions {
-    // The layout (threshold, alignment, align threshold, order, attributes, checksum), consent
-    // (force), the lock wait, progress and cancel. The data file is `sharedData`.
-    SaveOptions layout;
+    // The layout of every graph's tensors (threshold, alignment, align threshold, order,
+    // attributes, checksum). With a shared data file, what one file for every graph cannot
+    // honour is refused, never quietly changed: another format, every tensor inline, shards,
+    // placements of single tensors, keeping placement, another data file name.
+    LayoutOptions layout;
+    // Consent (force), allowCorrupt, rewrite, the lock wait, progress and cancel.
+    SaveControls controls;
     // Relative to the output folder; empty: each graph is saved on its own, with its own data
     // file, the layout options applied to each (a single-model save per graph).
     std::string sharedData;
     std::vector<std::string> models; // file names in the folder; empty: every *.onnx there
     // Without a shared file: the request as the user gave it, applied to each graph's own output
-    // path (a target names each graph's data file after it); `layout` then only gives progress
-    // and cancel.
+    // path (a target names each graph's data file after it); `layout` and `controls` then only
+    // give progress and cancel.
     std::optional<SaveRequest> perGraphRequest = std::nullopt;
     // Plan only (`plan DIR`): the report of what the save would write and remove, with nothing
     // locked, created or written.
@@ -70,11 +74,12 @@ struct FolderSaveReport {
 };
 
 // Saves the graphs of `dir` into `outDir` (which may be `dir`: in place) with one shared data
-// file. Fails, changing nothing, on a graph that does not load or has broken references
-// (unless layout.allowCorrupt), an unusable or aliasing data file name, a shared file past the
-// 2 GiB protobuf limit for an inline result, a file replaced that another model of the folder
-// reads (ConsentNeeded, naming it, unless layout.force), a source that changed while it was
-// copied (Changed), a full disk or a cancel.
+// file. Fails, changing nothing, on a graph that does not load or has bytes it cannot carry
+// forward (unless controls.allowCorrupt), a layout the shared file cannot honour, an unusable or
+// aliasing data file name (a folder, a model of the set), a shared file past the 2 GiB protobuf
+// limit for an inline result, a file replaced that a model outside the set reads from any folder
+// it could name it from (ConsentNeeded, naming every such file and model, unless
+// controls.force), a source that changed while it was copied (Changed), a full disk or a cancel.
 Result<FolderSaveReport> saveFolder(const std::filesystem::path& dir,
     const std::filesystem::path& outDir, const FolderSaveOptions& options);
 

@@ -9,7 +9,7 @@
 #include "save.h"
 
 #include "clean.h"
-#include "core/inspect/folder_scan.h"
+#include "core/inspect/readers.h"
 #include "core/inspect/verify.h"
 #include "core/model/model.h"
 #include "core/save_lock.h"
@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <numeric>
 #include <set>
 #include <unistd.h>
@@ -122,22 +123,12 @@ void dropUnused(const std::vector<fs::path>& readBefore, const std::vector<fs::p
                 + " could not be examined to tell whether it is the same file");
             continue;
         }
-        std::set<fs::path> folders{path.parent_path(), modelPath.parent_path()};
-        std::vector<fs::path> unknown;
-        bool used = false;
-        for (const auto& folder : folders) {
-            FolderReaders readers = modelsReading(folder, {path}, {modelPath});
-            used |= !readers.users.front().empty();
-            unknown.insert(unknown.end(), readers.unreadable.begin(), readers.unreadable.end());
-            if (!readers.failure.empty())
-                report.warnings.push_back(path.string() + " is kept: " + readers.failure);
-            used |= !readers.failure.empty();
-        }
         // Could not tell means keep, and say which model could not be read.
-        for (const auto& model : unknown)
-            report.warnings.push_back(path.string() + " is kept: " + model.string()
+        const Readers readers = readersOf(path, {{modelPath.parent_path()}, {modelPath}});
+        for (const auto& unknown : readers.unknown)
+            report.warnings.push_back(path.string() + " is kept: " + unknown.string()
                 + " could not be read to tell whether it uses it");
-        if (used || !unknown.empty())
+        if (!readers.none())
             continue;
         const size_t before = report.warnings.size();
         finish.unlinkFile(path, "unlink-unused", "the model no longer uses it; remove it by hand");
@@ -219,8 +210,12 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
             = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         return report;
     }
+    // Data files whose bytes would not change are not written again: they keep their inode,
+    // their time and every reader (only the model names them anew). --rewrite writes them all.
+    const std::vector<bool> kept = options.rewrite ? std::vector<bool>(plan->files.size(), false)
+                                                   : keptDataFiles(model, path, *plan, options);
     if (!options.force)
-        if (auto conflicts = conflictsOf(model, path, *plan); !conflicts.empty())
+        if (auto conflicts = conflictsOf(model, path, *plan, kept); !conflicts.empty())
             return Error{joinMessages(conflicts), ErrorKind::ConsentNeeded};
     // Every file the save reads holds still until its bytes are copied, or the save fails.
     auto sources = SourceWatch::start(model, options.cancel);
@@ -239,25 +234,33 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     // 1. New data into temporaries beside the final files.
     TempCleanup cleanup;
     DataWriter writer(model, *plan, options);
-    auto written = writeDataTemps(*plan, dir, writer, cleanup);
+    auto written = writeDataTemps(*plan, dir, writer, cleanup, kept);
     if (!written)
         return written.error().prefixed(cannot);
     const std::vector<DataTarget>& targets = *written;
     crashPoint("data-written");
 
-    // 2. The model, once naming the temporaries and once naming the final files.
-    std::vector<std::string> tempNames, finalNames;
-    for (const auto& t : targets) {
-        tempNames.push_back(t.temp.path.lexically_relative(dir).generic_string());
-        finalNames.push_back(t.finalPath.lexically_relative(dir).generic_string());
-    }
+    // 2. The model, once naming the temporaries and once naming the final files (a kept file
+    // by its final name in both).
+    std::vector<std::string> finalNames, tempNames;
+    for (const auto& name : plan->files)
+        finalNames.push_back(fs::path(name).lexically_normal().generic_string());
+    tempNames = finalNames;
+    for (const auto& t : targets)
+        tempNames[t.file] = t.temp.path.lexically_relative(dir).generic_string();
+    // A tensor of a kept file keeps its checksum key (its bytes are not read again).
+    std::map<size_t, std::string> checksums = writer.checksums();
+    for (size_t i = 0; i < plan->tensors.size(); ++i)
+        if (const PlannedTensor& p = plan->tensors[i]; p.external && kept[p.file])
+            if (const TensorInfo& t = model.tensors()[i]; !t.external->checksum.empty())
+                checksums.emplace(i, t.external->checksum);
     // The model is streamed below: the raw_data of tensors that stay inline (or come back
     // inline) is copied file to file from where it lies, never held in memory; a failure puts
     // the model back as it was.
     const Splices splices = splicesOf(model, *plan, writer);
     TensorRewrite rewrite(model);
-    if (Status s = rewrite.apply(
-            *plan, tempNames, writer, writer.checksums(), TensorRewrite::Inline::Spliced);
+    if (Status s
+        = rewrite.apply(*plan, tempNames, writer, checksums, TensorRewrite::Inline::Spliced);
         !s)
         return s.error().prefixed(cannot);
     std::optional<ModelTemp> modelViaTemps;
@@ -337,6 +340,9 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     // entry per tensor goes first (two indexes and a plan of millions of tensors at once
     // would be the save's peak).
     report.dataBytes = std::accumulate(plan->fileBytes.begin(), plan->fileBytes.end(), uint64_t(0));
+    uint64_t dataWritten = 0;
+    for (const auto& t : targets)
+        dataWritten += plan->fileBytes[t.file];
     report.paddingBytes = paddingBytes(*plan);
     for (const auto& p : plan->tensors)
         (p.external ? report.externalTensors : report.inlineTensors)++;
@@ -349,10 +355,12 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     model.adoptSave({path, committed.identity, committed.written.bytes,
         payloadRanges(splices, committed), stale, "replaced by a save to " + path.string()});
 
+    // Every data file the model reads now, kept or written, in plan order.
     std::vector<fs::path> finals{path};
-    for (const auto& t : targets) {
-        finals.push_back(t.finalPath);
-        report.dataFiles.push_back(finalNamesOk ? t.finalPath : t.temp.path);
+    for (size_t f = 0; f < finalNames.size(); ++f) {
+        finals.push_back((dir / finalNames[f]).lexically_normal());
+        report.dataFiles.push_back(
+            (dir / (finalNamesOk ? finalNames : tempNames)[f]).lexically_normal());
     }
     if (inPlace)
         dropUnused(readBefore, finals, path, options.removeUnused, finish, report);
@@ -365,7 +373,7 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
 
     report.modelPath = path;
     report.warnings.insert(report.warnings.begin(), plan->notes.begin(), plan->notes.end());
-    report.bytesWritten = committed.written.bytes + report.dataBytes;
+    report.bytesWritten = committed.written.bytes + dataWritten;
     report.seconds
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return report;

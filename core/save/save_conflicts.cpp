@@ -2,11 +2,12 @@
 // alias are refused outright; files other models read, or no model reads, need consent.
 #include "save_conflicts.h"
 
-#include "core/inspect/folder_scan.h"
+#include "core/file_identity.h"
+#include "core/file_names.h"
+#include "core/inspect/readers.h"
 #include "core/model/model.h"
-#include "save_steps.h"
+#include "core/plan/save_plan.h"
 
-#include <map>
 #include <set>
 #include <sys/stat.h>
 
@@ -53,34 +54,46 @@ std::vector<fs::path> saveFolders(const fs::path& out, const SavePlan& plan)
     return folders;
 }
 
-Status checkAliases(const Model& model, const fs::path& out, const SavePlan& plan)
+Status checkDataAliases(const std::vector<std::string>& names, const std::vector<fs::path>& paths,
+    const std::vector<ModelFileRole>& models)
 {
     // Names that can never work for this save: fix them, do not retry (kind Usage).
     auto usage = [](std::string message) { return Error{std::move(message), ErrorKind::Usage}; };
-    std::set<fs::path> seen{out};
-    for (const auto& name : plan.files) {
-        const fs::path target = (out.parent_path() / name).lexically_normal();
+    std::vector<fs::path> seen;
+    for (size_t i = 0; i < names.size(); ++i) {
+        const std::string& name = names[i];
+        const fs::path target = paths[i].lexically_normal();
         std::error_code ec;
         if (fs::is_directory(target, ec) || target.filename().empty() || target.filename() == "."
             || target.filename() == "..")
             return usage("data file '" + name + "' names a folder, not a file");
-        if (samePathOrFile(target, out))
-            return usage("data file '" + name + "' is the model file " + out.string()
-                + " itself; choose another data file name");
-        if (!model.path().empty() && samePathOrFile(target, model.path()))
-            return usage("data file '" + name + "' is the input model " + model.path().string()
-                + "; choose another data file name");
-        if (!seen.insert(target).second)
-            return usage("data file '" + name + "' is written twice by this save");
-        for (const auto& earlier : seen)
-            if (earlier != target && samePathOrFile(earlier, target))
+        for (const auto& m : models)
+            if (!m.path.empty() && samePathOrFile(target, m.path))
+                return usage("data file '" + name + "' is " + m.role + " " + m.path.string()
+                    + "; choose another data file name");
+        for (const auto& earlier : seen) {
+            if (earlier == target)
+                return usage("data file '" + name + "' is written twice by this save");
+            if (samePathOrFile(earlier, target))
                 return usage("data file '" + name + "' is another name of " + earlier.string()
                     + ", which this save also writes");
+        }
+        seen.push_back(target);
     }
     return {};
 }
 
-std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, const SavePlan& plan)
+Status checkAliases(const Model& model, const fs::path& out, const SavePlan& plan)
+{
+    std::vector<fs::path> paths;
+    for (const auto& name : plan.files)
+        paths.push_back(out.parent_path() / name);
+    return checkDataAliases(
+        plan.files, paths, {{out, "the model file"}, {model.path(), "the input model"}});
+}
+
+std::vector<SaveConflict> conflictsOf(
+    const Model& model, const fs::path& out, const SavePlan& plan, const std::vector<bool>& kept)
 {
     const bool inPlace = !model.path().empty() && samePathOrFile(out, model.path());
     const std::set<FileId> own = ownFiles(model, inPlace);
@@ -93,36 +106,17 @@ std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, c
                 sourceReads.insert(*id);
 
     std::vector<fs::path> replaced{out};
-    for (const auto& name : plan.files)
-        replaced.push_back((out.parent_path() / name).lexically_normal());
-    std::vector<fs::path> exclude{out};
-    if (!model.path().empty())
-        exclude.push_back(model.path());
-
-    // Each folder's models are read once for all the files replaced (a file is looked up in
-    // its own folder and in the output model's).
-    std::map<fs::path, std::vector<size_t>> byFolder;
-    for (size_t i = 0; i < replaced.size(); ++i)
-        if (fileIdOf(replaced[i]))
-            for (const fs::path& folder :
-                std::set<fs::path>{replaced[i].parent_path(), out.parent_path()})
-                byFolder[folder].push_back(i);
-    std::vector<std::vector<fs::path>> users(replaced.size());
-    std::vector<std::vector<fs::path>> unknown(replaced.size()); // could not tell: they may
-    for (const auto& [folder, indices] : byFolder) {
-        std::vector<fs::path> files;
-        for (size_t i : indices)
-            files.push_back(replaced[i]);
-        FolderReaders readers = modelsReading(folder, files, exclude);
-        for (size_t k = 0; k < indices.size(); ++k) {
-            auto& u = users[indices[k]];
-            u.insert(u.end(), readers.users[k].begin(), readers.users[k].end());
-            auto& n = unknown[indices[k]];
-            n.insert(n.end(), readers.unreadable.begin(), readers.unreadable.end());
-            if (!readers.failure.empty())
-                n.push_back(folder);
-        }
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        if (f >= kept.size() || !kept[f])
+            replaced.push_back((out.parent_path() / plan.files[f]).lexically_normal());
+    // Every folder a model could read them from: theirs and those above, up to the output
+    // folder and the source model's.
+    ReaderSearch search{{out.parent_path()}, {out}};
+    if (!model.path().empty()) {
+        search.roots.push_back(model.path().parent_path());
+        search.exclude.push_back(model.path());
     }
+    const std::vector<Readers> readers = readersOf(replaced, search);
 
     std::vector<SaveConflict> conflicts;
     for (size_t i = 0; i < replaced.size(); ++i) {
@@ -133,24 +127,24 @@ std::vector<SaveConflict> conflictsOf(const Model& model, const fs::path& out, c
         SaveConflict conflict{file, {}, {}};
         if (sourceReads.count(*id))
             conflict.users.push_back(model.path());
-        conflict.users.insert(conflict.users.end(), users[i].begin(), users[i].end());
+        conflict.users.insert(
+            conflict.users.end(), readers[i].models.begin(), readers[i].models.end());
         const bool isModelFile = i == 0;
         // A model file is read as a model: only a known reader of it as data counts, or every
         // save beside an unreadable .onnx would need consent.
-        if (isModelFile)
-            unknown[i].clear();
-        if (conflict.users.empty() && unknown[i].empty() && (isModelFile || own.count(*id)))
+        std::vector<fs::path> unknown = isModelFile ? std::vector<fs::path>{} : readers[i].unknown;
+        if (conflict.users.empty() && unknown.empty() && (isModelFile || own.count(*id)))
             continue; // replacing an output model nobody reads, or this model's own data
         conflict.message = file.string()
             + (!conflict.users.empty() ? " is read by " + names(conflict.users)
                         + ", which would read wrong bytes after this save"
-                    : unknown[i].empty() ? " already exists and no model in its folder uses it"
-                                         : std::string(" exists"))
-            + (unknown[i].empty() ? std::string()
-                                  : (conflict.users.empty() ? "; " : "; also, ") + names(unknown[i])
+                    : unknown.empty() ? " already exists and no model in its folder uses it"
+                                      : std::string(" exists"))
+            + (unknown.empty() ? std::string()
+                               : (conflict.users.empty() ? "; " : "; also, ") + names(unknown)
                         + " could not be read to tell whether it uses it")
             + "; replacing it needs explicit consent (--force)";
-        conflict.users.insert(conflict.users.end(), unknown[i].begin(), unknown[i].end());
+        conflict.users.insert(conflict.users.end(), unknown.begin(), unknown.end());
         conflicts.push_back(std::move(conflict));
     }
     return conflicts;
@@ -165,7 +159,8 @@ Result<std::vector<SaveConflict>> saveConflicts(
         return Error{out.string() + ": " + plan.error().message, plan.error().kind};
     if (Status s = checkAliases(model, out, *plan); !s)
         return s.error();
-    return conflictsOf(model, out, *plan);
+    return conflictsOf(model, out, *plan,
+        options.rewrite ? std::vector<bool>{} : keptDataFiles(model, out, *plan, options));
 }
 
 } // namespace repack

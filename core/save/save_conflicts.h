@@ -36,12 +36,25 @@ struct SaveConflict {
 Result<std::vector<SaveConflict>> saveConflicts(
     const Model& model, const std::filesystem::path& path, const SaveOptions& options);
 
-// Refuses data names that alias: the output or input model file, a folder, a file this save
-// already writes (also through another name).
+// A model file a save reads or writes, and what to call it in a message ("the input model").
+struct ModelFileRole {
+    std::filesystem::path path;
+    std::string role;
+};
+
+// Refuses data files that alias, whatever the consent: a folder (also through a symlink), one of
+// `models` (also through a symlink or a hard link), a file this save already writes (also
+// through another name). `names` are as the user gave them (for the message), `paths` where
+// they lead, parallel. Kind Usage: a name to change, not a save to retry.
+Status checkDataAliases(const std::vector<std::string>& names,
+    const std::vector<std::filesystem::path>& paths, const std::vector<ModelFileRole>& models);
+
+// checkDataAliases for the save of `model` to `out`: the output and the input model files.
 Status checkAliases(const Model& model, const std::filesystem::path& out, const SavePlan& plan);
 
-// The existing files the save of `model` to `out` would replace that need consent.
-std::vector<SaveConflict> conflictsOf(
-    const Model& model, const std::filesystem::path& out, const SavePlan& plan);
+// The existing files the save of `model` to `out` would replace that need consent; the `kept`
+// data files (parallel to plan.files, keptDataFiles) are not replaced.
+std::vector<SaveConflict> conflictsOf(const Model& model, const std::filesystem::path& out,
+    const SavePlan& plan, const std::vector<bool>& kept = {});
 
 } // namespace repack

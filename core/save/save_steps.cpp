@@ -1,5 +1,6 @@
 #include "save_steps.h"
 
+#include "core/inspect/readers.h"
 #include "core/model/model.h"
 #include "core/posix_file.h"
 #include "crash_point.h"
@@ -31,13 +32,16 @@ Result<TempFile> createReplacementFor(const fs::path& finalPath)
     return temp;
 }
 
-Result<std::vector<DataTarget>> writeDataTemps(
-    const SavePlan& plan, const fs::path& dir, DataWriter& writer, TempCleanup& cleanup)
+Result<std::vector<DataTarget>> writeDataTemps(const SavePlan& plan, const fs::path& dir,
+    DataWriter& writer, TempCleanup& cleanup, const std::vector<bool>& kept)
 {
     std::vector<DataTarget> targets;
     std::set<fs::path> folders;
     for (size_t f = 0; f < plan.files.size(); ++f) {
+        if (f < kept.size() && kept[f])
+            continue;
         DataTarget target;
+        target.file = f;
         target.finalPath = (dir / plan.files[f]).lexically_normal();
         auto temp = createReplacementFor(target.finalPath);
         if (!temp)
@@ -88,15 +92,6 @@ Status swapIn(const DataTarget& target)
         return s;
     }
     return {};
-}
-
-std::vector<fs::path> filesReadBy(const Model& model)
-{
-    std::set<fs::path> read;
-    for (const auto& info : model.tensors())
-        if (info.isExternal() && !info.external->resolvedPath.empty())
-            read.insert(info.external->resolvedPath);
-    return {read.begin(), read.end()};
 }
 
 std::vector<fs::path> readsReplacedBy(const Model& model, const std::vector<DataTarget>& targets)

@@ -21,6 +21,7 @@ class DataWriter;
 class Model;
 
 struct DataTarget {
+    size_t file = 0; // in the plan's files
     // What the model names: folder / data file name. A symlink there is replaced by the new
     // regular file, never written through: its target (a cache blob) stays untouched.
     std::filesystem::path finalPath;
@@ -31,10 +32,12 @@ struct DataTarget {
 // the group) of the file it will replace.
 Result<TempFile> createReplacementFor(const std::filesystem::path& finalPath);
 
-// Writes every data file of `plan` (names relative to `dir`) into a temporary beside it and
-// syncs the temporaries' folders; each temporary is registered with `cleanup`.
+// Writes every data file of `plan` (names relative to `dir`) but the `kept` ones (parallel to
+// plan.files; empty: none) into a temporary beside it and syncs the temporaries' folders; each
+// temporary is registered with `cleanup`.
 Result<std::vector<DataTarget>> writeDataTemps(const SavePlan& plan,
-    const std::filesystem::path& dir, DataWriter& writer, TempCleanup& cleanup);
+    const std::filesystem::path& dir, DataWriter& writer, TempCleanup& cleanup,
+    const std::vector<bool>& kept = {});
 
 // Makes `target.finalPath` hold the new bytes with one atomic rename, keeping the temporary
 // valid under its own name too (a hard link is renamed, not the temporary). Fails, with the
@@ -50,9 +53,6 @@ Status syncFolder(const std::filesystem::path& dir);
 // The paths through which `model` reads files that the targets are about to replace.
 std::vector<std::filesystem::path> readsReplacedBy(
     const Model& model, const std::vector<DataTarget>& targets);
-
-// The data files `model` reads (resolved paths), one entry per file.
-std::vector<std::filesystem::path> filesReadBy(const Model& model);
 
 // The tensors whose raw_data the model writer copies from a file: payloads left in the .onnx
 // that stay inline, and external data coming back inline (TensorRewrite::Inline::Spliced).

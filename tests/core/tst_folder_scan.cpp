@@ -4,6 +4,7 @@
 // and `inspect`/`verify` report all of it as warnings.
 #include "core/file_names.h"
 #include "core/inspect/folder_scan.h"
+#include "core/inspect/readers.h"
 #include "core/model/model.h"
 #include "core/save/clean.h"
 #include "core/save_lock.h"
@@ -128,8 +129,9 @@ class TestFolderScan : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase();
-    void modelsReferencing_data();
-    void modelsReferencing();
+    void readersOf_data();
+    void readersOf();
+    void readersAboveTheFile();
     void aModelNamedInCapitalsIsAModel();
     void siblingLocationsAreTheIndexs();
     void leftovers_data();
@@ -146,7 +148,7 @@ private slots:
     void cliReportsWarnings();
 
 private:
-    QTemporaryDir m_shared; // the folder modelsReferencing scans
+    QTemporaryDir m_shared; // the folder readersOf scans
 };
 
 void TestFolderScan::initTestCase()
@@ -173,7 +175,7 @@ void TestFolderScan::initTestCase()
     QVERIFY(QFile::copy(QDir(dir).filePath("b.onnx"), QDir(dir).filePath(tempOf("b.onnx"))));
 }
 
-void TestFolderScan::modelsReferencing_data()
+void TestFolderScan::readersOf_data()
 {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QStringList>("exclude");
@@ -193,7 +195,7 @@ void TestFolderScan::modelsReferencing_data()
     QTest::addRow("a file that does not exist") << "gone.data" << QStringList{} << QStringList{};
 }
 
-void TestFolderScan::modelsReferencing()
+void TestFolderScan::readersOf()
 {
     QFETCH(QString, file);
     QFETCH(QStringList, exclude);
@@ -203,8 +205,43 @@ void TestFolderScan::modelsReferencing()
     std::vector<std::filesystem::path> excluded;
     for (const QString& name : exclude)
         excluded.push_back(dir / name.toStdString());
-    const auto found = repack::modelsReferencing(dir, dir / file.toStdString(), excluded);
-    QCOMPARE(fileNames(found), expected);
+    const auto found = repack::readersOf(dir / file.toStdString(), {{dir}, excluded});
+    QCOMPARE(fileNames(found.all()), expected);
+}
+
+// A model reads files at or below its folder: the readers of weights/w.bin are looked for in
+// weights/ and in every folder above it up to the roots of the search (the output folder, the
+// folders of the models saved), never only beside the file (issue 35: a folder save removed a
+// file a model one folder up still read).
+void TestFolderScan::readersAboveTheFile()
+{
+    QTemporaryDir temp;
+    const QString dir = temp.path();
+    QVERIFY(QDir(dir).mkpath("weights/deep"));
+    QVERIFY(!writeUint8Model(dir, "a.onnx", kSizes, kExternalFrom, "weights/deep/w.bin").isEmpty());
+    QVERIFY(!writeUint8Model(dir + "/weights", "b.onnx", kSizes, kExternalFrom, "deep/w.bin")
+                 .isEmpty());
+    const std::filesystem::path folder = dir.toStdString();
+    const std::filesystem::path file = folder / "weights/deep/w.bin";
+
+    // Beside the file alone, nobody: a model that reads it is always above it.
+    QCOMPARE(fileNames(repack::readersOf(file, {}).all()), QStringList());
+    // From the root down, every folder between: both.
+    QCOMPARE(fileNames(repack::readersOf(file, {{folder}, {}}).all()),
+        QStringList({"a.onnx", "b.onnx"}));
+    // A root inside the path still searches up to the farthest root that holds the file.
+    QCOMPARE(fileNames(repack::readersOf(file, {{folder / "weights", folder}, {}}).all()),
+        QStringList({"a.onnx", "b.onnx"}));
+    QCOMPARE(repack::readerFolders(file, {{folder}, {}}),
+        (std::vector<std::filesystem::path>{folder / "weights/deep", folder / "weights", folder}));
+    // By name, a file read under another name (a hard link) has no reader; by identity it has.
+    QVERIFY(
+        ::link(file.c_str(), (folder / "weights/deep/w.bin.repack-tmp-0123456789ab").c_str()) == 0);
+    const std::filesystem::path link = folder / "weights/deep/w.bin.repack-tmp-0123456789ab";
+    QCOMPARE(fileNames(repack::readersOf(link, {{folder}, {}}).all()),
+        QStringList({"a.onnx", "b.onnx"}));
+    QCOMPARE(
+        fileNames(repack::readersOf(link, {{folder}, {}}, ReadMatch::Name).all()), QStringList());
 }
 
 // "B.ONNX" (a model copied from Windows) reads shared data as much as "b.onnx": a save that
@@ -216,8 +253,8 @@ void TestFolderScan::aModelNamedInCapitalsIsAModel()
     QVERIFY(!writeUint8Model(dir, "a.onnx", kSizes, kExternalFrom, "w.data").isEmpty());
     QVERIFY(!writeUint8Model(dir, "B.ONNX", kSizes, kExternalFrom, "w.data").isEmpty());
     const std::filesystem::path folder = dir.toStdString();
-    const auto found = repack::modelsReferencing(folder, folder / "w.data", {folder / "a.onnx"});
-    QCOMPARE(fileNames(found), QStringList{"B.ONNX"});
+    const auto found = repack::readersOf(folder / "w.data", {{folder}, {folder / "a.onnx"}});
+    QCOMPARE(fileNames(found.all()), QStringList{"B.ONNX"});
 
     QCOMPARE(classifyFileName("B.ONNX"), FileType::Model);
     QCOMPARE(classifyFileName("b.onnx"), FileType::Model);

@@ -3,6 +3,7 @@
 #include "core/model/model.h"
 #include "core/save/external_data.h"
 #include "tests/support/data_file_builder.h"
+#include "tests/support/folder_fixtures.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
@@ -67,6 +68,7 @@ private slots:
     void convertToExternalKeepsInputOrder();
     void convertFromExternalCopiesRawData();
     void loadToModelPast2GiBFailsUnchanged();
+    void aFileAnotherModelReadsNeedsConsent();
 };
 
 void TestExternalOps::setBaseDirReresolves()
@@ -199,6 +201,38 @@ void TestExternalOps::convertFromExternalCopiesRawData()
     }
     // A copy: the data file itself is untouched.
     QCOMPARE(fileContents(dir.filePath("sub/e.bin")).toStdString(), data.bytes());
+}
+
+// Issue 35: a.onnx and c.onnx read sub/w.bin (c further in); writing a's tensors into it, by
+// either operation, would leave c reading other bytes: consent, naming c, nothing written. The
+// readers are looked for above the file too, not only beside it.
+void TestExternalOps::aFileAnotherModelReadsNeedsConsent()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath("sub"));
+    const std::string embed = patternBytes(4096, 21);
+    QVERIFY(writeGraph(dir.path(), "a.onnx", "sub/w.bin", {{"embed", embed}}));
+    QVERIFY(writeGraph(
+        dir.path(), "c.onnx", "sub/w.bin", {{"embed", embed}, {"own", patternBytes(2048, 22)}}));
+    const auto before = hashFolder(dir.filePath("sub"));
+    auto model = loadModel(dir.filePath("a.onnx"));
+    QVERIFY(model);
+
+    const Status unloaded = unloadFromModel(*model, dir.path().toStdString(), "sub/w.bin", 0);
+    QVERIFY(!unloaded);
+    QCOMPARE(unloaded.error().kind, ErrorKind::ConsentNeeded);
+    QVERIFY2(unloaded.error().message.find("c.onnx reads it") != std::string::npos,
+        unloaded.error().message.c_str());
+    QCOMPARE(hashFolder(dir.filePath("sub")), before);
+
+    std::vector<onnx::TensorProto> tensors{rawTensor("z", 2, {3000}, tensorContent(0, 3000))};
+    auto converted = convertTensorsToExternal(tensors, dir.path().toStdString(), "sub/w.bin");
+    QVERIFY(!converted);
+    QCOMPARE(converted.error().kind, ErrorKind::ConsentNeeded);
+    QVERIFY2(converted.error().message.find("c.onnx reads it") != std::string::npos,
+        converted.error().message.c_str());
+    QCOMPARE(hashFolder(dir.filePath("sub")), before);
+    QCOMPARE(saveTempsIn(dir.filePath("sub")), QStringList());
 }
 
 void TestExternalOps::loadToModelPast2GiBFailsUnchanged()

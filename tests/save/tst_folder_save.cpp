@@ -3,11 +3,15 @@
 // never merging other dtypes or bytes under one name, a re-run that writes nothing, siblings
 // outside the set asked about and their files kept, and a kill at every step of the protocol
 // leaving every graph loadable with its values.
+#include "core/file_names.h"
 #include "core/inspect/folder_inspect.h"
+#include "core/inspect/readers.h"
+#include "core/model/model.h"
 #include "core/save/folder_save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/folder_fixtures.h"
 #include "tests/support/graph_readers.h"
+#include "tests/support/model_builder.h"
 #include "tests/support/python_reader.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
@@ -19,6 +23,10 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace repack;
 using namespace fixtures;
@@ -70,6 +78,27 @@ class TestFolderSave : public QObject {
     Q_OBJECT
 
 private:
+    // What the models of `dir` read, as "model reads path (N links)" lines: the data files with
+    // more than one link (`temporaries` false), or the save temporaries they name (true).
+    static QString readFiles(const QString& dir, bool temporaries)
+    {
+        QString out;
+        for (const QString& name : QDir(dir).entryList({"*.onnx"}, QDir::Files)) {
+            auto model = Model::load(QDir(dir).filePath(name).toStdString());
+            if (!model)
+                return name + " does not load: " + QString::fromStdString(model.error().message);
+            for (const auto& path : filesReadBy(**model)) {
+                struct stat st { };
+                const bool stated = ::stat(path.c_str(), &st) == 0;
+                if (temporaries ? isTempName(path.filename().string())
+                                : !stated || st.st_nlink != 1)
+                    out += name + " reads " + QString::fromStdString(path.string()) + " ("
+                        + QString::number(stated ? st.st_nlink : 0) + " links)\n";
+            }
+        }
+        return out;
+    }
+
     // Every graph of `dir` loads in python3-onnx with the values of `e`.
     static bool valuesIntact(const QString& dir, const Export& e, const QString& context)
     {
@@ -222,6 +251,24 @@ private slots:
             point);
         QCOMPARE(killed.status, kSigkillStatus);
         QVERIFY(valuesIntact(dir.path(), e, "killed at " + point));
+        // `clean` finishes what the kill left (issue 35, 4): no data file a graph reads has a
+        // second link (onnx >= 1.21 and onnx_ir refuse those), every graph names final files,
+        // and no temporary is left. One state keeps a temporary name: a re-save killed after
+        // its first graph's commit, where the other graphs still read the old shared file, so
+        // the new one cannot take its name (every reader accepts the temporary: one link).
+        const Run cleaned = runCliInShell(dir.path(), "clean", {dir.path()});
+        QVERIFY2(cleaned.status == 0, cleaned.err.constData());
+        QVERIFY(valuesIntact(dir.path(), e, "cleaned after the kill at " + point));
+        const QString links = readFiles(dir.path(), false);
+        QVERIFY2(links.isEmpty(), qPrintable(links));
+        const QString named = readFiles(dir.path(), true);
+        if (resave && point == "model-temp-committed") {
+            QVERIFY2(cleaned.err.contains("keeps its temporary name"), cleaned.err.constData());
+            QCOMPARE(saveTempsIn(dir.path()).size(), 1); // the one the decoder names
+        } else {
+            QVERIFY2(named.isEmpty(), qPrintable(named));
+            QCOMPARE(saveTempsIn(dir.path()), QStringList());
+        }
         const Run again
             = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "shared.onnx_data"});
         QVERIFY2(again.status == 0, again.err.constData());
@@ -352,8 +399,8 @@ private slots:
         const QString out = dir.filePath("out");
         CancelToken token;
         FolderSaveOptions options;
-        options.layout.cancel = &token;
-        options.layout.progress = [&](const Progress&) {
+        options.controls.cancel = &token;
+        options.controls.progress = [&](const Progress&) {
             if (QFileInfo::exists(out + "/decoder_model.onnx"))
                 token.cancel(); // during the second graph's save
         };
@@ -373,9 +420,9 @@ private slots:
             QString());
 
         QVERIFY2(message.contains("again with --force"), qPrintable(message)); // to a new folder
-        options.layout.progress = {};
-        options.layout.cancel = nullptr;
-        options.layout.force = true; // the first graph wrote its data file there already
+        options.controls.progress = {};
+        options.controls.cancel = nullptr;
+        options.controls.force = true; // the first graph wrote its data file there already
         auto finished = saveFolder(dir.path().toStdString(), out.toStdString(), options);
         QVERIFY2(finished.ok(), finished ? "" : finished.error().message.c_str());
         QVERIFY(valuesIntact(out, e, "the folder saved again"));
@@ -409,6 +456,193 @@ private slots:
         QCOMPARE(both.status, 2);
         QVERIFY2(both.err.contains("would both write"), both.err.constData());
         QVERIFY(!QFileInfo::exists(kept));
+    }
+
+    // Issue 35, 1: a.onnx and c.onnx both read weights/w.bin; saving a alone into a shared file
+    // must not remove it (the removal looked for readers beside the file only).
+    void aDataFileInASubfolderReadByAnotherModelStays()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath("weights"));
+        const std::vector<Weight> weights{{"embed", patternBytes(4096, 11)}};
+        QVERIFY(writeGraph(dir.path(), "a.onnx", "weights/w.bin", weights));
+        QVERIFY(writeGraph(dir.path(), "c.onnx", "weights/w.bin", weights));
+        const Run run = runRepack(
+            {dir.path(), "-o", dir.path(), "--shared-data", "s.data", "--models", "a.onnx"});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY2(!run.out.contains("removed"), run.out.constData());
+        QVERIFY(QFile::exists(dir.filePath("weights/w.bin")));
+        Export e;
+        e.graphs["a.onnx"] = weights;
+        e.graphs["c.onnx"] = weights;
+        QVERIFY(valuesIntact(dir.path(), e, "after saving a alone"));
+        const Run verified = runCliInShell(dir.path(), "verify", {dir.filePath("c.onnx")});
+        QVERIFY2(verified.status == 0, verified.err.constData());
+    }
+
+    // Issue 35, 2: a reads sub/s.data at 0, c at 4096; a folder save of a alone that rewrites
+    // sub/s.data would leave c reading past its end: consent, naming c, nothing written. The
+    // same for the external-data operations (tst_external_ops).
+    void aSharedFileInASubfolderNeedsConsent()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath("sub"));
+        const std::string embed = patternBytes(4096, 12);
+        QVERIFY(writeGraph(dir.path(), "a.onnx", "sub/s.data", {{"embed", embed}}));
+        QVERIFY(writeGraph(dir.path(), "c.onnx", "sub/s.data",
+            {{"embed", embed}, {"own", patternBytes(2048, 13)}}));
+        const auto before = hashFolder(dir.path());
+        const auto beforeSub = hashFolder(dir.filePath("sub"));
+        const Run refused = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "sub/s.data",
+            "--models", "a.onnx", "--rewrite"});
+        QCOMPARE(refused.status, 3);
+        QVERIFY2(refused.err.contains("c.onnx reads it"), refused.err.constData());
+        QCOMPARE(hashFolder(dir.path()), before);
+        QCOMPARE(hashFolder(dir.filePath("sub")), beforeSub);
+        // The plan says so too, writing nothing.
+        const QJsonObject doc = QJsonDocument::fromJson(
+            runCliInShell(dir.path(), "plan",
+                {dir.path(), "--shared-data", "sub/s.data", "--models", "a.onnx", "--json"})
+                .out)
+                                    .object();
+        QVERIFY2(doc["consent_needed"].toString().contains("c.onnx"),
+            qPrintable(QJsonDocument(doc).toJson()));
+    }
+
+    // Issue 35, 3: a shared data name that leads to a folder or to a graph's own model file is
+    // refused before anything is written, --force or not.
+    void aSharedNameThatAliasesIsRefused_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addRow("a folder") << "folder";
+        QTest::addRow("a symlink to a folder") << "symlink-folder";
+        QTest::addRow("a symlink to a graph's model") << "symlink-model";
+        QTest::addRow("a hard link to a graph's model") << "hardlink-model";
+    }
+    void aSharedNameThatAliasesIsRefused()
+    {
+        QFETCH(QString, kind);
+        QTemporaryDir dir;
+        QVERIFY(writeGraph(dir.path(), "a.onnx", "a.bin", {{"x", patternBytes(2048, 14)}}));
+        QVERIFY(writeGraph(dir.path(), "b.onnx", "b.bin", {{"y", patternBytes(2048, 15)}}));
+        const QString name = dir.filePath("s.data");
+        if (kind == "folder")
+            QVERIFY(QDir(dir.path()).mkdir("s.data"));
+        if (kind == "symlink-folder") {
+            QVERIFY(QDir(dir.path()).mkdir("elsewhere"));
+            QVERIFY(QFile::link(dir.filePath("elsewhere"), name));
+        }
+        if (kind == "symlink-model")
+            QVERIFY(QFile::link(dir.filePath("b.onnx"), name));
+        if (kind == "hardlink-model")
+            QVERIFY(::link(qPrintable(dir.filePath("b.onnx")), qPrintable(name)) == 0);
+        const auto before = hashFolder(dir.path());
+        const Run refused
+            = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "s.data", "--force"});
+        QCOMPARE(refused.status, 2);
+        QVERIFY2(refused.err.contains("s.data"), refused.err.constData());
+        QCOMPARE(hashFolder(dir.path()), before);
+        QCOMPARE(saveTempsIn(dir.path()), QStringList());
+    }
+
+    // Issue 35, 5: a graph whose shape input is stored externally (python-onnx's re-save at a
+    // low threshold; ONNX Runtime refuses it) is fixed by the folder save as by the single
+    // save: that tensor comes back inline, the rest goes into the shared file.
+    void shapeInputsStoredExternallyComeBackInline()
+    {
+        QTemporaryDir dir;
+        onnx::ModelProto model = emptyModel();
+        auto& g = *model.mutable_graph();
+        auto* x = g.add_input();
+        x->set_name("x");
+        x->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : {2, 3})
+            x->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+        auto* y = g.add_output();
+        y->set_name("y");
+        y->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+        std::string shape(16, '\0');
+        const int64_t dims[2] = {3, 2};
+        std::memcpy(shape.data(), dims, 16);
+        const std::string w = patternBytes(2 * 512 * 4, 16);
+        onnx::TensorProto shapeTensor = rawTensor("shape", onnx::TensorProto::INT64, {2}, shape);
+        shapeTensor.clear_raw_data();
+        setExternal(shapeTensor, "m.onnx.data", "0", "16");
+        onnx::TensorProto wTensor = rawTensor("w", onnx::TensorProto::FLOAT, {2, 512}, w);
+        wTensor.clear_raw_data();
+        setExternal(wTensor, "m.onnx.data", "16", std::to_string(w.size()));
+        *g.add_initializer() = shapeTensor;
+        *g.add_initializer() = wTensor;
+        onnx::NodeProto& reshape = addNode(g, "Reshape", "r");
+        reshape.add_input("x");
+        reshape.add_input("shape");
+        reshape.add_output("r_out");
+        onnx::NodeProto& matmul = addNode(g, "MatMul", "m");
+        matmul.add_input("r_out");
+        matmul.add_input("w");
+        matmul.add_output("y");
+        QFile data(dir.filePath("m.onnx.data"));
+        QVERIFY(data.open(QIODevice::WriteOnly));
+        data.write(QByteArray::fromStdString(shape + w));
+        data.close();
+        QVERIFY(saveModel(model, dir.filePath("m.onnx")));
+
+        const Run run = runRepack({dir.path(), "-o", dir.path(), "--shared-data", "s.data"});
+        QVERIFY2(run.status == 0, run.err.constData());
+        auto saved = Model::load(dir.filePath("m.onnx").toStdString());
+        QVERIFY(saved);
+        for (const TensorInfo& t : (*saved)->tensors())
+            QCOMPARE(t.isExternal(), t.name == "w");
+        QCOMPARE(QFileInfo(dir.filePath("s.data")).size(), qint64(w.size()));
+        const QString ort = onnxRuntimeFailure({dir.filePath("m.onnx")});
+        QVERIFY2(ort.isEmpty(), qPrintable(ort));
+    }
+
+    // Issue 35: what one shared file cannot honour is refused by the core, for every front end.
+    void aLayoutTheSharedFileCannotHonourIsRefused_data()
+    {
+        QTest::addColumn<int>("option");
+        QTest::addRow("safetensors") << 0;
+        QTest::addRow("every tensor inline") << 1;
+        QTest::addRow("shards") << 2;
+        QTest::addRow("placements") << 3;
+        QTest::addRow("keeping placement") << 4;
+        QTest::addRow("another data file") << 5;
+    }
+    void aLayoutTheSharedFileCannotHonourIsRefused()
+    {
+        QFETCH(int, option);
+        QTemporaryDir dir;
+        QVERIFY(writeGraph(dir.path(), "a.onnx", "a.bin", {{"x", patternBytes(2048, 17)}}));
+        const auto before = hashFolder(dir.path());
+        FolderSaveOptions options;
+        options.sharedData = "s.data";
+        switch (option) {
+        case 0:
+            options.layout.format = DataFormat::Safetensors;
+            break;
+        case 1:
+            options.layout.allInline = true;
+            break;
+        case 2:
+            options.layout.shardSize = 1024;
+            break;
+        case 3:
+            options.layout.placements = {TensorPlacement(Placement::Inline)};
+            break;
+        case 4:
+            options.layout.keepPlacement = true;
+            break;
+        case 5:
+            options.layout.dataFile = "other.bin";
+            break;
+        }
+        const auto saved = saveFolder(dir.path().toStdString(), dir.path().toStdString(), options);
+        QVERIFY(!saved.ok());
+        QCOMPARE(saved.error().kind, ErrorKind::Usage);
+        QVERIFY2(saved.error().message.find("cannot take") != std::string::npos,
+            saved.error().message.c_str());
+        QCOMPARE(hashFolder(dir.path()), before);
     }
 
     void usageErrors()

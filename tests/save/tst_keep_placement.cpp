@@ -14,8 +14,10 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <onnx/onnx_pb.h>
 
@@ -115,6 +117,8 @@ private slots:
     void pinsMoveOnlyThemselves();
     void aPinToTheFileATensorIsInKeepsIt();
     void pinsOverAKeptSafetensorsFileAreRefused();
+    void aDataFileNoPinTouchesIsNotWritten();
+    void aFileOtherGraphsShareIsKeptWhole();
 };
 
 void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
@@ -276,6 +280,80 @@ void TestKeepPlacement::pinsMoveOnlyThemselves()
     auto again = save(*saved, path.toStdString(), keep());
     QVERIFY_OK(again);
     QVERIFY(again->unchanged);
+}
+
+// A pin out of one data file rewrites that file and the model only: the other data file, whose
+// bytes do not change, keeps its inode and its modification time (issue 35's roll-forward; issue
+// 36 item 2: a one-tensor pin on a model of tens of GiB must not rewrite every file).
+void TestKeepPlacement::aDataFileNoPinTouchesIsNotWritten()
+{
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const auto values = readAllTensors(*model);
+    const QString untouched = dir.filePath("sub/a.bin"), pinned = dir.filePath("m.onnx.data");
+    struct stat before {
+    }, pinnedBefore{};
+    QVERIFY(::stat(untouched.toLocal8Bit().constData(), &before) == 0);
+    QVERIFY(::stat(pinned.toLocal8Bit().constData(), &pinnedBefore) == 0);
+    SaveOptions options = keep();
+    options.placements.resize(model->tensors().size());
+    for (size_t i = 0; i < model->tensors().size(); ++i)
+        if (model->tensors()[i].qualifiedName() == "graph/t2") // the last of m.onnx.data
+            options.placements[i] = TensorPlacement(Placement::Inline);
+    QThread::msleep(20); // a rewrite would show in the modification time
+    auto saved = save(*model, path.toStdString(), options);
+    QVERIFY_OK(saved);
+    struct stat after {
+    }, pinnedAfter{};
+    QVERIFY(::stat(untouched.toLocal8Bit().constData(), &after) == 0);
+    QVERIFY(::stat(pinned.toLocal8Bit().constData(), &pinnedAfter) == 0);
+    QCOMPARE(after.st_ino, before.st_ino);
+    QCOMPARE(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+    QCOMPARE(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+    QVERIFY(pinnedAfter.st_ino != pinnedBefore.st_ino); // the file the pin changed is new
+    // Only the model and m.onnx.data were written.
+    QCOMPARE(
+        saved->bytesWritten, uint64_t(QFileInfo(path).size()) + uint64_t(QFileInfo(pinned).size()));
+    auto reloaded = loadModel(path);
+    QVERIFY(reloaded);
+    QCOMPARE(readAllTensors(*reloaded), values);
+    // --rewrite writes every file anew.
+    SaveOptions rewrite = keep();
+    rewrite.rewrite = true;
+    QVERIFY_OK(save(*reloaded, path.toStdString(), rewrite));
+    QVERIFY(inodeOf(untouched) != before.st_ino);
+}
+
+// Two models read one data file, each its own range (as the graphs of a folder saved with one
+// shared file): keeping one's placement writes nothing, though the file is longer than that
+// model's last tensor; the other model's bytes are not this save's to cut.
+void TestKeepPlacement::aFileOtherGraphsShareIsKeptWhole()
+{
+    QTemporaryDir dir;
+    const std::string a = tensorContent(1, 4096), b = tensorContent(2, 4096);
+    QFile data(dir.filePath("s.data"));
+    QVERIFY(data.open(QIODevice::WriteOnly));
+    data.write(QByteArray::fromStdString(a + b));
+    data.close();
+    for (const auto& [name, offset] : {std::pair{"a.onnx", 0}, std::pair{"b.onnx", 4096}}) {
+        onnx::ModelProto proto = emptyModel();
+        onnx::TensorProto t = rawTensor("w", onnx::TensorProto::UINT8, {4096});
+        t.clear_raw_data();
+        setExternal(t, "s.data", std::to_string(offset), "4096");
+        *proto.mutable_graph()->add_initializer() = t;
+        QVERIFY(saveModel(proto, dir.filePath(name)));
+    }
+    const ino_t inode = inodeOf(dir.filePath("s.data"));
+    auto model = loadModel(dir.filePath("a.onnx"));
+    QVERIFY(model);
+    auto saved = save(*model, dir.filePath("a.onnx").toStdString(), keep());
+    QVERIFY_OK(saved);
+    QVERIFY(saved->unchanged);
+    QCOMPARE(inodeOf(dir.filePath("s.data")), inode);
+    QCOMPARE(QFileInfo(dir.filePath("s.data")).size(), qint64(8192));
 }
 
 void TestKeepPlacement::aPinToTheFileATensorIsInKeepsIt()

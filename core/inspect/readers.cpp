@@ -1,0 +1,225 @@
+#include "readers.h"
+
+#include "core/file_identity.h"
+#include "core/file_names.h"
+#include "core/model/model.h"
+#include "core/paths.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <sys/stat.h>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+namespace {
+
+// `path` absolute and lexically normal, without the trailing separator "dir/" leaves.
+fs::path normalised(const fs::path& path)
+{
+    std::error_code ec;
+    fs::path out = fs::absolute(path, ec);
+    out = (ec ? path : out).lexically_normal();
+    return out.has_filename() || out == out.root_path() ? out : out.parent_path();
+}
+
+// What one model reads, from the locations of its external tensors. `known` false: it could not
+// be read now, so it may read anything.
+struct ModelReads {
+    bool known = false;
+    std::set<FileId> files;
+    std::set<fs::path> names;
+};
+
+ModelReads readsOf(const fs::path& model)
+{
+    ModelReads out;
+    try {
+        auto paths = externalDataPaths(model); // a walk that skips payloads: no weight is read
+        if (!paths) {
+            // Bytes that are no ONNX model read nothing: every reader refuses them too. A model
+            // that vanished meanwhile reads nothing either.
+            const ErrorKind kind = paths.error().kind;
+            out.known = kind == ErrorKind::Corrupt || kind == ErrorKind::NotFound;
+            return out;
+        }
+        for (const fs::path& p : *paths) {
+            if (auto id = fileIdOf(p))
+                out.files.insert(*id);
+            out.names.insert(resolvedName(p));
+        }
+        out.known = true;
+    } catch (...) {
+        out.known = false; // out of memory, say: could not tell
+    }
+    return out;
+}
+
+// A model of a searched folder: its path and file.
+struct FolderModel {
+    fs::path path;
+    FileId id;
+};
+
+// The models directly in `dir`: regular *.onnx files (never temporaries), symlinks followed.
+// nullopt when the folder exists but cannot be listed: who in it reads what cannot be told.
+std::optional<std::vector<FolderModel>> modelsIn(const fs::path& dir)
+{
+    std::vector<FolderModel> out;
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec)
+        return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory
+            ? std::optional(out)
+            : std::nullopt;
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const fs::path path = it->path();
+        if (!isModelName(path.filename().string()))
+            continue;
+        struct stat st { };
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            continue; // a dangling link, a folder named *.onnx
+        out.push_back({path, fileIdOf(st)});
+    }
+    if (ec)
+        return std::nullopt;
+    std::sort(out.begin(), out.end(),
+        [](const FolderModel& a, const FolderModel& b) { return a.path < b.path; });
+    return out;
+}
+
+} // namespace
+
+std::vector<fs::path> filesReadBy(const Model& model)
+{
+    std::set<fs::path> read;
+    for (const auto& t : model.tensors()) {
+        if (!t.isExternal())
+            continue;
+        if (!t.external->resolvedPath.empty())
+            read.insert(t.external->resolvedPath);
+        else if (!t.external->location.empty() && fs::path(t.external->location).is_relative())
+            read.insert((model.baseDir() / t.external->location).lexically_normal());
+    }
+    return {read.begin(), read.end()};
+}
+
+std::vector<fs::path> Readers::all() const
+{
+    std::vector<fs::path> out = models;
+    out.insert(out.end(), unknown.begin(), unknown.end());
+    return out;
+}
+
+std::string Readers::describe() const
+{
+    std::string out;
+    auto add = [&out](const std::string& clause) { out += (out.empty() ? "" : "; ") + clause; };
+    for (const auto& m : models)
+        add(m.filename().string() + " reads it");
+    for (const auto& u : unknown) {
+        std::error_code ec;
+        add(fs::is_directory(u, ec)
+                ? u.string() + " could not be listed to tell which models in it use it"
+                : u.filename().string() + " could not be read to tell whether it uses it");
+    }
+    return out;
+}
+
+std::vector<fs::path> readerFolders(const fs::path& file, const ReaderSearch& search)
+{
+    std::vector<fs::path> out;
+    auto add = [&out](const fs::path& dir) {
+        if (std::find(out.begin(), out.end(), dir) == out.end())
+            out.push_back(dir);
+    };
+    std::vector<fs::path> roots;
+    for (const auto& r : search.roots)
+        roots.push_back(normalised(r));
+    fs::path dir = normalised(file).parent_path();
+    add(dir);
+    // Up to the farthest root that contains the file: a model in any folder between may name it.
+    const fs::path* farthest = nullptr;
+    for (const auto& r : roots)
+        if (isUnder(dir, r) && (!farthest || isUnder(*farthest, r)))
+            farthest = &r;
+    if (farthest)
+        while (dir != *farthest && dir != dir.root_path()) {
+            dir = dir.parent_path();
+            add(dir);
+        }
+    for (const auto& r : roots)
+        add(r);
+    return out;
+}
+
+std::vector<Readers> readersOf(
+    const std::vector<fs::path>& files, const ReaderSearch& search, ReadMatch match)
+{
+    std::vector<Readers> out(files.size());
+    try {
+        std::set<FileId> excludedIds;
+        std::set<fs::path> excludedPaths;
+        for (const auto& x : search.exclude) {
+            if (x.empty())
+                continue;
+            if (auto id = fileIdOf(x))
+                excludedIds.insert(*id);
+            excludedPaths.insert(normalised(x));
+        }
+        std::vector<std::optional<FileId>> ids(files.size());
+        std::vector<fs::path> names(files.size());
+        std::map<fs::path, std::vector<size_t>> byFolder; // each folder listed once for all
+        for (size_t i = 0; i < files.size(); ++i) {
+            ids[i] = fileIdOf(files[i]);
+            if (!ids[i])
+                continue; // nothing there (or a dangling link, which holds no bytes)
+            names[i] = resolvedName(normalised(files[i]));
+            for (const auto& dir : readerFolders(files[i], search))
+                byFolder[dir].push_back(i);
+        }
+        std::map<FileId, ModelReads> reads; // each model read once, whatever its names
+        for (const auto& [dir, indices] : byFolder) {
+            const auto models = modelsIn(dir);
+            if (!models) {
+                for (size_t i : indices)
+                    out[i].unknown.push_back(dir);
+                continue;
+            }
+            for (const FolderModel& m : *models) {
+                if (excludedIds.count(m.id) || excludedPaths.count(m.path))
+                    continue;
+                auto it = reads.find(m.id);
+                if (it == reads.end())
+                    it = reads.emplace(m.id, readsOf(m.path)).first;
+                const ModelReads& r = it->second;
+                for (size_t i : indices) {
+                    if (!r.known)
+                        out[i].unknown.push_back(m.path);
+                    else if (match == ReadMatch::Identity ? r.files.count(*ids[i]) > 0
+                                                          : r.names.count(names[i]) > 0)
+                        out[i].models.push_back(m.path);
+                }
+            }
+        }
+    } catch (const std::exception&) {
+        // Could not tell: each file's own folder stands for its unknown readers.
+        for (size_t i = 0; i < files.size(); ++i)
+            out[i].unknown.push_back(normalised(files[i]).parent_path());
+    }
+    for (Readers& r : out)
+        for (auto* list : {&r.models, &r.unknown}) {
+            std::sort(list->begin(), list->end());
+            list->erase(std::unique(list->begin(), list->end()), list->end());
+        }
+    return out;
+}
+
+Readers readersOf(const fs::path& file, const ReaderSearch& search, ReadMatch match)
+{
+    return std::move(readersOf(std::vector<fs::path>{file}, search, match).front());
+}
+
+} // namespace repack
