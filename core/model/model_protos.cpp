@@ -1,0 +1,390 @@
+// A loaded Model's protos: parsed from the .onnx on first use (a skeleton without the large
+// raw_data payloads, which stay in the file until materializeInline()), with the main graph's
+// initializers a save does not need left out as their serialization and parsed in later.
+#include "model.h"
+
+#include "core/mapped_memory.h"
+#include "core/posix_file.h"
+#include "tensor_protos.h"
+#include "wire_scan.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_set>
+
+namespace fs = std::filesystem;
+
+namespace repack {
+
+void Model::ProtoDeleter::operator()(onnx::ModelProto* proto) const
+{
+    if (proto && !proto->GetArena())
+        delete proto; // an arena's messages go with the arena
+}
+
+namespace {
+
+// The model parsed from the (skeleton) bytes `data`, allocated in `arena`.
+Result<onnx::ModelProto*> parseModel(
+    std::string_view data, const fs::path& path, google::protobuf::Arena& arena)
+{
+    if (data.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+        return Error::corrupt(path.string()
+            + ": not a valid ONNX model (malformed or truncated protobuf): "
+            + std::to_string(data.size()) + " bytes, past protobuf's 2 GiB limit");
+    auto* proto = google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+    google::protobuf::io::ArrayInputStream stream(data.data(), static_cast<int>(data.size()));
+    google::protobuf::io::CodedInputStream coded(&stream);
+    coded.SetTotalBytesLimit(std::numeric_limits<int>::max());
+    if (!proto->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+        return Error::corrupt(
+            path.string() + ": not a valid ONNX model (malformed or truncated protobuf)");
+    if (!proto->has_graph() && proto->functions_size() == 0)
+        return Error::corrupt(path.string() + ": not an ONNX model (no graph and no functions)");
+    return proto;
+}
+
+// A parsed model whose large raw_data payloads stay in `file` (mapped, never copied).
+struct Parsed {
+    std::unique_ptr<google::protobuf::Arena> arena;
+    onnx::ModelProto* proto = nullptr; // in `arena`
+    std::unordered_map<onnx::TensorProto*, FileRange> inFile;
+    ElidedInitializers leftOut;
+};
+
+std::unique_ptr<google::protobuf::Arena> newArena()
+{
+    google::protobuf::ArenaOptions options;
+    options.start_block_size = 64 << 10;
+    options.max_block_size = 1 << 20;
+    return std::make_unique<google::protobuf::Arena>(options);
+}
+
+Result<Parsed> parseMapped(
+    std::span<const std::byte> file, const fs::path& path, const ElideRule& leaveOut)
+{
+    auto scan = scanModel(file, path.string(), Model::kInFileMinBytes, leaveOut);
+    if (!scan)
+        return scan.error();
+    Parsed parsed{newArena(), nullptr, {}, std::move(scan->elided)};
+    auto proto = parseModel(scan->changed
+            ? std::string_view(scan->skeleton)
+            : std::string_view(reinterpret_cast<const char*>(file.data()), file.size()),
+        path, *parsed.arena);
+    if (!proto)
+        return proto.error();
+    std::string().swap(scan->skeleton);
+    parsed.proto = *proto;
+    // In file order: a tensor's raw_data is its last payload, as protobuf keeps it.
+    for (const auto& payload : scan->payloads) {
+        onnx::TensorProto* tensor = tensorAt(*parsed.proto, payload.path);
+        if (!tensor)
+            return Error::corrupt(path.string() + ": the tensor whose raw_data starts at byte "
+                + std::to_string(payload.offset) + " is not in the parsed model");
+        if (payload.stripped)
+            parsed.inFile[tensor] = {payload.offset, payload.length};
+        else
+            parsed.inFile.erase(tensor);
+    }
+    return parsed;
+}
+
+std::string unreadable(const fs::path& path)
+{
+    return path.string() + ": not a valid ONNX model (malformed or truncated protobuf)";
+}
+
+// Tensor i of the index is either the next of `protoCount` parsed protos or the next
+// initializer left out (`leftOut`; the main graph's initializers come first in both): calls
+// onLeftOut(i, entry) or onProto(i, proto position) for each tensor in order, while they
+// return true.
+template <typename OnLeftOut, typename OnProto>
+void interleave(
+    const ElidedInitializers& leftOut, size_t protoCount, OnLeftOut&& onLeftOut, OnProto&& onProto)
+{
+    for (size_t i = 0, p = 0, e = 0; i < protoCount + leftOut.size(); ++i) {
+        const bool more = e < leftOut.size() && leftOut.initializer(e) == i
+            ? onLeftOut(i, e++)
+            : p < protoCount && onProto(i, p++);
+        if (!more)
+            return;
+    }
+}
+
+bool parseTensor(std::span<const std::byte> bytes, onnx::TensorProto& tensor)
+{
+    return bytes.size() <= static_cast<size_t>(std::numeric_limits<int>::max())
+        && tensor.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+} // namespace
+
+Status Model::loadProtos()
+{
+    if (m_proto)
+        return m_leftOut.empty() ? Status() : parseLeftOut();
+    return parseProtos({});
+}
+
+Status Model::loadProtosLeavingOut(const std::function<bool(size_t)>& leaveOut)
+{
+    if (!m_proto)
+        return parseProtos(leaveOut);
+    // Left out by an earlier save: parsed in when this one needs one of them.
+    for (size_t e = 0; e < m_leftOut.size(); ++e)
+        if (!leaveOut(m_leftOut.initializer(e)))
+            return parseLeftOut();
+    return {};
+}
+
+onnx::ModelProto& Model::protoLeavingOut()
+{
+    if (!m_proto)
+        return mutableProto();
+    return *m_proto;
+}
+
+Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
+{
+    if (!m_modelFile)
+        return Error::internal(m_path.string() + ": the model file is no longer mapped");
+    auto bytes = m_modelFile->view(0, m_fileBytes);
+    if (!bytes)
+        return bytes.error();
+    Result<Parsed> parsed = Error::internal("not run");
+    ElideRule elide;
+    if (leaveOut) {
+        elide.select = [&](uint64_t i) { return i < m_tensors.size() && leaveOut(i); };
+        for (size_t i = 0; i < m_tensors.size(); ++i)
+            elide.atMost += leaveOut(i) ? 1 : 0;
+    }
+    if (Status s
+        = readMapped(m_path.string(), [&] { parsed = parseMapped(*bytes, m_path, elide); });
+        !s)
+        return s.error();
+    if (!parsed)
+        return parsed.error();
+    m_modelFile->releasePages(0, m_fileBytes); // the parse is done with them
+    const std::vector<onnx::TensorProto*> protos = tensorProtos(*parsed->proto);
+    const ElidedInitializers& leftOut = parsed->leftOut;
+    // The ones left out are parsed here, one at a time, so that protobuf refuses the same
+    // models either way; and their bytes must be protobuf's serialization of them (a save
+    // writes the same bytes whatever it parsed).
+    bool agree = protos.size() + leftOut.size() == m_tensors.size();
+    bool readable = true;
+    bool asProtobufWrites = true;
+    onnx::TensorProto scratch;
+    std::string serialized;
+    const auto named = [&](size_t i, const std::string& name) {
+        agree = name.empty() || name == m_tensors[i].name;
+        return agree;
+    };
+    if (agree)
+        interleave(
+            leftOut, protos.size(),
+            [&](size_t i, size_t e) {
+                const auto bytes = leftOut.tensor(e);
+                readable = parseTensor(bytes, scratch);
+                if (!readable)
+                    return false;
+                if (asProtobufWrites) {
+                    scratch.SerializeToString(&serialized);
+                    asProtobufWrites = std::equal(bytes.begin(), bytes.end(),
+                        reinterpret_cast<const std::byte*>(serialized.data()),
+                        reinterpret_cast<const std::byte*>(serialized.data() + serialized.size()));
+                }
+                return named(i, scratch.name());
+            },
+            [&](size_t i, size_t p) { return named(i, protos[p]->name()); });
+    if (!readable)
+        return Error::corrupt(unreadable(m_path));
+    if (!agree)
+        return Error::corrupt(m_path.string()
+            + ": protobuf reads other tensors than the index found (a field given twice?)");
+    if (!asProtobufWrites) { // rare: written by another serializer, or by hand
+        ElidedInitializers rewritten;
+        for (size_t e = 0; e < leftOut.size(); ++e) {
+            if (!parseTensor(leftOut.tensor(e), scratch))
+                return Error::corrupt(unreadable(m_path));
+            scratch.SerializeToString(&serialized);
+            rewritten.add(leftOut.initializer(e),
+                std::as_bytes(std::span(serialized.data(), serialized.size())));
+        }
+        parsed->leftOut = std::move(rewritten);
+    }
+    interleave(
+        leftOut, protos.size(),
+        [&](size_t i, size_t) {
+            m_tensors[i].proto = nullptr;
+            return true;
+        },
+        [&](size_t i, size_t p) {
+            m_tensors[i].proto = protos[p];
+            return true;
+        });
+    m_arena = std::move(parsed->arena);
+    m_proto.reset(parsed->proto);
+    m_inFile = std::move(parsed->inFile);
+    m_leftOut = std::move(parsed->leftOut);
+    m_typedSpans.clear();
+    return {};
+}
+
+Status Model::parseLeftOut()
+{
+    // Parsed first, so that a failure changes nothing.
+    std::vector<onnx::TensorProto*> parsed(m_leftOut.size());
+    for (size_t e = 0; e < m_leftOut.size(); ++e) {
+        parsed[e] = google::protobuf::Arena::CreateMessage<onnx::TensorProto>(m_arena.get());
+        if (!parseTensor(m_leftOut.tensor(e), *parsed[e]))
+            return Error::corrupt(unreadable(m_path));
+    }
+    auto* initializers = m_proto->mutable_graph()->mutable_initializer();
+    std::vector<onnx::TensorProto*> kept(static_cast<size_t>(initializers->size()));
+    initializers->UnsafeArenaExtractSubrange(0, initializers->size(), kept.data());
+    initializers->Reserve(static_cast<int>(kept.size() + parsed.size()));
+    interleave(
+        m_leftOut, kept.size(),
+        [&](size_t i, size_t e) {
+            m_tensors[i].proto = parsed[e];
+            initializers->UnsafeArenaAddAllocated(parsed[e]);
+            return true;
+        },
+        [&](size_t, size_t k) {
+            initializers->UnsafeArenaAddAllocated(kept[k]);
+            return true;
+        });
+    m_leftOut.clear();
+    return {};
+}
+
+Result<onnx::TensorProto> Model::leftOutTensor(size_t index) const
+{
+    const auto entry = m_leftOut.find(index);
+    onnx::TensorProto tensor;
+    if (!entry || !parseTensor(m_leftOut.tensor(*entry), tensor))
+        return Error::internal(
+            m_tensors[index].qualifiedName() + ": its TensorProto is not loaded");
+    return tensor;
+}
+
+std::string Model::serializeWhole() const
+{
+    std::string bytes;
+    m_proto->SerializeToString(&bytes);
+    if (m_leftOut.empty())
+        return bytes;
+    auto whole = spliceModel(
+        std::as_bytes(std::span(bytes.data(), bytes.size())), m_path.string(),
+        [](std::span<const std::byte>) { return std::optional<PayloadReplacement>(); }, &m_leftOut);
+    if (!whole)
+        throw std::logic_error(whole.error().message);
+    return std::move(whole->bytes);
+}
+
+const onnx::ModelProto& Model::proto() const
+{
+    if (!m_proto || !m_leftOut.empty())
+        if (Status s = const_cast<Model*>(this)->loadProtos(); !s)
+            throw std::runtime_error(s.error().message);
+    return *m_proto;
+}
+
+onnx::ModelProto& Model::mutableProto()
+{
+    if (Status s = loadProtos(); !s)
+        throw std::runtime_error(s.error().message);
+    return *m_proto;
+}
+
+Status Model::indexOwnProtos(std::span<const std::byte> bytes, const ReleaseRule& release)
+{
+    const std::vector<onnx::TensorProto*> protos = tensorProtos(*m_proto);
+    const auto eachProto = [&](const auto& f) {
+        interleave(
+            m_leftOut, protos.size(), [](size_t, size_t) { return true; },
+            [&](size_t i, size_t p) {
+                f(i, protos[p]);
+                return true;
+            });
+    };
+    std::unordered_map<size_t, FileRange> inFileByIndex;
+    eachProto([&](size_t i, onnx::TensorProto* proto) {
+        if (auto it = m_inFile.find(proto); it != m_inFile.end())
+            inFileByIndex.emplace(i, it->second);
+    });
+    const RawPayloadRule inFile = [&](size_t tensor, FileRange) -> std::optional<FileRange> {
+        auto it = inFileByIndex.find(tensor);
+        return it == inFileByIndex.end() ? std::nullopt : std::optional<FileRange>(it->second);
+    };
+    auto index = indexTensors(bytes, m_path.string(), inFile, release);
+    if (!index || index->tensors.size() != protos.size() + m_leftOut.size())
+        return Error::internal(m_path.string() + ": the index of the model's own protos failed"
+            + (index ? std::string() : ": " + index.error().message));
+    eachProto([&](size_t i, onnx::TensorProto* proto) { index->tensors[i].proto = proto; });
+    adoptIndex(std::move(*index));
+    m_typedSpans.clear(); // read from the protos
+    return {};
+}
+
+Status Model::materializeInline(const std::function<bool(size_t)>& needed)
+{
+    if (Status s = loadProtos(); !s)
+        return s;
+    if (m_inFile.empty() || !m_materialized.empty())
+        return {};
+    std::unordered_set<const onnx::TensorProto*> skip;
+    if (needed)
+        for (size_t i = 0; i < m_tensors.size(); ++i)
+            if (m_tensors[i].inlineRange && !needed(i))
+                skip.insert(m_tensors[i].proto);
+    // Read with pread, not copied from the mapping: faulting in a mapping page by page costs
+    // more than the copy itself (several seconds per GiB on a virtual machine). Everything is
+    // read first, from the very file validated, so a failure changes nothing.
+    auto fd = UniqueFd::openRead(m_modelFile->path());
+    if (!fd)
+        return fd.error();
+    auto identity = identityOf(fd->get());
+    if (!identity || !(*identity == m_modelFile->identity()))
+        return Error::changed(m_modelFile->path().string()
+            + ": invalidated: the file was replaced or changed since the model was opened");
+    std::vector<std::pair<onnx::TensorProto*, std::string>> payloads;
+    for (const auto& [tensor, range] : m_inFile) {
+        if (skip.count(tensor))
+            continue;
+        std::string bytes(range.length, '\0');
+        auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
+        if (Status s = preadExact(fd->get(), view, range.offset, m_modelFile->path()); !s)
+            return s.error();
+        payloads.emplace_back(tensor, std::move(bytes));
+    }
+    for (auto& [tensor, bytes] : payloads) {
+        tensor->set_raw_data(std::move(bytes));
+        m_materialized.push_back(tensor);
+    }
+    return {};
+}
+
+void Model::releaseInline()
+{
+    for (onnx::TensorProto* tensor : m_materialized)
+        std::string().swap(*tensor->mutable_raw_data());
+    m_materialized.clear();
+}
+
+void Model::forgetInline()
+{
+    m_inFile.clear();
+    m_materialized.clear();
+    m_modelFile.reset();
+    for (auto& info : m_tensors)
+        info.inlineRange.reset();
+}
+
+} // namespace repack
