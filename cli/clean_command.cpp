@@ -33,7 +33,7 @@ int clean(const std::string& path)
     }
     for (const auto& w : cleaned->warnings)
         std::cerr << "onnx-repack: warning: " << printable(w) << '\n';
-    if (cleaned->removed.empty() && cleaned->finished.empty())
+    if (cleaned->removed.empty() && cleaned->finished.empty() && cleaned->warnings.empty())
         std::cout << "no leftovers of dead saves beside " << printable(path) << '\n';
     else if (!cleaned->removed.empty())
         std::cout << cleaned->removed.size() << " leftover(s) removed, " << formatBytes(total)

@@ -23,4 +23,12 @@ fs::path resolvedName(const fs::path& path)
     return ec ? path.lexically_normal() : out;
 }
 
+fs::path normalFolder(const fs::path& path)
+{
+    std::error_code ec;
+    fs::path out = fs::absolute(path, ec);
+    out = (ec ? path : out).lexically_normal();
+    return out.has_filename() || out == out.root_path() ? out : out.parent_path();
+}
+
 } // namespace repack

@@ -15,4 +15,8 @@ bool isUnder(const std::filesystem::path& path, const std::filesystem::path& dir
 // normal when that fails: for comparing names, not files.
 std::filesystem::path resolvedName(const std::filesystem::path& path);
 
+// `path` absolute and lexically normal, without the trailing separator "dir/" or "dir/." leaves:
+// one spelling of a folder (or file) for comparing and listing. Never throws.
+std::filesystem::path normalFolder(const std::filesystem::path& path);
+
 } // namespace repack

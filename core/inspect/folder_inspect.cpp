@@ -247,7 +247,7 @@ private:
                 "onnx >= 1.21 and onnx_ir refuse " + model + ": its data file " + file + " has "
                     + std::to_string(f.hardLinks) + " hard links; "
                     + (interrupted ? "a save was interrupted after its commit: onnx-repack clean "
-                                + m_dir.string() + " finishes it"
+                                + m_dir.string() + " finishes it (or says why it cannot)"
                                    : std::string("make it a file of its own (copy it over "
                                                  "itself), or repack the model")));
         }

@@ -1,5 +1,5 @@
-// What else lives in a model's folder (SPEC 5a): the other models that read a file, leftovers
-// of saves that are no longer running, and data files that no model there uses.
+// What else lives in a model's folder (SPEC 5a): leftovers of saves that are no longer running,
+// and data files that no model there uses (who reads a file: readers.h).
 #pragma once
 
 #include "core/problem.h"
@@ -20,8 +20,9 @@ struct FolderEntry {
 };
 
 // The folder is the model's base directory plus the subfolders of it that hold the model's data
-// files (`--data weights/w.bin`); "the models in the folder" are the .onnx files directly in the
-// base directory, each parsed at most once per scan and only when its bytes name a candidate.
+// files (`--data weights/w.bin`); the other models that may read a candidate are those readersOf
+// finds from the base directory down to the candidate's folder, each walked at most once per
+// scan, and only when some candidate is not the model's own.
 struct FolderReport {
     // Temporaries of saves no longer running (the folder's lock is free) that no model in the
     // folder names (by path, symlinks resolved: a temporary that is only another link to a file

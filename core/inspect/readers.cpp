@@ -16,15 +16,6 @@ namespace fs = std::filesystem;
 namespace repack {
 namespace {
 
-// `path` absolute and lexically normal, without the trailing separator "dir/" leaves.
-fs::path normalised(const fs::path& path)
-{
-    std::error_code ec;
-    fs::path out = fs::absolute(path, ec);
-    out = (ec ? path : out).lexically_normal();
-    return out.has_filename() || out == out.root_path() ? out : out.parent_path();
-}
-
 // What one model reads, from the locations of its external tensors. `known` false: it could not
 // be read now, so it may read anything.
 struct ModelReads {
@@ -135,23 +126,14 @@ std::vector<fs::path> readerFolders(const fs::path& file, const ReaderSearch& se
         if (std::find(out.begin(), out.end(), dir) == out.end())
             out.push_back(dir);
     };
-    std::vector<fs::path> roots;
+    // The file's folder and every one above it: a model in any of them may name it.
+    for (fs::path dir = normalFolder(file).parent_path();; dir = dir.parent_path()) {
+        add(dir);
+        if (dir == dir.root_path() || dir.empty())
+            break;
+    }
     for (const auto& r : search.roots)
-        roots.push_back(normalised(r));
-    fs::path dir = normalised(file).parent_path();
-    add(dir);
-    // Up to the farthest root that contains the file: a model in any folder between may name it.
-    const fs::path* farthest = nullptr;
-    for (const auto& r : roots)
-        if (isUnder(dir, r) && (!farthest || isUnder(*farthest, r)))
-            farthest = &r;
-    if (farthest)
-        while (dir != *farthest && dir != dir.root_path()) {
-            dir = dir.parent_path();
-            add(dir);
-        }
-    for (const auto& r : roots)
-        add(r);
+        add(normalFolder(r));
     return out;
 }
 
@@ -160,15 +142,12 @@ std::vector<Readers> readersOf(
 {
     std::vector<Readers> out(files.size());
     try {
-        std::set<FileId> excludedIds;
+        // By path only: another name of a model being saved (a hard link) keeps the old model
+        // once the save renames a new one over this name, and reads what it read before.
         std::set<fs::path> excludedPaths;
-        for (const auto& x : search.exclude) {
-            if (x.empty())
-                continue;
-            if (auto id = fileIdOf(x))
-                excludedIds.insert(*id);
-            excludedPaths.insert(normalised(x));
-        }
+        for (const auto& x : search.exclude)
+            if (!x.empty())
+                excludedPaths.insert(normalFolder(x));
         std::vector<std::optional<FileId>> ids(files.size());
         std::vector<fs::path> names(files.size());
         std::map<fs::path, std::vector<size_t>> byFolder; // each folder listed once for all
@@ -176,20 +155,28 @@ std::vector<Readers> readersOf(
             ids[i] = fileIdOf(files[i]);
             if (!ids[i])
                 continue; // nothing there (or a dangling link, which holds no bytes)
-            names[i] = resolvedName(normalised(files[i]));
+            names[i] = resolvedName(normalFolder(files[i]));
             for (const auto& dir : readerFolders(files[i], search))
                 byFolder[dir].push_back(i);
         }
         std::map<FileId, ModelReads> reads; // each model read once, whatever its names
+        std::vector<fs::path> roots;
+        for (const auto& r : search.roots)
+            roots.push_back(normalFolder(r));
         for (const auto& [dir, indices] : byFolder) {
             const auto models = modelsIn(dir);
             if (!models) {
-                for (size_t i : indices)
-                    out[i].unknown.push_back(dir);
+                // A folder that cannot be listed may hold readers. One above every root (the
+                // user's home seen through a -x parent, say) is passed over: the user keeps no
+                // models there that this tool could read either.
+                if (std::any_of(roots.begin(), roots.end(),
+                        [&](const fs::path& r) { return isUnder(dir, r); }))
+                    for (size_t i : indices)
+                        out[i].unknown.push_back(dir);
                 continue;
             }
             for (const FolderModel& m : *models) {
-                if (excludedIds.count(m.id) || excludedPaths.count(m.path))
+                if (excludedPaths.count(m.path))
                     continue;
                 auto it = reads.find(m.id);
                 if (it == reads.end())
@@ -207,7 +194,7 @@ std::vector<Readers> readersOf(
     } catch (const std::exception&) {
         // Could not tell: each file's own folder stands for its unknown readers.
         for (size_t i = 0; i < files.size(); ++i)
-            out[i].unknown.push_back(normalised(files[i]).parent_path());
+            out[i].unknown.push_back(normalFolder(files[i]).parent_path());
     }
     for (Readers& r : out)
         for (auto* list : {&r.models, &r.unknown}) {

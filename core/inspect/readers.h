@@ -19,14 +19,15 @@ std::vector<std::filesystem::path> filesReadBy(const Model& model);
 
 // Where readers are looked for. A model reads only files at or below its own folder (a
 // location never leaves it, SPEC 3), so the models that may read a file are in its folder or a
-// folder above it, or beside a symlink or hard link that leads to it. A search covers, for each
-// file, the folder it is named in and every folder above that up to the nearest of `roots` that
-// contains it, and the `roots` themselves (the output folder, the folders of the models being
-// saved, the model's base directory): every folder a model could name it from.
+// folder above it: a search covers, for each file, the folder it is named in and every folder
+// above it up to the file system's root, and the `roots` (the output folder, the folders of the
+// models being saved, the model's base directory), where a symlink may lead to it. A folder that
+// cannot be listed counts as an unknown reader when it lies in a root; one above every root is
+// passed over.
 struct ReaderSearch {
     std::vector<std::filesystem::path> roots;
-    // Models that do not count as readers (the ones being saved), by identity or, for a name
-    // that does not exist yet, by path.
+    // Models that do not count as readers (the ones being saved), by path: another name of the
+    // same file (a hard link) keeps the old model once a save renames a new one over this name.
     std::vector<std::filesystem::path> exclude;
 };
 

@@ -236,9 +236,9 @@ void Model::resolve()
     if (interrupted)
         m_problems.push_back({Severity::Warning, {}, std::string(code::InterruptedSave),
             m_path.string()
-                + ": a save was interrupted after the model was "
-                  "committed; its data still has temporary names. "
-                  "Saving the model again gives it final names."});
+                + ": a save was interrupted after the model was committed; its data still has "
+                  "temporary names. onnx-repack clean "
+                + m_path.string() + " (or saving the model again) gives it its final names."});
 
     std::unordered_set<std::string> broken;
     for (const auto& p : m_problems)

@@ -101,7 +101,7 @@ struct SaveControls {
     // disagrees with dtype x shape) as they are, keeping their old checksum as evidence.
     bool allowCorrupt = false;
     // After an in-place save, delete data files the model no longer uses (only those no other
-    // model in the folder references).
+    // model reads, from any folder it could name them from: core/inspect/readers.h).
     bool removeUnused = false;
     // How long to wait for another save of the same folder to finish (SPEC 5a: one save at a
     // time) before failing with a clear message.

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -71,6 +72,17 @@ Result<bool> swapInterrupted(const Interrupted& i, std::vector<std::string>& war
     if (!temp || final == temp)
         return true;
     if (final) {
+        // Only a data file the save meant to replace: a regular file with a data file's name,
+        // never a model, a symlink or anything else a crafted temporary name could point at.
+        struct stat st { };
+        if (::lstat(i.final.c_str(), &st) != 0 || !S_ISREG(st.st_mode)
+            || classifyFileName(i.final.filename().string()) != FileType::Data) {
+            warnings.push_back(i.temp.string() + " keeps its temporary name (complete; every "
+                + "reader accepts it): " + i.final.string()
+                + " is not a data file this tool replaces; repacking the model gives it a name "
+                  "of its own");
+            return false;
+        }
         ReaderSearch search{{}, i.models};
         for (const auto& m : i.models)
             search.roots.push_back(m.parent_path());

@@ -28,10 +28,13 @@ struct CleanReport {
 // killed save left half done is rolled forward (SPEC 5a): each save temporary Ti that the models
 // name becomes its final file Di (linked over it, when Di is not Ti already and no other model
 // reads Di), and each model naming Ti is saved keeping its layout, which writes only the model
-// (core/plan: keptDataFiles): no data file a model reads then has a second link. Then, under the
-// folder's lock, the leftovers of dead saves are removed (never a temporary some model there
-// references) and the folder synced. Fails without removing anything when a save holds the
-// lock ("another save is running in ...") or the model does not load.
+// (core/plan: keptDataFiles): no data file a model reads then has a second link. A final name
+// that another model reads, or that is no data file (a model, a symlink), is not replaced: the
+// temporary keeps its name (one link, which every reader accepts) and a warning says why. Then,
+// under the folder's lock, the leftovers of dead saves are removed (never a temporary some model
+// there references) and the folder synced. Fails, without removing any leftover, when a save
+// holds a lock ("another save is running in ...") or the model does not load; a commit already
+// rolled forward by then stays so (each step leaves a complete state).
 Result<CleanReport> clean(const std::filesystem::path& path);
 
 // The leftovers step of clean() for one model: returns what it removed.

@@ -2,6 +2,7 @@
 
 #include "core/inspect/folder_inspect.h"
 #include "core/model/model.h"
+#include "core/paths.h"
 #include "core/plan/save_plan.h"
 #include "output_folder.h"
 #include "save.h"

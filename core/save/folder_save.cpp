@@ -9,7 +9,6 @@
 #include "core/mapped_memory.h"
 #include "core/model/model.h"
 #include "core/paths.h"
-#include "core/plan/dedupe.h"
 #include "core/plan/save_plan.h"
 #include "core/posix_file.h"
 #include "core/save_lock.h"
@@ -20,6 +19,7 @@
 #include "save.h"
 #include "save_conflicts.h"
 #include "save_steps.h"
+#include "shared_layout.h"
 #include "source_watch.h"
 #include "tensor_rewrite.h"
 
@@ -53,43 +53,6 @@ struct Graph {
     bool committed = false;
     bool external() const { return !plan.files.empty(); }
 };
-
-// A range of the shared file and the tensor whose bytes it is written from.
-struct Range {
-    size_t graph = 0;
-    size_t tensor = 0;
-    uint64_t offset = 0;
-    uint64_t length = 0;
-    std::string checksum; // of its bytes, once written (when known)
-};
-
-uint64_t alignUp(uint64_t value, uint64_t alignment)
-{
-    return alignment ? (value + alignment - 1) / alignment * alignment : value;
-}
-
-// What one data file shared by every graph cannot honour, refused whatever the front end: the
-// request is never quietly changed into another.
-Status checkSharedLayout(const LayoutOptions& layout, const std::string& sharedData)
-{
-    const char* refused = layout.format != DataFormat::Raw
-        ? "the safetensors format (a shared file stores each content once, at ranges several "
-          "graphs read; save each graph on its own for safetensors files)"
-        : layout.allInline ? "bringing every tensor inline (there would be no shared data file)"
-        : layout.shardSize ? "shards (the shared data file is one file)"
-        : !layout.placements.empty()
-        ? "placements of single tensors (a plan or pins are for one model; save that graph "
-          "on its own)"
-        : layout.keepPlacement
-        ? "keeping every tensor where it is (a shared data file lays every weight out anew)"
-        : !layout.dataFile.empty() && layout.dataFile != sharedData
-        ? "another data file name (the shared data file is named by --shared-data)"
-        : nullptr;
-    if (refused)
-        return Error::usage(
-            std::string("a folder saved with one shared data file cannot take ") + refused);
-    return {};
-}
 
 Error cancelledError()
 {
@@ -196,55 +159,19 @@ private:
         return {};
     }
 
-    // Where every content goes in the shared file: each distinct one once, in graph order and,
-    // within a graph, in the plan's order.
+    // Where every content goes in the shared file (core/save/shared_layout.h).
     Status layOut()
     {
         std::vector<const Model*> models;
-        std::vector<TensorRef> candidates;
-        for (size_t g = 0; g < m_graphs.size(); ++g) {
-            models.push_back(m_graphs[g].model.get());
-            for (size_t t = 0; t < m_graphs[g].plan.tensors.size(); ++t)
-                if (m_graphs[g].plan.tensors[t].external)
-                    candidates.push_back({g, t});
+        std::vector<SavePlan*> plans;
+        for (Graph& g : m_graphs) {
+            models.push_back(g.model.get());
+            plans.push_back(&g.plan);
         }
-        auto groups = findIdenticalAcross(models, candidates, {}, m_layout.cancel);
-        if (!groups)
-            return groups.error();
-        std::map<TensorRef, size_t> groupOf;
-        for (size_t i = 0; i < groups->size(); ++i)
-            for (TensorRef ref : (*groups)[i].tensors)
-                groupOf[ref] = i;
-        std::map<size_t, size_t> placed; // group -> range
-        uint64_t end = 0;
-        for (size_t g = 0; g < m_graphs.size(); ++g) {
-            Graph& graph = m_graphs[g];
-            if (!graph.external())
-                continue;
-            for (size_t t : graph.plan.fileOrder.front()) {
-                PlannedTensor& p = graph.plan.tensors[t];
-                const auto group = groupOf.find({g, t});
-                if (group != groupOf.end())
-                    if (auto at = placed.find(group->second); at != placed.end()) {
-                        p.offset = m_ranges[at->second].offset;
-                        continue;
-                    }
-                const bool aligned = m_layout.alignment && p.length >= m_layout.alignThreshold;
-                p.offset = aligned ? alignUp(end, m_layout.alignment) : end;
-                end = p.offset + p.length;
-                if (group != groupOf.end())
-                    placed[group->second] = m_ranges.size();
-                m_rangeOf[{g, t}] = m_ranges.size();
-                m_ranges.push_back({g, t, p.offset, p.length, {}});
-            }
-        }
-        for (auto [ref, group] : groupOf)
-            if (!m_rangeOf.count(ref))
-                m_rangeOf[ref] = placed.at(group);
-        m_sharedBytes = end;
-        for (Graph& graph : m_graphs)
-            if (graph.external())
-                graph.plan.fileBytes = {end};
+        auto laid = layOutShared(models, plans, m_layout);
+        if (!laid)
+            return laid.error();
+        m_contents = std::move(*laid);
         return {};
     }
 
@@ -457,10 +384,10 @@ private:
     {
         m_report.folder = m_outDir;
         m_report.sharedData = m_shared;
-        m_report.sharedBytes = m_sharedBytes;
-        m_report.sharedRanges = m_ranges.size();
+        m_report.sharedBytes = m_contents.bytes;
+        m_report.sharedRanges = m_contents.ranges.size();
         m_report.models.clear();
-        m_report.bytesAfter = m_sharedBytes;
+        m_report.bytesAfter = m_contents.bytes;
         for (const Graph& g : m_graphs) {
             m_report.models.push_back(g.name);
             for (const PlannedTensor& p : g.plan.tensors)
@@ -483,8 +410,8 @@ private:
         cleanup.add(temp->path);
         const int fd = temp->fd.get();
         Progress progress;
-        progress.bytesTotal = m_sharedBytes;
-        for (Range& range : m_ranges) {
+        progress.bytesTotal = m_contents.bytes;
+        for (SharedRange& range : m_contents.ranges) {
             Graph& g = m_graphs[range.graph];
             if (m_layout.cancel && m_layout.cancel->isCancelled())
                 return cancelledError();
@@ -510,7 +437,7 @@ private:
             if (m_options.controls.progress)
                 m_options.controls.progress(progress);
         }
-        if (::ftruncate(fd, static_cast<off_t>(m_sharedBytes)) != 0)
+        if (::ftruncate(fd, static_cast<off_t>(m_contents.bytes)) != 0)
             return Error::io(systemMessage("cannot size", temp->path));
         if (Status s = fsyncFile(fd, temp->path); !s)
             return s.error();
@@ -531,8 +458,9 @@ private:
             Graph& g = m_graphs[gi];
             std::map<size_t, std::string> checksums;
             for (size_t t = 0; t < g.plan.tensors.size(); ++t)
-                if (auto it = m_rangeOf.find({gi, t}); it != m_rangeOf.end())
-                    if (const std::string& sum = m_ranges[it->second].checksum; !sum.empty())
+                if (auto it = m_contents.rangeOf.find({gi, t}); it != m_contents.rangeOf.end())
+                    if (const std::string& sum = m_contents.ranges[it->second].checksum;
+                        !sum.empty())
                         checksums[t] = sum;
             g.splices = splicesOf(*g.model, g.plan, *g.writer);
             g.rewrite.emplace(*g.model);
@@ -706,9 +634,7 @@ private:
     const std::string m_cannot;
     fs::path m_shared;
     std::deque<Graph> m_graphs; // stable addresses: each writer holds its graph's plan
-    std::vector<Range> m_ranges;
-    std::map<TensorRef, size_t> m_rangeOf;
-    uint64_t m_sharedBytes = 0;
+    SharedLayout m_contents; // each content's range in the shared file
     std::vector<fs::path> m_createdFolders;
     bool m_commitFailed = false;
     FolderSaveReport m_report;

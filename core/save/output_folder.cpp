@@ -34,10 +34,4 @@ void removeCreatedFolders(const std::vector<fs::path>& created)
             break;
 }
 
-fs::path normalFolder(const fs::path& dir)
-{
-    const fs::path normal = fs::absolute(dir).lexically_normal();
-    return normal.has_filename() ? normal : normal.parent_path();
-}
-
 } // namespace repack

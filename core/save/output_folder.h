@@ -13,10 +13,6 @@ namespace repack {
 // when the parent exists but is not a folder, or cannot be created.
 Result<std::vector<std::filesystem::path>> createOutputFolders(const std::filesystem::path& file);
 
-// `dir` absolute and lexically normal, without the trailing separator "." leaves ("a/." -> "a"):
-// one spelling of a folder a save reads or writes.
-std::filesystem::path normalFolder(const std::filesystem::path& dir);
-
 // Removes folders createOutputFolders() made, innermost first, while they are still empty.
 void removeCreatedFolders(const std::vector<std::filesystem::path>& created);
 

@@ -217,6 +217,11 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     if (!options.force)
         if (auto conflicts = conflictsOf(model, path, *plan, kept); !conflicts.empty())
             return Error{joinMessages(conflicts), ErrorKind::ConsentNeeded};
+    // The bytes of a kept file are not copied, so not checked while copying: checked here, as
+    // a save that writes nothing checks them, never carried forward unread.
+    if (std::find(kept.begin(), kept.end(), true) != kept.end())
+        if (Status s = checkChecksums(model, options); !s)
+            return s.error().prefixed(cannot);
     // Every file the save reads holds still until its bytes are copied, or the save fails.
     auto sources = SourceWatch::start(model, options.cancel);
     if (!sources)

@@ -138,7 +138,7 @@ std::vector<SaveConflict> conflictsOf(
         conflict.message = file.string()
             + (!conflict.users.empty() ? " is read by " + names(conflict.users)
                         + ", which would read wrong bytes after this save"
-                    : unknown.empty() ? " already exists and no model in its folder uses it"
+                    : unknown.empty() ? " already exists and no model uses it"
                                       : std::string(" exists"))
             + (unknown.empty() ? std::string()
                                : (conflict.users.empty() ? "; " : "; also, ") + names(unknown)

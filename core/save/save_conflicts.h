@@ -22,8 +22,9 @@ std::vector<std::filesystem::path> saveFolders(
     const std::filesystem::path& path, const SavePlan& plan);
 
 // An existing file that a save would replace and that is not only this model's own: another
-// model in the folder reads it (a sibling, or the source model when saving elsewhere), or no
-// model uses it. Replacing it needs consent (options.force) that names `users`.
+// model reads it (found by readersOf from any folder that could name it: a sibling, or the source
+// model when saving elsewhere), or no model uses it. Replacing it needs consent (options.force)
+// that names `users`.
 struct SaveConflict {
     std::filesystem::path file;
     std::vector<std::filesystem::path> users; // models that would read wrong bytes; may be empty

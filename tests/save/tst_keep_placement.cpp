@@ -119,6 +119,7 @@ private slots:
     void pinsOverAKeptSafetensorsFileAreRefused();
     void aDataFileNoPinTouchesIsNotWritten();
     void aFileOtherGraphsShareIsKeptWhole();
+    void aKeptFileIsCheckedAgainstItsChecksums();
 };
 
 void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
@@ -354,6 +355,44 @@ void TestKeepPlacement::aFileOtherGraphsShareIsKeptWhole()
     QVERIFY(saved->unchanged);
     QCOMPARE(inodeOf(dir.filePath("s.data")), inode);
     QCOMPARE(QFileInfo(dir.filePath("s.data")).size(), qint64(8192));
+}
+
+// A file a save keeps is not copied, so its bytes are not checked while copying: a tensor in it
+// whose bytes fail their checksum is still refused (SPEC 5a, integrity before rewrite), as a
+// save that copies it would refuse it.
+void TestKeepPlacement::aKeptFileIsCheckedAgainstItsChecksums()
+{
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    {
+        onnx::ModelProto proto;
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(proto.ParseFromString(f.readAll().toStdString()));
+        f.close();
+        for (auto& t : *proto.mutable_graph()->mutable_initializer())
+            if (t.name() == "a") { // in sub/a.bin, which the pin below leaves alone
+                auto* e = t.add_external_data();
+                e->set_key("checksum");
+                e->set_value(std::string(40, '0'));
+            }
+        QVERIFY(saveModel(proto, path));
+    }
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const auto before = hashFolder(dir.path());
+    SaveOptions options = keep();
+    options.placements.resize(model->tensors().size());
+    for (size_t i = 0; i < model->tensors().size(); ++i)
+        if (model->tensors()[i].qualifiedName() == "graph/t2")
+            options.placements[i] = TensorPlacement(Placement::Inline);
+    auto refused = save(*model, path.toStdString(), options);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().kind, ErrorKind::Corrupt);
+    QVERIFY2(refused.error().message.find("graph/a") != std::string::npos,
+        refused.error().message.c_str());
+    QCOMPARE(hashFolder(dir.path()), before);
 }
 
 void TestKeepPlacement::aPinToTheFileATensorIsInKeepsIt()
