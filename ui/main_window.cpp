@@ -104,7 +104,7 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/icons/onnx-repack-gui.svg")));
     m_proxy->setSourceModel(m_tensorModel);
     createWidgets();
-    m_saveFlow = new SaveFlow(this, m_busy, [this] {
+    m_saveFlow = new SaveFlow(this, m_busy, &m_models, [this] {
         // The save's worker changes the model: no plan may still be reading it.
         finishPlanning();
         return SaveFlow::Source{m_models.write(), m_snapshot.tensors};
@@ -450,7 +450,7 @@ bool MainWindow::saveTo(const QString& path)
 
 bool MainWindow::isSaving() const
 {
-    return m_saveFlow->isRunning();
+    return m_models.isWriting();
 }
 
 void MainWindow::cancelSave()
@@ -465,7 +465,7 @@ SaveJob* MainWindow::saveJob() const
 
 void MainWindow::setBusy(const QString& what)
 {
-    m_busy->show(what, isSaving());
+    m_busy->show(what, m_saveFlow->isRunning()); // its own save can be cancelled here
     updateActions();
 }
 
@@ -700,14 +700,14 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (isSaving()) {
+    if (m_saveFlow->isRunning()) {
         const auto answer = QMessageBox::question(
             this, tr("Save in progress"), tr("Cancel the save and close the window?"));
         if (answer != QMessageBox::Yes) {
             event->ignore();
             return;
         }
-        saveJob()->cancel();
+        cancelSave(); // a save waiting for the model's last reader stops at once
         saveJob()->waitForFinished();
     } else if (!mayLeave(tr("closing it"), [this, quitting = s_quitting] {
                    // Quit goes on with the other windows once this one is saved.

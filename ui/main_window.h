@@ -77,6 +77,8 @@ public:
     // and the window asks first, naming those models. saveFinished reports the end (true also
     // for "saved with a warning"). False when nothing was started.
     bool saveTo(const QString& path);
+    // The model is being written, or a save waits to write it (the write lease of its
+    // ModelOwner): nothing opens, reloads or plans meanwhile.
     bool isSaving() const;
     void cancelSave();
 

@@ -2,12 +2,16 @@
 // ModelUse does for its models: jobs that read it (the preview, the pins' check, Export Plan)
 // take a read lease, a save takes the write lease. While the write lease is out no read lease
 // is given (the save's worker changes the model), and the write lease is only given when no
-// read lease is out (the caller waits for its readers first). Leases own the model, shared: a
-// job keeps what it reads alive even after the window opened another model.
+// read lease is out. Nothing here waits: a writer that finds readers is told when the last one
+// is gone (writable()) and asks again, and meanwhile no new reader gets in. Leases own the
+// model, shared: a job keeps what it reads alive even after the window opened another model.
 #pragma once
+
+#include <QObject>
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 
 namespace repack {
 class Model;
@@ -15,7 +19,8 @@ class Model;
 
 namespace ui {
 
-class ModelOwner {
+class ModelOwner : public QObject {
+    Q_OBJECT
 public:
     // Read access for a job: the model, shared; null when there is none or a save writes it.
     using ReadLease = std::shared_ptr<const repack::Model>;
@@ -55,28 +60,52 @@ public:
         std::shared_ptr<Held> m_held;
     };
 
-    ModelOwner();
+    explicit ModelOwner(QObject* parent = nullptr);
+    ~ModelOwner() override;
 
     // The window's model from now on (null: none); leases of the one before keep it alive.
-    // Not while the write lease is out. Returns the one before, for the caller to free off
-    // the GUI thread.
+    // Not while isWriting(). Returns the one before, for the caller to free off the GUI thread.
     std::shared_ptr<repack::Model> reset(std::shared_ptr<repack::Model> model);
     bool hasModel() const { return m_model != nullptr; }
+    // The write lease is out, or a writer waits for the last reader (no read lease is given).
     bool isWriting() const;
+    // A writer that asked while read leases were out waits for writable().
+    bool writerWaits() const { return m_writerWaits; }
     // How many read leases of the current model are out.
     long readers() const;
 
     ReadLease read() const;
-    // Null when there is no model, the write lease is out, or a read lease still is a moment
-    // (at most a second) after the call (wait for those readers first: a save must never
-    // change what a job still reads).
+    // The write lease, at once or null; never waits. Null when there is no model or the write
+    // lease is out, and while read leases are still out (a save must never change what a job
+    // still reads): then the lease is kept for the writer that asked (writerWaits(), no new
+    // read lease), writable() says when the last reader gave its lease back, and write() then
+    // gives it. One writer asks at a time: a caller checks isWriting() before asking anew.
     WriteLease write();
+    // The waiting writer gives up (it has nothing to write now): read leases are given again.
+    void withdraw();
+
+Q_SIGNALS:
+    // The last read lease was given back while a writer waited (queued to the owner's thread):
+    // write() gives the lease now.
+    void writable();
 
 private:
+    // Called on the owner's thread once the last read lease of a model is gone.
+    void readersGone();
+
     std::shared_ptr<repack::Model> m_model;
-    // The readers' count travels with the model: a lease of an older model counts for that one.
-    std::shared_ptr<const repack::Model> m_readerCount;
+    // The read leases out now share one control block, whose deleter (run where the last of
+    // them is dropped, a pool thread as often as not) tells this owner; a lease of an older
+    // model counts for that one.
+    mutable std::weak_ptr<const repack::Model> m_reading;
     std::shared_ptr<std::atomic<bool>> m_writing;
+    bool m_writerWaits = false;
+    // Shared with the leases' deleters, which may outlive this owner.
+    struct Notifier {
+        std::mutex mutex;
+        ModelOwner* owner = nullptr;
+    };
+    std::shared_ptr<Notifier> m_notifier;
 };
 
 } // namespace ui

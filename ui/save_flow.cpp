@@ -3,6 +3,7 @@
 #include "busy_indicator.h"
 #include "byte_format.h"
 #include "repack_panel.h"
+#include "replace_dialog.h"
 #include "save_job.h"
 
 #include "core/save/save.h"
@@ -26,14 +27,7 @@ namespace {
 QString freeDataName(const QString& modelPath)
 {
     const QFileInfo model(modelPath);
-    const QDir folder = model.absoluteDir();
-    for (int n = 1; n < 1000; ++n) {
-        const QString name = n == 1 ? model.fileName() + QStringLiteral(".data")
-                                    : QStringLiteral("%1-%2.data").arg(model.fileName()).arg(n);
-        if (!QFileInfo::exists(folder.filePath(name)))
-            return name;
-    }
-    return {};
+    return freeFileName(model.absoluteDir(), model.fileName(), QStringLiteral(".data"), 1);
 }
 
 QString fileName(const std::filesystem::path& path)
@@ -63,13 +57,16 @@ QString describeUnused(const repack::SaveReport& report)
 
 } // namespace
 
-SaveFlow::SaveFlow(QMainWindow* window, BusyIndicator* busy, std::function<Source()> source)
+SaveFlow::SaveFlow(
+    QMainWindow* window, BusyIndicator* busy, ModelOwner* owner, std::function<Source()> source)
     : QObject(window)
     , m_window(window)
     , m_busy(busy)
+    , m_owner(owner)
     , m_source(std::move(source))
     , m_job(new SaveJob(this))
 {
+    connect(m_owner, &ModelOwner::writable, this, &SaveFlow::resume);
     connect(m_job, &SaveJob::progressChanged, this, &SaveFlow::onProgress);
     connect(m_job, &SaveJob::finished, this, &SaveFlow::onFinished);
     connect(m_busy, &BusyIndicator::cancelClicked, this, &SaveFlow::cancel);
@@ -77,7 +74,7 @@ SaveFlow::SaveFlow(QMainWindow* window, BusyIndicator* busy, std::function<Sourc
 
 bool SaveFlow::isRunning() const
 {
-    return m_job->isRunning();
+    return m_job->isRunning() || m_deferred.has_value();
 }
 
 bool SaveFlow::start(const QString& path, repack::SaveRequest request,
@@ -107,7 +104,14 @@ bool SaveFlow::startJob(const QString& path, const QString& waitFor)
     options.placements = m_placements;
     Q_EMIT aboutToWrite();
     Source source = m_source();
-    if (!source.model) { // still read by a job that did not end: never saved under a reader
+    if (!source.model && m_owner->writerWaits()) {
+        // A job that ended still gives its read lease back on its pool thread: the save starts
+        // once it has (resume()), never under a reader, and the GUI thread does not wait.
+        m_deferred = Deferred{path, waitFor};
+        Q_EMIT busyChanged(tr("Saving %1…").arg(QFileInfo(path).fileName()));
+        return true;
+    }
+    if (!source.model) { // the model cannot be written now: never saved under a reader
         m_window->statusBar()->showMessage(
             tr("Not saved: the model is still being read; save again in a moment."), 8000);
         return false;
@@ -120,8 +124,23 @@ bool SaveFlow::startJob(const QString& path, const QString& waitFor)
     return true;
 }
 
+void SaveFlow::resume()
+{
+    std::optional<Deferred> deferred = std::exchange(m_deferred, std::nullopt);
+    if (deferred && !startJob(deferred->path, deferred->waitFor)) {
+        Q_EMIT busyChanged({});
+        decline();
+    }
+}
+
 void SaveFlow::cancel()
 {
+    if (std::exchange(m_deferred, std::nullopt)) {
+        m_owner->withdraw();
+        Q_EMIT busyChanged({});
+        decline();
+        return;
+    }
     m_job->cancel();
     m_busy->setText(tr("Cancelling…"));
 }
@@ -151,13 +170,13 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
         // model's own.
         // Keeping every tensor where it is, there is no other file to offer.
         const QString freeName = m_request.keep ? QString() : freeDataName(outcome.path);
-        switch (askToReplace(outcome.conflicts, freeName)) {
+        switch (askToReplace(m_window, outcome.conflicts, tr("this model's"), freeName)) {
         case ReplaceAnswer::Replace:
             m_request.force = true;
             if (startJob(outcome.path, {}))
                 return;
             break;
-        case ReplaceAnswer::NewDataFile:
+        case ReplaceAnswer::NewName:
             m_request.data = freeName.toStdString();
             if (startJob(outcome.path, {}))
                 return;
@@ -233,45 +252,6 @@ bool SaveFlow::askToWait(const QString& folder)
     box.setEscapeButton(cancel);
     box.exec();
     return box.clickedButton() == wait;
-}
-
-SaveFlow::ReplaceAnswer SaveFlow::askToReplace(
-    const std::vector<repack::SaveConflict>& conflicts, const QString& freeName)
-{
-    QStringList lines;
-    QStringList details;
-    for (const repack::SaveConflict& conflict : conflicts) {
-        const QString file = fileName(conflict.file);
-        if (conflict.users.empty())
-            lines << tr("%1: no model in the folder uses it.").arg(file);
-        for (const auto& user : conflict.users)
-            lines << tr("%1 reads %2: after this save it would read wrong weights.")
-                         .arg(fileName(user), file);
-        details << QString::fromStdString(conflict.message);
-    }
-    QMessageBox box(QMessageBox::Warning, tr("Replace data file?"),
-        tr("Saving will replace files that are not only this model's:\n\n%1\n\nThe models that "
-           "read them are not told: without checksums their verify still passes. Replace them?")
-            .arg(lines.join(u'\n')),
-        QMessageBox::NoButton, m_window);
-    box.setDetailedText(details.join(u'\n'));
-    QPushButton* replace = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
-    QPushButton* newFile = nullptr;
-    if (!freeName.isEmpty()) {
-        newFile = box.addButton(tr("Write %1 Instead").arg(freeName), QMessageBox::ActionRole);
-        newFile->setToolTip(tr("Leave those files as they are and write this model's data to "
-                               "%1, a name no file in the folder has")
-                                .arg(freeName));
-    }
-    QPushButton* cancel = box.addButton(QMessageBox::Cancel);
-    box.setDefaultButton(cancel);
-    box.setEscapeButton(cancel);
-    box.exec();
-    if (box.clickedButton() == replace)
-        return ReplaceAnswer::Replace;
-    if (newFile && box.clickedButton() == newFile)
-        return ReplaceAnswer::NewDataFile;
-    return ReplaceAnswer::Cancel;
 }
 
 } // namespace ui

@@ -16,6 +16,7 @@
 #include <QObject>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QMainWindow;
@@ -46,8 +47,11 @@ public:
         QList<TensorRow> shown;
     };
 
-    // Dialogs and messages go to `window`, which owns this; progress goes to `busy`.
-    SaveFlow(QMainWindow* window, BusyIndicator* busy, std::function<Source()> source);
+    // Dialogs and messages go to `window`, which owns this; progress goes to `busy`. `owner`
+    // holds the model `source` leases: a save whose lease waits for readers starts once it is
+    // writable().
+    SaveFlow(QMainWindow* window, BusyIndicator* busy, ModelOwner* owner,
+        std::function<Source()> source);
 
     SaveJob* job() const { return m_job; }
     bool isRunning() const;
@@ -74,11 +78,8 @@ private:
     void onFinished(const SaveOutcome& outcome);
     // Nothing written, at the user's word: says so and finishes.
     void decline();
-    // What the user answers to files in the way: replace them, write the data to `freeName`
-    // instead (offered when not empty), or cancel (the default).
-    enum class ReplaceAnswer { Replace, NewDataFile, Cancel };
-    ReplaceAnswer askToReplace(
-        const std::vector<repack::SaveConflict>& conflicts, const QString& freeName);
+    // The model's lease is writable now: a save that waited for it starts.
+    void resume();
     // True when the user chooses to wait for the save holding `folder` (Wait is the default).
     bool askToWait(const QString& folder);
     // Starts the job on m_request; `waitFor`: the busy folder whose save it waits for, as long
@@ -87,7 +88,14 @@ private:
 
     QMainWindow* m_window;
     BusyIndicator* m_busy;
+    ModelOwner* m_owner;
     std::function<Source()> m_source;
+    // A save that waits for the last read lease to be given back (startJob's arguments).
+    struct Deferred {
+        QString path;
+        QString waitFor;
+    };
+    std::optional<Deferred> m_deferred;
     SaveJob* m_job;
     // What the running save (or the one about to be asked again) was asked for.
     repack::SaveRequest m_request;

@@ -5,9 +5,13 @@
 
 #include "core/model/model.h"
 
+#include <QElapsedTimer>
+#include <QScopeGuard>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -69,20 +73,59 @@ private Q_SLOTS:
     }
 
     // A finished job's copy of a read lease may be freed on its pool thread a moment after the
-    // job reported finished: a save started then waits for it instead of not starting.
-    void aReaderGoneAMomentLaterDoesNotStopTheWriter()
+    // job reported finished, or a job may still read: asking for the write lease then returns
+    // at once (the GUI thread never waits for a reader), lets no new reader in, and writable()
+    // says when the last reader is gone; the lease is given then.
+    void aWriterIsToldWhenTheLastReaderIsGoneInsteadOfWaiting()
     {
         QTemporaryDir dir;
         ui::ModelOwner owner;
         owner.reset(load(dir, "m.onnx"));
-        ui::ModelOwner::ReadLease reading = owner.read();
-        std::thread job([lease = std::move(reading)]() mutable {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::atomic<bool> done{false};
+        std::thread job([lease = owner.read(), &done]() mutable {
+            while (!done.load()) // the job reads until told
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
             lease.reset();
         });
+        auto joined = qScopeGuard([&] {
+            done.store(true);
+            job.join();
+        });
+        QSignalSpy writable(&owner, &ui::ModelOwner::writable);
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(!owner.write()); // a job still reads it
+        QVERIFY2(clock.elapsed() < 200, "write() waited for the reader");
+        QVERIFY(owner.writerWaits());
+        QVERIFY(owner.isWriting());
+        QVERIFY(!owner.read()); // no new reader while the writer waits
+        QCOMPARE(writable.count(), 0);
+        done.store(true);
+        QVERIFY(writable.wait(5000));
         ui::ModelOwner::WriteLease writing = owner.write();
-        job.join();
         QVERIFY(writing);
+        QVERIFY(!owner.writerWaits());
+        writing.release();
+        QVERIFY(!owner.isWriting());
+        QCOMPARE(writable.count(), 1);
+    }
+
+    // A writer that gave up waiting lets readers in again, and is not told of the last one.
+    void aWriterThatGivesUpLetsReadersInAgain()
+    {
+        QTemporaryDir dir;
+        ui::ModelOwner owner;
+        owner.reset(load(dir, "m.onnx"));
+        QSignalSpy writable(&owner, &ui::ModelOwner::writable);
+        ui::ModelOwner::ReadLease reading = owner.read();
+        QVERIFY(!owner.write());
+        QVERIFY(!owner.read());
+        owner.withdraw();
+        QVERIFY(!owner.isWriting());
+        QCOMPARE(owner.read().get(), reading.get());
+        reading.reset();
+        QTest::qWait(50);
+        QCOMPARE(writable.count(), 0);
     }
 
     void aLeaseKeepsItsModelAfterAnotherIsOpened()
