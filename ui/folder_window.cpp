@@ -2,9 +2,13 @@
 
 #include "byte_format.h"
 #include "folder_map.h"
+#include "model_holder.h"
+#include "replace_dialog.h"
 
 #include "core/inspect/folder_inspect.h"
+#include "core/inspect/readers.h"
 #include "core/save/folder_save.h"
+#include "core/save/save_conflicts.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -21,6 +25,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <atomic>
 
 namespace ui {
@@ -71,7 +76,46 @@ QString loaders(const repack::FolderModel& m)
 
 struct SaveOutcome {
     repack::Result<repack::FolderSaveReport> report = repack::Error::internal("not run");
+    // Consent needed: the file the save would replace and the models that read it.
+    std::vector<repack::SaveConflict> conflicts;
 };
+
+// The model files of the graphs a save of `dir` writes (every .onnx directly in it).
+std::vector<std::filesystem::path> graphsOf(const std::filesystem::path& dir)
+{
+    std::vector<std::filesystem::path> out;
+    if (auto names = repack::modelsInFolder(dir))
+        for (const std::string& name : *names)
+            out.push_back(dir / name);
+    return out;
+}
+
+// Why the save of `dir` with the shared file `name` needs consent, from the core's one answer
+// to "who reads this file" (core/inspect/readers.h): the models outside the graphs that read
+// it, in every folder one could name it from; none: no model uses it.
+repack::SaveConflict conflictOf(
+    const std::filesystem::path& dir, const std::string& name, const std::string& message)
+{
+    repack::SaveConflict conflict;
+    conflict.file = (dir / name).lexically_normal();
+    conflict.users = repack::readersOf(conflict.file, {{dir}, graphsOf(dir)}).all();
+    conflict.message = message;
+    return conflict;
+}
+
+// A shared data name beside `name` (relative to `dir`) that no file has: "s.data" gives
+// "s-2.data", "sub/model.onnx_data" gives "sub/model-2.onnx_data".
+QString freeSharedName(const QString& dir, const QString& name)
+{
+    const QFileInfo file(name);
+    const QString suffix
+        = file.completeSuffix().isEmpty() ? QString() : u'.' + file.completeSuffix();
+    const QString free
+        = freeFileName(QDir(QDir(dir).filePath(file.path())), file.baseName(), suffix, 2);
+    if (free.isEmpty() || file.path() == QStringLiteral("."))
+        return free;
+    return file.path() + u'/' + free;
+}
 
 } // namespace
 
@@ -159,24 +203,27 @@ FolderWindow::FolderWindow(QWidget* parent)
 FolderWindow::~FolderWindow()
 {
     // No job outlives the window: a save is cancelled, and each job still reading the folder
-    // (the inspection, the plan of the savings) ends before the window is gone.
+    // (the inspection, the plan of the savings) ends before the window is gone; the models
+    // lent to a save go back to their windows, which load them again.
     m_cancelToken->cancel();
     m_saving.waitForFinished();
+    giveBack(true);
     m_plan.waitForFinished();
     m_inspect.waitForFinished();
 }
 
 bool FolderWindow::isBusy() const
 {
-    return m_inspect.isRunning() || m_saving.isRunning();
+    return m_inspect.isRunning() || m_saving.isRunning() || m_pending.has_value();
 }
 
 void FolderWindow::setBusy(bool busy, const QString& what)
 {
     m_save->setEnabled(!busy && !m_dir.isEmpty());
     m_sharedName->setEnabled(!busy);
-    m_cancel->setEnabled(busy && m_saving.isRunning());
-    m_progress->setVisible(busy && m_saving.isRunning());
+    const bool saving = m_saving.isRunning() || m_pending.has_value();
+    m_cancel->setEnabled(busy && saving);
+    m_progress->setVisible(busy && saving);
     if (!what.isEmpty())
         m_summary->setText(what);
 }
@@ -294,13 +341,67 @@ void FolderWindow::planSavings()
 
 void FolderWindow::saveShared(const QString& name)
 {
+    startSave(name.trimmed(), false);
+}
+
+void FolderWindow::startSave(const QString& name, bool force)
+{
     if (m_dir.isEmpty() || isBusy())
         return;
     m_cancelToken = std::make_shared<repack::CancelToken>();
     m_permille->store(0);
+    m_pending = Pending{name, force};
+    setBusy(true, tr("Saving the graphs of %1 with %2…").arg(m_dir, name));
+    borrowAndSave();
+}
+
+void FolderWindow::borrowAndSave()
+{
+    if (!m_pending)
+        return;
+    if (m_cancelToken->isCancelled()) {
+        giveBack(false);
+        m_pending.reset();
+        setBusy(false, tr("Save cancelled; the files on disk are unchanged."));
+        emit saved(false);
+        return;
+    }
+    QStringList graphs;
+    for (const auto& path : graphsOf(m_dir.toStdString()))
+        graphs << QString::fromStdString(path.string());
+    for (ModelHolder* holder : ModelHolder::showing(graphs)) {
+        auto loan = std::find_if(m_loans.begin(), m_loans.end(),
+            [holder](const Loan& l) { return l.holder == holder && l.window; });
+        if (loan != m_loans.end() && loan->lease)
+            continue;
+        if (loan == m_loans.end()) {
+            if (const QString why = holder->whyNotLend(); !why.isEmpty()) {
+                giveBack(false);
+                m_pending.reset();
+                m_lastError = tr("Not saved: %1. Save the folder once it is done.").arg(why);
+                setBusy(false, m_lastError);
+                emit saved(false);
+                return;
+            }
+            loan = m_loans.insert(m_loans.end(), Loan{holder->self(), holder, {}});
+        }
+        loan->lease = holder->lend();
+        if (!loan->lease) {
+            // A job of that window still gives its read lease back: go on once it has.
+            connect(&holder->owner(), &ModelOwner::writable, this, &FolderWindow::borrowAndSave,
+                Qt::SingleShotConnection);
+            return;
+        }
+    }
+    runSave(*std::exchange(m_pending, std::nullopt));
+}
+
+void FolderWindow::runSave(const Pending& save)
+{
     const std::string dir = m_dir.toStdString();
     auto options = std::make_shared<repack::FolderSaveOptions>();
-    options->sharedData = name.trimmed().toStdString();
+    options->sharedData = save.name.toStdString();
+    options->controls.force = save.force;
     options->controls.cancel = m_cancelToken.get();
     auto permille = m_permille;
     options->controls.progress = [permille](const repack::Progress& p) {
@@ -312,23 +413,57 @@ void FolderWindow::saveShared(const QString& name)
         [dir, options, token] {
             auto outcome = std::make_shared<SaveOutcome>();
             outcome->report = repack::saveFolder(dir, dir, *options);
+            if (!outcome->report && outcome->report.error().is(repack::ErrorKind::ConsentNeeded))
+                outcome->conflicts.push_back(
+                    conflictOf(dir, options->sharedData, outcome->report.error().message));
             return outcome;
         },
-        [this](std::shared_ptr<SaveOutcome> outcome) {
+        [this, name = save.name](std::shared_ptr<SaveOutcome> outcome) {
             setBusy(false, {});
             const bool ok = bool(outcome->report);
+            giveBack(ok && !outcome->report->unchanged);
+            if (!outcome->conflicts.empty()) {
+                // Nothing was written: ask, as the single save does.
+                const QString freeName = freeSharedName(m_dir, name);
+                switch (
+                    askToReplace(this, outcome->conflicts, tr("the folder's graphs'"), freeName)) {
+                case ReplaceAnswer::Replace:
+                    startSave(name, true);
+                    return;
+                case ReplaceAnswer::NewName:
+                    m_sharedName->setText(freeName);
+                    startSave(freeName, false);
+                    return;
+                case ReplaceAnswer::Cancel:
+                    m_lastError = tr("Not saved; the files on disk are unchanged.");
+                    m_summary->setText(m_lastError);
+                    emit saved(false);
+                    return;
+                }
+            }
             m_lastError = ok ? QString() : QString::fromStdString(outcome->report.error().message);
             openFolder(m_dir); // the folder as it is now, whatever happened
             if (!ok)
                 m_summary->setText(m_lastError);
             emit saved(ok);
         });
-    setBusy(true, tr("Saving the graphs of %1 with %2…").arg(m_dir, name));
+    setBusy(true, {});
+}
+
+void FolderWindow::giveBack(bool rewritten)
+{
+    for (Loan& loan : std::exchange(m_loans, {})) {
+        loan.lease.release();
+        if (loan.window)
+            loan.holder->giveBack(rewritten);
+    }
 }
 
 void FolderWindow::cancel()
 {
     m_cancelToken->cancel();
+    if (m_pending)
+        borrowAndSave(); // still waiting for a window's model: stops there
 }
 
 } // namespace ui

@@ -3,14 +3,21 @@
 // them, the loaders' verdicts and the folder's problems (core/inspect/folder_inspect.h); and
 // "one shared data file", which says the bytes it saves before saving and then saves the folder
 // as one unit (core/save/folder_save.h) in the background, with progress and Cancel, and shows
-// the folder as it is afterwards. Everything that reads the folder runs on a worker.
+// the folder as it is afterwards. Everything that reads the folder runs on a worker. A save
+// that would replace a file other models read asks first, as the single save does
+// (ui/replace_dialog.h); a window showing one of the graphs lends the save its model
+// (ui/model_holder.h) and loads the saved graph afterwards.
 #pragma once
 
 #include "job_tracker.h"
+#include "model_owner.h"
 
 #include <QMainWindow>
+#include <QPointer>
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 class QLabel;
 class QLineEdit;
@@ -26,6 +33,7 @@ class CancelToken;
 namespace ui {
 
 class FolderMapView;
+class ModelHolder;
 
 class FolderWindow : public QMainWindow {
     Q_OBJECT
@@ -37,6 +45,8 @@ public:
     void openFolder(const QString& dir);
     QString folder() const { return m_dir; }
     // Saves the folder in place with one shared data file named `name` (saved() when done).
+    // Replacing a file that models outside the folder's graphs read asks first: Replace, a
+    // free name instead (the shared name field then says it), or Cancel (saved(false)).
     void saveShared(const QString& name);
     bool isBusy() const;
     QString lastError() const { return m_lastError; }
@@ -60,6 +70,23 @@ Q_SIGNALS:
     void saved(bool ok);
 
 private:
+    // A save asked for, waiting for the windows of its graphs to lend their models.
+    struct Pending {
+        QString name;
+        bool force = false;
+    };
+    // A window's model lent to the save: no lease yet while a reader of it lingers.
+    struct Loan {
+        QPointer<QObject> window;
+        ModelHolder* holder = nullptr;
+        ModelOwner::WriteLease lease;
+    };
+    void startSave(const QString& name, bool force);
+    // Borrows the model of every window showing a graph of the folder, then runs the save.
+    void borrowAndSave();
+    void runSave(const Pending& save);
+    // Gives every lent model back; `rewritten`: the files on disk changed.
+    void giveBack(bool rewritten);
     void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
     void planSavings();
     void setBusy(bool busy, const QString& what);
@@ -83,6 +110,8 @@ private:
     JobTracker m_saving;
     std::shared_ptr<repack::CancelToken> m_cancelToken;
     std::shared_ptr<std::atomic<int>> m_permille; // the save's progress, polled
+    std::optional<Pending> m_pending;
+    std::vector<Loan> m_loans;
 };
 
 } // namespace ui

@@ -89,6 +89,7 @@ QString droppedFolder(const QMimeData* mime)
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
+    , ModelHolder(this)
     , m_tensorModel(new TensorTableModel(this))
     , m_proxy(new TensorFilterProxy(this))
     , m_problemsModel(new ProblemsModel(this))
@@ -235,8 +236,9 @@ bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
     box.setDefaultButton(QMessageBox::Save);
     box.setEscapeButton(QMessageBox::Cancel);
     // A save the preview already refuses is no choice: say why on the button.
-    const QString blocker
-        = !m_panel->saveBlocker().isEmpty() ? m_panel->saveBlocker() : m_panel->validationError();
+    const QString blocker = isSaving()      ? tr("The model is being saved with its folder")
+        : !m_panel->saveBlocker().isEmpty() ? m_panel->saveBlocker()
+                                            : m_panel->validationError();
     if (!blocker.isEmpty()) {
         box.button(QMessageBox::Save)->setEnabled(false);
         box.button(QMessageBox::Save)->setToolTip(blocker);
@@ -530,6 +532,11 @@ void MainWindow::onFileChanged()
 {
     if (isSaving() || isLoading() || m_askingReload || m_snapshot.path.isEmpty())
         return;
+    askToReload();
+}
+
+void MainWindow::askToReload()
+{
     m_askingReload = true;
     const auto answer = QMessageBox::question(this, tr("Model changed on disk"),
         tr("%1 or its data changed on disk. Reload it?").arg(QFileInfo(m_snapshot.path).fileName())
@@ -541,6 +548,53 @@ void MainWindow::onFileChanged()
         startOpen(m_snapshot.path, false); // the files changed: no save over them first
     else
         watchFiles(); // a replaced file drops out of the watch list
+}
+
+QString MainWindow::heldPath() const
+{
+    return m_models.hasModel() ? m_snapshot.path : QString();
+}
+
+QString MainWindow::whyNotLend() const
+{
+    const QString name = QFileInfo(m_snapshot.path).fileName();
+    if (isSaving())
+        return tr("%1 is being saved in its window").arg(name);
+    if (isLoading())
+        return tr("a model is being opened in the window of %1").arg(name);
+    return {};
+}
+
+ModelOwner::WriteLease MainWindow::lend()
+{
+    // The plans that read the model end first (as before a save of its own); the folder
+    // save's own writes are not "changed on disk" by someone else.
+    finishPlanning();
+    m_changeTimer->stop();
+    unwatchFiles();
+    ModelOwner::WriteLease lease = m_models.write();
+    setBusy(tr("Saving with its folder…"));
+    return lease;
+}
+
+void MainWindow::giveBack(bool rewritten)
+{
+    if (m_models.writerWaits())
+        m_models.withdraw(); // the borrower gave up waiting for a reader
+    // Not inside the borrower's call: it may be closing, and asking opens a dialog.
+    QTimer::singleShot(0, this, [this, rewritten] {
+        if (isSaving())
+            return; // lent again meanwhile: the next giveBack comes
+        setBusy({});
+        if (!rewritten) {
+            watchFiles();
+            updatePreview();
+        } else if (hasPendingWork()) {
+            askToReload(); // as for any change on disk: the pins and options would be lost
+        } else {
+            startOpen(m_snapshot.path, false); // the saved layout, nothing to lose
+        }
+    });
 }
 
 void MainWindow::clearFilters()

@@ -5,6 +5,7 @@
 // built in main_window_widgets.cpp, the menus in main_window_menus.cpp.
 #pragma once
 
+#include "model_holder.h"
 #include "model_owner.h"
 #include "model_snapshot.h"
 
@@ -49,7 +50,7 @@ class TensorFilterProxy;
 class TensorTableModel;
 struct SaveOutcome;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public ModelHolder {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
@@ -78,7 +79,8 @@ public:
     // for "saved with a warning"). False when nothing was started.
     bool saveTo(const QString& path);
     // The model is being written, or a save waits to write it (the write lease of its
-    // ModelOwner): nothing opens, reloads or plans meanwhile.
+    // ModelOwner: its own save, or a save of its folder that borrowed it): nothing opens,
+    // reloads or plans meanwhile.
     bool isSaving() const;
     void cancelSave();
 
@@ -135,6 +137,14 @@ Q_SIGNALS:
     // exportPlan ended: written, or not (lastError says why).
     void planExported(const QString& path, bool ok);
 
+public:
+    // ModelHolder: a save of the model's folder borrows the model (ui/model_holder.h).
+    QString heldPath() const override;
+    ModelOwner& owner() override { return m_models; }
+    QString whyNotLend() const override;
+    ModelOwner::WriteLease lend() override;
+    void giveBack(bool rewritten) override;
+
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
@@ -169,6 +179,8 @@ private:
     void unwatchFiles();
     void watchFiles();
     void onFileChanged();
+    // "Changed on disk: reload?" (pending work would be lost); Yes loads it again.
+    void askToReload();
     void clearFilters();
     void selectTensor(int tensor);
     // Selects `tensors` (filters cleared when one is hidden), the first one current and in view.

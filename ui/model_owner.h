@@ -1,6 +1,7 @@
 // The window's model and the one place that says who may use it, as the Python package's
 // ModelUse does for its models: jobs that read it (the preview, the pins' check, Export Plan)
-// take a read lease, a save takes the write lease. While the write lease is out no read lease
+// take a read lease, a save takes the write lease (the window's own save, or a save of its
+// folder by the folder window: ui/model_holder.h). While the write lease is out no read lease
 // is given (the save's worker changes the model), and the write lease is only given when no
 // read lease is out. Nothing here waits: a writer that finds readers is told when the last one
 // is gone (writable()) and asks again, and meanwhile no new reader gets in. Leases own the

@@ -1,13 +1,21 @@
 // The folder window (File > Open Folder…, a dropped folder): the graphs, data files, shared
 // weights and problems of a folder of graphs; the bytes a shared data file saves, said before
-// saving; the save as one unit in the background, and the folder shown as it is afterwards.
+// saving; the save as one unit in the background, and the folder shown as it is afterwards;
+// consent asked as the single save asks it; a window showing one of the graphs meanwhile.
 #include "tests/support/folder_fixtures.h"
 #include "tests/support/tensor_builder.h"
+#include "tests/ui/dialog_answerer.h"
+#include "tests/ui/window_steps.h"
 #include "ui/folder_map.h"
 #include "ui/folder_window.h"
 #include "ui/main_window.h"
+#include "ui/repack_panel.h"
+#include "ui/size_edit.h"
+#include "ui/tensor_table_model.h"
 
+#include <QAction>
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -32,6 +40,37 @@ bool writeFolder(const QString& dir)
     if (!writeGraph(dir, "encoder.onnx", "encoder.onnx_data", encoder))
         return false;
     return writeGraph(dir, "decoder.onnx", "decoder.onnx_data", decoder);
+}
+
+// The folder's graphs, and sub/c.onnx, no graph of the folder, reading sub/s.data: a shared
+// file named sub/s.data would make c read wrong bytes.
+bool writeFolderWithAReaderBelow(const QString& dir)
+{
+    if (!writeFolder(dir) || !QDir(dir).mkpath(QStringLiteral("sub")))
+        return false;
+    return writeGraph(QDir(dir).filePath(QStringLiteral("sub")), "c.onnx", "s.data",
+        {{"other", patternBytes(2048, 8)}});
+}
+
+// Every file under `dir` (relative name -> bytes).
+QMap<QString, QByteArray> contents(const QString& dir)
+{
+    QMap<QString, QByteArray> files;
+    QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile file(it.next());
+        if (file.open(QIODevice::ReadOnly))
+            files.insert(QDir(dir).relativeFilePath(file.fileName()), file.readAll());
+    }
+    return files;
+}
+
+// Types `name` into the shared name field, as a user does.
+void typeSharedName(ui::FolderWindow& window, const QString& name)
+{
+    window.sharedNameEdit()->selectAll();
+    QTest::keyClick(window.sharedNameEdit(), Qt::Key_Delete);
+    QTest::keyClicks(window.sharedNameEdit(), name);
 }
 
 QStringList column(const QTableWidget* table, int column)
@@ -122,6 +161,115 @@ private slots:
         QCOMPARE(both, 1);
         QVERIFY(!column(window.problemsTable(), 2).contains("duplicated-content"));
         QTRY_VERIFY_WITH_TIMEOUT(window.savingsLabel()->text() == "nothing to change", 20000);
+    }
+
+    // Issue 35: a shared file that a model outside the folder's graphs reads (sub/c.onnx reads
+    // sub/s.data) is replaced only with consent, asked as the single save asks it: the dialog
+    // names c.onnx; Cancel writes nothing, Replace saves with force, "Write <name> Instead"
+    // saves under a name no file has and leaves c's file alone.
+    void aSaveThatNeedsConsentAsksAsTheSingleSaveDoes_data()
+    {
+        QTest::addColumn<QString>("answer");
+        QTest::addRow("cancel writes nothing") << QStringLiteral("Cancel");
+        QTest::addRow("replace saves with force") << QStringLiteral("Replace");
+        QTest::addRow("a free name instead") << QStringLiteral("Write sub/s-2.data Instead");
+    }
+    void aSaveThatNeedsConsentAsksAsTheSingleSaveDoes()
+    {
+        QFETCH(QString, answer);
+        QTemporaryDir dir;
+        QVERIFY(writeFolderWithAReaderBelow(dir.path()));
+        const auto before = contents(dir.path());
+        ui::FolderWindow window;
+        window.show();
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        typeSharedName(window, QStringLiteral("sub/s.data"));
+
+        DialogAnswerer answerer(answer);
+        QSignalSpy saved(&window, &ui::FolderWindow::saved);
+        QTest::mouseClick(window.saveButton(), Qt::LeftButton);
+        QVERIFY(saved.wait(60000));
+        QCOMPARE(answerer.titles, QStringList{QStringLiteral("Replace data file?")});
+        QVERIFY2(answerer.texts.first().contains(QStringLiteral(
+                     "c.onnx reads s.data: after this save it would read wrong weights")),
+            qPrintable(answerer.texts.first()));
+        const QStringList buttons = answerer.buttons.first().split(u'|');
+        for (const QString& button : {QStringLiteral("Replace"),
+                 QStringLiteral("Write sub/s-2.data Instead"), QStringLiteral("Cancel")})
+            QVERIFY2(buttons.contains(button), qPrintable(answerer.buttons.first()));
+        QCOMPARE(saved.count(), 1);
+        const bool ok = saved.first().at(0).toBool();
+        const auto after = contents(dir.path());
+        if (answer == QStringLiteral("Cancel")) {
+            QVERIFY(!ok);
+            QCOMPARE(after.keys(), before.keys());
+            QVERIFY(after == before);
+            return;
+        }
+        QVERIFY2(ok, qPrintable(window.lastError()));
+        const QString shared = answer == QStringLiteral("Replace") ? QStringLiteral("sub/s.data")
+                                                                   : QStringLiteral("sub/s-2.data");
+        QCOMPARE(QFileInfo(dir.filePath(shared)).size(), qint64(4096 + 2000 + 3000));
+        QVERIFY(!after.contains(QStringLiteral("encoder.onnx_data")));
+        QCOMPARE(
+            after.value(QStringLiteral("sub/c.onnx")), before.value(QStringLiteral("sub/c.onnx")));
+        if (answer != QStringLiteral("Replace")) {
+            QCOMPARE(after.value(QStringLiteral("sub/s.data")),
+                before.value(QStringLiteral("sub/s.data")));
+            QCOMPARE(window.sharedNameEdit()->text(), shared); // the field says what was saved
+        }
+    }
+
+    // Issue 35: a window showing a graph of the folder lends its model to the folder save (it
+    // runs no job on it meanwhile), then shows the saved layout: no error, no question when it
+    // has nothing pending; with changed options pending it asks, as for any change on disk.
+    void aWindowShowingAGraphShowsTheSavedLayout_data()
+    {
+        QTest::addColumn<bool>("pending");
+        QTest::addRow("nothing pending") << false;
+        QTest::addRow("options changed") << true;
+    }
+    void aWindowShowingAGraphShowsTheSavedLayout()
+    {
+        QFETCH(bool, pending);
+        QTemporaryDir dir;
+        QVERIFY(writeFolder(dir.path()));
+        ui::MainWindow main;
+        main.show();
+        QVERIFY(windowsteps::open(main, dir.filePath(QStringLiteral("encoder.onnx"))));
+        if (pending) {
+            main.repackPanel()->thresholdEdit()->setValue(8192);
+            QVERIFY(main.hasPendingWork());
+        }
+        ui::FolderWindow* folder = main.openFolder(dir.path());
+        QTRY_COMPARE_WITH_TIMEOUT(folder->graphsTable()->rowCount(), 2, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!folder->isBusy(), 20000);
+        typeSharedName(*folder, QStringLiteral("shared.bin"));
+
+        DialogAnswerer answerer(QStringLiteral("Yes"));
+        QSignalSpy saved(folder, &ui::FolderWindow::saved);
+        QSignalSpy reopened(&main, &ui::MainWindow::modelOpened);
+        QTest::mouseClick(folder->saveButton(), Qt::LeftButton);
+        // The folder save holds the window's model: nothing opens, plans or saves it meanwhile.
+        QVERIFY(main.isSaving());
+        QVERIFY(!main.saveAction()->isEnabled());
+        QVERIFY(saved.wait(60000));
+        QVERIFY2(saved.first().at(0).toBool(), qPrintable(folder->lastError()));
+        QTRY_COMPARE_WITH_TIMEOUT(reopened.count(), 1, 30000);
+        QVERIFY(windowsteps::settled(main));
+        const int enc = windowsteps::tensorOf(main, QStringLiteral("enc"));
+        QVERIFY(enc >= 0);
+        QCOMPARE(main.tensorModel()->index(enc, ui::TensorTableModel::Storage).data().toString(),
+            QStringLiteral("shared.bin"));
+        QVERIFY2(main.lastError().isEmpty(), qPrintable(main.lastError()));
+        QTest::qWait(800); // a change on disk would be noticed by now (the watch waits 400 ms)
+        const QStringList asked
+            = pending ? QStringList{QStringLiteral("Model changed on disk")} : QStringList{};
+        QCOMPARE(answerer.titles, asked);
+        QVERIFY(!main.isSaving());
+        QVERIFY(!main.hasPendingWork());
     }
 
     void aFolderDroppedOnTheMainWindowOpensAsOneUnit()
