@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <map>
-#include <sys/stat.h>
 #include <optional>
+#include <sys/stat.h>
 #include <unordered_map>
 
 namespace fs = std::filesystem;
@@ -44,7 +44,8 @@ std::string keptLocation(const TensorInfo& t)
 {
     const fs::path path = fs::path(t.external->location).lexically_normal();
     const std::string final = finalNameOfTemp(path.filename().string());
-    if (final.empty() || classifyFileName(final) == FileType::Model || t.external->resolvedPath.empty())
+    if (final.empty() || classifyFileName(final) == FileType::Model
+        || t.external->resolvedPath.empty())
         return path.generic_string();
     const fs::path& resolved = t.external->resolvedPath;
     const auto finalId = fileIdOf(resolved.parent_path() / final);
@@ -63,8 +64,7 @@ std::vector<TensorPlacement> keptPlacements(const Model& model)
         // One that readers need while building the graph comes inline: stored externally it
         // is an error of the model that a save fixes.
         if (t.isExternal() && !t.mustStayInline())
-            out.emplace_back(
-                Placement::External, keptLocation(t), t.external->offset);
+            out.emplace_back(Placement::External, keptLocation(t), t.external->offset);
         else
             out.emplace_back(Placement::Inline);
     }
@@ -228,8 +228,8 @@ std::vector<bool> keptDataFiles(
         const TensorInfo& t = tensors[i];
         const DataFile* file = t.isExternal() ? t.external->file.get() : nullptr;
         kept[f] = file && finals[f] && file->identity().id == *finals[f]
-            && readsAsNamed(t.external->resolvedPath, f)
-            && (!read[f] || read[f] == file) && t.external->offset == p.offset
+            && readsAsNamed(t.external->resolvedPath, f) && (!read[f] || read[f] == file)
+            && t.external->offset == p.offset
             && t.external->length.value_or(t.byteSize()) == p.length
             && !(options.checksum && t.external->checksum.empty());
         read[f] = file;

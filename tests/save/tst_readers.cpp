@@ -34,8 +34,8 @@ ShellRun verify(const QString& dir, const QString& model)
 
 // Options that move every tensor (aligned to 64, so B leaves offset 16): the data file is
 // rewritten whatever it held.
-const QStringList kMoveAll{"--data", "w.bin", "--align", "64", "--threshold", "0",
-    "--align-threshold", "0"};
+const QStringList kMoveAll{
+    "--data", "w.bin", "--align", "64", "--threshold", "0", "--align-threshold", "0"};
 
 nlink_t linksOf(const QString& path)
 {
@@ -65,8 +65,8 @@ private slots:
         QVERIFY(writeGraph(dir.filePath("sub"), "small.onnx", "w.bin", {{"A", a}}));
         QVERIFY(writeGraph(dir.path(), "big.onnx", "sub/w.bin", {{"A", a}, {"B", b}}));
         const auto before = hashFolder(dir.filePath("sub"));
-        const ShellRun refused
-            = runRepack(dir.path(), QStringList{"sub/small.onnx", "-o", "sub/small.onnx"} + kMoveAll);
+        const ShellRun refused = runRepack(
+            dir.path(), QStringList{"sub/small.onnx", "-o", "sub/small.onnx"} + kMoveAll);
         QCOMPARE(refused.status, 3);
         QVERIFY2(refused.err.contains("big.onnx"), refused.err.constData());
         QCOMPARE(hashFolder(dir.filePath("sub")), before);
@@ -85,13 +85,14 @@ private slots:
     void aHardLinkOfTheModelSavedIsAReader()
     {
         QTemporaryDir dir;
-        QVERIFY(writeGraph(
-            dir.path(), "a.onnx", "w.bin", {{"A", patternBytes(16, 3)}, {"B", patternBytes(16, 4)}}));
+        QVERIFY(writeGraph(dir.path(), "a.onnx", "w.bin",
+            {{"A", patternBytes(16, 3)}, {"B", patternBytes(16, 4)}}));
         QVERIFY(::link(QFile::encodeName(dir.filePath("a.onnx")).constData(),
                     QFile::encodeName(dir.filePath("b.onnx")).constData())
             == 0);
         const auto before = hashFolder(dir.path());
-        const ShellRun refused = runRepack(dir.path(), QStringList{"a.onnx", "-o", "a.onnx"} + kMoveAll);
+        const ShellRun refused
+            = runRepack(dir.path(), QStringList{"a.onnx", "-o", "a.onnx"} + kMoveAll);
         QCOMPARE(refused.status, 3);
         QVERIFY2(refused.err.contains("b.onnx"), refused.err.constData());
         QCOMPARE(hashFolder(dir.path()), before);
@@ -118,7 +119,8 @@ private slots:
         if (symlink)
             QVERIFY(QFile::link("../in/w.bin", target));
         else
-            QVERIFY(::link(QFile::encodeName(source).constData(), QFile::encodeName(target).constData())
+            QVERIFY(
+                ::link(QFile::encodeName(source).constData(), QFile::encodeName(target).constData())
                 == 0);
         const ShellRun saved
             = runRepack(dir.path(), {"in/a.onnx", "-o", "out/a.onnx", "--keep", "--force"});
@@ -136,8 +138,8 @@ private slots:
     {
         QTemporaryDir dir;
         QVERIFY(writeGraph(dir.path(), "b.onnx", "b.bin", {{"x", patternBytes(16, 7)}}));
-        QVERIFY(writeGraph(dir.path(), "a.onnx", "b.onnx.repack-tmp-0123456789ab",
-            {{"y", patternBytes(32, 8)}}));
+        QVERIFY(writeGraph(
+            dir.path(), "a.onnx", "b.onnx.repack-tmp-0123456789ab", {{"y", patternBytes(32, 8)}}));
         const QByteArray model = fileContents(dir.filePath("b.onnx"));
         const ShellRun cleaned = runCliInShell(dir.path(), "clean", {"a.onnx"});
         QVERIFY2(cleaned.status == 0, cleaned.err.constData());
