@@ -23,11 +23,19 @@ namespace repack {
 
 namespace {
 
-Error busyIn(const fs::path& dir)
+// The locks of `folders` without waiting: clean never runs beside a save. The error names the
+// folder a running save holds ("run clean again when it has finished").
+Result<FolderLock> lockNow(const std::vector<fs::path>& folders)
 {
-    return Error{
-        "another save is running in " + dir.string() + "; run clean again when it has finished",
-        ErrorKind::Busy};
+    auto lock = FolderLock::acquire(folders, 0, nullptr);
+    if (lock)
+        return lock;
+    for (const auto& dir : folders)
+        if (FolderLock::isHeld(dir))
+            return Error{"another save is running in " + dir.string()
+                    + "; run clean again when it has finished",
+                ErrorKind::Busy};
+    return lock.error();
 }
 
 // A save temporary that models name: a commit a killed save left half done.
@@ -61,13 +69,9 @@ Result<bool> swapInterrupted(const Interrupted& i, std::vector<std::string>& war
     std::vector<fs::path> folders{i.final.parent_path()};
     for (const auto& m : i.models)
         folders.push_back(m.parent_path());
-    auto lock = FolderLock::acquire(folders, 0, nullptr);
-    if (!lock) {
-        for (const auto& dir : folders)
-            if (FolderLock::isHeld(dir))
-                return busyIn(dir);
+    auto lock = lockNow(folders);
+    if (!lock)
         return lock.error();
-    }
     const auto temp = fileIdOf(i.temp), final = fileIdOf(i.final);
     if (!temp || final == temp)
         return true;
@@ -197,9 +201,9 @@ Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
     const fs::path folder = fs::absolute(modelPath, ec).lexically_normal().parent_path();
     // Locked before the model is read: a save that commits meanwhile could name temporaries
     // that the model read a moment earlier does not.
-    auto lock = FolderLock::acquire({folder}, 0, nullptr);
+    auto lock = lockNow({folder});
     if (!lock)
-        return FolderLock::isHeld(folder) ? busyIn(folder) : lock.error();
+        return lock.error();
     auto model = Model::load(modelPath);
     if (!model)
         return model.error();
@@ -208,13 +212,9 @@ Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
     std::erase_if(subfolders, [&](const fs::path& dir) { return samePathOrFile(dir, folder); });
     FolderLock subLock;
     if (!subfolders.empty()) {
-        auto locked = FolderLock::acquire(subfolders, 0, nullptr);
-        if (!locked) {
-            for (const auto& dir : subfolders)
-                if (FolderLock::isHeld(dir))
-                    return busyIn(dir);
+        auto locked = lockNow(subfolders);
+        if (!locked)
             return locked.error();
-        }
         subLock = std::move(*locked);
     }
 
