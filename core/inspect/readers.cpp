@@ -169,8 +169,9 @@ std::vector<Readers> readersOf(
                 // A folder that cannot be listed may hold readers. One above every root (the
                 // user's home seen through a -x parent, say) is passed over: the user keeps no
                 // models there that this tool could read either.
+                const fs::path& folder = dir; // clang 14 captures no structured binding
                 if (std::any_of(roots.begin(), roots.end(),
-                        [&](const fs::path& r) { return isUnder(dir, r); }))
+                        [&folder](const fs::path& r) { return isUnder(folder, r); }))
                     for (size_t i : indices)
                         out[i].unknown.push_back(dir);
                 continue;
