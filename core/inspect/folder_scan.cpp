@@ -5,21 +5,14 @@
 #include "core/format.h"
 #include "core/model/model.h"
 #include "core/paths.h"
-#include "core/posix_file.h"
 #include "core/save_lock.h"
 #include "readers.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
