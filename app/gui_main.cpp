@@ -1,10 +1,10 @@
 // Entry point of `onnx-repack-gui [MODEL...] [--screenshot OUT.png [--screenshot-view VIEW]
 // [--screenshot-size WxH]]`.
 // Without a model it opens the bundled sample; without a display it prints `onnx-repack inspect`
-// of the model instead. The screenshot mode itself lives in ui/screenshot.cpp.
+// of the model instead. The screenshot mode itself lives in ui/windows/screenshot.cpp.
 #include "cli/cli.h"
-#include "ui/main_window.h"
-#include "ui/screenshot.h"
+#include "ui/windows/main_window.h"
+#include "ui/windows/screenshot.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

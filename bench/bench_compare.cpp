@@ -10,8 +10,8 @@
 //   repack-genmodel --out A/m.onnx --weights 256M --tensors 100000
 //   onnx-repack repack A/m.onnx -o B/m.onnx --order size      (every tensor moved, same bytes)
 //   QT_QPA_PLATFORM=offscreen repack-bench-compare A/m.onnx B/m.onnx [--runs N]
-#include "ui/compare_window.h"
-#include "ui/diff_table_model.h"
+#include "ui/models/diff_table_model.h"
+#include "ui/windows/compare_window.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

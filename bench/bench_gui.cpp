@@ -17,15 +17,15 @@
 // Every time is measured through the event loop, as the application runs:
 //   QT_QPA_PLATFORM=offscreen repack-bench-gui MODEL [--runs N] [--save] [--sort-column N]
 //                                                    [--drop N]
-#include "ui/byte_format.h"
-#include "ui/main_window.h"
-#include "ui/placement_model.h"
-#include "ui/placement_state.h"
-#include "ui/placement_view.h"
-#include "ui/repack_panel.h"
-#include "ui/save_job.h"
-#include "ui/tensor_filter_proxy.h"
-#include "ui/tensor_table_model.h"
+#include "ui/models/placement_model.h"
+#include "ui/models/placement_state.h"
+#include "ui/models/tensor_filter_proxy.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/save/save_job.h"
+#include "ui/util/byte_format.h"
+#include "ui/views/placement_view.h"
+#include "ui/views/repack_panel.h"
+#include "ui/windows/main_window.h"
 
 #include <QApplication>
 #include <QCheckBox>

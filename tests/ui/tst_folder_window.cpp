@@ -6,12 +6,12 @@
 #include "tests/support/tensor_builder.h"
 #include "tests/ui/dialog_answerer.h"
 #include "tests/ui/window_steps.h"
-#include "ui/folder_map.h"
-#include "ui/folder_window.h"
-#include "ui/main_window.h"
-#include "ui/repack_panel.h"
-#include "ui/size_edit.h"
-#include "ui/tensor_table_model.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/views/folder_map.h"
+#include "ui/views/repack_panel.h"
+#include "ui/views/size_edit.h"
+#include "ui/windows/folder_window.h"
+#include "ui/windows/main_window.h"
 
 #include <QAction>
 #include <QDir>

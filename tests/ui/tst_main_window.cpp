@@ -10,14 +10,14 @@
 #include "core/model/model.h"
 #include "core/save_lock.h"
 #include "tests/support/result_checks.h"
-#include "ui/layout_map_view.h"
-#include "ui/main_window.h"
-#include "ui/problems_model.h"
-#include "ui/repack_panel.h"
-#include "ui/settings_store.h"
-#include "ui/size_edit.h"
-#include "ui/tensor_filter_proxy.h"
-#include "ui/tensor_table_model.h"
+#include "ui/models/problems_model.h"
+#include "ui/models/tensor_filter_proxy.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/util/settings_store.h"
+#include "ui/views/layout_map_view.h"
+#include "ui/views/repack_panel.h"
+#include "ui/views/size_edit.h"
+#include "ui/windows/main_window.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemModelTester>

@@ -1,7 +1,7 @@
-// ui/model_owner.h: the window's model is read through read leases and written through the one
+// ui/save/model_owner.h: the window's model is read through read leases and written through the one
 // write lease, never both at once, and a lease keeps its model alive.
 #include "tests/support/save_fixtures.h"
-#include "ui/model_owner.h"
+#include "ui/save/model_owner.h"
 
 #include "core/model/model.h"
 

@@ -10,15 +10,15 @@
 
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
-#include "ui/layout_map_view.h"
-#include "ui/main_window.h"
-#include "ui/placement_model.h"
-#include "ui/placement_state.h"
-#include "ui/placement_view.h"
-#include "ui/repack_panel.h"
-#include "ui/save_planning.h"
-#include "ui/tensor_filter_proxy.h"
-#include "ui/tensor_table_model.h"
+#include "ui/models/placement_model.h"
+#include "ui/models/placement_state.h"
+#include "ui/models/tensor_filter_proxy.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/save/save_planning.h"
+#include "ui/views/layout_map_view.h"
+#include "ui/views/placement_view.h"
+#include "ui/views/repack_panel.h"
+#include "ui/windows/main_window.h"
 
 #include <QAbstractItemModelTester>
 #include <QAction>

@@ -1,8 +1,9 @@
 // The repack panel: data file names validated as typed, the widgets mapped onto the core's
 // SaveOptions (the align threshold and the data file format too), and only alignments the core
 // accepts offered.
-#include "ui/repack_panel.h"
-#include "ui/size_edit.h"
+#include "ui/util/data_file_name.h"
+#include "ui/views/repack_panel.h"
+#include "ui/views/size_edit.h"
 
 #include <QCheckBox>
 #include <QComboBox>

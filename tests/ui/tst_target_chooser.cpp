@@ -5,8 +5,8 @@
 #include "core/plan/save_plan.h"
 #include "core/plan/targets.h"
 #include "tests/support/save_fixtures.h"
-#include "ui/repack_panel.h"
-#include "ui/size_edit.h"
+#include "ui/views/repack_panel.h"
+#include "ui/views/size_edit.h"
 
 #include <QComboBox>
 #include <QLineEdit>

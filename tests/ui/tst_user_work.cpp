@@ -8,13 +8,13 @@
 #include "window_steps.h"
 
 #include "core/model/model.h"
-#include "ui/main_window.h"
-#include "ui/placement_state.h"
-#include "ui/repack_panel.h"
-#include "ui/settings_store.h"
-#include "ui/size_edit.h"
-#include "ui/tensor_filter_proxy.h"
-#include "ui/tensor_table_model.h"
+#include "ui/models/placement_state.h"
+#include "ui/models/tensor_filter_proxy.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/util/settings_store.h"
+#include "ui/views/repack_panel.h"
+#include "ui/views/size_edit.h"
+#include "ui/windows/main_window.h"
 
 #include <QAction>
 #include <QCheckBox>

@@ -5,16 +5,16 @@
 #include "ui_fixtures.h"
 
 #include "tests/support/save_fixtures.h"
-#include "ui/layout_map_view.h"
-#include "ui/main_window.h"
-#include "ui/model_snapshot.h"
-#include "ui/repack_panel.h"
-#include "ui/save_flow.h"
-#include "ui/save_preview.h"
-#include "ui/settings_store.h"
-#include "ui/size_edit.h"
-#include "ui/summary_strip.h"
-#include "ui/tensor_table_model.h"
+#include "ui/models/model_snapshot.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/save/save_flow.h"
+#include "ui/save/save_preview.h"
+#include "ui/util/settings_store.h"
+#include "ui/views/layout_map_view.h"
+#include "ui/views/repack_panel.h"
+#include "ui/views/size_edit.h"
+#include "ui/views/summary_strip.h"
+#include "ui/windows/main_window.h"
 
 #include <QAction>
 #include <QApplication>

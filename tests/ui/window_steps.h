@@ -2,7 +2,7 @@
 // made on workers, find a tensor's row.
 #pragma once
 
-#include "ui/main_window.h"
+#include "ui/windows/main_window.h"
 
 #include <QSignalSpy>
 #include <QTest>

@@ -1,0 +1,77 @@
+#include "ui/save/replace_dialog.h"
+
+#include "core/save/save_conflicts.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStringList>
+
+namespace ui {
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("ui::ReplaceDialog", text);
+}
+
+QString fileName(const std::filesystem::path& path)
+{
+    return QString::fromStdString(path.filename().string());
+}
+
+} // namespace
+
+ReplaceAnswer askToReplace(QWidget* parent, const std::vector<repack::SaveConflict>& conflicts,
+    const QString& whose, const QString& freeName)
+{
+    QStringList lines;
+    QStringList details;
+    for (const repack::SaveConflict& conflict : conflicts) {
+        const QString file = fileName(conflict.file);
+        if (conflict.users.empty())
+            lines << tr("%1: no model in the folder uses it.").arg(file);
+        for (const auto& user : conflict.users)
+            lines << tr("%1 reads %2: after this save it would read wrong weights.")
+                         .arg(fileName(user), file);
+        details << QString::fromStdString(conflict.message);
+    }
+    QMessageBox box(QMessageBox::Warning, tr("Replace data file?"),
+        tr("Saving will replace files that are not only %1:\n\n%2\n\nThe models that read "
+           "them are not told: without checksums their verify still passes. Replace them?")
+            .arg(whose, lines.join(u'\n')),
+        QMessageBox::NoButton, parent);
+    box.setDetailedText(details.join(u'\n'));
+    QPushButton* replace = box.addButton(tr("Replace"), QMessageBox::DestructiveRole);
+    QPushButton* newFile = nullptr;
+    if (!freeName.isEmpty()) {
+        newFile = box.addButton(tr("Write %1 Instead").arg(freeName), QMessageBox::ActionRole);
+        newFile->setToolTip(tr("Leave those files as they are and write %1 data to %2, a "
+                               "name no file in the folder has")
+                                .arg(whose, freeName));
+    }
+    QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+    box.setDefaultButton(cancel);
+    box.setEscapeButton(cancel);
+    box.exec();
+    if (box.clickedButton() == replace)
+        return ReplaceAnswer::Replace;
+    if (newFile && box.clickedButton() == newFile)
+        return ReplaceAnswer::NewName;
+    return ReplaceAnswer::Cancel;
+}
+
+QString freeFileName(const QDir& folder, const QString& stem, const QString& suffix, int first)
+{
+    for (int n = first; n < 1000; ++n) {
+        const QString name
+            = n == 1 ? stem + suffix : QStringLiteral("%1-%2%3").arg(stem).arg(n).arg(suffix);
+        if (!QFileInfo::exists(folder.filePath(name)))
+            return name;
+    }
+    return {};
+}
+
+} // namespace ui

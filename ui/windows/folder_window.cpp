@@ -1,0 +1,469 @@
+#include "ui/windows/folder_window.h"
+
+#include "ui/save/model_holder.h"
+#include "ui/save/replace_dialog.h"
+#include "ui/util/byte_format.h"
+#include "ui/views/folder_map.h"
+
+#include "core/inspect/folder_inspect.h"
+#include "core/inspect/readers.h"
+#include "core/save/folder_save.h"
+#include "core/save/save_conflicts.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <atomic>
+
+namespace ui {
+namespace {
+
+QTableWidget* makeTable(const QStringList& headers, QWidget* parent)
+{
+    auto* table = new QTableWidget(0, int(headers.size()), parent);
+    table->setHorizontalHeaderLabels(headers);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    return table;
+}
+
+// A cell whose full text is also its tooltip (long lists of graphs are cut by the column).
+QTableWidgetItem* cell(const QString& text)
+{
+    auto* item = new QTableWidgetItem(text);
+    item->setToolTip(text);
+    return item;
+}
+
+QString joined(const std::vector<std::string>& items)
+{
+    QStringList out;
+    for (const auto& item : items)
+        out << QString::fromStdString(item);
+    return out.join(QStringLiteral(", "));
+}
+
+QString loaders(const repack::FolderModel& m)
+{
+    if (!m.model)
+        return FolderWindow::tr("does not load");
+    QStringList refused;
+    if (!m.loaders.onnx)
+        refused << QStringLiteral("onnx");
+    if (!m.loaders.onnxRuntime)
+        refused << QStringLiteral("ONNX Runtime");
+    if (!m.loaders.onnxIr)
+        refused << QStringLiteral("onnx_ir");
+    return refused.isEmpty()
+        ? FolderWindow::tr("all accept")
+        : FolderWindow::tr("refused by %1").arg(refused.join(QStringLiteral(", ")));
+}
+
+struct SaveOutcome {
+    repack::Result<repack::FolderSaveReport> report = repack::Error::internal("not run");
+    // Consent needed: the file the save would replace and the models that read it.
+    std::vector<repack::SaveConflict> conflicts;
+};
+
+// The model files of the graphs a save of `dir` writes (every .onnx directly in it).
+std::vector<std::filesystem::path> graphsOf(const std::filesystem::path& dir)
+{
+    std::vector<std::filesystem::path> out;
+    if (auto names = repack::modelsInFolder(dir))
+        for (const std::string& name : *names)
+            out.push_back(dir / name);
+    return out;
+}
+
+// Why the save of `dir` with the shared file `name` needs consent, from the core's one answer
+// to "who reads this file" (core/inspect/readers.h): the models outside the graphs that read
+// it, in every folder one could name it from; none: no model uses it.
+repack::SaveConflict conflictOf(
+    const std::filesystem::path& dir, const std::string& name, const std::string& message)
+{
+    repack::SaveConflict conflict;
+    conflict.file = (dir / name).lexically_normal();
+    conflict.users = repack::readersOf(conflict.file, {{dir}, graphsOf(dir)}).all();
+    conflict.message = message;
+    return conflict;
+}
+
+// A shared data name beside `name` (relative to `dir`) that no file has: "s.data" gives
+// "s-2.data", "sub/model.onnx_data" gives "sub/model-2.onnx_data".
+QString freeSharedName(const QString& dir, const QString& name)
+{
+    const QFileInfo file(name);
+    const QString suffix
+        = file.completeSuffix().isEmpty() ? QString() : u'.' + file.completeSuffix();
+    const QString free
+        = freeFileName(QDir(QDir(dir).filePath(file.path())), file.baseName(), suffix, 2);
+    if (free.isEmpty() || file.path() == QStringLiteral("."))
+        return free;
+    return file.path() + u'/' + free;
+}
+
+} // namespace
+
+FolderWindow::FolderWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_cancelToken(std::make_shared<repack::CancelToken>())
+    , m_permille(std::make_shared<std::atomic<int>>(0))
+{
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    m_summary = new QLabel(central);
+    m_summary->setWordWrap(true);
+    layout->addWidget(m_summary);
+
+    auto* splitter = new QSplitter(Qt::Vertical, central);
+    m_graphs = makeTable(
+        {tr("Graph"), tr("Tensors"), tr("Inline"), tr("External"), tr("Data files"), tr("Loaders")},
+        splitter);
+    m_files = makeTable({tr("Data file"), tr("Size"), tr("Read by")}, splitter);
+    m_map = new FolderMapView(splitter);
+    m_shared = makeTable({tr("Size"), tr("Copies"), tr("Held by")}, splitter);
+    m_shared->setToolTip(tr("Weights whose content (type, shape and bytes) more than one tensor "
+                            "of the folder holds; copies beyond the first take space twice"));
+    m_problems = makeTable({tr("Severity"), tr("Graph"), tr("Code"), tr("Message")}, splitter);
+    layout->addWidget(splitter, 1);
+
+    auto* shareRow = new QHBoxLayout;
+    shareRow->addWidget(new QLabel(tr("One shared data file:"), central));
+    m_sharedName = new QLineEdit(QStringLiteral("model.onnx_data"), central);
+    m_sharedName->setToolTip(tr("The data file every graph will read, each weight stored once"));
+    shareRow->addWidget(m_sharedName);
+    m_savings = new QLabel(central);
+    shareRow->addWidget(m_savings, 1);
+    m_save = new QPushButton(tr("Save Folder"), central);
+    m_save->setToolTip(tr("Write every graph of the folder with the shared data file, in place, "
+                          "crash-safe; the data files no model reads any more are removed"));
+    shareRow->addWidget(m_save);
+    m_cancel = new QPushButton(tr("Cancel"), central);
+    m_cancel->setEnabled(false);
+    shareRow->addWidget(m_cancel);
+    layout->addLayout(shareRow);
+    m_progress = new QProgressBar(central);
+    m_progress->setRange(0, 1000);
+    m_progress->hide();
+    layout->addWidget(m_progress);
+    setCentralWidget(central);
+    resize(900, 640);
+
+    // A shared weight selected: the graphs that hold it are selected too.
+    connect(m_shared, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_shared->selectionModel()->selectedRows();
+        if (rows.isEmpty() || !m_folder)
+            return;
+        const repack::SharedContent& c = m_folder->shared.at(size_t(rows.front().row()));
+        m_graphs->clearSelection();
+        for (int r = 0; r < m_graphs->rowCount(); ++r)
+            for (const repack::SharedTensor& t : c.tensors)
+                if (m_graphs->item(r, 0)->text() == QString::fromStdString(t.model)) {
+                    m_graphs->selectionModel()->select(m_graphs->model()->index(r, 0),
+                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
+                    break;
+                }
+    });
+    // A range of the map clicked: the graphs that hold its content are selected.
+    connect(m_map, &FolderMapView::rangeClicked, this, [this](const std::vector<int>& holders) {
+        m_graphs->clearSelection();
+        for (int g : holders)
+            if (g < m_graphs->rowCount())
+                m_graphs->selectionModel()->select(m_graphs->model()->index(g, 0),
+                    QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    });
+    connect(m_save, &QPushButton::clicked, this, [this] { saveShared(m_sharedName->text()); });
+    connect(m_cancel, &QPushButton::clicked, this, &FolderWindow::cancel);
+    connect(m_sharedName, &QLineEdit::textChanged, this, [this] { planSavings(); });
+    auto* close = new QShortcut(QKeySequence::Close, this);
+    connect(close, &QShortcut::activated, this, &QWidget::close);
+    auto* poll = new QTimer(this);
+    connect(poll, &QTimer::timeout, this, [this] {
+        if (m_saving.isRunning())
+            m_progress->setValue(m_permille->load());
+    });
+    poll->start(100);
+}
+
+FolderWindow::~FolderWindow()
+{
+    // No job outlives the window: a save is cancelled, and each job still reading the folder
+    // (the inspection, the plan of the savings) ends before the window is gone; the models
+    // lent to a save go back to their windows, which load them again.
+    m_cancelToken->cancel();
+    m_saving.waitForFinished();
+    giveBack(true);
+    m_plan.waitForFinished();
+    m_inspect.waitForFinished();
+}
+
+bool FolderWindow::isBusy() const
+{
+    return m_inspect.isRunning() || m_saving.isRunning() || m_pending.has_value();
+}
+
+void FolderWindow::setBusy(bool busy, const QString& what)
+{
+    m_save->setEnabled(!busy && !m_dir.isEmpty());
+    m_sharedName->setEnabled(!busy);
+    const bool saving = m_saving.isRunning() || m_pending.has_value();
+    m_cancel->setEnabled(busy && saving);
+    m_progress->setVisible(busy && saving);
+    if (!what.isEmpty())
+        m_summary->setText(what);
+}
+
+void FolderWindow::openFolder(const QString& dir)
+{
+    m_dir = QDir(dir).absolutePath();
+    setWindowTitle(tr("%1 (folder) — Onnx Repack").arg(QFileInfo(m_dir).fileName()));
+    setBusy(true, tr("Reading the graphs of %1…").arg(m_dir));
+    const std::string path = m_dir.toStdString();
+    m_inspect.start(
+        [path] {
+            return std::make_shared<repack::Result<repack::FolderInspection>>(
+                repack::inspectFolder(path));
+        },
+        [this](std::shared_ptr<repack::Result<repack::FolderInspection>> result) {
+            setBusy(false, {});
+            if (!*result) {
+                m_lastError = QString::fromStdString(result->error().message);
+                m_summary->setText(m_lastError);
+                emit inspected(false);
+                return;
+            }
+            fill(std::make_shared<const repack::FolderInspection>(std::move(**result)));
+            planSavings();
+            emit inspected(true);
+        });
+}
+
+void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& folder)
+{
+    m_folder = folder;
+    m_summary->setText(tr("%1: %2 graph(s), %3 data file(s); stored more than once: %4")
+                           .arg(m_dir)
+                           .arg(folder->models.size())
+                           .arg(folder->files.size())
+                           .arg(formatBytes(folder->duplicatedBytes)));
+    m_graphs->setRowCount(int(folder->models.size()));
+    for (int r = 0; r < m_graphs->rowCount(); ++r) {
+        const repack::FolderModel& m = folder->models[size_t(r)];
+        const bool ok = m.model != nullptr;
+        m_graphs->setItem(r, 0, cell(QString::fromStdString(m.name)));
+        m_graphs->setItem(r, 1, cell(ok ? QString::number(m.tensors) : QStringLiteral("?")));
+        m_graphs->setItem(r, 2, cell(ok ? formatBytes(m.inlineBytes) : QString()));
+        m_graphs->setItem(r, 3, cell(ok ? formatBytes(m.externalBytes) : QString()));
+        m_graphs->setItem(r, 4, cell(joined(m.files)));
+        m_graphs->setItem(r, 5, cell(loaders(m)));
+    }
+    m_files->setRowCount(int(folder->files.size()));
+    for (int r = 0; r < m_files->rowCount(); ++r) {
+        const repack::FolderFile& f = folder->files[size_t(r)];
+        m_files->setItem(r, 0, cell(QString::fromStdString(f.location)));
+        m_files->setItem(r, 1, cell(formatBytes(f.bytes)));
+        m_files->setItem(r, 2, cell(f.usedBy.empty() ? tr("no model") : joined(f.usedBy)));
+    }
+    m_map->setFolder(folder);
+    m_shared->setRowCount(int(folder->shared.size()));
+    for (int r = 0; r < m_shared->rowCount(); ++r) {
+        const repack::SharedContent& c = folder->shared[size_t(r)];
+        QStringList names;
+        for (const repack::SharedTensor& t : c.tensors)
+            names << QString::fromStdString(t.model + ":" + t.name);
+        m_shared->setItem(r, 0, cell(formatBytes(c.bytes)));
+        m_shared->setItem(r, 1, cell(QString::number(c.copies)));
+        m_shared->setItem(r, 2, cell(names.join(QStringLiteral(", "))));
+    }
+    m_problems->setRowCount(int(folder->problems.size()));
+    for (int r = 0; r < m_problems->rowCount(); ++r) {
+        const repack::FolderProblem& p = folder->problems[size_t(r)];
+        m_problems->setItem(
+            r, 0, cell(QString::fromStdString(std::string(severityName(p.severity)))));
+        m_problems->setItem(r, 1, cell(QString::fromStdString(p.model)));
+        m_problems->setItem(r, 2, cell(QString::fromStdString(p.code)));
+        m_problems->setItem(r, 3, cell(QString::fromStdString(p.message)));
+    }
+    for (QTableWidget* table : {m_graphs, m_files, m_shared, m_problems})
+        table->resizeColumnsToContents();
+}
+
+// What a shared save would give, planned on a worker (nothing is written).
+void FolderWindow::planSavings()
+{
+    const QString name = m_sharedName->text().trimmed();
+    if (m_dir.isEmpty() || name.isEmpty()) {
+        m_savings->clear();
+        return;
+    }
+    const std::string dir = m_dir.toStdString();
+    repack::FolderSaveOptions options;
+    options.sharedData = name.toStdString();
+    options.dryRun = true;
+    m_plan.start(
+        [dir, options] {
+            return std::make_shared<repack::Result<repack::FolderSaveReport>>(
+                repack::saveFolder(dir, dir, options));
+        },
+        [this](std::shared_ptr<repack::Result<repack::FolderSaveReport>> plan) {
+            if (!*plan) {
+                m_savings->setText(QString::fromStdString(plan->error().message));
+                m_savings->setToolTip(m_savings->text());
+                return;
+            }
+            const repack::FolderSaveReport& r = **plan;
+            QString text = r.unchanged
+                ? tr("nothing to change")
+                : tr("%1 now, %2 after (%3 distinct weights)")
+                      .arg(formatBytes(r.bytesBefore), formatBytes(r.bytesAfter))
+                      .arg(r.sharedRanges);
+            if (!r.consentNeeded.empty())
+                text += tr("; replaces a file other models read");
+            m_savings->setText(text);
+            m_savings->setToolTip(QString::fromStdString(r.consentNeeded));
+        });
+}
+
+void FolderWindow::saveShared(const QString& name)
+{
+    startSave(name.trimmed(), false);
+}
+
+void FolderWindow::startSave(const QString& name, bool force)
+{
+    if (m_dir.isEmpty() || isBusy())
+        return;
+    m_cancelToken = std::make_shared<repack::CancelToken>();
+    m_permille->store(0);
+    m_pending = Pending{name, force};
+    setBusy(true, tr("Saving the graphs of %1 with %2…").arg(m_dir, name));
+    borrowAndSave();
+}
+
+void FolderWindow::borrowAndSave()
+{
+    if (!m_pending)
+        return;
+    if (m_cancelToken->isCancelled()) {
+        giveBack(false);
+        m_pending.reset();
+        setBusy(false, tr("Save cancelled; the files on disk are unchanged."));
+        emit saved(false);
+        return;
+    }
+    QStringList graphs;
+    for (const auto& path : graphsOf(m_dir.toStdString()))
+        graphs << QString::fromStdString(path.string());
+    for (ModelHolder* holder : ModelHolder::showing(graphs)) {
+        auto loan = std::find_if(m_loans.begin(), m_loans.end(),
+            [holder](const Loan& l) { return l.holder == holder && l.window; });
+        if (loan != m_loans.end() && loan->lease)
+            continue;
+        if (loan == m_loans.end()) {
+            if (const QString why = holder->whyNotLend(); !why.isEmpty()) {
+                giveBack(false);
+                m_pending.reset();
+                m_lastError = tr("Not saved: %1. Save the folder once it is done.").arg(why);
+                setBusy(false, m_lastError);
+                emit saved(false);
+                return;
+            }
+            loan = m_loans.insert(m_loans.end(), Loan{holder->self(), holder, {}});
+        }
+        loan->lease = holder->lend();
+        if (!loan->lease) {
+            // A job of that window still gives its read lease back: go on once it has.
+            connect(&holder->owner(), &ModelOwner::writable, this, &FolderWindow::borrowAndSave,
+                Qt::SingleShotConnection);
+            return;
+        }
+    }
+    runSave(*std::exchange(m_pending, std::nullopt));
+}
+
+void FolderWindow::runSave(const Pending& save)
+{
+    const std::string dir = m_dir.toStdString();
+    auto options = std::make_shared<repack::FolderSaveOptions>();
+    options->sharedData = save.name.toStdString();
+    options->controls.force = save.force;
+    options->controls.cancel = m_cancelToken.get();
+    auto permille = m_permille;
+    options->controls.progress = [permille](const repack::Progress& p) {
+        if (p.bytesTotal)
+            permille->store(int(1000 * p.bytesDone / p.bytesTotal));
+    };
+    auto token = m_cancelToken; // kept alive by the job as long as it runs
+    m_saving.start(
+        [dir, options, token] {
+            auto outcome = std::make_shared<SaveOutcome>();
+            outcome->report = repack::saveFolder(dir, dir, *options);
+            if (!outcome->report && outcome->report.error().is(repack::ErrorKind::ConsentNeeded))
+                outcome->conflicts.push_back(
+                    conflictOf(dir, options->sharedData, outcome->report.error().message));
+            return outcome;
+        },
+        [this, name = save.name](std::shared_ptr<SaveOutcome> outcome) {
+            setBusy(false, {});
+            const bool ok = bool(outcome->report);
+            giveBack(ok && !outcome->report->unchanged);
+            if (!outcome->conflicts.empty()) {
+                // Nothing was written: ask, as the single save does.
+                const QString freeName = freeSharedName(m_dir, name);
+                switch (
+                    askToReplace(this, outcome->conflicts, tr("the folder's graphs'"), freeName)) {
+                case ReplaceAnswer::Replace:
+                    startSave(name, true);
+                    return;
+                case ReplaceAnswer::NewName:
+                    m_sharedName->setText(freeName);
+                    startSave(freeName, false);
+                    return;
+                case ReplaceAnswer::Cancel:
+                    m_lastError = tr("Not saved; the files on disk are unchanged.");
+                    m_summary->setText(m_lastError);
+                    emit saved(false);
+                    return;
+                }
+            }
+            m_lastError = ok ? QString() : QString::fromStdString(outcome->report.error().message);
+            openFolder(m_dir); // the folder as it is now, whatever happened
+            if (!ok)
+                m_summary->setText(m_lastError);
+            emit saved(ok);
+        });
+    setBusy(true, {});
+}
+
+void FolderWindow::giveBack(bool rewritten)
+{
+    for (Loan& loan : std::exchange(m_loans, {})) {
+        loan.lease.release();
+        if (loan.window)
+            loan.holder->giveBack(rewritten);
+    }
+}
+
+void FolderWindow::cancel()
+{
+    m_cancelToken->cancel();
+    if (m_pending)
+        borrowAndSave(); // still waiting for a window's model: stops there
+}
+
+} // namespace ui

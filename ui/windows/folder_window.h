@@ -1,0 +1,117 @@
+// A folder of graphs as one unit (File > Open Folder…, or a folder dropped on the window): its
+// graphs, its data files and the graphs that read each, the weights stored more than once across
+// them, the loaders' verdicts and the folder's problems (core/inspect/folder_inspect.h); and
+// "one shared data file", which says the bytes it saves before saving and then saves the folder
+// as one unit (core/save/folder_save.h) in the background, with progress and Cancel, and shows
+// the folder as it is afterwards. Everything that reads the folder runs on a worker. A save
+// that would replace a file other models read asks first, as the single save does
+// (ui/save/replace_dialog.h); a window showing one of the graphs lends the save its model
+// (ui/save/model_holder.h) and loads the saved graph afterwards.
+#pragma once
+
+#include "ui/save/model_owner.h"
+#include "ui/util/job_tracker.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace repack {
+struct FolderInspection;
+class CancelToken;
+} // namespace repack
+
+namespace ui {
+
+class FolderMapView;
+class ModelHolder;
+
+class FolderWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit FolderWindow(QWidget* parent = nullptr);
+    ~FolderWindow() override;
+
+    // Inspects `dir` (again): the tables fill when it is done (inspected()).
+    void openFolder(const QString& dir);
+    QString folder() const { return m_dir; }
+    // Saves the folder in place with one shared data file named `name` (saved() when done).
+    // Replacing a file that models outside the folder's graphs read asks first: Replace, a
+    // free name instead (the shared name field then says it), or Cancel (saved(false)).
+    void saveShared(const QString& name);
+    bool isBusy() const;
+    QString lastError() const { return m_lastError; }
+
+    QTableWidget* graphsTable() const { return m_graphs; }
+    QTableWidget* filesTable() const { return m_files; }
+    // Each data file's ranges in the colours of the graphs that read them.
+    FolderMapView* mapView() const { return m_map; }
+    // Selecting a row here selects, in graphsTable(), every graph that holds that weight.
+    QTableWidget* sharedTable() const { return m_shared; }
+    QTableWidget* problemsTable() const { return m_problems; }
+    QLineEdit* sharedNameEdit() const { return m_sharedName; }
+    QPushButton* saveButton() const { return m_save; }
+    QLabel* savingsLabel() const { return m_savings; }
+
+public Q_SLOTS:
+    void cancel();
+
+Q_SIGNALS:
+    void inspected(bool ok);
+    void saved(bool ok);
+
+private:
+    // A save asked for, waiting for the windows of its graphs to lend their models.
+    struct Pending {
+        QString name;
+        bool force = false;
+    };
+    // A window's model lent to the save: no lease yet while a reader of it lingers.
+    struct Loan {
+        QPointer<QObject> window;
+        ModelHolder* holder = nullptr;
+        ModelOwner::WriteLease lease;
+    };
+    void startSave(const QString& name, bool force);
+    // Borrows the model of every window showing a graph of the folder, then runs the save.
+    void borrowAndSave();
+    void runSave(const Pending& save);
+    // Gives every lent model back; `rewritten`: the files on disk changed.
+    void giveBack(bool rewritten);
+    void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
+    void planSavings();
+    void setBusy(bool busy, const QString& what);
+
+    QString m_dir;
+    QString m_lastError;
+    std::shared_ptr<const repack::FolderInspection> m_folder; // what the tables show
+    QTableWidget* m_graphs = nullptr;
+    QTableWidget* m_files = nullptr;
+    FolderMapView* m_map = nullptr;
+    QTableWidget* m_shared = nullptr;
+    QTableWidget* m_problems = nullptr;
+    QLabel* m_summary = nullptr;
+    QLineEdit* m_sharedName = nullptr;
+    QLabel* m_savings = nullptr;
+    QPushButton* m_save = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QProgressBar* m_progress = nullptr;
+    JobTracker m_inspect;
+    JobTracker m_plan;
+    JobTracker m_saving;
+    std::shared_ptr<repack::CancelToken> m_cancelToken;
+    std::shared_ptr<std::atomic<int>> m_permille; // the save's progress, polled
+    std::optional<Pending> m_pending;
+    std::vector<Loan> m_loans;
+};
+
+} // namespace ui

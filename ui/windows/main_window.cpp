@@ -1,0 +1,607 @@
+#include "ui/windows/main_window.h"
+
+#include "ui/models/placement_state.h"
+#include "ui/models/problems_model.h"
+#include "ui/models/tensor_filter_proxy.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/save/model_opener.h"
+#include "ui/save/save_flow.h"
+#include "ui/save/save_job.h"
+#include "ui/save/save_planning.h"
+#include "ui/save/save_preview.h"
+#include "ui/util/background.h"
+#include "ui/util/job_tracker.h"
+#include "ui/util/settings_store.h"
+#include "ui/views/busy_indicator.h"
+#include "ui/views/layout_map_view.h"
+#include "ui/views/placement_view.h"
+#include "ui/views/repack_panel.h"
+#include "ui/views/summary_strip.h"
+#include "ui/windows/model_options.h"
+#include "ui/windows/recent_files.h"
+
+#include "core/model/model.h"
+#include "core/plan/save_plan.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QGuiApplication>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScreen>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+
+#include <algorithm>
+
+namespace ui {
+namespace {
+
+QString local(const std::filesystem::path& path)
+{
+    return QString::fromStdString(path.string());
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , ModelHolder(this)
+    , m_tensorModel(new TensorTableModel(this))
+    , m_proxy(new TensorFilterProxy(this))
+    , m_problemsModel(new ProblemsModel(this))
+    , m_filterTimer(new QTimer(this))
+    , m_previewTimer(new QTimer(this))
+    , m_changeTimer(new QTimer(this))
+    , m_watcher(new QFileSystemWatcher(this))
+    , m_opener(new ModelOpener(this))
+    , m_previewJobs(new JobTracker(this))
+    , m_exportJobs(new JobTracker(this))
+{
+    setAcceptDrops(true);
+    setWindowIcon(QIcon(QStringLiteral(":/icons/onnx-repack-gui.svg")));
+    m_proxy->setSourceModel(m_tensorModel);
+    createWidgets();
+    m_saveFlow = new SaveFlow(this, m_busy, &m_models, [this] {
+        // The save's worker changes the model: no plan may still be reading it.
+        finishPlanning();
+        return SaveFlow::Source{m_models.write(), m_snapshot.tensors};
+    });
+    createActions();
+
+    // Typing in the filter box re-filters once the user pauses, not on every key.
+    m_filterTimer->setSingleShot(true);
+    m_filterTimer->setInterval(200);
+    connect(m_filter, &QLineEdit::textChanged, m_filterTimer, qOverload<>(&QTimer::start));
+    connect(m_filterTimer, &QTimer::timeout, this, [this] { m_proxy->setText(m_filter->text()); });
+    connect(m_storageFilter, &QComboBox::currentIndexChanged, this,
+        [this](int index) { m_proxy->setStorageFilter(TensorFilterProxy::StorageFilter(index)); });
+
+    m_previewTimer->setSingleShot(true);
+    m_previewTimer->setInterval(150);
+    connect(m_panel, &RepackPanel::optionsChanged, m_previewTimer, qOverload<>(&QTimer::start));
+    connect(m_previewTimer, &QTimer::timeout, this, &MainWindow::updatePreview);
+
+    m_changeTimer->setSingleShot(true);
+    m_changeTimer->setInterval(400);
+    connect(
+        m_watcher, &QFileSystemWatcher::fileChanged, m_changeTimer, qOverload<>(&QTimer::start));
+    connect(m_changeTimer, &QTimer::timeout, this, &MainWindow::onFileChanged);
+
+    connect(m_opener, &ModelOpener::opened, this, &MainWindow::onOpened);
+    connect(m_opener, &ModelOpener::failed, this, &MainWindow::onOpenFailed);
+    connect(m_saveFlow, &SaveFlow::aboutToWrite, this, &MainWindow::unwatchFiles);
+    connect(m_saveFlow, &SaveFlow::busyChanged, this, &MainWindow::setBusy);
+    connect(m_saveFlow, &SaveFlow::saved, this, &MainWindow::onSaved);
+    connect(m_saveFlow, &SaveFlow::declined, this, &MainWindow::watchFiles);
+    connect(m_saveFlow, &SaveFlow::failed, this, [this] {
+        watchFiles();
+        updatePreview();
+    });
+    connect(m_saveFlow, &SaveFlow::finished, this, [this](bool ok) {
+        // What waited for this save (an open, a close) goes ahead only once it succeeded.
+        if (std::function<void()> then = std::exchange(m_afterSave, {}); ok && then)
+            QTimer::singleShot(0, this, [this, then = std::move(then)] {
+                // Not under a dialog opened meanwhile (Compare With…): the open or close would
+                // pull the window from under it.
+                if (QApplication::activeModalWidget()) {
+                    statusBar()->showMessage(
+                        tr("Saved. A dialog is open: open or close again when it is done."), 10000);
+                    return;
+                }
+                then();
+            });
+        Q_EMIT saveFinished(ok);
+    });
+    connect(m_map, &LayoutMapView::hiddenTensorClicked, this, [this](int tensor) {
+        clearFilters();
+        selectTensor(tensor);
+    });
+
+    if (!restoreGeometry(setting(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1360, 860);
+    fitOnScreen();
+    restoreState(setting(QStringLiteral("window/state")).toByteArray());
+    m_splitter->restoreState(setting(QStringLiteral("window/splitter")).toByteArray());
+    updateTitle();
+    setBusy({});
+}
+
+MainWindow::~MainWindow() = default;
+
+// A size saved on a larger screen, or the default on a small one (1360x860 on 1280x800), never
+// opens the window past the screen it is on.
+void MainWindow::fitOnScreen()
+{
+    const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!on)
+        return;
+    const QRect available = on->availableGeometry();
+    const QSize fitted = size().boundedTo(available.size());
+    if (fitted != size())
+        resize(fitted);
+    QRect frame = frameGeometry();
+    if (!available.contains(frame)) {
+        frame.moveLeft(std::clamp(frame.left(), available.left(),
+            std::max(available.left(), available.right() - frame.width() + 1)));
+        frame.moveTop(std::clamp(frame.top(), available.top(),
+            std::max(available.top(), available.bottom() - frame.height() + 1)));
+        move(frame.topLeft());
+    }
+}
+
+bool MainWindow::openFile(const QString& path, bool quiet)
+{
+    if (isSaving())
+        return false;
+    if (!mayLeave(tr("opening %1").arg(QFileInfo(path).fileName()),
+            [this, path, quiet] { startOpen(path, quiet); }))
+        return false;
+    return startOpen(path, quiet);
+}
+
+bool MainWindow::s_quitting = false;
+
+void MainWindow::quitAll()
+{
+    // closeAllWindows stops at a window that asks and is not closed yet; its Save comes back
+    // here once saved.
+    s_quitting = true;
+    QApplication::closeAllWindows();
+    s_quitting = false;
+}
+
+bool MainWindow::hasPendingWork() const
+{
+    return m_models.hasModel() && (m_placement->pinnedCount() > 0 || m_panel->isEdited());
+}
+
+bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
+{
+    if (!hasPendingWork())
+        return true;
+    QStringList pending;
+    if (const int pins = m_placement->pinnedCount())
+        pending << tr("%n pinned tensor(s)", nullptr, pins);
+    if (const QStringList fields = m_panel->editedFields(); !fields.isEmpty())
+        pending << tr("changed options (%1)").arg(fields.join(QStringLiteral(", ")));
+    const QString name = QFileInfo(m_snapshot.path).fileName();
+    QMessageBox box(QMessageBox::Question, tr("Save changes?"),
+        tr("Save %1 with your changes before %2?").arg(name, doing),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setInformativeText(tr("Not saved yet: %1.").arg(pending.join(QStringLiteral("; "))));
+    box.setDefaultButton(QMessageBox::Save);
+    box.setEscapeButton(QMessageBox::Cancel);
+    // A save the preview already refuses is no choice: say why on the button.
+    const QString blocker = isSaving()      ? tr("The model is being saved with its folder")
+        : !m_panel->saveBlocker().isEmpty() ? m_panel->saveBlocker()
+                                            : m_panel->validationError();
+    if (!blocker.isEmpty()) {
+        box.button(QMessageBox::Save)->setEnabled(false);
+        box.button(QMessageBox::Save)->setToolTip(blocker);
+        box.setDefaultButton(QMessageBox::Cancel);
+    }
+    box.exec();
+    if (box.clickedButton() == box.button(QMessageBox::Discard))
+        return true;
+    if (box.clickedButton() == box.button(QMessageBox::Save) && saveTo(m_snapshot.path))
+        m_afterSave = std::move(then);
+    return false;
+}
+
+bool MainWindow::startOpen(const QString& path, bool quiet)
+{
+    if (isSaving())
+        return false;
+    // Parsing and indexing 100,000 tensors takes longer than a frame: a worker does it.
+    m_opener->open(path, quiet);
+    setBusy(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+bool MainWindow::isLoading() const
+{
+    return m_opener->isLoading();
+}
+
+void MainWindow::onOpenFailed(const QString& path, const QString& error, bool quiet)
+{
+    setBusy({});
+    m_lastError = error;
+    statusBar()->showMessage(tr("Cannot open %1").arg(path), 8000);
+    if (!quiet)
+        QMessageBox::warning(this, tr("Cannot open model"), m_lastError);
+    Q_EMIT openFailed(path, error);
+}
+
+void MainWindow::onOpened(const LoadedModel& loaded)
+{
+    setBusy({});
+    m_lastError.clear();
+    // The old model and rows are freed off this thread once nothing here refers to them.
+    std::shared_ptr<repack::Model> oldModel = m_models.reset(loaded.model);
+    ModelSnapshot oldSnapshot = std::exchange(m_snapshot, loaded.snapshot);
+    // The options it was last saved with here, else the defaults: never the last model's.
+    m_panel->startFrom(optionsSavedWith(m_snapshot.path));
+    m_panel->followModelFormat(dataFormatOf(m_snapshot));
+    showSnapshot();
+    releaseInBackground(std::make_pair(std::move(oldModel), std::move(oldSnapshot)));
+    m_recent->add(m_snapshot.path);
+    watchFiles();
+    statusBar()->showMessage(tr("Opened %1: %n tensor(s)", nullptr, int(m_snapshot.tensors.size()))
+                                 .arg(QFileInfo(m_snapshot.path).fileName()),
+        5000);
+    Q_EMIT modelOpened(m_snapshot.path);
+}
+
+void MainWindow::showSnapshot(bool sameTensors)
+{
+    showPlacement();
+    if (sameTensors)
+        m_tensorModel->updateStorage(m_snapshot);
+    else
+        m_tensorModel->setSnapshot(m_snapshot);
+    m_problemsModel->setSnapshot(m_snapshot);
+    m_summary->setSnapshot(m_snapshot);
+    m_map->setSnapshot(m_snapshot);
+    if (auto* dock = qobject_cast<QDockWidget*>(m_problemsView->parentWidget())) {
+        const int errors = m_problemsModel->errorCount();
+        const int count = m_problemsModel->rowCount();
+        dock->setWindowTitle(count
+                ? tr("Problems (%1 errors, %2 warnings)").arg(errors).arg(count - errors)
+                : tr("Problems (none)"));
+    }
+    m_panel->setModelPath(m_snapshot.path);
+    updateTitle();
+    updatePreview();
+    updateActions();
+}
+
+void MainWindow::updateTitle()
+{
+    // The folder too: export folders hold models of one name (model.onnx in encoder/, decoder/).
+    const QFileInfo file(m_snapshot.path);
+    setWindowTitle(m_snapshot.path.isEmpty()
+            ? tr("Onnx Repack")
+            : tr("%1 (%2) — Onnx Repack").arg(file.fileName(), file.absoluteDir().dirName()));
+    setWindowFilePath(m_snapshot.path);
+}
+
+void MainWindow::updatePreview()
+{
+    // Not while a save's worker writes the model (no read lease then).
+    ModelOwner::ReadLease model = m_models.read();
+    if (!model || isLoading())
+        return;
+    m_nothingToChange = false; // until this preview finds otherwise
+    auto options = saveOptions();
+    const QString invalid
+        = options ? m_panel->validationError() : QString::fromStdString(options.error().message);
+    if (!invalid.isEmpty()) {
+        m_previewJobs->reset(); // a plan still being made is of other options
+        m_panel->setPreview(tr("Cannot save: %1").arg(invalid), true);
+        m_beforeAfter->clear(tr("Cannot save: %1").arg(invalid));
+        return;
+    }
+    // planSave grows with the model (and reads bytes with dedupe): on a worker, like the diff.
+    struct Preview {
+        std::shared_ptr<const repack::SavePlan> plan; // null when the save cannot be planned
+        QString error;
+        bool unchanged = false;
+        QString text;
+    };
+    const SavePlanning planning{
+        std::move(model), m_snapshot.path.toStdString(), std::move(*options)};
+    m_previewJobs->start(
+        [planning, rows = m_snapshot.tensors] {
+            Preview preview;
+            auto plan = planning.plan();
+            if (!plan) {
+                preview.error = QString::fromStdString(plan.error().message);
+                return preview;
+            }
+            // An in-place save that would write what is on disk already writes nothing: Save
+            // says so.
+            preview.unchanged = repack::planKeepsLayout(
+                *planning.model, planning.path, plan.value(), planning.options);
+            ModelSnapshot current; // describePlan reads the rows only
+            current.tensors = rows;
+            preview.text = describePlan(plan.value(), current);
+            preview.plan = std::make_shared<const repack::SavePlan>(std::move(plan.value()));
+            return preview;
+        },
+        [this](const Preview& preview) {
+            if (!preview.plan) {
+                m_panel->setPreview(tr("Cannot save: %1").arg(preview.error), true);
+                m_beforeAfter->clear(tr("Cannot save: %1").arg(preview.error));
+                return;
+            }
+            m_panel->setPreview(preview.unchanged
+                    ? tr("Nothing to change: the model and its data files are already laid out "
+                         "as planned.")
+                        + u'\n' + preview.text
+                    : preview.text);
+            m_beforeAfter->setPlan(m_snapshot, *preview.plan);
+            m_nothingToChange = preview.unchanged;
+            updateActions();
+        });
+}
+
+void MainWindow::finishPlanning()
+{
+    // Its result still arrives (it is of the model as it is now).
+    m_previewJobs->waitForFinished();
+    m_exportJobs->waitForFinished();
+    m_placement->waitForChecks();
+}
+
+bool MainWindow::isPlanning() const
+{
+    return m_previewJobs->isRunning() || m_exportJobs->isRunning() || m_placement->isChecking();
+}
+
+void MainWindow::open()
+{
+    const QString start
+        = m_snapshot.path.isEmpty() ? QString() : QFileInfo(m_snapshot.path).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open ONNX Model"), start, tr("ONNX models (*.onnx);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+void MainWindow::reload()
+{
+    if (!m_snapshot.path.isEmpty())
+        openFile(m_snapshot.path);
+}
+
+void MainWindow::save()
+{
+    if (!m_snapshot.path.isEmpty())
+        saveTo(m_snapshot.path);
+}
+
+void MainWindow::saveAs()
+{
+    if (!m_models.hasModel())
+        return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save Model As"), m_snapshot.path, tr("ONNX models (*.onnx)"));
+    if (!path.isEmpty())
+        saveTo(path);
+}
+
+bool MainWindow::saveTo(const QString& path)
+{
+    // While a model loads, the one shown is about to be replaced.
+    if (!m_models.hasModel() || isSaving() || isLoading())
+        return false;
+    m_nothingToChange = false; // until this preview finds otherwise
+    const QString invalid = m_panel->validationError();
+    if (!invalid.isEmpty()) {
+        QMessageBox::warning(this, tr("Cannot save"), invalid);
+        return false;
+    }
+    m_savingOptions = m_panel->settingValues();
+    return m_saveFlow->start(path, m_panel->request(), m_placement->plan());
+}
+
+bool MainWindow::isSaving() const
+{
+    return m_models.isWriting();
+}
+
+void MainWindow::cancelSave()
+{
+    m_saveFlow->cancel();
+}
+
+SaveJob* MainWindow::saveJob() const
+{
+    return m_saveFlow->job();
+}
+
+void MainWindow::setBusy(const QString& what)
+{
+    m_busy->show(what, m_saveFlow->isRunning()); // its own save can be cancelled here
+    updateActions();
+}
+
+void MainWindow::updateActions()
+{
+    const bool saving = isSaving();
+    m_panel->setEnabled(!saving);
+    const bool canSave = !saving && !isLoading() && m_models.hasModel();
+    // When the preview says the save would fail, the buttons say why instead of trying.
+    const QString blocker = m_panel->saveBlocker();
+    m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange);
+    m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
+    m_saveAction->setToolTip(!blocker.isEmpty() ? blocker
+            : m_nothingToChange ? tr("Nothing to change: the files are already laid out as planned")
+                                : tr("Save the model with these options"));
+    m_saveAsAction->setToolTip(
+        blocker.isEmpty() ? tr("Save a copy elsewhere with these options") : blocker);
+    m_openAction->setEnabled(!saving);
+    m_reloadAction->setEnabled(!saving && m_models.hasModel());
+    m_recentMenu->setEnabled(!saving);
+    m_placementView->setEnabled(!saving && m_models.hasModel());
+    m_exportPlanAction->setEnabled(canSave);
+    m_importPlanAction->setEnabled(canSave);
+}
+
+void MainWindow::onSaved(const SaveOutcome& outcome)
+{
+    // The save rewrote the model's tensor index: rebuild every view from the snapshot the
+    // worker took of it, and free the old rows off this thread.
+    ModelSnapshot oldSnapshot = std::exchange(m_snapshot, outcome.snapshot);
+    m_snapshot.path = QFileInfo(local(outcome.report.modelPath)).absoluteFilePath();
+    // What is on disk now is the baseline: the fields stay as they made it (as they were when
+    // the save started), for this model, and nothing moves until the user asks again.
+    QVariantMap options = std::exchange(m_savingOptions, {});
+    if (const repack::SaveRequest& ran = m_saveFlow->request(); !ran.keep) // "Write … Instead"
+        options.insert(QStringLiteral("repack/dataFile"), QString::fromStdString(ran.data));
+    options.remove(QStringLiteral("repack/keep"));
+    rememberOptions(m_snapshot.path, options);
+    m_panel->startFrom(options);
+    showSnapshot(outcome.sameTensors);
+    releaseInBackground(std::move(oldSnapshot));
+    m_recent->add(m_snapshot.path);
+    watchFiles();
+}
+
+void MainWindow::unwatchFiles()
+{
+    if (!m_watcher->files().isEmpty())
+        m_watcher->removePaths(m_watcher->files());
+}
+
+void MainWindow::watchFiles()
+{
+    unwatchFiles();
+    QStringList paths{m_snapshot.path};
+    for (const repack::FileLayout& file : m_snapshot.layouts)
+        paths << local(file.path);
+    m_watcher->addPaths(paths);
+}
+
+void MainWindow::onFileChanged()
+{
+    if (isSaving() || isLoading() || m_askingReload || m_snapshot.path.isEmpty())
+        return;
+    askToReload();
+}
+
+void MainWindow::askToReload()
+{
+    m_askingReload = true;
+    const auto answer = QMessageBox::question(this, tr("Model changed on disk"),
+        tr("%1 or its data changed on disk. Reload it?").arg(QFileInfo(m_snapshot.path).fileName())
+            + (hasPendingWork() ? u' ' + tr("Your pins and changed options would be lost.")
+                                : QString()),
+        QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
+    m_askingReload = false;
+    if (answer == QMessageBox::Yes)
+        startOpen(m_snapshot.path, false); // the files changed: no save over them first
+    else
+        watchFiles(); // a replaced file drops out of the watch list
+}
+
+QString MainWindow::heldPath() const
+{
+    return m_models.hasModel() ? m_snapshot.path : QString();
+}
+
+QString MainWindow::whyNotLend() const
+{
+    const QString name = QFileInfo(m_snapshot.path).fileName();
+    if (isSaving())
+        return tr("%1 is being saved in its window").arg(name);
+    if (isLoading())
+        return tr("a model is being opened in the window of %1").arg(name);
+    return {};
+}
+
+ModelOwner::WriteLease MainWindow::lend()
+{
+    // The plans that read the model end first (as before a save of its own); the folder
+    // save's own writes are not "changed on disk" by someone else.
+    finishPlanning();
+    m_changeTimer->stop();
+    unwatchFiles();
+    ModelOwner::WriteLease lease = m_models.write();
+    setBusy(tr("Saving with its folder…"));
+    return lease;
+}
+
+void MainWindow::giveBack(bool rewritten)
+{
+    if (m_models.writerWaits())
+        m_models.withdraw(); // the borrower gave up waiting for a reader
+    // Not inside the borrower's call: it may be closing, and asking opens a dialog.
+    QTimer::singleShot(0, this, [this, rewritten] {
+        if (isSaving())
+            return; // lent again meanwhile: the next giveBack comes
+        setBusy({});
+        if (!rewritten) {
+            watchFiles();
+            updatePreview();
+        } else if (hasPendingWork()) {
+            askToReload(); // as for any change on disk: the pins and options would be lost
+        } else {
+            startOpen(m_snapshot.path, false); // the saved layout, nothing to lose
+        }
+    });
+}
+
+void MainWindow::about()
+{
+    QMessageBox::about(this, tr("About Onnx Repack"),
+        tr("<h3>Onnx Repack %1</h3><p>See where every tensor of an ONNX model lives, "
+           "and rewrite inline and external storage safely.</p>")
+            .arg(QStringLiteral(REPACK_VERSION)));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (m_saveFlow->isRunning()) {
+        const auto answer = QMessageBox::question(
+            this, tr("Save in progress"), tr("Cancel the save and close the window?"));
+        if (answer != QMessageBox::Yes) {
+            event->ignore();
+            return;
+        }
+        cancelSave(); // a save waiting for the model's last reader stops at once
+        saveJob()->waitForFinished();
+    } else if (!mayLeave(tr("closing it"), [this, quitting = s_quitting] {
+                   // Quit goes on with the other windows once this one is saved.
+                   if (quitting)
+                       quitAll();
+                   else
+                       close();
+               })) {
+        event->ignore();
+        return;
+    }
+    QVariantMap values;
+    values.insert(QStringLiteral("window/geometry"), saveGeometry());
+    values.insert(QStringLiteral("window/state"), saveState());
+    values.insert(QStringLiteral("window/splitter"), m_splitter->saveState());
+    values.insert(QStringLiteral("window/tableHeader"), m_table->horizontalHeader()->saveState());
+    writeSettings(values);
+    event->accept();
+}
+
+} // namespace ui

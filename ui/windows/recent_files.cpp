@@ -1,0 +1,74 @@
+#include "ui/windows/recent_files.h"
+
+#include "ui/util/settings_store.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QMenu>
+#include <QSettings>
+
+namespace ui {
+namespace {
+
+constexpr int kMaxFiles = 10;
+const QString kKey = QStringLiteral("recentFiles");
+
+void addTo(QStringList& files, const QString& path)
+{
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxFiles)
+        files.removeLast();
+}
+
+} // namespace
+
+RecentFiles::RecentFiles(QMenu* menu, QObject* parent)
+    : QObject(parent)
+    , m_menu(menu)
+    , m_files(setting(kKey).toStringList())
+{
+    rebuildMenu();
+    // Other windows may have added files since.
+    connect(m_menu, &QMenu::aboutToShow, this, [this] {
+        const QStringList files = setting(kKey).toStringList();
+        if (files != m_files) {
+            m_files = files;
+            rebuildMenu();
+        }
+    });
+}
+
+void RecentFiles::add(const QString& path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    m_files = setting(kKey).toStringList();
+    addTo(m_files, absolute);
+    // Stored merged with the list on disk, which other processes may have changed.
+    writeSetting(kKey, m_files, [absolute](QSettings& settings) {
+        QStringList files = settings.value(kKey).toStringList();
+        addTo(files, absolute);
+        settings.setValue(kKey, files);
+    });
+    rebuildMenu();
+}
+
+void RecentFiles::rebuildMenu()
+{
+    m_menu->clear();
+    for (const QString& file : std::as_const(m_files)) {
+        QAction* action = m_menu->addAction(QDir::toNativeSeparators(file));
+        connect(action, &QAction::triggered, this, [this, file] { Q_EMIT openRequested(file); });
+    }
+    m_menu->setEnabled(!m_files.isEmpty());
+    if (!m_files.isEmpty()) {
+        m_menu->addSeparator();
+        m_menu->addAction(tr("Clear List"), this, [this] {
+            m_files.clear();
+            writeSettings({{kKey, QStringList()}});
+            rebuildMenu();
+        });
+    }
+}
+
+} // namespace ui
