@@ -101,8 +101,9 @@ int main(int argc, char** argv)
                   << " bytes) of " << home << "\nmode " << (rewrite ? "rewrite" : "kept") << '\n';
     }
 
-    std::vector<double> seconds;
-    std::vector<double> written;
+    // By direction: [0] out of the file (inline), [1] back into it.
+    std::vector<double> seconds[2];
+    std::vector<double> written[2];
     for (int run = 0; run < runs; ++run) {
         auto model = repack::Model::load(path);
         if (!model) {
@@ -115,11 +116,13 @@ int main(int argc, char** argv)
         options.rewrite = rewrite;
         options.placements.resize(tensors.size());
         bool found = false;
+        int direction = 0;
         for (size_t i = 0; i < tensors.size(); ++i)
             if (tensors[i].name == name) {
                 options.placements[i] = tensors[i].isExternal()
                     ? repack::TensorPlacement(repack::Placement::Inline)
                     : repack::TensorPlacement(repack::Placement::External, home);
+                direction = tensors[i].isExternal() ? 0 : 1;
                 found = true;
             }
         if (!found) {
@@ -146,11 +149,16 @@ int main(int argc, char** argv)
         for (const auto& [file, inode] : before)
             if (inodeOf(folder / file) != inode)
                 anew += (anew.empty() ? "" : ", ") + file;
-        std::printf("run %d: %.2f s, wrote %.1f MiB; written anew: %s\n", run + 1,
-            took.count(), wrote / 1048576.0, anew.c_str());
-        seconds.push_back(took.count());
-        written.push_back(wrote / 1048576.0);
+        std::printf("run %d (%s): %.2f s, wrote %.1f MiB; written anew: %s\n", run + 1,
+            direction == 0 ? "out, inline" : "back in", took.count(), wrote / 1048576.0,
+            anew.c_str());
+        seconds[direction].push_back(took.count());
+        written[direction].push_back(wrote / 1048576.0);
     }
-    std::printf("median: %.2f s, %.1f MiB written\n", median(seconds), median(written));
+    for (int direction : {0, 1})
+        if (!seconds[direction].empty())
+            std::printf("median %s: %.2f s, %.1f MiB written\n",
+                direction == 0 ? "out, inline" : "back in", median(seconds[direction]),
+                median(written[direction]));
     return 0;
 }
