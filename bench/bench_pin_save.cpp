@@ -38,7 +38,7 @@ uint64_t bytesWritten()
 
 ino_t inodeOf(const std::filesystem::path& path)
 {
-    struct stat st {};
+    struct stat st { };
     return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
@@ -67,8 +67,7 @@ int main(int argc, char** argv)
     std::filesystem::path path;
     int runs = 3;
     bool rewrite = false;
-    app.add_option("MODEL", path, "A model with external data files (saved in place)")
-        ->required();
+    app.add_option("MODEL", path, "A model with external data files (saved in place)")->required();
     app.add_option("--runs", runs, "Saves to make (each pins the tensor out or back in)")
         ->check(CLI::PositiveNumber);
     app.add_flag("--rewrite", rewrite, "Write every data file, as saves did before issue 36");

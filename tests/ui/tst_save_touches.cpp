@@ -44,7 +44,7 @@ struct FileStamp {
 FileStamp stampOf(const QString& path)
 {
     FileStamp stamp;
-    struct stat st {};
+    struct stat st { };
     if (::stat(QFile::encodeName(path).constData(), &st) == 0) {
         stamp.inode = st.st_ino;
         stamp.mtime = st.st_mtim;

@@ -1,11 +1,10 @@
 #include "ui/windows/compare_window.h"
 
-#include "ui/views/large_table.h"
-
 #include "ui/models/diff_table_model.h"
 #include "ui/models/model_snapshot.h"
 #include "ui/util/background.h"
 #include "ui/util/byte_format.h"
+#include "ui/views/large_table.h"
 #include "ui/views/layout_diff_view.h"
 #include "ui/views/layout_palette.h"
 

@@ -1,8 +1,7 @@
 #include "ui/windows/screenshot.h"
 
-#include "ui/models/placement_state.h"
-
 #include "ui/models/diff_table_model.h"
+#include "ui/models/placement_state.h"
 #include "ui/save/save_preview.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/repack_panel.h"
