@@ -24,7 +24,11 @@ void ProgressBar::update(const Progress& progress)
     const int filled = static_cast<int>(fraction * kWidth);
     std::string bar(static_cast<size_t>(filled), '#');
     bar.append(static_cast<size_t>(kWidth - filled), '.');
-    const std::string tensor = fitWidth(progress.tensor, 32);
+    // A save of phases says which one fills the bar (a folder's: comparing, then writing).
+    const std::string tensor = fitWidth(progress.phase.empty()
+            ? std::string(progress.tensor)
+            : std::string(progress.phase) + ": " + std::string(progress.tensor),
+        32);
     std::fprintf(stderr, "\r[%s] %3.0f%%  %s / %s  %s/s  ETA %.0f s  %s", bar.c_str(),
         fraction * 100, formatBytes(progress.bytesDone).c_str(),
         formatBytes(progress.bytesTotal).c_str(), formatBytes(static_cast<uint64_t>(rate)).c_str(),

@@ -13,6 +13,9 @@ struct Progress {
     uint64_t bytesDone = 0;
     uint64_t bytesTotal = 0;
     std::string_view tensor; // the tensor being processed, valid during the callback only
+    // What the bytes are of when an operation has phases ("comparing", "writing"), each counted
+    // from 0 to its own total; empty for one phase. Valid during the callback only.
+    std::string_view phase;
 };
 
 // Called from the working thread, between chunks; keep it cheap.

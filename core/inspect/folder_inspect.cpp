@@ -302,4 +302,19 @@ Result<FolderInspection> inspectFolder(const fs::path& dir, const FolderInspectO
     return out;
 }
 
+std::string sharedDataFileOf(const FolderInspection& folder)
+{
+    std::string shared;
+    for (const FolderModel& m : folder.models) {
+        if (!m.model)
+            return {};
+        if (m.files.empty())
+            continue; // every tensor inline: reads no file
+        if (m.files.size() != 1 || (!shared.empty() && m.files.front() != shared))
+            return {};
+        shared = m.files.front();
+    }
+    return shared;
+}
+
 } // namespace repack

@@ -111,4 +111,9 @@ Result<std::vector<std::string>> modelsInFolder(const std::filesystem::path& dir
 Result<FolderInspection> inspectFolder(
     const std::filesystem::path& dir, const FolderInspectOptions& options = {});
 
+// The one data file every graph of `folder` that stores tensors externally reads, when each
+// reads that file and no other (a folder saved with one shared data file), as the graphs name
+// it; empty when they read several or none, or a graph did not load.
+std::string sharedDataFileOf(const FolderInspection& folder);
+
 } // namespace repack

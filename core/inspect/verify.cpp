@@ -42,7 +42,8 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
     }
 
     AlignedBuffer buffer(std::max<size_t>(options.bufferBytes, 4096));
-    Progress progress{0, total, {}};
+    Progress progress;
+    progress.bytesTotal = total;
     for (auto& [path, ranges] : files) {
         std::sort(ranges.begin(), ranges.end(),
             [](const Range& a, const Range& b) { return a.offset < b.offset; });

@@ -168,7 +168,16 @@ private:
             models.push_back(g.model.get());
             plans.push_back(&g.plan);
         }
-        auto laid = layOutShared(models, plans, m_layout);
+        // The bytes compared to confirm identical contents: on a folder of GiB, the first phase
+        // of a save that takes time.
+        ProgressCallback compared;
+        if (m_options.controls.progress)
+            compared = [this](const Progress& p) {
+                Progress phase = p;
+                phase.phase = kPhaseComparing;
+                m_options.controls.progress(phase);
+            };
+        auto laid = layOutShared(models, plans, m_layout, compared);
         if (!laid)
             return laid.error();
         m_contents = std::move(*laid);
@@ -411,6 +420,7 @@ private:
         const int fd = temp->fd.get();
         Progress progress;
         progress.bytesTotal = m_contents.bytes;
+        progress.phase = kPhaseWriting;
         for (SharedRange& range : m_contents.ranges) {
             Graph& g = m_graphs[range.graph];
             if (m_layout.cancel && m_layout.cancel->isCancelled())

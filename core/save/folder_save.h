@@ -24,9 +24,15 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace repack {
+
+// The phases a shared save reports through SaveControls::progress (Progress::phase): the
+// contents compared byte for byte, then the shared data file written.
+inline constexpr std::string_view kPhaseComparing = "comparing";
+inline constexpr std::string_view kPhaseWriting = "writing";
 
 struct FolderSaveOptions {
     // The layout of every graph's tensors (threshold, alignment, align threshold, order,

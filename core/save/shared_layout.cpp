@@ -11,14 +11,15 @@ uint64_t alignUp(uint64_t value, uint64_t alignment)
 } // namespace
 
 Result<SharedLayout> layOutShared(const std::vector<const Model*>& models,
-    const std::vector<SavePlan*>& plans, const SaveOptions& layout)
+    const std::vector<SavePlan*>& plans, const SaveOptions& layout,
+    const ProgressCallback& progress)
 {
     std::vector<TensorRef> candidates;
     for (size_t g = 0; g < plans.size(); ++g)
         for (size_t t = 0; t < plans[g]->tensors.size(); ++t)
             if (plans[g]->tensors[t].external)
                 candidates.push_back({g, t});
-    auto groups = findIdenticalAcross(models, candidates, {}, layout.cancel);
+    auto groups = findIdenticalAcross(models, candidates, progress, layout.cancel);
     if (!groups)
         return groups.error();
     std::map<TensorRef, size_t> groupOf;

@@ -35,10 +35,11 @@ struct SharedLayout {
 // Lays out the shared file for the graphs `models` with their single-file `plans` (parallel;
 // each plan names the shared file, or no file): each distinct content once, in graph order
 // and, within a graph, in its plan's order, aligned as `layout` says. Sets each external
-// tensor's offset and each plan's file size. Fails when the contents cannot be compared
-// (a read error) or on cancel.
+// tensor's offset and each plan's file size. `progress` counts the bytes compared to confirm
+// identical contents. Fails when the contents cannot be compared (a read error) or on cancel.
 Result<SharedLayout> layOutShared(const std::vector<const Model*>& models,
-    const std::vector<SavePlan*>& plans, const SaveOptions& layout);
+    const std::vector<SavePlan*>& plans, const SaveOptions& layout,
+    const ProgressCallback& progress = {});
 
 // What one data file shared by every graph cannot honour, refused whatever the front end (the
 // request is never quietly changed into another): another format, every tensor inline, shards,

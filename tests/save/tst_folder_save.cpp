@@ -24,7 +24,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -151,6 +153,90 @@ private slots:
         QCOMPARE(again.status, 0);
         QVERIFY2(again.out.contains("nothing to change"), again.out.constData());
         QCOMPARE(hashFolder(dir.path()), before);
+    }
+
+    // Issue 36: graphs that already share one data file (saved so before) name it as their
+    // shared file, and saving them with it again writes nothing: the shared file and every
+    // model keep their inode and mtime.
+    void aFileTheGraphsAlreadyShareIsKept()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        const std::string path = dir.path().toStdString();
+        FolderSaveOptions options;
+        options.sharedData = "weights.bin";
+        auto saved = saveFolder(path, path, options);
+        QVERIFY2(saved.ok(), saved ? "" : saved.error().message.c_str());
+        QVERIFY(!saved->unchanged);
+
+        auto folder = inspectFolder(path);
+        QVERIFY(folder);
+        QCOMPARE(sharedDataFileOf(*folder), std::string("weights.bin"));
+        const auto stamps = [&dir] {
+            QStringList out;
+            for (const QString& name : QDir(dir.path()).entryList(QDir::Files)) {
+                struct stat st { };
+                if (::stat(QFile::encodeName(dir.filePath(name)).constData(), &st) != 0)
+                    return QStringList{name + " cannot be stated"};
+                out << QStringLiteral("%1 inode %2 mtime %3.%4")
+                           .arg(name)
+                           .arg(st.st_ino)
+                           .arg(st.st_mtim.tv_sec)
+                           .arg(st.st_mtim.tv_nsec);
+            }
+            return out;
+        };
+        const QStringList before = stamps();
+        QVERIFY(before.join(u'\n').contains("weights.bin inode"));
+        auto again = saveFolder(path, path, options);
+        QVERIFY2(again.ok(), again ? "" : again.error().message.c_str());
+        QVERIFY(again->unchanged);
+        QCOMPARE(stamps(), before);
+        QVERIFY(valuesIntact(dir.path(), e, "saved again with the file they share"));
+
+        // Each graph reading its own file shares none.
+        QTemporaryDir own;
+        QVERIFY(writeExport(own.path(), e));
+        auto separate = inspectFolder(own.path().toStdString());
+        QVERIFY(separate);
+        QCOMPARE(sharedDataFileOf(*separate), std::string());
+    }
+
+    // Issue 36: the byte comparison that confirms identical contents is the first phase of a
+    // shared save, reported through its progress callback before the shared file is written.
+    void theByteComparisonReportsProgress()
+    {
+        QTemporaryDir dir;
+        const Export e = optimumExport();
+        QVERIFY(writeExport(dir.path(), e));
+        struct Report {
+            std::string phase;
+            uint64_t done = 0;
+            uint64_t total = 0;
+        };
+        std::vector<Report> reports;
+        FolderSaveOptions options;
+        options.sharedData = "shared.onnx_data";
+        options.controls.progress = [&reports](const Progress& p) {
+            reports.push_back({std::string(p.phase), p.bytesDone, p.bytesTotal});
+        };
+        const std::string path = dir.path().toStdString();
+        auto saved = saveFolder(path, path, options);
+        QVERIFY2(saved.ok(), saved ? "" : saved.error().message.c_str());
+        const auto firstWrite = std::find_if(reports.begin(), reports.end(),
+            [](const Report& r) { return r.phase == kPhaseWriting; });
+        QVERIFY(firstWrite != reports.end());
+        QVERIFY(firstWrite != reports.begin()); // the comparison reported first
+        const Report& compared = *std::prev(firstWrite);
+        QCOMPARE(compared.phase, std::string(kPhaseComparing));
+        QVERIFY2(compared.done > 0 && compared.done <= compared.total,
+            qPrintable(QStringLiteral("%1 of %2").arg(compared.done).arg(compared.total)));
+        for (auto r = reports.begin(); r != firstWrite; ++r)
+            QCOMPARE(r->phase, std::string(kPhaseComparing));
+        QCOMPARE(reports.back().phase, std::string(kPhaseWriting));
+        QCOMPARE(reports.back().done, uint64_t(e.distinctBytes));
+        QCOMPARE(reports.back().total, uint64_t(e.distinctBytes));
     }
 
     void toAnotherFolderLeavesTheSourceAlone()
