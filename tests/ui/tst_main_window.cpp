@@ -13,6 +13,7 @@
 #include "ui/models/problems_model.h"
 #include "ui/models/tensor_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
+#include "ui/util/display_name.h"
 #include "ui/util/settings_store.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/repack_panel.h"
@@ -27,6 +28,7 @@
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
@@ -163,6 +165,103 @@ private Q_SLOTS:
             titles << window.windowTitle();
         }
         QVERIFY(titles[0] != titles[1]);
+    }
+
+    // Issue 36 item 4: x/a/model.onnx and y/a/model.onnx read apart wherever a window names
+    // them: the titles of two windows side by side, the Save prompt before opening one over the
+    // other, and File > Open Recent, each naming the folder as a path.
+    void modelsOfOneNameInFoldersOfOneNameReadApart()
+    {
+        QTemporaryDir dir;
+        const QString x = QDir(dir.path()).filePath(QStringLiteral("x/a"));
+        const QString y = QDir(dir.path()).filePath(QStringLiteral("y/a"));
+        for (const QString& sub : {x, y}) {
+            QVERIFY(QDir().mkpath(sub));
+            QVERIFY(!uifixtures::writeMixedModel(sub, QStringLiteral("model.onnx")).empty());
+        }
+        const QString xModel = QDir(x).filePath(QStringLiteral("model.onnx"));
+        const QString yModel = QDir(y).filePath(QStringLiteral("model.onnx"));
+        ui::MainWindow left;
+        ui::MainWindow right;
+        left.show();
+        right.show();
+        QVERIFY(open(left, xModel));
+        QVERIFY(open(right, yModel));
+        const QString xFolder = QDir::toNativeSeparators(QStringLiteral("x/a)"));
+        const QString yFolder = QDir::toNativeSeparators(QStringLiteral("y/a)"));
+        QVERIFY2(left.windowTitle().contains(QStringLiteral("model.onnx ("))
+                && left.windowTitle().contains(xFolder),
+            qPrintable(left.windowTitle()));
+        QVERIFY2(right.windowTitle().contains(yFolder), qPrintable(right.windowTitle()));
+        QVERIFY(left.windowTitle() != right.windowTitle());
+
+        // The recent entries name the folders too, and a click on one opens that model.
+        auto* recent = right.findChild<QMenu*>(QStringLiteral("recentMenu"));
+        QVERIFY(recent);
+        recent->popup(right.mapToGlobal(QPoint(20, 20)));
+        QVERIFY(QTest::qWaitForWindowExposed(recent));
+        const QList<QAction*> entries = recent->actions();
+        QVERIFY(entries.size() >= 2);
+        QVERIFY2(entries[0]->text().startsWith(QStringLiteral("model.onnx ("))
+                && entries[0]->text().endsWith(yFolder),
+            qPrintable(entries[0]->text()));
+        QVERIFY2(entries[1]->text().endsWith(xFolder), qPrintable(entries[1]->text()));
+        QCOMPARE(entries[1]->toolTip(), QDir::toNativeSeparators(xModel));
+
+        // With a change pending, the prompt says which model is saved before which opens.
+        QTest::keyClicks(right.repackPanel()->dataFileEdit(), QStringLiteral("weights.bin"));
+        QVERIFY(right.hasPendingWork());
+        QTest::mouseClick(recent, Qt::LeftButton, {}, recent->actionGeometry(entries[1]).center());
+        QTRY_COMPARE(m_dialogs, QStringList{QStringLiteral("Save changes?")});
+        QVERIFY2(m_dialogTexts.first().startsWith(
+                     QStringLiteral("Save %1 with your changes before "
+                                    "opening %2?")
+                         .arg(ui::displayName(yModel), ui::displayName(xModel))),
+            qPrintable(m_dialogTexts.first()));
+        QVERIFY(ui::displayName(yModel).endsWith(yFolder));
+        QVERIFY(ui::displayName(xModel).endsWith(xFolder));
+        QCOMPARE(right.currentPath(), yModel); // closed: Cancel
+
+        // Nothing pending (the other window): the entry opens the model.
+        auto* leftRecent = left.findChild<QMenu*>(QStringLiteral("recentMenu"));
+        QVERIFY(leftRecent);
+        QSignalSpy opened(&left, &ui::MainWindow::modelOpened);
+        leftRecent->popup(left.mapToGlobal(QPoint(20, 20)));
+        QVERIFY(QTest::qWaitForWindowExposed(leftRecent));
+        QAction* yEntry = leftRecent->actions().value(0);
+        QVERIFY(yEntry && yEntry->text().endsWith(yFolder));
+        QTest::mouseClick(
+            leftRecent, Qt::LeftButton, {}, leftRecent->actionGeometry(yEntry).center());
+        QVERIFY(opened.wait(60000));
+        QCOMPARE(opened.first().first().toString(), yModel);
+        QCOMPARE(left.windowTitle(), right.windowTitle());
+        QCOMPARE(m_dialogs.size(), 1);
+    }
+
+    // The display name (ui/util/display_name.h): the home folder as "~", a long folder elided in
+    // the middle, keeping its start and the folders nearest the file.
+    void displayNamesShowTheFolderAsAPath()
+    {
+        const QString home = QDir::homePath();
+        QCOMPARE(ui::displayName(home + QStringLiteral("/x/a/model.onnx")),
+            QDir::toNativeSeparators(QStringLiteral("model.onnx (~/x/a)")));
+        QCOMPARE(ui::displayName(home + QStringLiteral("/model.onnx")),
+            QStringLiteral("model.onnx (~)"));
+        const QString deep = QStringLiteral("/data/exports/") + QString(80, u'q')
+            + QStringLiteral("/whisper-small/onnx/model.onnx");
+        const QString shown = ui::displayName(deep);
+        QVERIFY2(shown.startsWith(QStringLiteral("model.onnx (/data"))
+                && shown.endsWith(QStringLiteral("whisper-small/onnx)"))
+                && shown.contains(QChar(0x2026))
+                && shown.size() == QStringLiteral("model.onnx ()").size() + ui::kFolderCharacters,
+            qPrintable(shown));
+        const QFontMetrics metrics(QApplication::font());
+        const int width = metrics.averageCharWidth() * 40;
+        const QString entry = ui::displayName(deep, metrics, width);
+        QVERIFY2(metrics.horizontalAdvance(entry) <= width
+                && entry.endsWith(QStringLiteral("onnx)"))
+                && entry.startsWith(QStringLiteral("model.onnx (/")),
+            qPrintable(entry));
     }
 
     void droppedModelOpens()

@@ -3,6 +3,7 @@
 #include "ui/save/model_holder.h"
 #include "ui/save/replace_dialog.h"
 #include "ui/util/byte_format.h"
+#include "ui/util/display_name.h"
 #include "ui/views/folder_map.h"
 
 #include "core/inspect/folder_inspect.h"
@@ -231,7 +232,7 @@ void FolderWindow::setBusy(bool busy, const QString& what)
 void FolderWindow::openFolder(const QString& dir)
 {
     m_dir = QDir(dir).absolutePath();
-    setWindowTitle(tr("%1 (folder) — Onnx Repack").arg(QFileInfo(m_dir).fileName()));
+    setWindowTitle(tr("Folder %1 — Onnx Repack").arg(displayName(m_dir)));
     setBusy(true, tr("Reading the graphs of %1…").arg(m_dir));
     const std::string path = m_dir.toStdString();
     m_inspect.start(

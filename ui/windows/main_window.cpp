@@ -10,6 +10,7 @@
 #include "ui/save/save_planning.h"
 #include "ui/save/save_preview.h"
 #include "ui/util/background.h"
+#include "ui/util/display_name.h"
 #include "ui/util/job_tracker.h"
 #include "ui/util/settings_store.h"
 #include "ui/views/busy_indicator.h"
@@ -166,7 +167,7 @@ bool MainWindow::openFile(const QString& path, bool quiet)
 {
     if (isSaving())
         return false;
-    if (!mayLeave(tr("opening %1").arg(QFileInfo(path).fileName()),
+    if (!mayLeave(tr("opening %1").arg(displayName(path)),
             [this, path, quiet] { startOpen(path, quiet); }))
         return false;
     return startOpen(path, quiet);
@@ -197,7 +198,7 @@ bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
         pending << tr("%n pinned tensor(s)", nullptr, pins);
     if (const QStringList fields = m_panel->editedFields(); !fields.isEmpty())
         pending << tr("changed options (%1)").arg(fields.join(QStringLiteral(", ")));
-    const QString name = QFileInfo(m_snapshot.path).fileName();
+    const QString name = displayName(m_snapshot.path);
     QMessageBox box(QMessageBox::Question, tr("Save changes?"),
         tr("Save %1 with your changes before %2?").arg(name, doing),
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
@@ -227,7 +228,7 @@ bool MainWindow::startOpen(const QString& path, bool quiet)
         return false;
     // Parsing and indexing 100,000 tensors takes longer than a frame: a worker does it.
     m_opener->open(path, quiet);
-    setBusy(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    setBusy(tr("Opening %1…").arg(displayName(path)));
     return true;
 }
 
@@ -261,7 +262,7 @@ void MainWindow::onOpened(const LoadedModel& loaded)
     m_recent->add(m_snapshot.path);
     watchFiles();
     statusBar()->showMessage(tr("Opened %1: %n tensor(s)", nullptr, int(m_snapshot.tensors.size()))
-                                 .arg(QFileInfo(m_snapshot.path).fileName()),
+                                 .arg(displayName(m_snapshot.path)),
         5000);
     Q_EMIT modelOpened(m_snapshot.path);
 }
@@ -291,11 +292,10 @@ void MainWindow::showSnapshot(bool sameTensors)
 
 void MainWindow::updateTitle()
 {
-    // The folder too: export folders hold models of one name (model.onnx in encoder/, decoder/).
-    const QFileInfo file(m_snapshot.path);
+    // The folder as a path: export folders hold models of one name (x/a/model.onnx, y/a/…).
     setWindowTitle(m_snapshot.path.isEmpty()
             ? tr("Onnx Repack")
-            : tr("%1 (%2) — Onnx Repack").arg(file.fileName(), file.absoluteDir().dirName()));
+            : tr("%1 — Onnx Repack").arg(displayName(m_snapshot.path)));
     setWindowFilePath(m_snapshot.path);
 }
 
@@ -508,7 +508,7 @@ void MainWindow::askToReload()
 {
     m_askingReload = true;
     const auto answer = QMessageBox::question(this, tr("Model changed on disk"),
-        tr("%1 or its data changed on disk. Reload it?").arg(QFileInfo(m_snapshot.path).fileName())
+        tr("%1 or its data changed on disk. Reload it?").arg(displayName(m_snapshot.path))
             + (hasPendingWork() ? u' ' + tr("Your pins and changed options would be lost.")
                                 : QString()),
         QMessageBox::Yes | QMessageBox::No, QMessageBox::Yes);
@@ -526,7 +526,7 @@ QString MainWindow::heldPath() const
 
 QString MainWindow::whyNotLend() const
 {
-    const QString name = QFileInfo(m_snapshot.path).fileName();
+    const QString name = displayName(m_snapshot.path);
     if (isSaving())
         return tr("%1 is being saved in its window").arg(name);
     if (isLoading())

@@ -25,6 +25,7 @@ void MainWindow::createActions()
     openFolder->setToolTip(tr("A folder of graphs as one unit: the weights they repeat, and one "
                               "data file they can share (or drop a folder on the window)"));
     m_recentMenu = file->addMenu(tr("Open &Recent"));
+    m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     m_recent = new RecentFiles(m_recentMenu, this);
     connect(m_recent, &RecentFiles::openRequested, this,
         [this](const QString& path) { openFile(path); });

@@ -1,9 +1,11 @@
 #include "ui/windows/recent_files.h"
 
+#include "ui/util/display_name.h"
 #include "ui/util/settings_store.h"
 
 #include <QDir>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QMenu>
 #include <QSettings>
 
@@ -11,6 +13,8 @@ namespace ui {
 namespace {
 
 constexpr int kMaxFiles = 10;
+// An entry is at most this many average characters wide; its folder is elided in the middle.
+constexpr int kEntryCharacters = 72;
 const QString kKey = QStringLiteral("recentFiles");
 
 void addTo(QStringList& files, const QString& path)
@@ -28,6 +32,7 @@ RecentFiles::RecentFiles(QMenu* menu, QObject* parent)
     , m_menu(menu)
     , m_files(setting(kKey).toStringList())
 {
+    m_menu->setToolTipsVisible(true);
     rebuildMenu();
     // Other windows may have added files since.
     connect(m_menu, &QMenu::aboutToShow, this, [this] {
@@ -56,8 +61,13 @@ void RecentFiles::add(const QString& path)
 void RecentFiles::rebuildMenu()
 {
     m_menu->clear();
+    // Named as the titles name them, each with its folder (ui/util/display_name.h); the whole path
+    // in its tooltip.
+    const QFontMetrics metrics(m_menu->font());
+    const int width = metrics.averageCharWidth() * kEntryCharacters;
     for (const QString& file : std::as_const(m_files)) {
-        QAction* action = m_menu->addAction(QDir::toNativeSeparators(file));
+        QAction* action = m_menu->addAction(displayName(file, metrics, width));
+        action->setToolTip(QDir::toNativeSeparators(file));
         connect(action, &QAction::triggered, this, [this, file] { Q_EMIT openRequested(file); });
     }
     m_menu->setEnabled(!m_files.isEmpty());
