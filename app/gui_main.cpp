@@ -1,9 +1,10 @@
-// Entry point of `onnx-repack-gui [MODEL...] [--screenshot OUT.png [--screenshot-view VIEW]
+// Entry point of `onnx-repack-gui [MODEL|FOLDER...] [--screenshot OUT.png [--screenshot-view VIEW]
 // [--screenshot-size WxH]]`.
 // Without a model it opens the bundled sample; without a display it prints `onnx-repack inspect`
 // of the model instead. The screenshot mode itself lives in ui/windows/screenshot.cpp.
 #include "cli/cli.h"
 #include "ui/windows/main_window.h"
+#include "ui/windows/open_windows.h"
 #include "ui/windows/screenshot.h"
 
 #include <QApplication>
@@ -72,8 +73,10 @@ int main(int argc, char** argv)
         QStringLiteral("The window size --screenshot renders, e.g. 1024x700."),
         QStringLiteral("WxH"), QStringLiteral("1400x860"));
     parser.addOption(screenshotSize);
-    parser.addPositionalArgument(QStringLiteral("MODEL"), QStringLiteral("ONNX models to open."),
-        QStringLiteral("[MODEL...]"));
+    parser.addPositionalArgument(QStringLiteral("MODEL"),
+        QStringLiteral("ONNX models to open, each in a window; a folder opens its graphs as one "
+                       "unit."),
+        QStringLiteral("[MODEL|FOLDER...]"));
     // Parsed before any QApplication exists: without a display, creating one would abort.
     if (!parser.parse(arguments(argc, argv))) {
         std::fprintf(stderr, "onnx-repack-gui: %s\n", qPrintable(parser.errorText()));
@@ -136,16 +139,14 @@ int main(int argc, char** argv)
         return ui::renderScreenshot(request);
     }
 
-    auto* first = new ui::MainWindow;
-    first->setAttribute(Qt::WA_DeleteOnClose);
-    first->show();
-    if (!models.isEmpty())
-        first->openFile(models.constFirst());
-    for (qsizetype i = 1; i < models.size(); ++i) {
+    // A folder opens as one unit in a folder window, each model in a window of its own; with
+    // neither, an empty main window.
+    if (models.isEmpty()) {
         auto* window = new ui::MainWindow;
         window->setAttribute(Qt::WA_DeleteOnClose);
         window->show();
-        window->openFile(models[i]);
+    } else {
+        ui::openWindows(models);
     }
     return QApplication::exec();
 }

@@ -2,16 +2,20 @@
 // weights and problems of a folder of graphs; the bytes a shared data file saves, said before
 // saving; the save as one unit in the background, and the folder shown as it is afterwards;
 // consent asked as the single save asks it; a window showing one of the graphs meanwhile.
+#include "core/save/folder_save.h"
+#include "core/save_lock.h"
 #include "tests/support/folder_fixtures.h"
 #include "tests/support/tensor_builder.h"
 #include "tests/ui/dialog_answerer.h"
 #include "tests/ui/window_steps.h"
 #include "ui/models/tensor_table_model.h"
+#include "ui/util/display_name.h"
 #include "ui/views/folder_map.h"
 #include "ui/views/repack_panel.h"
 #include "ui/views/size_edit.h"
 #include "ui/windows/folder_window.h"
 #include "ui/windows/main_window.h"
+#include "ui/windows/open_windows.h"
 
 #include <QAction>
 #include <QDir>
@@ -20,12 +24,17 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QPointer>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+
+#include <optional>
+#include <sys/stat.h>
 
 using namespace fixtures;
 
@@ -71,6 +80,23 @@ void typeSharedName(ui::FolderWindow& window, const QString& name)
     window.sharedNameEdit()->selectAll();
     QTest::keyClick(window.sharedNameEdit(), Qt::Key_Delete);
     QTest::keyClicks(window.sharedNameEdit(), name);
+}
+
+// Each file of `dir` with its inode and mtime: equal lists, no file written.
+QStringList stamps(const QString& dir)
+{
+    QStringList out;
+    for (const QString& name : QDir(dir).entryList(QDir::Files)) {
+        struct stat st { };
+        if (::stat(QFile::encodeName(QDir(dir).filePath(name)).constData(), &st) != 0)
+            return {name + QStringLiteral(" cannot be stated")};
+        out << QStringLiteral("%1 inode %2 mtime %3.%4")
+                   .arg(name)
+                   .arg(st.st_ino)
+                   .arg(st.st_mtim.tv_sec)
+                   .arg(st.st_mtim.tv_nsec);
+    }
+    return out;
 }
 
 QStringList column(const QTableWidget* table, int column)
@@ -160,7 +186,124 @@ private slots:
         }
         QCOMPARE(both, 1);
         QVERIFY(!column(window.problemsTable(), 2).contains("duplicated-content"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.savingsLabel()->text() == "nothing to change", 20000);
+        // What was written, not "nothing to change" (what a save would do now).
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.savingsLabel()->text().startsWith("Saved 2 graph(s) and shared.bin: "), 20000);
+        QVERIFY2(window.savingsLabel()->text().contains(
+                     "written; 2 data file(s) no model reads removed"),
+            qPrintable(window.savingsLabel()->text()));
+        // Another name typed: the plan of that save again.
+        typeSharedName(window, QStringLiteral("other.bin"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.savingsLabel()->text().contains("after"), 20000);
+    }
+
+    // Issue 36 item 5: Cancel stays where it was when the progress bar appears (a click where
+    // the user aimed lands on it), a cancelled save leaves Save Folder usable at once (the
+    // folder, unchanged, is not read again first), and the next save says what it wrote.
+    void cancelStaysInPlaceAndSaveIsUsableOnceCancelled()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeFolder(dir.path()));
+        ui::FolderWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        auto* save = window.findChild<QPushButton*>(QStringLiteral("saveFolder"));
+        auto* cancel = window.findChild<QPushButton*>(QStringLiteral("cancelSave"));
+        auto* bar = window.findChild<QProgressBar*>(QStringLiteral("saveProgress"));
+        auto* name = window.findChild<QLineEdit*>(QStringLiteral("sharedName"));
+        QVERIFY(save && cancel && bar && name);
+        name->selectAll();
+        QTest::keyClicks(name, QStringLiteral("shared.bin"));
+        const QRect cancelRect(cancel->mapTo(&window, QPoint()), cancel->size());
+
+        // Another save holds the folder: this one waits for it, cancellable.
+        auto held = repack::FolderLock::acquire({dir.path().toStdString()}, 0);
+        QVERIFY(held);
+        std::optional<repack::FolderLock> lock(std::move(*held));
+        const auto before = contents(dir.path());
+        QSignalSpy saved(&window, &ui::FolderWindow::saved);
+        QTest::mouseClick(save, Qt::LeftButton);
+        QVERIFY(bar->isVisible());
+        QVERIFY(cancel->isEnabled());
+        QCOMPARE(QRect(cancel->mapTo(&window, QPoint()), cancel->size()), cancelRect);
+        // Clicked through the window where Cancel was before the bar appeared.
+        QTest::mouseClick(window.windowHandle(), Qt::LeftButton, {}, cancelRect.center());
+        QVERIFY(saved.wait(20000));
+        QCOMPARE(saved.takeFirst().at(0).toBool(), false);
+        QVERIFY(!window.isBusy());
+        QVERIFY(save->isEnabled());
+        QVERIFY(!bar->isVisible());
+        QVERIFY(contents(dir.path()) == before);
+
+        lock.reset();
+        QTest::mouseClick(save, Qt::LeftButton);
+        QVERIFY(saved.wait(30000));
+        QVERIFY2(saved.takeFirst().at(0).toBool(), qPrintable(window.lastError()));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.savingsLabel()->text().startsWith("Saved 2 graph(s) and shared.bin: "), 20000);
+        QCOMPARE(QRect(cancel->mapTo(&window, QPoint()), cancel->size()), cancelRect);
+    }
+
+    // Issue 36 item 5: graphs that already share one data file propose it, not a new default
+    // name, and say there is nothing to change; saving with it writes nothing (the shared file
+    // and the models keep their inode and mtime).
+    void graphsThatShareAFileProposeIt()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeFolder(dir.path()));
+        repack::FolderSaveOptions options;
+        options.sharedData = "weights.bin";
+        const std::string path = dir.path().toStdString();
+        auto shared = repack::saveFolder(path, path, options);
+        QVERIFY2(shared.ok(), shared ? "" : shared.error().message.c_str());
+        const QStringList before = stamps(dir.path());
+
+        ui::FolderWindow window;
+        window.show();
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        auto* name = window.findChild<QLineEdit*>(QStringLiteral("sharedName"));
+        auto* savings = window.findChild<QLabel*>(QStringLiteral("savings"));
+        QVERIFY(name && savings);
+        QCOMPARE(name->text(), QStringLiteral("weights.bin"));
+        QTRY_COMPARE_WITH_TIMEOUT(savings->text(), QStringLiteral("nothing to change"), 20000);
+
+        QSignalSpy saved(&window, &ui::FolderWindow::saved);
+        QTest::mouseClick(
+            window.findChild<QPushButton*>(QStringLiteral("saveFolder")), Qt::LeftButton);
+        QVERIFY(saved.wait(30000));
+        QVERIFY2(saved.takeFirst().at(0).toBool(), qPrintable(window.lastError()));
+        QCOMPARE(stamps(dir.path()), before);
+        QTRY_COMPARE_WITH_TIMEOUT(
+            savings->text(), QStringLiteral("nothing to change: nothing written"), 20000);
+    }
+
+    // Issue 36 item 5: `onnx-repack-gui DIR` (app/gui_main.cpp opens its arguments with
+    // ui::openWindows) opens the folder window, not a main window refusing a directory.
+    void aFolderArgumentOpensTheFolderWindow()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeFolder(dir.path()));
+        const QList<QWidget*> windows = ui::openWindows({dir.path()});
+        QCOMPARE(windows.size(), 1);
+        QPointer<ui::FolderWindow> folder = qobject_cast<ui::FolderWindow*>(windows.first());
+        QVERIFY(folder);
+        QVERIFY(folder->isVisible());
+        QCOMPARE(folder->folder(), QDir(dir.path()).absolutePath());
+        QCOMPARE(folder->windowTitle(),
+            QStringLiteral("Folder %1 — Onnx Repack").arg(ui::displayName(dir.path())));
+        QTRY_COMPARE_WITH_TIMEOUT(folder->graphsTable()->rowCount(), 2, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!folder->isBusy(), 20000);
+        // A click on a graph selects it, as in any folder window.
+        QTest::mouseClick(folder->graphsTable()->viewport(), Qt::LeftButton, {},
+            folder->graphsTable()->visualItemRect(folder->graphsTable()->item(1, 0)).center());
+        QCOMPARE(folder->graphsTable()->currentRow(), 1);
+        folder->close(); // and deleted
+        QTRY_VERIFY(folder.isNull());
     }
 
     // Issue 35: a shared file that a model outside the folder's graphs reads (sub/c.onnx reads

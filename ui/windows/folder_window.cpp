@@ -118,12 +118,29 @@ QString freeSharedName(const QString& dir, const QString& name)
     return file.path() + u'/' + free;
 }
 
+// What a save wrote, said once it is done (the plan of the next save says "nothing to change").
+QString savedText(const repack::FolderSaveReport& r)
+{
+    if (r.unchanged)
+        return FolderWindow::tr("nothing to change: nothing written");
+    QString text
+        = FolderWindow::tr("Saved %n graph(s) and %1: %2 written", nullptr, int(r.models.size()))
+              .arg(QString::fromStdString(
+                       r.sharedData.lexically_relative(r.folder).generic_string()),
+                  formatBytes(r.bytesAfter));
+    if (!r.removed.empty())
+        text += FolderWindow::tr(
+            "; %n data file(s) no model reads removed", nullptr, int(r.removed.size()));
+    return text;
+}
+
 } // namespace
 
 FolderWindow::FolderWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_cancelToken(std::make_shared<repack::CancelToken>())
     , m_permille(std::make_shared<std::atomic<int>>(0))
+    , m_phase(std::make_shared<std::atomic<int>>(0))
 {
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
@@ -146,20 +163,29 @@ FolderWindow::FolderWindow(QWidget* parent)
     auto* shareRow = new QHBoxLayout;
     shareRow->addWidget(new QLabel(tr("One shared data file:"), central));
     m_sharedName = new QLineEdit(QStringLiteral("model.onnx_data"), central);
+    m_sharedName->setObjectName(QStringLiteral("sharedName"));
     m_sharedName->setToolTip(tr("The data file every graph will read, each weight stored once"));
     shareRow->addWidget(m_sharedName);
     m_savings = new QLabel(central);
+    m_savings->setObjectName(QStringLiteral("savings"));
     shareRow->addWidget(m_savings, 1);
     m_save = new QPushButton(tr("Save Folder"), central);
+    m_save->setObjectName(QStringLiteral("saveFolder"));
     m_save->setToolTip(tr("Write every graph of the folder with the shared data file, in place, "
                           "crash-safe; the data files no model reads any more are removed"));
     shareRow->addWidget(m_save);
     m_cancel = new QPushButton(tr("Cancel"), central);
+    m_cancel->setObjectName(QStringLiteral("cancelSave"));
     m_cancel->setEnabled(false);
     shareRow->addWidget(m_cancel);
     layout->addLayout(shareRow);
     m_progress = new QProgressBar(central);
+    m_progress->setObjectName(QStringLiteral("saveProgress"));
     m_progress->setRange(0, 1000);
+    // Its room is kept while hidden: the row above (Cancel) stays where the user aims at it.
+    QSizePolicy keepRoom = m_progress->sizePolicy();
+    keepRoom.setRetainSizeWhenHidden(true);
+    m_progress->setSizePolicy(keepRoom);
     m_progress->hide();
     layout->addWidget(m_progress);
     setCentralWidget(central);
@@ -191,12 +217,19 @@ FolderWindow::FolderWindow(QWidget* parent)
     connect(m_save, &QPushButton::clicked, this, [this] { saveShared(m_sharedName->text()); });
     connect(m_cancel, &QPushButton::clicked, this, &FolderWindow::cancel);
     connect(m_sharedName, &QLineEdit::textChanged, this, [this] { planSavings(); });
+    connect(m_sharedName, &QLineEdit::textEdited, this, [this] { m_savedText.clear(); });
     auto* close = new QShortcut(QKeySequence::Close, this);
     connect(close, &QShortcut::activated, this, &QWidget::close);
     auto* poll = new QTimer(this);
     connect(poll, &QTimer::timeout, this, [this] {
-        if (m_saving.isRunning())
-            m_progress->setValue(m_permille->load());
+        if (!m_saving.isRunning())
+            return;
+        m_progress->setValue(m_permille->load());
+        // Each phase fills the bar on its own: the comparison of the weights, then the writing.
+        const int phase = m_phase->load();
+        m_progress->setFormat(phase == 1 ? tr("Comparing the weights… %p%")
+                : phase == 2             ? tr("Writing %1… %p%").arg(m_savingName)
+                                         : tr("%p%"));
     });
     poll->start(100);
 }
@@ -281,6 +314,11 @@ void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& f
         m_files->setItem(r, 2, cell(f.usedBy.empty() ? tr("no model") : joined(f.usedBy)));
     }
     m_map->setFolder(folder);
+    // Graphs that already share one data file: that file, not a new default name (saving with
+    // it writes nothing when its layout is kept).
+    if (const std::string shared = repack::sharedDataFileOf(*folder); !shared.empty())
+        if (m_sharedName->text() != QString::fromStdString(shared))
+            m_sharedName->setText(QString::fromStdString(shared));
     m_shared->setRowCount(int(folder->shared.size()));
     for (int r = 0; r < m_shared->rowCount(); ++r) {
         const repack::SharedContent& c = folder->shared[size_t(r)];
@@ -328,11 +366,12 @@ void FolderWindow::planSavings()
                 return;
             }
             const repack::FolderSaveReport& r = **plan;
-            QString text = r.unchanged
-                ? tr("nothing to change")
-                : tr("%1 now, %2 after (%3 distinct weights)")
-                      .arg(formatBytes(r.bytesBefore), formatBytes(r.bytesAfter))
-                      .arg(r.sharedRanges);
+            // Just saved: what was written, as long as nothing is left to change.
+            QString text = r.unchanged && !m_savedText.isEmpty() ? m_savedText
+                : r.unchanged                                    ? tr("nothing to change")
+                              : tr("%1 now, %2 after (%3 distinct weights)")
+                                    .arg(formatBytes(r.bytesBefore), formatBytes(r.bytesAfter))
+                                    .arg(r.sharedRanges);
             if (!r.consentNeeded.empty())
                 text += tr("; replaces a file other models read");
             m_savings->setText(text);
@@ -351,6 +390,8 @@ void FolderWindow::startSave(const QString& name, bool force)
         return;
     m_cancelToken = std::make_shared<repack::CancelToken>();
     m_permille->store(0);
+    m_phase->store(0);
+    m_savedText.clear();
     m_pending = Pending{name, force};
     setBusy(true, tr("Saving the graphs of %1 with %2…").arg(m_dir, name));
     borrowAndSave();
@@ -404,11 +445,15 @@ void FolderWindow::runSave(const Pending& save)
     options->sharedData = save.name.toStdString();
     options->controls.force = save.force;
     options->controls.cancel = m_cancelToken.get();
-    auto permille = m_permille;
-    options->controls.progress = [permille](const repack::Progress& p) {
-        if (p.bytesTotal)
-            permille->store(int(1000 * p.bytesDone / p.bytesTotal));
-    };
+    m_savingName = save.name;
+    options->controls.progress
+        = [permille = m_permille, phase = m_phase](const repack::Progress& p) {
+              phase->store(p.phase == repack::kPhaseComparing ? 1
+                      : p.phase == repack::kPhaseWriting      ? 2
+                                                              : 0);
+              if (p.bytesTotal)
+                  permille->store(int(1000 * p.bytesDone / p.bytesTotal));
+          };
     auto token = m_cancelToken; // kept alive by the job as long as it runs
     m_saving.start(
         [dir, options, token] {
@@ -443,6 +488,15 @@ void FolderWindow::runSave(const Pending& save)
                 }
             }
             m_lastError = ok ? QString() : QString::fromStdString(outcome->report.error().message);
+            if (!ok && outcome->report.error().is(repack::ErrorKind::Cancelled)) {
+                // Nothing changed: the tables stand and Save is usable at once (reading the
+                // folder again took seconds on a folder of GiB, Save disabled all along).
+                m_summary->setText(tr("Save cancelled; the files on disk are unchanged."));
+                emit saved(false);
+                return;
+            }
+            if (ok)
+                m_savedText = savedText(*outcome->report);
             openFolder(m_dir); // the folder as it is now, whatever happened
             if (!ok)
                 m_summary->setText(m_lastError);

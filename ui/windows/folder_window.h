@@ -60,6 +60,8 @@ public:
     QTableWidget* problemsTable() const { return m_problems; }
     QLineEdit* sharedNameEdit() const { return m_sharedName; }
     QPushButton* saveButton() const { return m_save; }
+    QPushButton* cancelButton() const { return m_cancel; }
+    QProgressBar* progressBar() const { return m_progress; }
     QLabel* savingsLabel() const { return m_savings; }
 
 public Q_SLOTS:
@@ -110,6 +112,9 @@ private:
     JobTracker m_saving;
     std::shared_ptr<repack::CancelToken> m_cancelToken;
     std::shared_ptr<std::atomic<int>> m_permille; // the save's progress, polled
+    std::shared_ptr<std::atomic<int>> m_phase; // 1 comparing, 2 writing, 0 another step
+    QString m_savingName; // the shared file being written
+    QString m_savedText; // what the last save wrote, until the name is edited or saved again
     std::optional<Pending> m_pending;
     std::vector<Loan> m_loans;
 };

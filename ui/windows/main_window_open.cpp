@@ -4,6 +4,7 @@
 
 #include "ui/windows/compare_window.h"
 #include "ui/windows/folder_window.h"
+#include "ui/windows/open_windows.h"
 
 #include "core/file_names.h"
 
@@ -117,13 +118,7 @@ void MainWindow::dropEvent(QDropEvent* event)
         QTimer::singleShot(0, this, [this, path = paths.constFirst()] { openFile(path); });
     else
         openFile(paths.constFirst());
-    // Further models each get a window of their own.
-    for (qsizetype i = 1; i < paths.size(); ++i) {
-        auto* window = new MainWindow;
-        window->setAttribute(Qt::WA_DeleteOnClose);
-        window->show();
-        window->openFile(paths[i]);
-    }
+    openWindows(paths.mid(1)); // further models each get a window of their own
 }
 
 } // namespace ui

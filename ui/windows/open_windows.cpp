@@ -1,0 +1,31 @@
+#include "ui/windows/open_windows.h"
+
+#include "ui/windows/folder_window.h"
+#include "ui/windows/main_window.h"
+
+#include <QFileInfo>
+
+namespace ui {
+
+QList<QWidget*> openWindows(const QStringList& paths)
+{
+    QList<QWidget*> windows;
+    for (const QString& path : paths) {
+        if (QFileInfo(path).isDir()) {
+            auto* window = new FolderWindow;
+            window->setAttribute(Qt::WA_DeleteOnClose);
+            window->show();
+            window->openFolder(path);
+            windows << window;
+            continue;
+        }
+        auto* window = new MainWindow;
+        window->setAttribute(Qt::WA_DeleteOnClose);
+        window->show();
+        window->openFile(path);
+        windows << window;
+    }
+    return windows;
+}
+
+} // namespace ui
