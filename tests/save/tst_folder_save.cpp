@@ -173,26 +173,12 @@ private slots:
         auto folder = inspectFolder(path);
         QVERIFY(folder);
         QCOMPARE(sharedDataFileOf(*folder), std::string("weights.bin"));
-        const auto stamps = [&dir] {
-            QStringList out;
-            for (const QString& name : QDir(dir.path()).entryList(QDir::Files)) {
-                struct stat st { };
-                if (::stat(QFile::encodeName(dir.filePath(name)).constData(), &st) != 0)
-                    return QStringList{name + " cannot be stated"};
-                out << QStringLiteral("%1 inode %2 mtime %3.%4")
-                           .arg(name)
-                           .arg(st.st_ino)
-                           .arg(st.st_mtim.tv_sec)
-                           .arg(st.st_mtim.tv_nsec);
-            }
-            return out;
-        };
-        const QStringList before = stamps();
+        const QStringList before = fileStamps(dir.path());
         QVERIFY(before.join(u'\n').contains("weights.bin inode"));
         auto again = saveFolder(path, path, options);
         QVERIFY2(again.ok(), again ? "" : again.error().message.c_str());
         QVERIFY(again->unchanged);
-        QCOMPARE(stamps(), before);
+        QCOMPARE(fileStamps(dir.path()), before);
         QVERIFY(valuesIntact(dir.path(), e, "saved again with the file they share"));
 
         // Each graph reading its own file shares none.

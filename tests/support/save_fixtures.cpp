@@ -11,6 +11,7 @@
 #include <QtDebug>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fixtures {
@@ -119,6 +120,24 @@ QMap<QString, QByteArray> hashFolder(const QString& dir)
             out[info.fileName()] = hash.result().toHex();
         else
             out[info.fileName()] = "<unreadable>";
+    }
+    return out;
+}
+
+QStringList fileStamps(const QString& dir)
+{
+    QStringList out;
+    for (const QString& name : QDir(dir).entryList(QDir::Files | QDir::Hidden)) {
+        struct stat st { };
+        if (::stat(QFile::encodeName(QDir(dir).filePath(name)).constData(), &st) != 0) {
+            out << name + QStringLiteral(" cannot be stated");
+            continue;
+        }
+        out << QStringLiteral("%1 inode %2 mtime %3.%4")
+                   .arg(name)
+                   .arg(st.st_ino)
+                   .arg(st.st_mtim.tv_sec)
+                   .arg(st.st_mtim.tv_nsec);
     }
     return out;
 }

@@ -43,6 +43,9 @@ std::map<std::string, std::string> readAllTensors(const repack::Model& model);
 QByteArray fileContents(const QString& path);
 // SHA-1 of every regular file (hidden ones too) in `dir`, by file name; symlinks as "-> target".
 QMap<QString, QByteArray> hashFolder(const QString& dir);
+// Each regular file in `dir` as "name inode N mtime S.NS": equal lists before and after a
+// save mean it wrote no file (a rewrite with the same bytes gives a new inode or mtime).
+QStringList fileStamps(const QString& dir);
 // Names in `dir` that look like a save's temporaries: "<name>.repack-tmp-<12 hex>", and the
 // ".<name>.repack-tmp-<hex>" form of earlier versions.
 QStringList saveTempsIn(const QString& dir);

@@ -5,6 +5,7 @@
 #include "core/save/folder_save.h"
 #include "core/save_lock.h"
 #include "tests/support/folder_fixtures.h"
+#include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 #include "tests/ui/dialog_answerer.h"
 #include "tests/ui/window_steps.h"
@@ -34,7 +35,6 @@
 #include <QUrl>
 
 #include <optional>
-#include <sys/stat.h>
 
 using namespace fixtures;
 
@@ -80,23 +80,6 @@ void typeSharedName(ui::FolderWindow& window, const QString& name)
     window.sharedNameEdit()->selectAll();
     QTest::keyClick(window.sharedNameEdit(), Qt::Key_Delete);
     QTest::keyClicks(window.sharedNameEdit(), name);
-}
-
-// Each file of `dir` with its inode and mtime: equal lists, no file written.
-QStringList stamps(const QString& dir)
-{
-    QStringList out;
-    for (const QString& name : QDir(dir).entryList(QDir::Files)) {
-        struct stat st { };
-        if (::stat(QFile::encodeName(QDir(dir).filePath(name)).constData(), &st) != 0)
-            return {name + QStringLiteral(" cannot be stated")};
-        out << QStringLiteral("%1 inode %2 mtime %3.%4")
-                   .arg(name)
-                   .arg(st.st_ino)
-                   .arg(st.st_mtim.tv_sec)
-                   .arg(st.st_mtim.tv_nsec);
-    }
-    return out;
 }
 
 QStringList column(const QTableWidget* table, int column)
@@ -259,7 +242,7 @@ private slots:
         const std::string path = dir.path().toStdString();
         auto shared = repack::saveFolder(path, path, options);
         QVERIFY2(shared.ok(), shared ? "" : shared.error().message.c_str());
-        const QStringList before = stamps(dir.path());
+        const QStringList before = fixtures::fileStamps(dir.path());
 
         ui::FolderWindow window;
         window.show();
@@ -277,7 +260,7 @@ private slots:
             window.findChild<QPushButton*>(QStringLiteral("saveFolder")), Qt::LeftButton);
         QVERIFY(saved.wait(30000));
         QVERIFY2(saved.takeFirst().at(0).toBool(), qPrintable(window.lastError()));
-        QCOMPARE(stamps(dir.path()), before);
+        QCOMPARE(fixtures::fileStamps(dir.path()), before);
         QTRY_COMPARE_WITH_TIMEOUT(
             savings->text(), QStringLiteral("nothing to change: nothing written"), 20000);
     }

@@ -22,6 +22,7 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -166,9 +167,17 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_sharedName->setObjectName(QStringLiteral("sharedName"));
     m_sharedName->setToolTip(tr("The data file every graph will read, each weight stored once"));
     shareRow->addWidget(m_sharedName);
-    m_savings = new QLabel(central);
+    // The savings said before a save, and in their place the save's progress: one row whose
+    // widgets keep their size and place (Cancel moved 28 px when the bar took a row of its own).
+    m_status = new QStackedWidget(central);
+    m_savings = new QLabel(m_status);
     m_savings->setObjectName(QStringLiteral("savings"));
-    shareRow->addWidget(m_savings, 1);
+    m_status->addWidget(m_savings);
+    m_progress = new QProgressBar(m_status);
+    m_progress->setObjectName(QStringLiteral("saveProgress"));
+    m_progress->setRange(0, 1000);
+    m_status->addWidget(m_progress);
+    shareRow->addWidget(m_status, 1);
     m_save = new QPushButton(tr("Save Folder"), central);
     m_save->setObjectName(QStringLiteral("saveFolder"));
     m_save->setToolTip(tr("Write every graph of the folder with the shared data file, in place, "
@@ -179,15 +188,6 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_cancel->setEnabled(false);
     shareRow->addWidget(m_cancel);
     layout->addLayout(shareRow);
-    m_progress = new QProgressBar(central);
-    m_progress->setObjectName(QStringLiteral("saveProgress"));
-    m_progress->setRange(0, 1000);
-    // Its room is kept while hidden: the row above (Cancel) stays where the user aims at it.
-    QSizePolicy keepRoom = m_progress->sizePolicy();
-    keepRoom.setRetainSizeWhenHidden(true);
-    m_progress->setSizePolicy(keepRoom);
-    m_progress->hide();
-    layout->addWidget(m_progress);
     setCentralWidget(central);
     resize(900, 640);
 
@@ -229,7 +229,7 @@ FolderWindow::FolderWindow(QWidget* parent)
         const int phase = m_phase->load();
         m_progress->setFormat(phase == 1 ? tr("Comparing the weights… %p%")
                 : phase == 2             ? tr("Writing %1… %p%").arg(m_savingName)
-                                         : tr("%p%"));
+                                         : QStringLiteral("%p%"));
     });
     poll->start(100);
 }
@@ -257,7 +257,7 @@ void FolderWindow::setBusy(bool busy, const QString& what)
     m_sharedName->setEnabled(!busy);
     const bool saving = m_saving.isRunning() || m_pending.has_value();
     m_cancel->setEnabled(busy && saving);
-    m_progress->setVisible(busy && saving);
+    m_status->setCurrentWidget(busy && saving ? static_cast<QWidget*>(m_progress) : m_savings);
     if (!what.isEmpty())
         m_summary->setText(what);
 }
@@ -392,6 +392,8 @@ void FolderWindow::startSave(const QString& name, bool force)
     m_permille->store(0);
     m_phase->store(0);
     m_savedText.clear();
+    m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
     m_pending = Pending{name, force};
     setBusy(true, tr("Saving the graphs of %1 with %2…").arg(m_dir, name));
     borrowAndSave();

@@ -23,6 +23,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QStackedWidget;
 class QTableWidget;
 
 namespace repack {
@@ -104,6 +105,7 @@ private:
     QLabel* m_summary = nullptr;
     QLineEdit* m_sharedName = nullptr;
     QLabel* m_savings = nullptr;
+    QStackedWidget* m_status = nullptr; // the savings, or the save's progress in their place
     QPushButton* m_save = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
