@@ -424,6 +424,8 @@ private Q_SLOTS:
                      QStringLiteral("^Usage: \\S*onnx-repack-gui \\[options\\]"))),
             qPrintable(out));
         QVERIFY(out.contains(QStringLiteral("--screenshot-size")));
+        // A folder is an argument too (issue 36: it opens the folder window).
+        QVERIFY2(usage.contains(QStringLiteral("[MODEL|FOLDER...]")), qPrintable(out));
     }
 };
 
