@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Fails when a file of core/ includes a room that may not be below it, or when a file of
-core/, cli/, ui/ or python/ spells a header of its own folder by path.
+"""Fails when a file of core/ or ui/ includes a room that may not be below it, or when a file
+of core/, cli/, ui/ or python/ spells a header of its own folder by path.
 
-The rooms of core depend one way (docs/architecture.md, "The rooms of core"):
-core/ <- model/ <- plan/ <- inspect/ <- save/. A room may include itself and the rooms to its
-left; anything else is printed with its file and line, and the exit status is 1.
+The rooms depend one way (docs/architecture.md, "The rooms of core", "The rooms of ui"):
+core/ <- model/ <- plan/ <- inspect/ <- save/, and ui/util/ <- models/ <- views/ <- save/ <-
+windows/. A room may include itself and the rooms to its left; anything else is printed with
+its file and line, and the exit status is 1.
 """
 import pathlib
 import re
 import sys
 
 ORDER = ["", "model", "plan", "inspect", "save"]
+UI_ORDER = ["util", "models", "views", "save", "windows"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -48,10 +50,33 @@ def main(core):
             if ORDER.index(used) > ORDER.index(room):
                 bad.append(f"{path}:{number}: core/{room or '.'} includes {target} "
                            f"from core/{used}, a room that depends on it")
+    bad += ui_rooms(core.parent / "ui")
     bad += spelled_by_path(core.parent)
     for line in bad:
         print(line)
     return 1 if bad else 0
+
+
+def ui_rooms(ui):
+    """Every file of ui/ is in a room of UI_ORDER and includes no room to its right."""
+    bad = []
+    for path in sorted(ui.rglob("*")):
+        if path.suffix not in (".h", ".cpp"):
+            continue
+        parts = path.relative_to(ui).parts
+        if len(parts) != 2 or parts[0] not in UI_ORDER:
+            bad.append(f"{path}: not in a room of ui/ ({', '.join(UI_ORDER)})")
+            continue
+        room = parts[0]
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            m = INCLUDE.match(line)
+            if not m or not m.group(1).startswith("ui/"):
+                continue
+            used = pathlib.PurePath(m.group(1)).parts[1]
+            if used not in UI_ORDER or UI_ORDER.index(used) > UI_ORDER.index(room):
+                bad.append(f"{path}:{number}: ui/{room} includes {m.group(1)}, from a room "
+                           f"that depends on it")
+    return bad
 
 
 def spelled_by_path(root):

@@ -319,7 +319,9 @@ void TestSafeSave::progressIsMonotonicUpToTotal()
     QVERIFY(model);
     std::vector<Progress> seen;
     SaveOptions options;
-    options.progress = [&](const Progress& p) { seen.push_back({p.bytesDone, p.bytesTotal, {}}); };
+    options.progress = [&](const Progress& p) {
+        seen.push_back({p.bytesDone, p.bytesTotal, {}, {}});
+    };
     QVERIFY_OK(save(*model, path.toStdString(), options));
 
     const uint64_t total = 2000 + 200 * MiB + 3000;

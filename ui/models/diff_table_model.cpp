@@ -1,4 +1,4 @@
-#include "ui/models/diff_table_model.h"
+#include "diff_table_model.h"
 
 #include "ui/util/byte_format.h"
 

@@ -3,7 +3,7 @@
 // filters it by kind of change. Columns and roles in the manner of TensorTableModel.
 #pragma once
 
-#include "ui/models/layout_diff.h"
+#include "layout_diff.h"
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>

@@ -1,6 +1,6 @@
-#include "ui/models/layout_diff.h"
+#include "layout_diff.h"
 
-#include "ui/models/model_snapshot.h"
+#include "model_snapshot.h"
 
 #include "core/inspect/plan_diff.h"
 #include "core/plan/save_plan.h"

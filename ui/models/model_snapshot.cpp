@@ -1,4 +1,4 @@
-#include "ui/models/model_snapshot.h"
+#include "model_snapshot.h"
 
 #include "core/dtype.h"
 #include "core/format.h"

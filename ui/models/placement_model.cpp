@@ -1,7 +1,7 @@
-#include "ui/models/placement_model.h"
+#include "placement_model.h"
 
-#include "ui/models/model_snapshot.h"
-#include "ui/models/placement_state.h"
+#include "model_snapshot.h"
+#include "placement_state.h"
 
 #include <QFont>
 

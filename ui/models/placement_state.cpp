@@ -1,4 +1,4 @@
-#include "ui/models/placement_state.h"
+#include "placement_state.h"
 
 #include "ui/util/data_file_name.h"
 

@@ -7,7 +7,7 @@
 // and saves.
 #pragma once
 
-#include "ui/models/model_snapshot.h"
+#include "model_snapshot.h"
 #include "ui/util/job_tracker.h"
 
 #include "core/plan/save_options.h"

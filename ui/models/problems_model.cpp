@@ -1,4 +1,4 @@
-#include "ui/models/problems_model.h"
+#include "problems_model.h"
 
 #include <QApplication>
 #include <QIcon>

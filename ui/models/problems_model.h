@@ -1,7 +1,7 @@
 // Every validation problem of the open model, one row each.
 #pragma once
 
-#include "ui/models/model_snapshot.h"
+#include "model_snapshot.h"
 
 #include <QAbstractTableModel>
 

@@ -1,4 +1,4 @@
-#include "ui/models/size_bar_delegate.h"
+#include "size_bar_delegate.h"
 
 #include <QPainter>
 

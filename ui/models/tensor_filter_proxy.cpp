@@ -1,6 +1,6 @@
-#include "ui/models/tensor_filter_proxy.h"
+#include "tensor_filter_proxy.h"
 
-#include "ui/models/tensor_table_model.h"
+#include "tensor_table_model.h"
 
 namespace ui {
 

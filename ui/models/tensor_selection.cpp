@@ -1,4 +1,4 @@
-#include "ui/models/tensor_selection.h"
+#include "tensor_selection.h"
 
 #include <QAbstractProxyModel>
 #include <QHelpEvent>

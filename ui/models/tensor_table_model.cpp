@@ -1,6 +1,6 @@
-#include "ui/models/tensor_table_model.h"
+#include "tensor_table_model.h"
 
-#include "ui/models/placement_state.h"
+#include "placement_state.h"
 #include "ui/util/byte_format.h"
 
 #include <QBrush>

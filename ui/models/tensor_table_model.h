@@ -3,7 +3,7 @@
 // drag as a list of tensor indices (kMimeType); the Planned column shows the placement pins.
 #pragma once
 
-#include "ui/models/model_snapshot.h"
+#include "model_snapshot.h"
 
 #include <QAbstractTableModel>
 

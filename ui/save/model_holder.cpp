@@ -1,4 +1,4 @@
-#include "ui/save/model_holder.h"
+#include "model_holder.h"
 
 #include <QFileInfo>
 

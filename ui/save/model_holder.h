@@ -5,7 +5,7 @@
 // the window loads what is on disk then (asking first only when it has work pending).
 #pragma once
 
-#include "ui/save/model_owner.h"
+#include "model_owner.h"
 
 #include <QList>
 #include <QPointer>

@@ -1,4 +1,4 @@
-#include "ui/save/model_opener.h"
+#include "model_opener.h"
 
 namespace ui {
 

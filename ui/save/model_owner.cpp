@@ -1,4 +1,4 @@
-#include "ui/save/model_owner.h"
+#include "model_owner.h"
 
 #include "core/model/model.h"
 

@@ -1,4 +1,4 @@
-#include "ui/save/replace_dialog.h"
+#include "replace_dialog.h"
 
 #include "core/save/save_conflicts.h"
 

@@ -1,7 +1,7 @@
-#include "ui/save/save_flow.h"
+#include "save_flow.h"
 
-#include "ui/save/replace_dialog.h"
-#include "ui/save/save_job.h"
+#include "replace_dialog.h"
+#include "save_job.h"
 #include "ui/util/byte_format.h"
 #include "ui/views/busy_indicator.h"
 #include "ui/views/repack_panel.h"

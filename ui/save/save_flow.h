@@ -10,8 +10,8 @@
 
 #include "core/plan/save_options.h"
 #include "core/plan/save_request.h"
+#include "model_owner.h"
 #include "ui/models/model_snapshot.h"
-#include "ui/save/model_owner.h"
 
 #include <QObject>
 

@@ -1,6 +1,6 @@
-#include "ui/save/save_job.h"
+#include "save_job.h"
 
-#include "ui/save/save_planning.h"
+#include "save_planning.h"
 
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"

@@ -14,8 +14,8 @@
 #include "core/progress.h"
 #include "core/save/save.h"
 #include "core/save/save_conflicts.h"
+#include "model_owner.h"
 #include "ui/models/model_snapshot.h"
-#include "ui/save/model_owner.h"
 #include "ui/util/job_tracker.h"
 
 #include <QElapsedTimer>

@@ -1,4 +1,4 @@
-#include "ui/save/save_planning.h"
+#include "save_planning.h"
 
 #include "core/model/model.h"
 

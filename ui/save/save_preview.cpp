@@ -1,4 +1,4 @@
-#include "ui/save/save_preview.h"
+#include "save_preview.h"
 
 #include "ui/models/layout_diff.h"
 #include "ui/models/model_snapshot.h"

@@ -1,4 +1,4 @@
-#include "ui/util/byte_format.h"
+#include "byte_format.h"
 
 #include "core/format.h"
 

@@ -1,4 +1,4 @@
-#include "ui/util/data_file_name.h"
+#include "data_file_name.h"
 
 #include "core/file_names.h"
 

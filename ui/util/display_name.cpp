@@ -1,4 +1,4 @@
-#include "ui/util/display_name.h"
+#include "display_name.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,4 +1,4 @@
-#include "ui/util/job_tracker.h"
+#include "job_tracker.h"
 
 namespace ui {
 

@@ -6,7 +6,7 @@
 // that is gone.
 #pragma once
 
-#include "ui/util/background.h"
+#include "background.h"
 
 #include <QFutureWatcher>
 #include <QObject>

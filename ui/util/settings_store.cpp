@@ -1,4 +1,4 @@
-#include "ui/util/settings_store.h"
+#include "settings_store.h"
 
 #include <QCoreApplication>
 #include <QMutex>

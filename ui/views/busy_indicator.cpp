@@ -1,4 +1,4 @@
-#include "ui/views/busy_indicator.h"
+#include "busy_indicator.h"
 
 #include "ui/util/byte_format.h"
 

@@ -1,9 +1,9 @@
-#include "ui/views/folder_map.h"
+#include "folder_map.h"
 
 #include "core/inspect/folder_inspect.h"
 #include "core/model/model.h"
+#include "layout_palette.h"
 #include "ui/util/byte_format.h"
-#include "ui/views/layout_palette.h"
 
 #include <QMouseEvent>
 #include <QPainter>

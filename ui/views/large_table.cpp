@@ -1,4 +1,4 @@
-#include "ui/views/large_table.h"
+#include "large_table.h"
 
 #include <QHeaderView>
 #include <QTableView>

@@ -1,7 +1,7 @@
-#include "ui/views/layout_diff_view.h"
+#include "layout_diff_view.h"
 
+#include "layout_palette.h"
 #include "ui/util/byte_format.h"
-#include "ui/views/layout_palette.h"
 
 #include <QAbstractProxyModel>
 #include <QItemSelectionModel>

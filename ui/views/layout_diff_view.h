@@ -13,9 +13,9 @@
 // read back from the same selection model.
 #pragma once
 
+#include "layout_palette.h"
 #include "ui/models/layout_diff.h"
 #include "ui/models/tensor_selection.h"
-#include "ui/views/layout_palette.h"
 
 #include <QAbstractScrollArea>
 #include <QPainterPath>

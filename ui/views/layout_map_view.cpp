@@ -1,10 +1,10 @@
-#include "ui/views/layout_map_view.h"
+#include "layout_map_view.h"
 
+#include "layout_palette.h"
 #include "ui/models/model_snapshot.h"
 #include "ui/models/placement_state.h"
 #include "ui/models/tensor_table_model.h"
 #include "ui/util/byte_format.h"
-#include "ui/views/layout_palette.h"
 
 #include <QAbstractProxyModel>
 #include <QApplication>

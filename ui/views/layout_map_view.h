@@ -8,9 +8,9 @@
 #pragma once
 
 #include "core/inspect/file_layout.h"
+#include "layout_palette.h"
 #include "ui/models/model_snapshot.h"
 #include "ui/models/tensor_selection.h"
-#include "ui/views/layout_palette.h"
 
 #include <QAbstractScrollArea>
 #include <QPointer>

@@ -1,4 +1,4 @@
-#include "ui/views/layout_palette.h"
+#include "layout_palette.h"
 
 namespace ui::colors {
 

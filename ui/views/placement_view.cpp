@@ -1,4 +1,4 @@
-#include "ui/views/placement_view.h"
+#include "placement_view.h"
 
 #include "ui/models/placement_model.h"
 #include "ui/models/placement_state.h"

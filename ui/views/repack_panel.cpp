@@ -1,7 +1,7 @@
-#include "ui/views/repack_panel.h"
+#include "repack_panel.h"
 
+#include "size_edit.h"
 #include "ui/util/data_file_name.h"
-#include "ui/views/size_edit.h"
 
 #include "core/file_names.h"
 #include "core/plan/save_plan.h"

@@ -1,4 +1,4 @@
-#include "ui/views/size_edit.h"
+#include "size_edit.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

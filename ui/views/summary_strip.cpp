@@ -1,4 +1,4 @@
-#include "ui/views/summary_strip.h"
+#include "summary_strip.h"
 
 #include "ui/models/model_snapshot.h"
 #include "ui/util/byte_format.h"

@@ -1,4 +1,4 @@
-#include "ui/windows/compare_window.h"
+#include "compare_window.h"
 
 #include "ui/models/diff_table_model.h"
 #include "ui/models/model_snapshot.h"

@@ -1,4 +1,4 @@
-#include "ui/windows/folder_window.h"
+#include "folder_window.h"
 
 #include "ui/save/model_holder.h"
 #include "ui/save/replace_dialog.h"

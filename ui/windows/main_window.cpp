@@ -1,5 +1,7 @@
-#include "ui/windows/main_window.h"
+#include "main_window.h"
 
+#include "model_options.h"
+#include "recent_files.h"
 #include "ui/models/placement_state.h"
 #include "ui/models/problems_model.h"
 #include "ui/models/tensor_filter_proxy.h"
@@ -18,8 +20,6 @@
 #include "ui/views/placement_view.h"
 #include "ui/views/repack_panel.h"
 #include "ui/views/summary_strip.h"
-#include "ui/windows/model_options.h"
-#include "ui/windows/recent_files.h"
 
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"

@@ -1,9 +1,9 @@
 // MainWindow's menus and their actions; Save and Save As also sit on the repack panel.
-#include "ui/windows/main_window.h"
+#include "main_window.h"
 
+#include "recent_files.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/repack_panel.h"
-#include "ui/windows/recent_files.h"
 
 #include <QAction>
 #include <QApplication>

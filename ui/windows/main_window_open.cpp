@@ -1,10 +1,10 @@
 // MainWindow: what opens beside the window's model: a folder of graphs, a Compare window, and
 // models or folders dropped on the window.
-#include "ui/windows/main_window.h"
+#include "main_window.h"
 
-#include "ui/windows/compare_window.h"
-#include "ui/windows/folder_window.h"
-#include "ui/windows/open_windows.h"
+#include "compare_window.h"
+#include "folder_window.h"
+#include "open_windows.h"
 
 #include "core/file_names.h"
 

@@ -1,6 +1,6 @@
 // MainWindow's placement plan (SPEC 5b): the Placement dock, the pins' wiring into the
 // table, the layout map and the preview, the "Move to" context menu, and plan export/import.
-#include "ui/windows/main_window.h"
+#include "main_window.h"
 
 #include "ui/models/placement_model.h"
 #include "ui/models/placement_state.h"

@@ -1,6 +1,6 @@
 // MainWindow: which tensors are selected in the table, from any view (the map, the placement
 // view, undo and redo), and copying their names.
-#include "ui/windows/main_window.h"
+#include "main_window.h"
 
 #include "ui/models/tensor_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"

@@ -1,6 +1,6 @@
 // MainWindow's widgets: summary strip, filter row, the tensor table over the layout map, and the
 // repack and problems docks, sized for a first start (usable from 1024x700).
-#include "ui/windows/main_window.h"
+#include "main_window.h"
 
 #include "ui/models/problems_model.h"
 #include "ui/models/size_bar_delegate.h"

@@ -1,4 +1,4 @@
-#include "ui/windows/model_options.h"
+#include "model_options.h"
 
 #include "ui/util/settings_store.h"
 

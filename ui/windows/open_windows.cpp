@@ -1,7 +1,7 @@
-#include "ui/windows/open_windows.h"
+#include "open_windows.h"
 
-#include "ui/windows/folder_window.h"
-#include "ui/windows/main_window.h"
+#include "folder_window.h"
+#include "main_window.h"
 
 #include <QFileInfo>
 

@@ -1,4 +1,4 @@
-#include "ui/windows/recent_files.h"
+#include "recent_files.h"
 
 #include "ui/util/display_name.h"
 #include "ui/util/settings_store.h"

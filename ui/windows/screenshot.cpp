@@ -1,13 +1,13 @@
-#include "ui/windows/screenshot.h"
+#include "screenshot.h"
 
+#include "compare_window.h"
+#include "folder_window.h"
+#include "main_window.h"
 #include "ui/models/diff_table_model.h"
 #include "ui/models/placement_state.h"
 #include "ui/save/save_preview.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/repack_panel.h"
-#include "ui/windows/compare_window.h"
-#include "ui/windows/folder_window.h"
-#include "ui/windows/main_window.h"
 
 #include <QApplication>
 #include <QDockWidget>
