@@ -393,7 +393,8 @@ private:
     {
         std::string_view name;
         Spans t, g, sparse;
-        Spans tensors, graphs, sparseList;
+        Spans graphs, sparseList;
+        size_t listed = 0; // fields of the `tensors` list: walked in a second pass, not kept
         const bool ok = fields(one(span), depth, [&](Reader& r, const Field& f) {
             if (f.type != wire::Len)
                 return true;
@@ -408,7 +409,7 @@ private:
                 g.push_back({f.begin, f.end});
                 break;
             case AP::kTensorsFieldNumber:
-                tensors.push_back({f.begin, f.end});
+                ++listed;
                 break;
             case AP::kGraphsFieldNumber:
                 graphs.push_back({f.begin, f.end});
@@ -431,10 +432,22 @@ private:
             if (!tensor(t, depth + 1, scope, TensorKind::Attribute, base))
                 return false;
         }
-        for (size_t i = 0; i < tensors.size(); ++i)
-            if (!tensor(one(tensors[i]), depth + 1, scope, TensorKind::Attribute,
-                    base + "[" + std::to_string(i) + "]"))
+        // One allocation for a long list (millions of tensors in one attribute), not a
+        // doubling vector whose old and new buffers are both resident while it moves; short
+        // lists keep the geometric growth.
+        if (const size_t needed = m_out.tensors.size() + listed;
+            !m_locations && needed > m_out.tensors.capacity())
+            m_out.tensors.reserve(std::max(needed, 2 * m_out.tensors.capacity()));
+        if (listed) {
+            size_t i = 0;
+            const bool walked = fields(one(span), depth, [&](Reader&, const Field& f) {
+                return f.type != wire::Len || f.number != AP::kTensorsFieldNumber
+                    || tensor(one({f.begin, f.end}), depth + 1, scope, TensorKind::Attribute,
+                        base + "[" + std::to_string(i++) + "]");
+            });
+            if (!walked)
                 return false;
+        }
         if (!sparse.empty() && !sparseTensor(sparse, depth + 1, scope, base, false))
             return false;
         for (size_t i = 0; i < sparseList.size(); ++i)
