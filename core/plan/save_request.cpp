@@ -50,12 +50,11 @@ std::string exclusion(const SaveRequest& r, const OptionNames& n)
     if (!r.format.empty() && r.dedupe)
         return std::string(n.format) + " excludes " + std::string(n.dedupe);
     if (r.keep) {
-        const std::pair<bool, std::string_view> others[]
-            = {{!r.target.empty(), n.target}, {!r.data.empty(), n.data},
-                {!r.threshold.empty(), n.threshold}, {!r.align.empty(), n.align},
-                {!r.alignThreshold.empty(), n.alignThreshold}, {!r.order.empty(), n.order},
-                {r.allInline, n.allInline}, {!r.shardSize.empty(), n.shardSize},
-                {r.dedupe, n.dedupe}, {!r.format.empty(), n.format}};
+        const std::pair<bool, std::string_view> others[] = {{!r.target.empty(), n.target},
+            {!r.threshold.empty(), n.threshold}, {!r.align.empty(), n.align},
+            {!r.alignThreshold.empty(), n.alignThreshold}, {!r.order.empty(), n.order},
+            {r.allInline, n.allInline}, {!r.shardSize.empty(), n.shardSize}, {r.dedupe, n.dedupe},
+            {!r.format.empty(), n.format}};
         for (const auto& [given, name] : others)
             if (given)
                 return std::string(n.keep) + " excludes " + std::string(name);

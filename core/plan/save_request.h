@@ -18,6 +18,8 @@ namespace repack {
 // SaveOptions' default. Sizes are text as parseSize() reads it ("4096", "1MiB").
 struct SaveRequest {
     std::string target; // ort, optimum, web, hub (core/plan/targets.h)
+    // The save's data file. With `keep` only pins that name no file go there (the desktop
+    // app's "save's data file"), every other tensor staying where it is.
     std::string data;
     std::string threshold;
     std::string align;
@@ -67,7 +69,7 @@ struct AppliedRequest {
 // model is loaded, on a size or a wait that does not parse, an alignment that is not 0 or a
 // power of two up to kMaxAlignment, an unknown target, order or format, and options that
 // exclude each other (inline with data, threshold, shard size, target or format; safetensors
-// with dedupe or an alignment; keep with any layout option): an Error of kind Usage, its
+// with dedupe or an alignment; keep with any layout option but data): an Error of kind Usage, its
 // message naming the option as `names` spell it.
 Result<AppliedRequest> applySaveRequest(const SaveRequest& request,
     const std::filesystem::path& outputModel, const OptionNames& names = {});

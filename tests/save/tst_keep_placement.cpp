@@ -5,6 +5,7 @@
 // model saved over itself writes nothing; saved elsewhere, its data files come along.
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
+#include "core/plan/save_request.h"
 #include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
@@ -116,6 +117,7 @@ private slots:
     void keptInlinePastTwoGiBNamesTheDataOption();
     void pinsMoveOnlyThemselves();
     void aPinToTheFileATensorIsInKeepsIt();
+    void keepWithDataSendsThePinsThatNameNoFileThere();
     void pinsOverAKeptSafetensorsFileAreRefused();
     void aDataFileNoPinTouchesIsNotWritten();
     void aFileOtherGraphsShareIsKeptWhole();
@@ -473,6 +475,38 @@ void TestKeepPlacement::pinsOverAKeptSafetensorsFileAreRefused()
     auto still = save(*model, path.toStdString(), options);
     QVERIFY_OK(still);
     QVERIFY(still->unchanged);
+}
+
+void TestKeepPlacement::keepWithDataSendsThePinsThatNameNoFileThere()
+{
+    // The desktop app keeps every tensor where it is and names the save's data file (the Data
+    // file field, issue 36 item 1): a pin that names no file goes there, not to m.onnx.data;
+    // every other tensor stays. The CLI, which takes no plan with --keep, still refuses --data
+    // (keepExcludesLayoutOptions).
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    SaveRequest request;
+    request.keep = true;
+    request.data = "sub/a.bin";
+    auto applied = applySaveRequest(request, path.toStdString());
+    QVERIFY_OK(applied);
+    SaveOptions options = applied->options;
+    QVERIFY(options.keepPlacement);
+    QCOMPARE(saveDataFile(path.toStdString(), options), std::string("sub/a.bin"));
+    options.placements.resize(model->tensors().size());
+    auto expected = placesOf(*model);
+    for (size_t i = 0; i < model->tensors().size(); ++i)
+        if (model->tensors()[i].qualifiedName() == "graph/t0")
+            options.placements[i] = TensorPlacement(Placement::External);
+    QVERIFY_OK(save(*model, path.toStdString(), options));
+    auto saved = loadModel(path);
+    QVERIFY(saved);
+    expected["graph/t0"] = Place{true, "sub/a.bin", 13 + 3000};
+    QCOMPARE(describe(placesOf(*saved)), describe(expected));
+    QVERIFY(QDir(dir.path()).entryList({"*.data"}, QDir::Files) == QStringList{"m.onnx.data"});
 }
 
 QTEST_GUILESS_MAIN(TestKeepPlacement)
