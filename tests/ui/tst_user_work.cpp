@@ -34,24 +34,11 @@ using repack::TensorPlacement;
 
 namespace {
 
+using uifixtures::placesOn;
 using windowsteps::open;
+using windowsteps::saveWithKeys;
 using windowsteps::settled;
 using windowsteps::tensorOf;
-
-// Where each tensor of the model at `path` is: "inline" or "file@offset".
-QMap<QString, QString> placesOn(const QString& path)
-{
-    QMap<QString, QString> places;
-    auto model = repack::Model::load(path.toStdString());
-    if (!model)
-        return places;
-    for (const repack::TensorInfo& t : (*model)->tensors())
-        places.insert(QString::fromStdString(t.name),
-            t.isExternal() ? QString::fromStdString(t.external->location) + u'@'
-                    + QString::number(t.external->offset)
-                           : QStringLiteral("inline"));
-    return places;
-}
 
 // Replaces a size field's number by `text` as a user types it, ending with Enter.
 void typeSize(ui::SizeEdit* edit, const QString& text)
@@ -78,13 +65,6 @@ bool pinAndSettle(
     ui::MainWindow& window, const QList<int>& tensors, const TensorPlacement& destination)
 {
     return window.placementState()->pinTo(tensors, destination) && settled(window);
-}
-
-bool saveWithKeys(ui::MainWindow& window)
-{
-    QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
-    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
-    return finished.wait(60000) && finished.constFirst().constFirst().toBool() && settled(window);
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // built rather than with the core's own answers.
 #pragma once
 
+#include "core/model/model.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"
@@ -115,6 +116,21 @@ inline std::vector<std::string> writeSharedModels(const QString& dir)
     if (!data.save(dir))
         return {};
     return contents;
+}
+
+// Where each tensor of the model at `path` is: "inline" or "file@offset".
+inline QMap<QString, QString> placesOn(const QString& path)
+{
+    QMap<QString, QString> places;
+    auto model = repack::Model::load(path.toStdString());
+    if (!model)
+        return places;
+    for (const repack::TensorInfo& t : (*model)->tensors())
+        places.insert(QString::fromStdString(t.name),
+            t.isExternal() ? QString::fromStdString(t.external->location) + u'@'
+                    + QString::number(t.external->offset)
+                           : QStringLiteral("inline"));
+    return places;
 }
 
 // Every file below `dir` with its bytes, to prove a failed save changed nothing.

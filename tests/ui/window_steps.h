@@ -1,9 +1,10 @@
-// The steps UI suites take with a MainWindow: open a model and wait for it, wait for the plans
-// made on workers, find a tensor's row.
+// The steps UI suites take with a MainWindow: show it, open a model and wait for it, wait for
+// the plans made on workers, find a tensor's row, save with the keyboard.
 #pragma once
 
 #include "ui/windows/main_window.h"
 
+#include <QAction>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -14,6 +15,14 @@ namespace windowsteps {
 inline bool settled(ui::MainWindow& window)
 {
     return QTest::qWaitFor([&window] { return !window.isPlanning(); }, 60000);
+}
+
+// Shown at a desktop size and active, so its shortcuts (Ctrl+S, Ctrl+E) and tooltips work.
+inline bool showActive(ui::MainWindow& window)
+{
+    window.resize(1280, 800);
+    window.show();
+    return QTest::qWaitForWindowActive(&window);
 }
 
 inline bool open(ui::MainWindow& window, const QString& path)
@@ -30,6 +39,17 @@ inline int tensorOf(const ui::MainWindow& window, const QString& name)
         if (rows[i].name == name)
             return i;
     return -1;
+}
+
+// Saves with Ctrl+S once the preview of the options as they are now (made a moment after an
+// edit) enables Save; true when the save succeeded and the views have settled.
+inline bool saveWithKeys(ui::MainWindow& window)
+{
+    if (!QTest::qWaitFor([&window] { return window.saveAction()->isEnabled(); }, 60000))
+        return false;
+    QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
+    return finished.wait(60000) && finished.constFirst().constFirst().toBool() && settled(window);
 }
 
 } // namespace windowsteps

@@ -17,6 +17,7 @@
 #include <QStatusBar>
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 
 namespace ui {
@@ -33,6 +34,23 @@ QString freeDataName(const QString& modelPath)
 QString fileName(const std::filesystem::path& path)
 {
     return QString::fromStdString(path.filename().string());
+}
+
+// Whether writing the save's data file under another name gets the save of `request` as
+// `modelPath` out of the way of `conflicts`. With the rule it always may; keeping every tensor
+// where it is, only when the save's data file (where the pins that name none go) is in the way.
+bool anotherNameHelps(const repack::SaveRequest& request, const QString& modelPath,
+    const std::vector<repack::SaveConflict>& conflicts)
+{
+    if (!request.keep)
+        return true;
+    if (request.data.empty())
+        return false;
+    const std::filesystem::path data
+        = (std::filesystem::path(modelPath.toStdString()).parent_path() / request.data)
+              .lexically_normal();
+    return std::any_of(conflicts.begin(), conflicts.end(),
+        [&data](const repack::SaveConflict& conflict) { return conflict.file == data; });
 }
 
 // The data files an in-place save stopped using, those kept and those removed.
@@ -84,6 +102,7 @@ bool SaveFlow::start(const QString& path, repack::SaveRequest request,
         return false;
     m_request = std::move(request);
     m_placements = std::move(placements);
+    m_renamed = false;
     return startJob(path, {});
 }
 
@@ -168,8 +187,9 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
     if (!outcome.conflicts.empty()) {
         // Nothing was written: the worker found files in the way that are not only this
         // model's own.
-        // Keeping every tensor where it is, there is no other file to offer.
-        const QString freeName = m_request.keep ? QString() : freeDataName(outcome.path);
+        const QString freeName = anotherNameHelps(m_request, outcome.path, outcome.conflicts)
+            ? freeDataName(outcome.path)
+            : QString();
         switch (askToReplace(m_window, outcome.conflicts, tr("this model's"), freeName)) {
         case ReplaceAnswer::Replace:
             m_request.force = true;
@@ -178,6 +198,7 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
             break;
         case ReplaceAnswer::NewName:
             m_request.data = freeName.toStdString();
+            m_renamed = true;
             if (startJob(outcome.path, {}))
                 return;
             break;

@@ -61,8 +61,10 @@ public:
     // it stops and asks (Wait / Cancel); nor replaces files others read unasked.
     bool start(const QString& path, repack::SaveRequest request,
         std::vector<repack::TensorPlacement> placements);
-    // The request of the last save as it ran: "Write <name> Instead" changed its data file.
+    // The request of the last save as it ran: "Write <name> Instead" changed its data file
+    // (renamedDataFile()).
     const repack::SaveRequest& request() const { return m_request; }
+    bool renamedDataFile() const { return m_renamed; }
     void cancel();
 
 Q_SIGNALS:
@@ -100,6 +102,7 @@ private:
     // What the running save (or the one about to be asked again) was asked for.
     repack::SaveRequest m_request;
     std::vector<repack::TensorPlacement> m_placements;
+    bool m_renamed = false; // "Write <name> Instead" named the save's data file
 };
 
 } // namespace ui

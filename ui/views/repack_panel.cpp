@@ -423,17 +423,36 @@ const repack::OptionNames& RepackPanel::optionNames()
     return names;
 }
 
-repack::SaveRequest RepackPanel::request() const
+repack::SaveRequest RepackPanel::request(const QString& outputModel) const
 {
     if (m_keep->isChecked()) {
-        // The layout on disk, moved only by pins: the layout fields wait for a change.
+        // The layout on disk, moved only by pins: the layout fields wait for a change, but
+        // the pins to the save's data file go to the file the Data file field shows.
         repack::SaveRequest request;
         request.keep = true;
+        request.data = saveDataFile(outputModel).toStdString();
         request.checksum = m_checksum->isChecked();
         request.removeUnused = m_removeUnused->isChecked();
         return request;
     }
     return ruleRequest();
+}
+
+QString RepackPanel::saveDataFile(const QString& outputModel) const
+{
+    return ruleDataFile(ruleRequest(), outputModel);
+}
+
+QString RepackPanel::ruleDataFile(repack::SaveRequest rule, const QString& outputModel) const
+{
+    const std::string model = (outputModel.isEmpty() ? m_modelPath : outputModel).toStdString();
+    if (model.empty())
+        return QString::fromStdString(rule.data);
+    rule.keep = false;
+    auto applied = repack::applySaveRequest(rule, model, optionNames());
+    // The fields cannot be applied (the preview says why): only a typed name is known.
+    return QString::fromStdString(
+        applied ? repack::saveDataFile(model, applied->options) : rule.data);
 }
 
 repack::SaveRequest RepackPanel::ruleRequest() const
@@ -465,7 +484,7 @@ repack::SaveRequest RepackPanel::ruleRequest() const
 
 repack::Result<repack::SaveOptions> RepackPanel::options(const QString& outputModel) const
 {
-    auto applied = repack::applySaveRequest(request(),
+    auto applied = repack::applySaveRequest(request(outputModel),
         (outputModel.isEmpty() ? m_modelPath : outputModel).toStdString(), optionNames());
     if (!applied)
         return applied.error();
@@ -488,10 +507,7 @@ void RepackPanel::showDefaultDataFile()
     // What the rule would name it (with "keep", only pins to the save's data file go there).
     repack::SaveRequest unnamed = ruleRequest();
     unnamed.data.clear();
-    auto named = repack::applySaveRequest(unnamed, m_modelPath.toStdString(), optionNames());
-    m_dataFile->setPlaceholderText(named ? QString::fromStdString(repack::saveDataFile(
-                                       m_modelPath.toStdString(), named->options))
-                                         : QString());
+    m_dataFile->setPlaceholderText(ruleDataFile(std::move(unnamed)));
 }
 
 void RepackPanel::setPreview(const QString& text, bool problem)

@@ -39,10 +39,16 @@ class RepackPanel : public QWidget {
 public:
     explicit RepackPanel(QWidget* parent = nullptr);
 
-    // What the fields ask for, as the core's request (core/plan/save_request.h), the one the
-    // CLI's flags and the Python package's keywords fill too. The wait, the consent (force)
-    // and the pins are the caller's.
-    repack::SaveRequest request() const;
+    // What the fields ask for a save as `outputModel` (the model shown when empty), as the
+    // core's request (core/plan/save_request.h), the one the CLI's flags and the Python
+    // package's keywords fill too. Keeping tensors where they are, it names saveDataFile() for
+    // the pins that name no file. The wait, the consent (force) and the pins are the caller's.
+    repack::SaveRequest request(const QString& outputModel = {}) const;
+    // The save's data file of a save as `outputModel` (the model shown when empty): where pins
+    // that name no file go ("(save's data file)", Ctrl+E) and, with the threshold rule, every
+    // external tensor not pinned. The name the Data file field shows: its text, else the name
+    // the core gives the fields' options (repack::saveDataFile), as its placeholder shows it.
+    QString saveDataFile(const QString& outputModel = {}) const;
     // The request as the core applies it to a save as `outputModel` (the model shown when
     // empty): the options, or the core's refusal naming these fields.
     repack::Result<repack::SaveOptions> options(const QString& outputModel = {}) const;
@@ -120,6 +126,9 @@ private:
     std::vector<Field> fields() const;
     // The request of the fields as they show, "keep" aside: what the threshold rule does.
     repack::SaveRequest ruleRequest() const;
+    // The data file the rule's request `rule` names for a save as `outputModel` (the model
+    // shown when empty): the core's repack::saveDataFile of its options.
+    QString ruleDataFile(repack::SaveRequest rule, const QString& outputModel = {}) const;
     // A field's value changed: unless restoring, pushes the edit (and unchecks "keep" for a
     // layout field) and says the options changed.
     void edited(const char* key);

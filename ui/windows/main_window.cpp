@@ -416,7 +416,7 @@ bool MainWindow::saveTo(const QString& path)
         return false;
     }
     m_savingOptions = m_panel->settingValues();
-    return m_saveFlow->start(path, m_panel->request(), m_placement->plan());
+    return m_saveFlow->start(path, m_panel->request(path), m_placement->plan());
 }
 
 bool MainWindow::isSaving() const
@@ -471,8 +471,9 @@ void MainWindow::onSaved(const SaveOutcome& outcome)
     // What is on disk now is the baseline: the fields stay as they made it (as they were when
     // the save started), for this model, and nothing moves until the user asks again.
     QVariantMap options = std::exchange(m_savingOptions, {});
-    if (const repack::SaveRequest& ran = m_saveFlow->request(); !ran.keep) // "Write … Instead"
-        options.insert(QStringLiteral("repack/dataFile"), QString::fromStdString(ran.data));
+    if (m_saveFlow->renamedDataFile()) // "Write … Instead"
+        options.insert(
+            QStringLiteral("repack/dataFile"), QString::fromStdString(m_saveFlow->request().data));
     options.remove(QStringLiteral("repack/keep"));
     rememberOptions(m_snapshot.path, options);
     m_panel->startFrom(options);

@@ -12,10 +12,8 @@
 #include "ui/views/placement_view.h"
 #include "ui/views/repack_panel.h"
 
-#include "core/file_names.h"
 #include "core/model/model.h"
 #include "core/plan/placement_plan.h"
-#include "core/plan/save_plan.h"
 
 #include <QAction>
 #include <QCursor>
@@ -32,15 +30,10 @@
 namespace ui {
 namespace {
 
-// The data file the next save writes unpinned external tensors to.
+// The save's data file of the model shown, as the panel names it (none without a model).
 QString saveDataFileName(const RepackPanel& panel, const ModelSnapshot& snapshot)
 {
-    const auto options = panel.options();
-    if (!options) // the preview says why
-        return {};
-    if (!options->dataFile.empty() || snapshot.path.isEmpty())
-        return QString::fromStdString(options->dataFile);
-    return QString::fromStdString(repack::saveDataFile(snapshot.path.toStdString(), *options));
+    return snapshot.path.isEmpty() ? QString() : panel.saveDataFile(snapshot.path);
 }
 
 } // namespace
