@@ -17,6 +17,7 @@ PlacementModel::PlacementModel(PlacementState* state, QObject* parent)
 
 void PlacementModel::setSnapshot(const ModelSnapshot& snapshot)
 {
+    m_hasModel = !snapshot.path.isEmpty();
     m_modelFiles.clear();
     for (const repack::FileLayout& file : snapshot.layouts)
         m_modelFiles << QString::fromStdString(file.location);
@@ -33,7 +34,10 @@ void PlacementModel::setSaveDataFile(const QString& name)
 
 void PlacementModel::rebuild()
 {
-    QList<Row> rows{{Kind::Inline, {}, true}, {Kind::SaveDataFile, m_saveDataFile, true}};
+    // Without a model there is nothing to place, and no save's data file to name.
+    QList<Row> rows;
+    if (m_hasModel)
+        rows = {{Kind::Inline, {}, true}, {Kind::SaveDataFile, m_saveDataFile, true}};
     auto add = [&](const QString& location, bool onDisk) {
         if (location == m_saveDataFile)
             return;
@@ -46,14 +50,16 @@ void PlacementModel::rebuild()
         add(file, true);
     for (const QString& file : m_state->pinnedFiles())
         add(file, false);
-    rows.push_back({Kind::NewFile, {}, false});
+    if (m_hasModel)
+        rows.push_back({Kind::NewFile, {}, false});
 
     const bool same = rows.size() == m_rows.size()
         && std::equal(rows.begin(), rows.end(), m_rows.begin(), [](const Row& a, const Row& b) {
                return a.kind == b.kind && a.location == b.location && a.onDisk == b.onDisk;
            });
     if (same) {
-        Q_EMIT dataChanged(index(0), index(rowCount() - 1));
+        if (!m_rows.isEmpty())
+            Q_EMIT dataChanged(index(0), index(rowCount() - 1));
         return;
     }
     beginResetModel();
@@ -101,6 +107,25 @@ Qt::ItemFlags PlacementModel::flags(const QModelIndex& index) const
         | Qt::ItemNeverHasChildren;
 }
 
+QString PlacementModel::displayText(const Row& row, int pinned) const
+{
+    QString text;
+    switch (row.kind) {
+    case Kind::Inline:
+        text = tr("Inline");
+        break;
+    case Kind::SaveDataFile:
+        text = tr("%1 (save's data file)").arg(row.location);
+        break;
+    case Kind::File:
+        text = row.onDisk ? row.location : tr("%1 (new)").arg(row.location);
+        break;
+    case Kind::NewFile:
+        return tr("+ New data file…");
+    }
+    return pinned ? tr("%1 — %n pinned", nullptr, pinned).arg(text) : text;
+}
+
 QVariant PlacementModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -109,33 +134,21 @@ QVariant PlacementModel::data(const QModelIndex& index, int role) const
     const int pinned
         = row.kind == Kind::NewFile ? 0 : m_state->pinnedCount(destination(index.row()));
     switch (role) {
-    case Qt::DisplayRole: {
-        QString text;
-        switch (row.kind) {
-        case Kind::Inline:
-            text = tr("Inline");
-            break;
-        case Kind::SaveDataFile:
-            text = tr("%1 (save's data file)").arg(row.location);
-            break;
-        case Kind::File:
-            text = row.onDisk ? row.location : tr("%1 (new)").arg(row.location);
-            break;
-        case Kind::NewFile:
-            return tr("+ New data file…");
-        }
-        return pinned ? tr("%1 — %n pinned", nullptr, pinned).arg(text) : text;
-    }
+    case Qt::DisplayRole:
+        return displayText(row, pinned);
     case Qt::ToolTipRole:
+        // A long file name is cut short in a narrow pane: the tooltip starts with it whole.
         switch (row.kind) {
         case Kind::Inline:
             return tr("Drop tensors here to keep them inside the .onnx file.");
         case Kind::SaveDataFile:
-            return tr("Drop tensors here to store them in the save's data file (%1), sharded "
-                      "like the tensors the threshold sends there.")
-                .arg(row.location);
+            return QString(displayText(row, pinned) + u'\n'
+                + tr("Drop tensors here to store them in the save's data file (%1), sharded "
+                     "like the tensors the threshold sends there.")
+                      .arg(row.location));
         case Kind::File:
-            return tr("Drop tensors here to store them in %1.").arg(row.location);
+            return QString(displayText(row, pinned) + u'\n'
+                + tr("Drop tensors here to store them in %1.").arg(row.location));
         case Kind::NewFile:
             return tr("Drop tensors here to name a new data file for them.");
         }

@@ -25,7 +25,8 @@ public:
 
     explicit PlacementModel(PlacementState* state, QObject* parent = nullptr);
 
-    // The model's data files (in the order of its layout map).
+    // The model's data files (in the order of its layout map); no rows at all without a model
+    // (an empty path).
     void setSnapshot(const ModelSnapshot& snapshot);
     // What the save's data file is called now ("<model>.data" or the repack panel's name).
     void setSaveDataFile(const QString& name);
@@ -46,10 +47,12 @@ private:
         bool onDisk = false;
     };
     void rebuild();
+    QString displayText(const Row& row, int pinned) const;
 
     PlacementState* m_state;
     QStringList m_modelFiles;
     QString m_saveDataFile;
+    bool m_hasModel = false; // no rows without one
     QList<Row> m_rows;
 };
 

@@ -3,6 +3,8 @@
 #include "placement_state.h"
 #include "ui/util/byte_format.h"
 
+#include "core/plan/save_plan.h"
+
 #include <QBrush>
 #include <QColor>
 #include <QDataStream>
@@ -22,6 +24,7 @@ TensorTableModel::TensorTableModel(QObject* parent)
 void TensorTableModel::setSnapshot(const ModelSnapshot& snapshot)
 {
     beginResetModel();
+    m_rulePlan.reset();
     m_rows = snapshot.tensors;
     m_path = snapshot.path;
     m_totalBytes = snapshot.inlineBytes + snapshot.externalBytes;
@@ -37,6 +40,7 @@ void TensorTableModel::updateStorage(const ModelSnapshot& snapshot)
     Q_ASSERT(snapshot.tensors.size() == m_rows.size());
     m_rows = snapshot.tensors;
     m_path = snapshot.path;
+    m_rulePlan.reset(); // of the layout before
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0, Storage), index(rowCount() - 1, Status));
 }
@@ -67,10 +71,34 @@ void TensorTableModel::onPinsChanged(const QList<int>& tensors)
     }
 }
 
+void TensorTableModel::setRulePlan(std::shared_ptr<const repack::SavePlan> plan)
+{
+    if (plan && plan->tensors.size() != size_t(m_rows.size()))
+        plan.reset(); // of other rows
+    if (!plan && !m_rulePlan)
+        return;
+    m_rulePlan = std::move(plan);
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, Planned), index(rowCount() - 1, Planned),
+            {Qt::DisplayRole, Qt::ToolTipRole, SortRole});
+}
+
+QString TensorTableModel::ruled(int tensor) const
+{
+    if (!m_rulePlan || tensor < 0 || size_t(tensor) >= m_rulePlan->tensors.size())
+        return {};
+    const repack::PlannedTensor& place = m_rulePlan->tensors[size_t(tensor)];
+    if (!place.external)
+        return tr("inline");
+    return place.file >= 0 && size_t(place.file) < m_rulePlan->files.size()
+        ? QString::fromStdString(m_rulePlan->files[size_t(place.file)])
+        : QString();
+}
+
 QString TensorTableModel::planned(int tensor) const
 {
     if (!m_placement || !m_placement->isPinned(tensor))
-        return {};
+        return ruled(tensor);
     // "*", not an emoji: it shows in every font.
     return QStringLiteral("* ") + PlacementState::describe(m_placement->pin(tensor));
 }
@@ -191,6 +219,9 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         if (column == Planned && m_placement && m_placement->isPinned(index.row()))
             return tr("Pinned: the next save puts this tensor in %1, whatever the threshold.")
                 .arg(PlacementState::describe(m_placement->pin(index.row())));
+        if (column == Planned && !ruled(index.row()).isEmpty())
+            return tr("The threshold rule: the next save puts this tensor in %1.")
+                .arg(ruled(index.row()));
         return {};
     case Qt::TextAlignmentRole:
         if (column == Size || column == Offset || column == Length)
@@ -249,9 +280,11 @@ QString TensorTableModel::headerToolTip(int section)
         return tr("Where the bytes are now: \"inline\" (raw_data in the .onnx), \"inline "
                   "(typed)\" (typed fields such as float_data), or the data file's name.");
     case Planned:
-        return tr("Where the next save puts a pinned tensor (*): inline, or a data file. Drag "
-                  "rows onto the Placement pane or a file in the layout map to pin them; "
-                  "empty rows follow the threshold.");
+        return tr("Where the next save puts each tensor: inline, or a data file. A pinned "
+                  "one (*) goes where its pin says (drag rows onto the Placement pane or a "
+                  "file in the layout map to pin them); with \"Keep tensors where they are\" "
+                  "unchecked, every other one where the threshold rule puts it; empty rows "
+                  "stay where they are.");
     case Offset:
         return tr("Byte offset of the tensor in its data file (external tensors only).");
     case Length:

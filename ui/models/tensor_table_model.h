@@ -1,11 +1,19 @@
 // One row per tensor of the open model, read from a snapshot (never from repack::Model itself,
 // which a save rewrites). Columns and roles in the manner of KDAB hotspot's table models. Rows
-// drag as a list of tensor indices (kMimeType); the Planned column shows the placement pins.
+// drag as a list of tensor indices (kMimeType); the Planned column shows where the next save
+// puts each tensor: a pin's destination ("* inline"), and when the threshold rule places the
+// tensors that are not pinned, the rule's ("weights.bin"), read from the save's plan.
 #pragma once
 
 #include "model_snapshot.h"
 
 #include <QAbstractTableModel>
+
+#include <memory>
+
+namespace repack {
+struct SavePlan;
+}
 
 namespace ui {
 
@@ -52,6 +60,10 @@ public:
     const TensorRow& row(int index) const { return m_rows[index]; }
     // Where the Planned column reads pins; its changes update that column of the rows changed.
     void setPlacementState(const PlacementState* state);
+    // The plan of the next save when the threshold rule places the tensors not pinned (the one
+    // the preview made, parallel to the rows); null when they keep their place (Planned then
+    // shows pins only). A new snapshot drops it.
+    void setRulePlan(std::shared_ptr<const repack::SavePlan> plan);
 
     // The tensor indices dragged in `mime` from a table of the model at `modelPath`; empty when
     // `mime` carries none or another model's.
@@ -72,11 +84,14 @@ public:
 private:
     QVariant display(const TensorRow& row, int column) const;
     QString planned(int tensor) const;
+    // Where the rule plan puts `tensor` ("inline" or the data file); empty without one.
+    QString ruled(int tensor) const;
     void onPinsChanged(const QList<int>& tensors);
 
     QList<TensorRow> m_rows;
     QString m_path;
     const PlacementState* m_placement = nullptr;
+    std::shared_ptr<const repack::SavePlan> m_rulePlan;
     uint64_t m_totalBytes = 0;
     uint64_t m_largest = 0;
 };

@@ -1,5 +1,7 @@
 #include "large_table.h"
 
+#include "ui/views/elided_tool_tips.h"
+
 #include <QHeaderView>
 #include <QTableView>
 
@@ -16,6 +18,7 @@ void setUpLargeTable(QTableView* table)
     table->setShowGrid(false);
     // A name cut in the middle reads the same as its neighbours, whose ends differ by a digit.
     table->setTextElideMode(Qt::ElideRight);
+    showCutTextInToolTips(table);
     table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
     table->verticalHeader()->hide();

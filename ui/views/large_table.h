@@ -7,8 +7,8 @@ class QTableView;
 namespace ui {
 
 // Sorting on, in model order until the user sorts; whole rows, many at once; names elided on
-// the right (the full name is in the tooltip); fixed row heights and interactive column widths,
-// so nothing is measured per row and 100,000 rows stay fast.
+// the right (the full text of a cell cut short is in its tooltip); fixed row heights and
+// interactive column widths, so nothing is measured per row and 100,000 rows stay fast.
 void setUpLargeTable(QTableView* table);
 
 } // namespace ui

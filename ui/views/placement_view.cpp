@@ -3,6 +3,7 @@
 #include "ui/models/placement_model.h"
 #include "ui/models/placement_state.h"
 #include "ui/models/tensor_table_model.h"
+#include "ui/views/elided_tool_tips.h"
 
 #include <QAbstractProxyModel>
 #include <QAction>
@@ -94,6 +95,7 @@ PlacementView::PlacementView(PlacementState* state, QWidget* parent)
     , m_list(new DestinationList(this))
 {
     m_list->setModel(m_model);
+    showCutTextInToolTips(m_list);
     m_list->setToolTip(tr("Drag tensors from the table or the layout map onto a destination to "
                           "pin them there; tensors not pinned follow the threshold."));
     m_askName = [this] {

@@ -311,6 +311,7 @@ void MainWindow::updatePreview()
         = options ? m_panel->validationError() : QString::fromStdString(options.error().message);
     if (!invalid.isEmpty()) {
         m_previewJobs->reset(); // a plan still being made is of other options
+        m_tensorModel->setRulePlan(nullptr);
         m_panel->setPreview(tr("Cannot save: %1").arg(invalid), true);
         m_beforeAfter->clear(tr("Cannot save: %1").arg(invalid));
         return;
@@ -320,6 +321,7 @@ void MainWindow::updatePreview()
         std::shared_ptr<const repack::SavePlan> plan; // null when the save cannot be planned
         QString error;
         bool unchanged = false;
+        bool rule = false; // the threshold rule places the tensors not pinned
         QString text;
     };
     const SavePlanning planning{
@@ -327,6 +329,7 @@ void MainWindow::updatePreview()
     m_previewJobs->start(
         [planning, rows = m_snapshot.tensors] {
             Preview preview;
+            preview.rule = !planning.options.keepPlacement;
             auto plan = planning.plan();
             if (!plan) {
                 preview.error = QString::fromStdString(plan.error().message);
@@ -343,6 +346,8 @@ void MainWindow::updatePreview()
             return preview;
         },
         [this](const Preview& preview) {
+            // Where the rule puts each tensor not pinned, when it does (Planned column).
+            m_tensorModel->setRulePlan(preview.rule ? preview.plan : nullptr);
             if (!preview.plan) {
                 m_panel->setPreview(tr("Cannot save: %1").arg(preview.error), true);
                 m_beforeAfter->clear(tr("Cannot save: %1").arg(preview.error));

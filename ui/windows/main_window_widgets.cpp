@@ -9,6 +9,7 @@
 #include "ui/save/save_preview.h"
 #include "ui/util/settings_store.h"
 #include "ui/views/busy_indicator.h"
+#include "ui/views/elided_tool_tips.h"
 #include "ui/views/large_table.h"
 #include "ui/views/layout_diff_view.h"
 #include "ui/views/layout_map_view.h"
@@ -191,9 +192,11 @@ void MainWindow::createWidgets()
     addDockWidget(Qt::RightDockWidgetArea, repackDock);
 
     m_problemsView = new QTableView(this);
+    m_problemsView->setObjectName(QStringLiteral("problemsView"));
     m_problemsView->setModel(m_problemsModel);
     m_problemsView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_problemsView->setWordWrap(false);
+    showCutTextInToolTips(m_problemsView);
     m_problemsView->setShowGrid(false);
     m_problemsView->verticalHeader()->hide();
     m_problemsView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
