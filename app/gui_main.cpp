@@ -1,7 +1,8 @@
 // Entry point of `onnx-repack-gui [MODEL|FOLDER...] [--screenshot OUT.png [--screenshot-view VIEW]
 // [--screenshot-size WxH]]`.
-// Without a model it opens the bundled sample; without a display it prints `onnx-repack inspect`
-// of the model instead. The screenshot mode itself lives in ui/windows/screenshot.cpp.
+// Without a model it opens the bundled sample (resources/sample beside the executable, or the
+// installed share folder); without a display it prints `onnx-repack inspect` of the model
+// instead. The screenshot mode itself lives in ui/windows/screenshot.cpp.
 #include "cli/cli.h"
 #include "ui/windows/main_window.h"
 #include "ui/windows/open_windows.h"
@@ -25,16 +26,22 @@ bool hasDisplay()
         || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
 }
 
-// The sample model: in the source tree for a developer build, else where `cmake --install` put it.
+// The sample model, found from where this executable is, never from where it was built (a
+// build tree moved or deleted, a copy of the executable): resources/sample/ beside it (the
+// build tree, where CMake copies it, or a copy with its resources), else the share folder of
+// the prefix it is installed in (bin/../share/onnx-repack/sample), else the prefix it was
+// configured for.
 QString sampleModel()
 {
     std::error_code error;
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+    const std::filesystem::path dir = exe.parent_path();
     const QStringList candidates{
-        QStringLiteral(REPACK_SAMPLE_SOURCE),
-        QString::fromStdString((exe.parent_path().parent_path() / REPACK_INSTALL_DATADIR
-            / "onnx-repack/sample/sample.onnx")
-                                   .string()),
+        QString::fromStdString((dir / "resources/sample/sample.onnx").string()),
+        QString::fromStdString(
+            (dir.parent_path() / REPACK_INSTALL_DATADIR / "onnx-repack/sample/sample.onnx")
+                .lexically_normal()
+                .string()),
         QStringLiteral(REPACK_SAMPLE_INSTALLED),
     };
     for (const QString& candidate : candidates) {

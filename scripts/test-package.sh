@@ -108,9 +108,12 @@ if ((gui)); then
   /usr/bin/onnx-repack inspect "$sample" | grep -q "tensors: " || fail "onnx-repack inspect $sample"
   /usr/bin/onnx-repack verify "$sample" >/dev/null || fail "onnx-repack verify $sample"
   [ "$(/usr/bin/onnx-repack-gui --version)" = "onnx-repack-gui $version" ] || fail "onnx-repack-gui --version"
-  # No display: the GUI prints `onnx-repack inspect` of the installed sample instead.
-  env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM /usr/bin/onnx-repack-gui \
-    | grep -q "tensors: " || fail "onnx-repack-gui without a display does not inspect $sample"
+  # No display: the GUI prints `onnx-repack inspect` of the installed sample instead (that
+  # one, not a build tree's on this machine).
+  gui_out=$(env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM /usr/bin/onnx-repack-gui)
+  grep -qF "onnx-repack inspect $sample\`" <<<"$gui_out" \
+    || fail "onnx-repack-gui without a display does not name $sample: $(head -1 <<<"$gui_out")"
+  grep -q "tensors: " <<<"$gui_out" || fail "onnx-repack-gui without a display does not inspect $sample"
 fi
 
 # The completion offers every option each command's --help lists, and the --target presets.
