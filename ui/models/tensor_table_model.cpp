@@ -56,6 +56,11 @@ void TensorTableModel::setPlacementState(const PlacementState* state)
 
 void TensorTableModel::onPinsChanged(const QList<int>& tensors)
 {
+    plannedChanged(tensors, {Qt::DisplayRole, Qt::ToolTipRole, SortRole, PinnedRole});
+}
+
+void TensorTableModel::plannedChanged(const QList<int>& tensors, const QList<int>& roles)
+{
     // One dataChanged per run of consecutive rows: a drop of 10,000 scattered rows must not
     // make the proxy re-filter all 100,000.
     QList<int> rows = tensors;
@@ -65,11 +70,28 @@ void TensorTableModel::onPinsChanged(const QList<int>& tensors)
         while (j + 1 < rows.size() && rows[j + 1] <= rows[j] + 1)
             ++j;
         if (rows[i] >= 0 && rows[j] < rowCount())
-            Q_EMIT dataChanged(index(rows[i], Planned), index(rows[j], Planned),
-                {Qt::DisplayRole, Qt::ToolTipRole, SortRole, PinnedRole});
+            Q_EMIT dataChanged(index(rows[i], Planned), index(rows[j], Planned), roles);
         i = j + 1;
     }
 }
+
+namespace {
+
+// Where `plan` puts tensor `i`: null without a plan, an empty name inline, else its data file.
+const std::string* ruledFile(const repack::SavePlan* plan, size_t i)
+{
+    static const std::string kInline;
+    if (!plan || i >= plan->tensors.size())
+        return nullptr;
+    const repack::PlannedTensor& place = plan->tensors[i];
+    if (!place.external)
+        return &kInline;
+    return place.file >= 0 && size_t(place.file) < plan->files.size()
+        ? &plan->files[size_t(place.file)]
+        : nullptr;
+}
+
+} // namespace
 
 void TensorTableModel::setRulePlan(std::shared_ptr<const repack::SavePlan> plan)
 {
@@ -77,22 +99,25 @@ void TensorTableModel::setRulePlan(std::shared_ptr<const repack::SavePlan> plan)
         plan.reset(); // of other rows
     if (!plan && !m_rulePlan)
         return;
+    // Only the rows whose destination changed: a new threshold moves some tensors, and the proxy
+    // re-filters every row it is told of.
+    QList<int> changed;
+    for (int i = 0; i < rowCount(); ++i) {
+        const std::string* before = ruledFile(m_rulePlan.get(), size_t(i));
+        const std::string* after = ruledFile(plan.get(), size_t(i));
+        if (!before != !after || (before && *before != *after))
+            changed << i;
+    }
     m_rulePlan = std::move(plan);
-    if (!m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, Planned), index(rowCount() - 1, Planned),
-            {Qt::DisplayRole, Qt::ToolTipRole, SortRole});
+    plannedChanged(changed, {Qt::DisplayRole, Qt::ToolTipRole, SortRole});
 }
 
 QString TensorTableModel::ruled(int tensor) const
 {
-    if (!m_rulePlan || tensor < 0 || size_t(tensor) >= m_rulePlan->tensors.size())
+    const std::string* file = ruledFile(m_rulePlan.get(), size_t(tensor));
+    if (!file)
         return {};
-    const repack::PlannedTensor& place = m_rulePlan->tensors[size_t(tensor)];
-    if (!place.external)
-        return tr("inline");
-    return place.file >= 0 && size_t(place.file) < m_rulePlan->files.size()
-        ? QString::fromStdString(m_rulePlan->files[size_t(place.file)])
-        : QString();
+    return file->empty() ? tr("inline") : QString::fromStdString(*file);
 }
 
 QString TensorTableModel::planned(int tensor) const

@@ -87,6 +87,8 @@ private:
     // Where the rule plan puts `tensor` ("inline" or the data file); empty without one.
     QString ruled(int tensor) const;
     void onPinsChanged(const QList<int>& tensors);
+    // The Planned cells of `tensors` changed `roles`.
+    void plannedChanged(const QList<int>& tensors, const QList<int>& roles);
 
     QList<TensorRow> m_rows;
     QString m_path;
