@@ -150,6 +150,9 @@ private Q_SLOTS:
         QVERIFY(window.repackPanel()->keepsPlacement());
         QCOMPARE(paneSaveDataFile(window), QStringLiteral("weights.bin"));
         QCOMPARE(window.repackPanel()->saveDataFile(), QStringLiteral("weights.bin"));
+        // Edit > Move Selection To, and the table's Move to, name it.
+        QCOMPARE(window.placementView()->moveExternalAction()->text(),
+            QStringLiteral("weights.bin (Save's &Data File)"));
 
         QVERIFY(pinToSaveDataFileAndSave(window, QStringLiteral("w0")));
         QCOMPARE(answerer.titles, QStringList());

@@ -30,6 +30,7 @@ public:
     void setSnapshot(const ModelSnapshot& snapshot);
     // What the save's data file is called now ("<model>.data" or the repack panel's name).
     void setSaveDataFile(const QString& name);
+    QString saveDataFile() const { return m_saveDataFile; }
 
     // Where a tensor dropped on `row` goes; Auto for "New data file…" (a name is needed first).
     repack::TensorPlacement destination(int row) const;

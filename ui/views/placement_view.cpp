@@ -151,6 +151,7 @@ PlacementView::PlacementView(PlacementState* state, QWidget* parent)
     layout->addLayout(buttons);
 
     connect(m_state, &PlacementState::pinsChanged, this, &PlacementView::updateActions);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &PlacementView::updateActions);
     updateActions();
 }
 
@@ -177,6 +178,10 @@ void PlacementView::updateActions()
     const bool enabled = isEnabled();
     for (QAction* action : {m_moveInline, m_moveExternal})
         action->setEnabled(enabled);
+    // The save's data file by the name the pane shows ("weights.bin (Save's Data File)").
+    const QString name = QString(m_model->saveDataFile()).replace(u'&', QStringLiteral("&&"));
+    m_moveExternal->setText(
+        name.isEmpty() ? tr("Save's &Data File") : tr("%1 (Save's &Data File)").arg(name));
     // Resetting needs a pin to reset.
     m_resetPins->setEnabled(enabled && m_state->pinnedCount() > 0);
     m_resetAll->setEnabled(enabled && m_state->pinnedCount() > 0);
