@@ -1,4 +1,4 @@
-#include "ui/views/elided_tool_tips.h"
+#include "elided_tool_tips.h"
 
 #include <QAbstractItemDelegate>
 #include <QAbstractItemView>

@@ -1,6 +1,6 @@
 #include "large_table.h"
 
-#include "ui/views/elided_tool_tips.h"
+#include "elided_tool_tips.h"
 
 #include <QHeaderView>
 #include <QTableView>

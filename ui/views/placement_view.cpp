@@ -1,9 +1,9 @@
 #include "placement_view.h"
 
+#include "elided_tool_tips.h"
 #include "ui/models/placement_model.h"
 #include "ui/models/placement_state.h"
 #include "ui/models/tensor_table_model.h"
-#include "ui/views/elided_tool_tips.h"
 
 #include <QAbstractProxyModel>
 #include <QAction>
