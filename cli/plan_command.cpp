@@ -122,10 +122,20 @@ void printPlanDiff(const PlanDiff& diff)
         tensors.print(std::cout, {2});
         std::cout << '\n';
     }
-    TextTable files({"file", "before", "after", "change"});
-    for (const PlanDiffFile& f : diff.files)
-        files.addRow({f.location, bytesText(f.before, f.bytesBefore),
-            bytesText(f.after, f.bytesAfter), std::string(planFileChange(f))});
+    // Orphaned bytes (no tensor reads them) only when a file has some on either side.
+    const bool orphans = std::any_of(diff.files.begin(), diff.files.end(),
+        [](const PlanDiffFile& f) { return f.orphanedBefore || f.orphanedAfter; });
+    TextTable files(orphans
+            ? std::vector<std::string>{"file", "before", "after", "change", "orphaned"}
+            : std::vector<std::string>{"file", "before", "after", "change"});
+    for (const PlanDiffFile& f : diff.files) {
+        std::vector<std::string> row{f.location, bytesText(f.before, f.bytesBefore),
+            bytesText(f.after, f.bytesAfter), std::string(planFileChange(f))};
+        if (orphans)
+            row.push_back(bytesText(f.before, f.orphanedBefore) + " -> "
+                + bytesText(f.after, f.orphanedAfter));
+        files.addRow(std::move(row));
+    }
     if (!diff.files.empty()) {
         files.print(std::cout, {1, 2});
         std::cout << '\n';

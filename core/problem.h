@@ -55,6 +55,7 @@ inline constexpr std::string_view BrowserFileLimit = "browser-file-limit";
 inline constexpr std::string_view ProtobufNearLimit = "protobuf-near-limit";
 inline constexpr std::string_view UnusedInitializer = "unused-initializer";
 inline constexpr std::string_view DuplicateBytes = "duplicate-bytes";
+inline constexpr std::string_view OrphanedBytes = "orphaned-bytes";
 // Data files that are also .safetensors files (core/model/safetensors.h).
 inline constexpr std::string_view SafetensorsMismatch = "safetensors-mismatch";
 inline constexpr std::string_view SafetensorsHeader = "safetensors-header";

@@ -6,6 +6,7 @@
 #include "core/plan/dedupe.h"
 #include "core/plan/targets.h"
 #include "file_layout.h"
+#include "readers.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -47,12 +48,26 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
 
 void fileSizes(const Model& model, std::vector<Problem>& out)
 {
-    for (const FileLayout& f : computeLayout(model))
+    const std::string modelName = model.path().filename().string();
+    for (const FileLayout& f : computeLayout(model)) {
+        // Bytes this model does not read may be another's (graphs of a folder sharing a file):
+        // orphaned only when no other model reads the file, or could (one that cannot be read).
+        if (f.orphanedBytes
+            && readersOf(f.path, ReaderSearch{{model.baseDir()}, {model.path()}}).none())
+            warn(out, {}, code::OrphanedBytes,
+                "data file " + f.location + " holds " + formatBytes(f.orphanedBytes) + " ("
+                    + std::to_string(f.orphanedBytes)
+                    + " bytes) that no tensor reads (orphaned: left where tensors were, as by "
+                      "moving tensors out of it while the others keep their place); fix: "
+                      "compact it (onnx-repack repack "
+                    + modelName + " -o " + modelName + " --keep --compact " + f.location
+                    + "; in the desktop app, Compact " + f.location + " in the layout map)");
         if (f.bytes >= kBrowserBufferLimit)
             warn(out, {}, code::BrowserFileLimit,
                 "data file " + f.location + " holds " + std::to_string(f.bytes)
                     + " bytes, past the 0x7fe00000 bytes a browser ArrayBuffer takes: "
                       "transformers.js cannot load it; fix: onnx-repack repack --target web");
+    }
     if (model.fileBytes() >= kProtobufLimit / 10 * 8)
         warn(out, {}, code::ProtobufNearLimit,
             model.path().filename().string() + " is " + formatBytes(model.fileBytes())

@@ -13,6 +13,11 @@
 //                            (not in a model whose main graph has no nodes: a weight container)
 //   duplicate-bytes          tensors of 1 KiB or more with identical dtype, shape and bytes
 //                            stored more than once, with the bytes the extra copies take
+//   orphaned-bytes           a data file's bytes no tensor reads, past what alignment explains
+//                            (core/inspect/file_layout.h), as a tensor moved out of the file
+//                            while every other one kept its place leaves them; the fix compacts
+//                            the file (LayoutOptions::compactFiles). Not for a file another
+//                            model reads (core/inspect/readers.h): the bytes may be its own
 // Duplicate names are found by the index itself (code::DuplicateName).
 #pragma once
 

@@ -89,6 +89,15 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors)
 
 } // namespace
 
+FileLayout layoutOfRanges(uint64_t bytes, uint64_t headerBytes, std::vector<Region> tensors)
+{
+    FileLayout layout;
+    layout.bytes = bytes;
+    layout.headerBytes = std::min(headerBytes, bytes);
+    fillFile(layout, std::move(tensors));
+    return layout;
+}
+
 std::vector<FileLayout> computeLayout(const Model& model)
 {
     using Entry = std::pair<FileLayout, std::vector<Region>>;

@@ -45,4 +45,9 @@ struct FileLayout {
 // otherwise orphaned.
 std::vector<FileLayout> computeLayout(const Model& model);
 
+// The layout of one data file of `bytes` bytes, its first `headerBytes` a header, holding
+// `tensors` (Tensor regions, in any order), its gaps told apart as computeLayout does: what a
+// planned file will be (core/inspect/plan_diff.h). `location` and `path` are left empty.
+FileLayout layoutOfRanges(uint64_t bytes, uint64_t headerBytes, std::vector<Region> tensors);
+
 } // namespace repack

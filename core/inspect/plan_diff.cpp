@@ -70,8 +70,16 @@ PlanDiff diffPlan(const std::vector<TensorBefore>& before, const std::vector<Fil
         file.after = true;
         file.bytesAfter = f < plan.fileBytes.size() ? plan.fileBytes[f] : 0;
         const uint64_t header = f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0;
-        const uint64_t used = f < plan.fileOrder.size() ? usedBytes(plan, f) : 0;
-        file.paddingAfter = file.bytesAfter - std::min(file.bytesAfter, used + header);
+        std::vector<Region> ranges;
+        if (f < plan.fileOrder.size()) {
+            ranges.reserve(plan.fileOrder[f].size());
+            for (size_t i : plan.fileOrder[f])
+                ranges.push_back({RegionType::Tensor, plan.tensors[i].offset,
+                    plan.tensors[i].length, static_cast<int>(i)});
+        }
+        const FileLayout after = layoutOfRanges(file.bytesAfter, header, std::move(ranges));
+        file.paddingAfter = after.paddingBytes;
+        file.orphanedAfter = after.orphanedBytes;
     }
 
     const size_t n = std::min(before.size(), plan.tensors.size());

@@ -50,7 +50,11 @@ struct PlanDiffFile {
     uint64_t bytesAfter = 0;
     uint64_t paddingBefore = 0;
     uint64_t paddingAfter = 0;
-    uint64_t orphanedBefore = 0; // a save writes no orphaned bytes
+    // Bytes no tensor reads, past what alignment explains (core/inspect/file_layout.h). A save
+    // laid out anew writes none; keeping placement, a tensor moved out of a file leaves its range
+    // orphaned, until the file is compacted (LayoutOptions::compactFiles).
+    uint64_t orphanedBefore = 0;
+    uint64_t orphanedAfter = 0;
 };
 
 // "new" (only after), "unused" (only before: the save stops using it), "resized", "unchanged".

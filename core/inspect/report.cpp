@@ -284,7 +284,8 @@ void writePlanDiffFields(JsonStream& json, const PlanDiff& diff)
             item["before"] = Json{{"bytes", f.bytesBefore}, {"padding_bytes", f.paddingBefore},
                 {"orphaned_bytes", f.orphanedBefore}};
         if (f.after)
-            item["after"] = Json{{"bytes", f.bytesAfter}, {"padding_bytes", f.paddingAfter}};
+            item["after"] = Json{{"bytes", f.bytesAfter}, {"padding_bytes", f.paddingAfter},
+                {"orphaned_bytes", f.orphanedAfter}};
         json.value(item);
     }
     json.endArray();

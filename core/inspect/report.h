@@ -45,8 +45,8 @@ void writeDiffJson(
 // {"schema", "added", "removed", "moved", "storage_changed", "content_changed", "unchanged"}
 // (a plan adds, removes and changes no content: those stay empty), then "files": [{"location",
 // "change": "new"|"unused"|"resized"|"unchanged", "before": {"bytes", "padding_bytes",
-// "orphaned_bytes"}?, "after": {"bytes", "padding_bytes"}?}] and "totals": {"tensors",
-// "changed", "to_inline_bytes", "to_external_bytes"}.
+// "orphaned_bytes"}?, "after": {"bytes", "padding_bytes", "orphaned_bytes"}?}] and "totals":
+// {"tensors", "changed", "to_inline_bytes", "to_external_bytes"}.
 void writePlanDiffJson(std::ostream& out, const PlanDiff& diff);
 // The fields of writePlanDiffJson's document after "schema", into an object `json` is in.
 void writePlanDiffFields(JsonStream& json, const PlanDiff& diff);

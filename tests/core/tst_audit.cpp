@@ -186,6 +186,38 @@ private Q_SLOTS:
         }
     }
 
+    // Bytes of a data file no tensor reads (a tensor pinned out of it, kept placement): a
+    // warning naming the file, the bytes and the fix (compact the file); inspect lists it, and
+    // neither inspect nor verify fails because of it.
+    void orphanedBytesAreAWarningWithTheFix()
+    {
+        QTemporaryDir dir;
+        auto loaded = externalAt(dir.path(), 3 * kMiB); // 3 MiB no tensor reads before w0
+        QVERIFY(loaded);
+        const auto problems = auditModel(*loaded);
+        const Problem* p = find(problems, code::OrphanedBytes);
+        QVERIFY(p);
+        QCOMPARE(p->severity, Severity::Warning);
+        QVERIFY(p->tensor.empty());
+        QVERIFY2(p->message.find("data.bin") != std::string::npos, p->message.c_str());
+        QVERIFY2(p->message.find(std::to_string(3 * kMiB) + " bytes") != std::string::npos,
+            p->message.c_str());
+        QVERIFY2(p->message.find("fix: compact it (onnx-repack repack") != std::string::npos
+                && p->message.find("--keep --compact data.bin") != std::string::npos,
+            p->message.c_str());
+        // Alignment padding is not orphaned: the same tensor at offset 0 leaves none.
+        QVERIFY(!find(auditModel(*externalAt(dir.path(), 0)), code::OrphanedBytes));
+
+        QVERIFY(externalAt(dir.path(), 3 * kMiB));
+        const auto run = runCli({"inspect", dir.filePath("model.onnx"), "--json"});
+        QCOMPARE(run.exitCode, 0);
+        QStringList codes;
+        for (const auto& v : QJsonDocument::fromJson(run.out).object()["problems"].toArray())
+            codes << v.toObject()["code"].toString();
+        QVERIFY2(codes.contains("orphaned-bytes"), qPrintable(codes.join(u',')));
+        QCOMPARE(runCli({"verify", dir.filePath("model.onnx")}).exitCode, 0);
+    }
+
     // A sparse data file of the browser's limit: nothing written but the size.
     void dataFilePastTheBrowserLimit()
     {
@@ -344,7 +376,9 @@ private Q_SLOTS:
         QCOMPARE(json.exitCode, 0);
         const QJsonArray problems
             = QJsonDocument::fromJson(json.out).object()["problems"].toArray();
-        QCOMPARE(problems.size(), 1);
+        // The 100 bytes before w0 no tensor reads are orphaned, and said so after it.
+        QCOMPARE(problems.size(), 2);
+        QCOMPARE(problems[1].toObject()["code"].toString(), QStringLiteral("orphaned-bytes"));
         const QJsonObject p = problems[0].toObject();
         QCOMPARE(p["code"].toString(), QStringLiteral("not-mappable"));
         QCOMPARE(p["severity"].toString(), QStringLiteral("warning"));
