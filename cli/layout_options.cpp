@@ -82,6 +82,13 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
            "data file of its location, at its offset where it can (as onnx_ir's ir.save without "
            "external_data, and the Python package's save() without layout keywords)")
         ->excludes(plan);
+    sub.add_option("--compact", args.request.compact,
+           "With --keep: lay the tensors of data file FILE (as the model names it) out again "
+           "back to back, closing the orphaned ranges that tensors moved out of it left; every "
+           "other file keeps its layout. Repeat for more files")
+        ->type_name("FILE")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 std::optional<SaveOptions> parseLayoutOptions(

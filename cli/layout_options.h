@@ -30,8 +30,8 @@ struct LayoutArgs {
 };
 
 // Registers --target, --data, --threshold, --align, --align-threshold, --order,
-// --no-attributes, --inline, --shard-size, --dedupe, --format, --allow-corrupt, --plan and --keep
-// on `sub`.
+// --no-attributes, --inline, --shard-size, --dedupe, --format, --allow-corrupt, --plan, --keep
+// and --compact on `sub`.
 void addLayoutOptions(CLI::App& sub, LayoutArgs& args);
 
 // The SaveOptions `args` ask for when writing `outputModel` (a target names the data file

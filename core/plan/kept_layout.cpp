@@ -56,6 +56,13 @@ std::string keptLocation(const TensorInfo& t)
 
 } // namespace
 
+bool compactsFile(const LayoutOptions& options, const std::string& location)
+{
+    const fs::path file = fs::path(location).lexically_normal();
+    return std::any_of(options.compactFiles.begin(), options.compactFiles.end(),
+        [&](const std::string& name) { return fs::path(name).lexically_normal() == file; });
+}
+
 std::vector<TensorPlacement> keptPlacements(const Model& model)
 {
     std::vector<TensorPlacement> out;
@@ -84,11 +91,48 @@ const ExternalRef* firstSafetensorsFile(const Model& model)
 
 } // namespace
 
+namespace {
+
+// Each file to compact is one the model reads (as its kept placements name them), and, saving
+// raw data files, not a safetensors file: laid out again, it would lose its header.
+Status checkCompactFiles(const Model& model, const SaveOptions& kept)
+{
+    for (const std::string& name : kept.compactFiles) {
+        const fs::path file = fs::path(name).lexically_normal();
+        std::string read; // the data files the model reads, for the message
+        const TensorInfo* in = nullptr; // a tensor read from it
+        const auto& tensors = model.tensors();
+        for (size_t i = 0; i < tensors.size() && !in; ++i) {
+            const TensorPlacement& p = kept.placements[i];
+            if (p.kind != Placement::External)
+                continue;
+            if (fs::path(p.location) == file)
+                in = &tensors[i];
+            else if (read.find("'" + p.location + "'") == std::string::npos)
+                read += (read.empty() ? "" : ", ") + ("'" + p.location + "'");
+        }
+        if (!in)
+            return Error::usage("cannot compact '" + name + "': " + model.path().filename().string()
+                + " reads no data file of that name"
+                + (read.empty() ? std::string(" (it reads none)") : " (it reads " + read + ")"));
+        if (kept.format == DataFormat::Raw && in->external->file
+            && in->external->file->safetensors())
+            return Error::usage("cannot compact '" + name
+                + "': it is a safetensors file, and laid out again as raw data it would lose its "
+                  "header; lay the data files out anew in the safetensors format instead");
+    }
+    return {};
+}
+
+} // namespace
+
 Result<SaveOptions> keptOptions(
     const Model& model, const fs::path& modelPath, const SaveOptions& requested)
 {
     SaveOptions kept = requested;
     kept.placements = keptPlacements(model);
+    if (Status s = checkCompactFiles(model, kept); !s)
+        return s.error();
     const std::string dataFile
         = fs::path(saveDataFile(modelPath, kept)).lexically_normal().generic_string();
     // A pinned tensor goes where its pin says (after the kept ranges of that file); every other
@@ -157,11 +201,13 @@ std::vector<bool> untouchedFiles(const Model& model, const fs::path& dir, const 
 }
 
 // Whether a data file of `size` bytes is the size `plan` gives file `f` (see untouchedFiles).
+// One to compact is never longer: its bytes past its last tensor are what compacting cuts.
 bool sizeKept(const SavePlan& plan, size_t f, uint64_t size, const SaveOptions& options,
     const std::vector<bool>& untouched)
 {
     return size == plan.fileBytes[f]
-        || (options.keepPlacement && untouched[f] && size > plan.fileBytes[f]);
+        || (options.keepPlacement && untouched[f] && size > plan.fileBytes[f]
+            && !compactsFile(options, plan.files[f]));
 }
 
 } // namespace

@@ -89,6 +89,14 @@ struct LayoutOptions {
     // a safetensors file are refused: kept at its offsets, the file would lose its header. An
     // in-place save of an unchanged model then writes nothing.
     bool keepPlacement = false;
+    // Keeping placement: the data files (relative to the model's folder, as its locations spell
+    // them, "./w.bin" being "w.bin") to compact: their own tensors are laid out again in the order
+    // of their offsets, back to back with the alignment above, closing the ranges no tensor reads
+    // (orphaned, core/inspect/file_layout.h) that tensors moved out of them leave. Every other
+    // file keeps its offsets (and, when its bytes do not change, is not written: keptDataFiles).
+    // A name the model reads no data file under, or a safetensors file (its header would be
+    // lost), is refused. Without keepPlacement a save lays every file out anew: nothing to do.
+    std::vector<std::string> compactFiles;
     // The option a user gives a data file with ("--data", "external_data="), for the message
     // of a kept inline model past protobuf's 2 GiB.
     std::string dataOptionName = "--data";

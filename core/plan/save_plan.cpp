@@ -297,7 +297,9 @@ public:
     }
 
     // Places `group` in new files of at most `shardSize` bytes (0: one file); how many it took.
-    size_t place(const std::vector<size_t>& group, uint64_t shardSize)
+    // `compact` (keeping placement, SaveOptions::compactFiles): kept offsets give the order
+    // only, the tensors go back to back.
+    size_t place(const std::vector<size_t>& group, uint64_t shardSize, bool compact = false)
     {
         const size_t first = m_plan.fileOrder.size();
         uint64_t reserve = emptyHeader();
@@ -335,7 +337,9 @@ public:
                     ++m_plan.sharedTensors;
                     continue;
                 }
-                if (keep >= m_plan.fileBytes.back() && !shardSize) {
+                if (compact)
+                    keptRanges.emplace(std::pair(keep, bytes), i);
+                else if (keep >= m_plan.fileBytes.back() && !shardSize) {
                     offset = keep;
                     keptRanges.emplace(std::pair(keep, bytes), i);
                 }
@@ -463,9 +467,11 @@ Result<SavePlan> planSave(
         = safetensors ? safetensorsNames(tensors, *external) : std::vector<std::string>();
 
     FileLayouter layouter(tensors, options, *partner, names, plan);
-    const size_t shards = layouter.place(destinations->unpinned, options.shardSize);
-    for (const auto& group : destinations->pinned)
-        layouter.place(group, 0);
+    const size_t shards = layouter.place(
+        destinations->unpinned, options.shardSize, compactsFile(options, *dataFile));
+    for (size_t k = 0; k < destinations->pinned.size(); ++k)
+        layouter.place(
+            destinations->pinned[k], 0, compactsFile(options, destinations->pinnedNames[k]));
     if (Status s = nameFiles(plan, *dataFile, shards, *destinations, options); !s)
         return s.error();
     plan.fileHeaders.resize(plan.files.size());

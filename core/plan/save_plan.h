@@ -75,6 +75,10 @@ std::vector<bool> keptDataFiles(const Model& model, const std::filesystem::path&
 bool planKeepsLayout(const Model& model, const std::filesystem::path& modelPath,
     const SavePlan& plan, const SaveOptions& options);
 
+// Whether options.compactFiles names the data file `location` (relative to the model's folder;
+// any spelling of it: "./w.bin" is "w.bin").
+bool compactsFile(const LayoutOptions& options, const std::string& location);
+
 // Where every tensor of `model` is now, as placements (SaveOptions::keepPlacement): inline, or
 // external in the file of its location (normalized) at its offset. A tensor readers need while
 // building the graph is placed inline.

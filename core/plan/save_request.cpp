@@ -36,7 +36,8 @@ void size(std::string_view option, const std::string& text, uint64_t& out, std::
         .append(" is not a size (bytes, or a number with K/KiB/M/MiB/G/GiB)");
 }
 
-// The first pair of given options that exclude each other, as "A excludes B"; empty if none.
+// The first pair of given options that exclude each other, as "A excludes B" (or one that
+// needs another: "A goes with B"); empty if none.
 std::string exclusion(const SaveRequest& r, const OptionNames& n)
 {
     if (r.allInline) {
@@ -49,6 +50,9 @@ std::string exclusion(const SaveRequest& r, const OptionNames& n)
     }
     if (!r.format.empty() && r.dedupe)
         return std::string(n.format) + " excludes " + std::string(n.dedupe);
+    if (!r.compact.empty() && !r.keep)
+        return std::string(n.compact) + " goes with " + std::string(n.keep)
+            + " (a save laid out anew leaves no orphaned bytes to compact)";
     if (r.keep) {
         const std::pair<bool, std::string_view> others[] = {{!r.target.empty(), n.target},
             {!r.threshold.empty(), n.threshold}, {!r.align.empty(), n.align},
@@ -147,6 +151,7 @@ Result<AppliedRequest> applySaveRequest(
     options.dedupe = request.dedupe;
     options.allowCorrupt = request.allowCorrupt;
     options.keepPlacement = request.keep;
+    options.compactFiles = request.compact;
     options.dataOptionName = std::string(names.data);
     if (!request.wait.empty()) {
         auto wait = parseLockWait(request.wait, names.wait);

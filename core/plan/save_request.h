@@ -32,6 +32,8 @@ struct SaveRequest {
     std::string format; // onnx (raw data files) or safetensors
     bool allowCorrupt = false;
     bool keep = false; // keep every tensor where it is (SaveOptions::keepPlacement)
+    // Data files to compact, keeping placement (SaveOptions::compactFiles); only with keep.
+    std::vector<std::string> compact;
 
     // How long to wait for another save of the same folders, in seconds as parseLockWait()
     // reads them; empty: SaveOptions' default.
@@ -56,6 +58,7 @@ struct OptionNames {
     std::string_view dedupe = "--dedupe";
     std::string_view format = "--format";
     std::string_view keep = "--keep";
+    std::string_view compact = "--compact";
     std::string_view wait = "--wait";
 };
 
@@ -69,7 +72,8 @@ struct AppliedRequest {
 // model is loaded, on a size or a wait that does not parse, an alignment that is not 0 or a
 // power of two up to kMaxAlignment, an unknown target, order or format, and options that
 // exclude each other (inline with data, threshold, shard size, target or format; safetensors
-// with dedupe or an alignment; keep with any layout option but data): an Error of kind Usage, its
+// with dedupe or an alignment; keep with any layout option but data; compact without keep): an
+// Error of kind Usage, its
 // message naming the option as `names` spell it.
 Result<AppliedRequest> applySaveRequest(const SaveRequest& request,
     const std::filesystem::path& outputModel, const OptionNames& names = {});

@@ -3,12 +3,15 @@
 // Inline stays inline; an external tensor stays in the data file of its location, at its
 // offset where that file's layout allows; a range two tensors share stays shared; an unchanged
 // model saved over itself writes nothing; saved elsewhere, its data files come along.
+#include "core/inspect/file_layout.h"
+#include "core/inspect/plan_diff.h"
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
 #include "core/plan/save_request.h"
 #include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/python_reader.h"
 #include "tests/support/result_checks.h"
 #include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
@@ -96,6 +99,30 @@ QString twoFileModel(const QString& dir)
     return saveModel(proto, path) ? path : QString();
 }
 
+const FileLayout* layoutOf(const std::vector<FileLayout>& layouts, const std::string& location)
+{
+    for (const FileLayout& l : layouts)
+        if (l.location == location)
+            return &l;
+    return nullptr;
+}
+
+const PlanDiffFile* diffOf(const PlanDiff& diff, const std::string& location)
+{
+    for (const PlanDiffFile& f : diff.files)
+        if (f.location == location)
+            return &f;
+    return nullptr;
+}
+
+size_t indexOf(const Model& model, const std::string& qualifiedName)
+{
+    for (size_t i = 0; i < model.tensors().size(); ++i)
+        if (model.tensors()[i].qualifiedName() == qualifiedName)
+            return i;
+    return SIZE_MAX;
+}
+
 SaveOptions keep()
 {
     SaveOptions options;
@@ -122,6 +149,8 @@ private slots:
     void aDataFileNoPinTouchesIsNotWritten();
     void aFileOtherGraphsShareIsKeptWhole();
     void aKeptFileIsCheckedAgainstItsChecksums();
+    void compactingAFileClosesItsOrphanedBytes();
+    void compactGoesWithKeep();
 };
 
 void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
@@ -507,6 +536,114 @@ void TestKeepPlacement::keepWithDataSendsThePinsThatNameNoFileThere()
     expected["graph/t0"] = Place{true, "sub/a.bin", 13 + 3000};
     QCOMPARE(describe(placesOf(*saved)), describe(expected));
     QVERIFY(QDir(dir.path()).entryList({"*.data"}, QDir::Files) == QStringList{"m.onnx.data"});
+}
+
+// Pinning the first tensor out of m.onnx.data, keeping placement, leaves its range orphaned
+// (the preview says so, not "padding"); compacting the file lays its own tensors out again back
+// to back with the alignment rules, every value intact (read back by python3-onnx too), and the
+// preview shows the orphaned bytes going. sub/a.bin, not compacted, keeps its inode and its own
+// 13 orphaned bytes.
+void TestKeepPlacement::compactingAFileClosesItsOrphanedBytes()
+{
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    QVERIFY(!path.isEmpty());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    const auto values = readAllTensors(*model);
+    std::map<std::string, std::string> byName; // as python3-onnx names them
+    for (size_t i = 0; i < model->tensors().size(); ++i)
+        byName[model->tensors()[i].name] = values.at(model->tensors()[i].qualifiedName());
+    const size_t t3 = indexOf(*model, "graph/t3"); // first in m.onnx.data, at offset 7
+    QVERIFY(t3 != SIZE_MAX);
+    QCOMPARE(model->tensors()[t3].external->offset, uint64_t(7));
+    constexpr uint64_t kHole = 7 + (3 << 20) + 7; // t3 and the fill on either side
+
+    SaveOptions pin = keep();
+    pin.placements.resize(model->tensors().size());
+    pin.placements[t3] = TensorPlacement(Placement::Inline);
+    auto pinPlan = planSave(*model, path.toStdString(), pin);
+    QVERIFY_OK(pinPlan);
+    const PlanDiff pinDiff = diffPlan(*model, *pinPlan);
+    const PlanDiffFile* pinned = diffOf(pinDiff, "m.onnx.data");
+    QVERIFY(pinned);
+    QCOMPARE(pinned->orphanedAfter, kHole);
+    QCOMPARE(pinned->paddingAfter, uint64_t(0));
+    QVERIFY_OK(save(*model, path.toStdString(), pin));
+
+    model = loadModel(path);
+    QVERIFY(model);
+    const auto holed = computeLayout(*model);
+    QVERIFY(layoutOf(holed, "m.onnx.data"));
+    QCOMPARE(layoutOf(holed, "m.onnx.data")->orphanedBytes, kHole);
+    QCOMPARE(layoutOf(holed, "sub/a.bin")->orphanedBytes, uint64_t(13));
+    const QString untouched = dir.filePath("sub/a.bin");
+    const ino_t untouchedInode = inodeOf(untouched);
+
+    SaveOptions compact = keep();
+    compact.compactFiles = {"./m.onnx.data"}; // any spelling of the file
+    auto plan = planSave(*model, path.toStdString(), compact);
+    QVERIFY_OK(plan);
+    const PlanDiff diff = diffPlan(*model, *plan);
+    const PlanDiffFile* file = diffOf(diff, "m.onnx.data");
+    QVERIFY(file);
+    QCOMPARE(file->orphanedBefore, kHole);
+    QCOMPARE(file->orphanedAfter, uint64_t(0));
+    QCOMPARE(file->bytesAfter, uint64_t(2 << 20)); // t2 alone, at 0 (4 KiB-aligned)
+    QCOMPARE(diffOf(diff, "sub/a.bin")->orphanedAfter, uint64_t(13));
+    QVERIFY(!diff.changesNothing());
+
+    auto saved = save(*model, path.toStdString(), compact);
+    QVERIFY_OK(saved);
+    QCOMPARE(inodeOf(untouched), untouchedInode);
+    auto reloaded = loadModel(path);
+    QVERIFY(reloaded);
+    QCOMPARE(readAllTensors(*reloaded), values);
+    const auto compacted = computeLayout(*reloaded);
+    QCOMPARE(layoutOf(compacted, "m.onnx.data")->orphanedBytes, uint64_t(0));
+    QCOMPARE(layoutOf(compacted, "m.onnx.data")->bytes, uint64_t(2 << 20));
+    QCOMPARE(layoutOf(compacted, "sub/a.bin")->orphanedBytes, uint64_t(13));
+    QCOMPARE(placesOf(*reloaded).at("graph/a").offset, uint64_t(13));
+    QVERIFY_PYTHON_LOADS(REPACK_VALUES_SCRIPT, path, hashesOf(byName), "compacted");
+
+    // Compacting a compact file changes nothing, so writes nothing.
+    auto again = save(*reloaded, path.toStdString(), compact);
+    QVERIFY_OK(again);
+    QVERIFY(again->unchanged);
+}
+
+// Compacting keeps every other tensor where it is: a save laid out anew has nothing to compact,
+// and the request says which option it needs, in each front end's words; a file the model does
+// not read is named.
+void TestKeepPlacement::compactGoesWithKeep()
+{
+    SaveRequest request;
+    request.compact = {"w1.bin"};
+    auto refused = applySaveRequest(request, "m.onnx");
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().kind, ErrorKind::Usage);
+    QCOMPARE(QString::fromStdString(refused.error().message).left(22), "--compact goes with --");
+    request.keep = true;
+    auto applied = applySaveRequest(request, "m.onnx");
+    QVERIFY_OK(applied);
+    QCOMPARE(applied->options.compactFiles, std::vector<std::string>{"w1.bin"});
+
+    QTemporaryDir dir;
+    const QString path = twoFileModel(dir.path());
+    auto model = loadModel(path);
+    QVERIFY(model);
+    auto plan = planSave(*model, path.toStdString(), applied->options);
+    QVERIFY(!plan);
+    QVERIFY2(
+        plan.error().message.find("w1.bin") != std::string::npos, plan.error().message.c_str());
+    const auto cli = runCli({"repack", path, "-o", path, "--compact", "m.onnx.data"});
+    QCOMPARE(cli.exitCode, 2);
+    QVERIFY2(cli.err.contains("--compact goes with --keep"), cli.err.constData());
+    QCOMPARE(
+        runCli({"repack", path, "-o", path, "--keep", "--compact", "m.onnx.data"}).exitCode, 0);
+    auto reloaded = loadModel(path);
+    QVERIFY(reloaded);
+    QCOMPARE(layoutOf(computeLayout(*reloaded), "m.onnx.data")->orphanedBytes, uint64_t(0));
 }
 
 QTEST_GUILESS_MAIN(TestKeepPlacement)
