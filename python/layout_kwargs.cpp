@@ -46,6 +46,21 @@ std::string textArg(const char* name, const py::object& value)
     raiseUsage(std::string(name) + ": expected a str");
 }
 
+// A keyword taking one name or a list of them.
+std::vector<std::string> textListArg(const char* name, const py::object& value)
+{
+    if (value.is_none())
+        return {};
+    if (py::isinstance<py::str>(value) || py::hasattr(value, "__fspath__"))
+        return {textArg(name, value)};
+    if (!py::isinstance<py::iterable>(value))
+        raiseUsage(std::string(name) + ": expected a str or a list of them");
+    std::vector<std::string> out;
+    for (py::handle item : value)
+        out.push_back(textArg(name, py::reinterpret_borrow<py::object>(item)));
+    return out;
+}
+
 // The Python names of the layout keywords, for the core's messages.
 constexpr OptionNames kNames{.target = "target",
     .data = "external_data",
@@ -58,6 +73,7 @@ constexpr OptionNames kNames{.target = "target",
     .dedupe = "dedupe",
     .format = "format",
     .keep = "no layout keyword",
+    .compact = "compact",
     .wait = "wait"};
 
 } // namespace
@@ -80,6 +96,7 @@ SaveRequest layoutRequest(const LayoutKwargs& args)
     request.allInline = args.allInline;
     request.dedupe = args.dedupe;
     request.allowCorrupt = args.allowCorrupt;
+    request.compact = textListArg("compact", args.compact);
     // No layout keyword at all: every tensor stays where it is, as ir.save(model, path) does.
     request.keep = args.externalData.is_none() && args.threshold.is_none() && args.align.is_none()
         && args.alignThreshold.is_none() && args.order.is_none() && args.shardSize.is_none()

@@ -25,6 +25,9 @@ struct LayoutKwargs {
     pybind11::object externalData, threshold, align, alignThreshold, order, shardSize, target,
         format, plan;
     bool allInline = false, dedupe = false, attributes = true, allowCorrupt = false;
+    // Data files to compact (a name or a list of names), keeping placement: not a layout
+    // keyword, it goes with none.
+    pybind11::object compact = pybind11::none();
 };
 
 // The core's request for the layout keywords `args` (save() adds its own keywords to it).

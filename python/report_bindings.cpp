@@ -59,10 +59,10 @@ py::object diffPy(py::handle a, py::handle b)
 py::object planPy(py::handle modelOrPath, py::object output, bool diff, py::object externalData,
     py::object threshold, py::object align, py::object alignThreshold, py::object order,
     py::object shardSize, bool allInline, py::object target, py::object format, bool dedupe,
-    py::object plan, bool attributes, bool allowCorrupt)
+    py::object plan, bool attributes, bool allowCorrupt, py::object compact)
 {
     const LayoutKwargs layout{externalData, threshold, align, alignThreshold, order, shardSize,
-        target, format, plan, allInline, dedupe, attributes, allowCorrupt};
+        target, format, plan, allInline, dedupe, attributes, allowCorrupt, std::move(compact)};
     // Options first (a usage error before anything is read), for the output they name: the
     // model's own path unless told otherwise, as `onnx-repack plan`.
     const bool loaded = py::isinstance<PyModel>(modelOrPath);
@@ -132,7 +132,7 @@ void registerReports(py::module_& m)
         py::arg("shard_size") = py::none(), py::arg("inline") = false,
         py::arg("target") = py::none(), py::arg("format") = py::none(), py::arg("dedupe") = false,
         py::arg("plan") = py::none(), py::arg("attributes") = true,
-        py::arg("allow_corrupt") = false,
+        py::arg("allow_corrupt") = false, py::arg("compact") = py::none(),
         "plan(model_or_path, *, output=None, diff=False, **layout options of save()) -> dict\n\n"
         "Where a save with these layout options (as save() takes them) would put every\n"
         "tensor, writing nothing: the document of `onnx-repack plan --json` (schema\n"

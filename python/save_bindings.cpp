@@ -137,11 +137,11 @@ SaveArgs saveArgs(py::object externalData, py::object threshold, py::object alig
     py::object alignThreshold, py::object order, py::object shardSize, bool checksum,
     bool allInline, py::object target, py::object format, bool dedupe, py::object plan, bool force,
     py::object progress, py::object cancel, bool attributes, bool allowCorrupt, bool removeUnused,
-    bool rewrite, py::object wait)
+    bool rewrite, py::object wait, py::object compact)
 {
     SaveArgs args;
     args.layout = {externalData, threshold, align, alignThreshold, order, shardSize, target, format,
-        plan, allInline, dedupe, attributes, allowCorrupt};
+        plan, allInline, dedupe, attributes, allowCorrupt, std::move(compact)};
     args.checksum = checksum;
     args.force = force;
     args.removeUnused = removeUnused;
@@ -162,7 +162,9 @@ std::string saveDoc(const char* head)
           "onnx_ir's ir.save(model, path): inline stays inline, an external tensor stays in\n"
           "the data file of its location (written beside out_path), at its offset where it\n"
           "can; an in-place save of an unchanged model writes nothing (`onnx-repack repack\n"
-          "--keep`). Any layout keyword lays the model out anew:\n"
+          "--keep`); compact names data files (one, or a list) whose own tensors are laid out\n"
+          "again back to back, closing the orphaned ranges tensors moved out of them left\n"
+          "(`--keep --compact FILE`). Any layout keyword lays the model out anew:\n"
           "\nLayout (every other default is the core's, as for `onnx-repack repack`):\n"
           "  external_data         data file name, relative to OUT's folder (default OUT's\n"
           "                        name + .data; + .safetensors with format='safetensors')\n"
@@ -368,10 +370,10 @@ void registerSave(py::module_& m)
             py::object shardSize, bool checksum, bool allInline, py::object target,
             py::object format, bool dedupe, py::object plan, bool force, py::object progress,
             py::object cancel, bool attributes, bool allowCorrupt, bool removeUnused, bool rewrite,
-            py::object wait, py::object baseDir) {
+            py::object wait, py::object baseDir, py::object compact) {
             SaveArgs args = saveArgs(externalData, threshold, align, alignThreshold, order,
                 shardSize, checksum, allInline, target, format, dedupe, plan, force, progress,
-                cancel, attributes, allowCorrupt, removeUnused, rewrite, wait);
+                cancel, attributes, allowCorrupt, removeUnused, rewrite, wait, compact);
             const fs::path out = toPath(outPath);
             const bool proto = isModelProto(modelOrPath);
             if (!baseDir.is_none() && !proto)
@@ -396,13 +398,13 @@ void registerSave(py::module_& m)
         py::arg("force") = false, py::arg("progress") = py::none(), py::arg("cancel") = py::none(),
         py::arg("attributes") = true, py::arg("allow_corrupt") = false,
         py::arg("remove_unused") = false, py::arg("rewrite") = false, py::arg("wait") = py::none(),
-        py::arg("base_dir") = py::none(),
+        py::arg("base_dir") = py::none(), py::arg("compact") = py::none(),
         saveDoc("save(model_or_path, out_path, *, external_data=None, size_threshold_bytes=None,\n"
                 "     align=None, align_threshold=None, order=None, shard_size=None,\n"
                 "     checksum=False, inline=False, target=None, format=None, dedupe=False,\n"
                 "     plan=None, force=False, progress=None, cancel=None, attributes=True,\n"
                 "     allow_corrupt=False, remove_unused=False, rewrite=False, wait=None,\n"
-                "     base_dir=None) -> SaveReport\n\n"
+                "     base_dir=None, compact=None) -> SaveReport\n\n"
                 "Rewrites where tensors live, safely.\n\n"
                 "model_or_path is a Model (updated to the saved layout; its older Tensor\n"
                 "handles refuse to read), a path, or an onnx.ModelProto whose external tensors\n"

@@ -168,6 +168,7 @@ def save(
     rewrite: bool = False,
     wait: Optional[float] = None,
     base_dir: Optional[PathLike] = None,
+    compact: Union[None, PathLike, Sequence[PathLike]] = None,
 ) -> SaveReport: ...
 # SPEC 4's operations as functions (the methods of Model, the model first), and the
 # tensor-list ones over onnx.TensorProto objects alone, as onnx_ir's external_data module.
@@ -225,4 +226,5 @@ def plan(
     plan: Union[None, PathLike, dict[str, Any]] = None,
     attributes: bool = True,
     allow_corrupt: bool = False,
+    compact: Union[None, PathLike, Sequence[PathLike]] = None,
 ) -> dict[str, Any]: ...

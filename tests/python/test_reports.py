@@ -7,6 +7,8 @@ import sys
 
 import numpy as np
 import onnx
+import onnx.external_data_helper
+import onnx.numpy_helper
 
 import onnx_repack
 from support import TempDirTest, folder_digest, make_model, rss_kib, run_cli
@@ -111,6 +113,38 @@ class Reports(TempDirTest):
         before = folder_digest(self.dir)
         onnx_repack.plan(self.path, output=os.path.join(self.dir, "new", "x.onnx"))
         self.assertEqual(folder_digest(self.dir), before)  # a plan writes nothing
+
+    def test_compact_closes_orphaned_bytes(self):
+        # 12345 stale bytes before w in w.bin: the audit warns (orphaned-bytes), and
+        # save(compact=...) closes them keeping w's values; compact goes with keeping placement.
+        values = np.arange(4096, dtype=np.float32)
+        folder = os.path.join(self.dir, "o")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "w.bin"), "wb") as f:
+            f.write(b"\x55" * 12345 + values.tobytes())
+        t = onnx.numpy_helper.from_array(values, "w")
+        onnx.external_data_helper.set_external_data(t, "w.bin", offset=12345, length=values.nbytes)
+        t.data_location = onnx.TensorProto.EXTERNAL
+        t.ClearField("raw_data")
+        y = onnx.helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [4096])
+        graph = onnx.helper.make_graph([onnx.helper.make_node("Identity", ["w"], ["y"])], "g", [], [y],
+                                       initializer=[t])
+        model = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        path = os.path.join(folder, "model.onnx")
+        onnx.save_model(model, path)
+
+        def codes():
+            return [p["code"] for p in onnx_repack.load(path).inspect()["problems"]]
+
+        self.assertIn("orphaned-bytes", codes())
+        with self.assertRaises(onnx_repack.UsageError):
+            onnx_repack.save(path, path, external_data="w.bin", compact="w.bin")
+        onnx_repack.save(path, path, compact=["w.bin"])
+        self.assertEqual(os.path.getsize(os.path.join(folder, "w.bin")), values.nbytes)
+        self.assertNotIn("orphaned-bytes", codes())
+        np.testing.assert_array_equal(onnx.numpy_helper.to_array(onnx.load(path).graph.initializer[0]),
+                                      values)
 
     def test_layout_lists_the_regions(self):
         [layout] = onnx_repack.load(self.path).layout()
