@@ -84,6 +84,22 @@ DiffPlace& placeOf(DiffTensor& tensor, bool after)
     return after ? tensor.after : tensor.before;
 }
 
+// A data file's size, its padding, orphaned and header gaps and their totals, as `file` has them.
+void addGaps(LaneSide& side, const repack::FileLayout& file)
+{
+    side.bytes = file.bytes;
+    side.padding = file.paddingBytes;
+    side.orphaned = file.orphanedBytes;
+    for (const repack::Region& region : file.regions) {
+        if (region.type == repack::RegionType::Padding
+            || region.type == repack::RegionType::Orphaned)
+            side.gaps.push_back(
+                {region.offset, region.length, region.type == repack::RegionType::Orphaned});
+        else if (region.type == repack::RegionType::Header)
+            side.gaps.push_back({region.offset, region.length, false, true});
+    }
+}
+
 // Fills one side of `diff` from a snapshot: `diffIndex[row]` is the diff tensor of each row
 // (-1: none). Inline tensors are laid end to end in declaration order; data files as the
 // snapshot's layout has them (tensors, padding, orphaned gaps).
@@ -114,35 +130,20 @@ void fillFromSnapshot(LayoutDiff& diff, const Lanes& lanes, const ModelSnapshot&
         const int l = lanes(qs(file.location));
         LaneSide& side = sideOf(diff.lanes[size_t(l)], after);
         side.present = true;
-        side.bytes = file.bytes;
-        side.padding = file.paddingBytes;
-        side.orphaned = file.orphanedBytes;
+        addGaps(side, file);
         for (const repack::Region& region : file.regions) {
-            switch (region.type) {
-            case repack::RegionType::Tensor: {
-                const int d = region.tensor >= 0 && size_t(region.tensor) < diffIndex.size()
-                    ? diffIndex[size_t(region.tensor)]
-                    : -1;
-                if (d < 0)
-                    break;
-                DiffPlace& place = placeOf(diff.tensors[size_t(d)], after);
-                place.lane = l;
-                place.offset = region.offset;
-                place.length = region.length;
-                side.tensors.push_back(d);
-                break;
-            }
-            case repack::RegionType::Padding:
-            case repack::RegionType::Orphaned:
-                side.gaps.push_back(
-                    {region.offset, region.length, region.type == repack::RegionType::Orphaned});
-                break;
-            case repack::RegionType::Header:
-                side.gaps.push_back({region.offset, region.length, false, true});
-                break;
-            case repack::RegionType::Overlap:
-                break;
-            }
+            if (region.type != repack::RegionType::Tensor)
+                continue;
+            const int d = region.tensor >= 0 && size_t(region.tensor) < diffIndex.size()
+                ? diffIndex[size_t(region.tensor)]
+                : -1;
+            if (d < 0)
+                continue;
+            DiffPlace& place = placeOf(diff.tensors[size_t(d)], after);
+            place.lane = l;
+            place.offset = region.offset;
+            place.length = region.length;
+            side.tensors.push_back(d);
         }
     }
     // External tensors whose reference did not resolve are in no layout: place them where
@@ -275,7 +276,8 @@ LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan&
     fillFromSnapshot(diff, lanes, current, identity, false);
 
     // After: exactly the plan. Inline tensors end to end; each file in its write order, the
-    // gaps between tensors (and after the last) being alignment padding.
+    // gaps between tensors told apart as the layout map does (padding, or orphaned: a range a
+    // tensor moved out of while the others kept their place).
     LaneSide& inlineAfter = diff.lanes[0].after;
     for (size_t i = 0; i < n; ++i) {
         const repack::PlannedTensor& planned = plan.tensors[i];
@@ -298,32 +300,26 @@ LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan&
         DiffLane& lane = diff.lanes[size_t(l)];
         LaneSide& side = lane.after;
         side.present = true;
-        side.bytes = f < plan.fileBytes.size() ? plan.fileBytes[f] : 0;
         // A safetensors file starts with its header (SavePlan::fileHeaders).
         const uint64_t header = f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0;
-        if (header)
-            side.gaps.push_back({0, header, false, true});
-        uint64_t end = header;
-        uint64_t used = header;
+        std::vector<repack::Region> ranges;
         const auto& order = f < plan.fileOrder.size() ? plan.fileOrder[f] : std::vector<size_t>{};
         for (size_t i : order) {
             if (i >= n)
                 continue;
             const repack::PlannedTensor& planned = plan.tensors[i];
-            if (planned.offset > end)
-                side.gaps.push_back({end, planned.offset - end, false});
+            ranges.push_back(
+                {repack::RegionType::Tensor, planned.offset, planned.length, static_cast<int>(i)});
             DiffPlace& place = diff.tensors[i].after;
             place.lane = l;
             place.storage = location;
             place.offset = planned.offset;
             place.length = planned.length;
             side.tensors.push_back(int(i));
-            end = std::max(end, planned.offset + planned.length);
-            used += planned.length;
         }
-        if (side.bytes > end)
-            side.gaps.push_back({end, side.bytes - end, false});
-        side.padding = side.bytes > used ? side.bytes - used : 0;
+        addGaps(side,
+            repack::layoutOfRanges(
+                f < plan.fileBytes.size() ? plan.fileBytes[f] : 0, header, std::move(ranges)));
     }
 
     // What changes is the core's call (the CLI's `plan --diff` says the same); the lanes above

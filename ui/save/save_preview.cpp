@@ -57,7 +57,33 @@ QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
             + tr(" inline.");
     if (!files.isEmpty())
         lines << files.join(u'\n');
+    // Bytes no tensor reads (not alignment padding): what compacting a file takes away, or
+    // what the save leaves (a tensor moved out of a file whose others keep their place).
+    for (const repack::PlanDiffFile& f : diff.files) {
+        const QString name = QString::fromStdString(f.location);
+        if (f.after && f.orphanedAfter)
+            lines << tr("%1 keeps %2 orphaned (no tensor reads them): compact it to close the "
+                        "gaps.")
+                         .arg(name, formatBytes(f.orphanedAfter));
+        else if (f.before && f.after && f.orphanedBefore)
+            lines << tr("%1: its %2 orphaned go (laid out again without gaps).")
+                         .arg(name, formatBytes(f.orphanedBefore));
+    }
     return lines.join(u'\n');
+}
+
+std::vector<repack::FileLayout> fileTotals(const ModelSnapshot& snapshot)
+{
+    std::vector<repack::FileLayout> files;
+    files.reserve(snapshot.layouts.size());
+    for (const repack::FileLayout& layout : snapshot.layouts) {
+        repack::FileLayout& file = files.emplace_back();
+        file.location = layout.location;
+        file.bytes = layout.bytes;
+        file.paddingBytes = layout.paddingBytes;
+        file.orphanedBytes = layout.orphanedBytes;
+    }
+    return files;
 }
 
 struct BeforeAfterPanel::Input {

@@ -9,21 +9,27 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
 class QAbstractProxyModel;
 class QItemSelectionModel;
 class QLabel;
 
 namespace repack {
+struct FileLayout;
 struct SavePlan;
-}
+} // namespace repack
 
 namespace ui {
 
 class LayoutDiffView;
 struct ModelSnapshot;
 
+// What `plan` changes, in words: tensors that move, the files after the save, and the orphaned
+// bytes a file keeps or loses. Reads the rows and the layouts' totals of `current`.
 QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current);
+// The data files of `snapshot` without their regions: what describePlan reads of them.
+std::vector<repack::FileLayout> fileTotals(const ModelSnapshot& snapshot);
 
 // A LayoutDiffView of beforeAfterDiff(current, plan). The diff of a 100,000-tensor model is
 // built on a worker, and only while the panel is visible (a hidden panel keeps the latest plan

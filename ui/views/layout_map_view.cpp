@@ -1,5 +1,6 @@
 #include "layout_map_view.h"
 
+#include "compact_action.h"
 #include "layout_palette.h"
 #include "ui/models/model_snapshot.h"
 #include "ui/models/placement_state.h"
@@ -7,11 +8,14 @@
 #include "ui/util/byte_format.h"
 
 #include <QAbstractProxyModel>
+#include <QAction>
 #include <QApplication>
+#include <QContextMenuEvent>
 #include <QDrag>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QItemSelectionModel>
+#include <QMenu>
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPainter>
@@ -395,6 +399,21 @@ QPoint LayoutMapView::fileBandPoint(const QString& location) const
         if (QString::fromStdString(m_files[size_t(f)].location) == location)
             return {kMargin + 2, bandTop(f) + kBandHeight / 2};
     return {-1, -1};
+}
+
+void LayoutMapView::contextMenuEvent(QContextMenuEvent* event)
+{
+    // Delivered from the viewport (QAbstractScrollArea::viewportEvent): viewport coordinates.
+    const int file = fileIndexAt(event->pos());
+    if (file < 0) {
+        event->ignore();
+        return;
+    }
+    QMenu menu(this);
+    QAction* compact = addCompactAction(&menu, m_files[size_t(file)]);
+    connect(compact, &QAction::triggered, this,
+        [this, location = compact->data().toString()] { Q_EMIT compactRequested(location); });
+    menu.exec(event->globalPos());
 }
 
 void LayoutMapView::dragEnterEvent(QDragEnterEvent* event)

@@ -4,7 +4,7 @@
 // that row there, and the highlighted blocks are read back from the same selection model, so
 // the two views never have to keep copies of the selection in step. Selected blocks drag as
 // tensor rows (TensorTableModel::kMimeType); rows dropped on a file's band are pinned there;
-// pinned tensors are outlined.
+// pinned tensors are outlined. A file's context menu offers to compact it (its orphaned bytes).
 #pragma once
 
 #include "core/inspect/file_layout.h"
@@ -72,6 +72,8 @@ Q_SIGNALS:
     void hiddenTensorClicked(int tensor);
     // Tensor rows were dropped on the band of data file `location`.
     void tensorsDropped(const QList<int>& tensors, const QString& location);
+    // "Compact <file>" was chosen in the context menu of data file `location`'s band.
+    void compactRequested(const QString& location);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -83,6 +85,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dragMoveEvent(QDragMoveEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
     bool viewportEvent(QEvent* event) override;
 
 private:

@@ -86,6 +86,7 @@ void flash(QWidget* widget)
 RepackPanel::RepackPanel(QWidget* parent)
     : QWidget(parent)
     , m_keep(new QCheckBox(tr("&Keep tensors where they are; only pins move"), this))
+    , m_compact(new QLineEdit(this))
     , m_target(new QComboBox(this))
     , m_format(new QComboBox(this))
     , m_threshold(new SizeEdit(this))
@@ -124,6 +125,13 @@ RepackPanel::RepackPanel(QWidget* parent)
         tr("The layout on disk is where a save starts from: only the tensors you pin move. "
            "Unchecked, or as soon as you change an option below, the threshold rule places "
            "every tensor that is not pinned."));
+    m_compact->setObjectName(QStringLiteral("compactEdit"));
+    m_compact->setClearButtonEnabled(true);
+    m_compact->setPlaceholderText(tr("no data file"));
+    m_compact->setToolTip(
+        tr("Data files (comma-separated) whose own tensors are laid out again back to back, "
+           "closing the orphaned ranges that tensors moved out of them left; every other file "
+           "keeps its layout. Also: Compact in the layout map's and the table's context menu."));
     m_threshold->setValue(repack::SaveOptions{}.threshold);
     m_threshold->setToolTip(tr("Tensors of at least this size are stored in the data file."));
     m_dataFile->setClearButtonEnabled(true);
@@ -176,6 +184,10 @@ RepackPanel::RepackPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     m_keep->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // the text may elide
     layout->addWidget(m_keep);
+    auto* compactRow = new QFormLayout;
+    compactRow->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    compactRow->addRow(tr("Co&mpact:"), m_compact);
+    layout->addLayout(compactRow);
     layout->addLayout(form);
     layout->addWidget(m_attributes);
     layout->addWidget(m_checksum);
@@ -190,7 +202,11 @@ RepackPanel::RepackPanel(QWidget* parent)
     new QHBoxLayout(m_buttons);
     m_buttons->layout()->setContentsMargins(0, 0, 0, 0);
 
-    connect(m_keep, &QCheckBox::toggled, this, [this] { edited("keep"); });
+    connect(m_keep, &QCheckBox::toggled, this, [this] {
+        m_compact->setEnabled(m_keep->isChecked());
+        edited("keep");
+    });
+    connect(m_compact, &QLineEdit::textChanged, this, [this] { edited("compact"); });
     connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
         // The fields the target decides change with it: one edit.
         const bool restoring = std::exchange(m_restoring, true);
@@ -219,10 +235,10 @@ RepackPanel::RepackPanel(QWidget* parent)
     connect(m_checksum, &QCheckBox::toggled, this, [this] { edited("checksum"); });
     connect(m_removeUnused, &QCheckBox::toggled, this, [this] { edited("removeUnused"); });
     // Ctrl+Z in a field undoes on the shared stack too, not just that field's text.
-    for (QWidget* w :
-        {static_cast<QWidget*>(m_dataFile), static_cast<QWidget*>(m_threshold->spinBox()),
-            static_cast<QWidget*>(m_alignThreshold->spinBox()),
-            static_cast<QWidget*>(m_shardSize->spinBox())})
+    for (QWidget* w : {static_cast<QWidget*>(m_dataFile), static_cast<QWidget*>(m_compact),
+             static_cast<QWidget*>(m_threshold->spinBox()),
+             static_cast<QWidget*>(m_alignThreshold->spinBox()),
+             static_cast<QWidget*>(m_shardSize->spinBox())})
         w->installEventFilter(this);
     m_committed = m_baseline = settingValues();
 }
@@ -231,6 +247,7 @@ std::vector<RepackPanel::Field> RepackPanel::fields() const
 {
     return {
         {"keep", tr("Keep tensors where they are"), m_keep, false},
+        {"compact", tr("Compact"), m_compact, false},
         {"target", tr("Target"), m_target, true},
         {"threshold", tr("Threshold"), m_threshold, true},
         {"format", tr("Format"), m_format, true},
@@ -290,6 +307,7 @@ void RepackPanel::startFrom(const QVariantMap& values)
 {
     QVariantMap kept = values;
     kept.insert(QStringLiteral("repack/keep"), true);
+    kept.insert(QStringLiteral("repack/compact"), QString());
     restoreSettings(kept);
     m_baseline = m_committed;
 }
@@ -314,6 +332,29 @@ QStringList RepackPanel::editedFields() const
 bool RepackPanel::keepsPlacement() const
 {
     return m_keep->isChecked();
+}
+
+QStringList RepackPanel::compactFiles() const
+{
+    QStringList files;
+    for (const QString& name : m_compact->text().split(u','))
+        if (const QString trimmed = name.trimmed(); !trimmed.isEmpty() && !files.contains(trimmed))
+            files << trimmed;
+    return files;
+}
+
+void RepackPanel::addCompactFile(const QString& location)
+{
+    if (compactFiles().contains(location))
+        return;
+    if (!m_keep->isChecked()) { // part of this one edit
+        const QSignalBlocker block(m_keep);
+        m_keep->setChecked(true);
+        m_compact->setEnabled(true);
+    }
+    QStringList files = compactFiles();
+    files << location;
+    m_compact->setText(files.join(QStringLiteral(", ")));
 }
 
 bool RepackPanel::eventFilter(QObject* watched, QEvent* event)
@@ -419,6 +460,7 @@ const repack::OptionNames& RepackPanel::optionNames()
         .dedupe = "dedupe",
         .format = "Format",
         .keep = "keep",
+        .compact = "Compact",
         .wait = "wait"};
     return names;
 }
@@ -431,6 +473,8 @@ repack::SaveRequest RepackPanel::request(const QString& outputModel) const
         repack::SaveRequest request;
         request.keep = true;
         request.data = saveDataFile(outputModel).toStdString();
+        for (const QString& file : compactFiles())
+            request.compact.push_back(file.toStdString());
         request.checksum = m_checksum->isChecked();
         request.removeUnused = m_removeUnused->isChecked();
         return request;
@@ -525,6 +569,7 @@ QVariantMap RepackPanel::settingValues() const
 {
     return {
         {QStringLiteral("repack/keep"), m_keep->isChecked()},
+        {QStringLiteral("repack/compact"), m_compact->text()},
         {QStringLiteral("repack/target"), m_target->currentData()},
         {QStringLiteral("repack/format"), m_format->currentIndex()},
         {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(m_threshold->value())},
@@ -547,6 +592,7 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     };
     const bool restoring = std::exchange(m_restoring, true);
     m_keep->setChecked(value("keep", true).toBool());
+    m_compact->setText(value("compact", QString()).toString());
     // The target first: the saved fields below then win, as they did when saved.
     m_target->setCurrentIndex(std::max(0, m_target->findData(value("target", QString()))));
     m_format->setCurrentIndex(std::clamp(value("format", 0).toInt(), 0, m_format->count() - 1));

@@ -88,6 +88,15 @@ public:
     // A save keeps every tensor that is not pinned where it is.
     bool keepsPlacement() const;
     QCheckBox* keepBox() const { return m_keep; }
+    // Keeping placement, the data files to compact (SaveRequest::compact): their own tensors
+    // close the orphaned ranges between them. Names as the model spells them, comma-separated;
+    // a save or an open starts with none (a compacted file has nothing left to close).
+    QLineEdit* compactEdit() const { return m_compact; }
+    QStringList compactFiles() const;
+    // Adds `location` to the files to compact (one undoable edit, "Compact"); checks "Keep
+    // tensors where they are" first when it is not (laid out anew, every file is compact, but
+    // the user asked to keep the others where they are). Nothing when listed already.
+    void addCompactFile(const QString& location);
 
     SizeEdit* thresholdEdit() const { return m_threshold; }
     QLineEdit* dataFileEdit() const { return m_dataFile; }
@@ -142,6 +151,7 @@ private:
     const repack::Target* target() const;
 
     QCheckBox* m_keep;
+    QLineEdit* m_compact;
     QComboBox* m_target;
     QComboBox* m_format;
     QString m_modelPath;

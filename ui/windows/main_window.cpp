@@ -327,7 +327,7 @@ void MainWindow::updatePreview()
     const SavePlanning planning{
         std::move(model), m_snapshot.path.toStdString(), std::move(*options)};
     m_previewJobs->start(
-        [planning, rows = m_snapshot.tensors] {
+        [planning, rows = m_snapshot.tensors, files = fileTotals(m_snapshot)] {
             Preview preview;
             preview.rule = !planning.options.keepPlacement;
             auto plan = planning.plan();
@@ -339,8 +339,9 @@ void MainWindow::updatePreview()
             // says so.
             preview.unchanged = repack::planKeepsLayout(
                 *planning.model, planning.path, plan.value(), planning.options);
-            ModelSnapshot current; // describePlan reads the rows only
+            ModelSnapshot current; // describePlan reads the rows and the files' totals only
             current.tensors = rows;
+            current.layouts = files;
             preview.text = describePlan(plan.value(), current);
             preview.plan = std::make_shared<const repack::SavePlan>(std::move(plan.value()));
             return preview;

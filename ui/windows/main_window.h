@@ -171,6 +171,7 @@ private:
     void createPlacement();
     void showPlacement();
     void addPlanActions(QMenu* file, QMenu* edit);
+    void addCompactActions(QMenu* menu);
     void updateTitle();
     void fitOnScreen();
     void setBusy(const QString& what);

@@ -8,6 +8,7 @@
 #include "ui/models/tensor_table_model.h"
 #include "ui/save/save_planning.h"
 #include "ui/util/job_tracker.h"
+#include "ui/views/compact_action.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/placement_view.h"
 #include "ui/views/repack_panel.h"
@@ -17,12 +18,14 @@
 
 #include <QAction>
 #include <QCursor>
+#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QSet>
 #include <QStatusBar>
 #include <QTableView>
 #include <QToolTip>
@@ -80,9 +83,11 @@ void MainWindow::createPlacement()
             return;
         QMenu menu(this);
         m_placementView->fillMoveMenu(&menu);
+        addCompactActions(&menu);
         menu.exec(m_table->viewport()->mapToGlobal(pos));
     });
     connect(m_map, &LayoutMapView::tensorsDropped, m_placementView, &PlacementView::dropOnFile);
+    connect(m_map, &LayoutMapView::compactRequested, m_panel, &RepackPanel::addCompactFile);
     connect(m_placement, &PlacementState::pinsChanged, this, [this] { updatePreview(); });
     // Undo shows what it undid: the rows whose pins changed back, or the field.
     m_panel->setUndoStack(m_placement->undoStack());
@@ -117,6 +122,29 @@ void MainWindow::createPlacement()
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable
         | QDockWidget::DockWidgetClosable);
     addDockWidget(Qt::RightDockWidgetArea, dock);
+}
+
+// "Compact <file>" for each data file the selected tensors are in.
+void MainWindow::addCompactActions(QMenu* menu)
+{
+    QSet<QString> files;
+    for (const QModelIndex& index : m_table->selectionModel()->selectedRows()) {
+        const TensorRow& row = m_snapshot.tensors[m_proxy->mapToSource(index).row()];
+        if (row.external)
+            files.insert(QDir::cleanPath(row.storage));
+    }
+    bool first = true;
+    for (const repack::FileLayout& file : m_snapshot.layouts) {
+        if (!files.contains(QDir::cleanPath(QString::fromStdString(file.location))))
+            continue;
+        if (std::exchange(first, false))
+            menu->addSeparator();
+        QAction* compact = addCompactAction(menu, file);
+        connect(compact, &QAction::triggered, m_panel,
+            [panel = m_panel, location = compact->data().toString()] {
+                panel->addCompactFile(location);
+            });
+    }
 }
 
 void MainWindow::showPlacement()

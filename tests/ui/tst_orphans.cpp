@@ -1,0 +1,314 @@
+// Issue 36 item 3: pins out of a data file leave bytes no tensor reads. The window calls them
+// orphaned (the preview, the Problems pane with the fix), and compacts a file when asked from
+// the layout map's or the tensor table's context menu or the repack panel's Compact field: the
+// preview shows the orphaned bytes going, and after the save the map shows none. Driven with
+// QTest mouse and key events on a shown window; mouse events go through the window system (as
+// a user's do), so a right click opens the context menu.
+#define QTEST_QPA_MOUSE_HANDLING
+
+#include "dialog_answerer.h"
+#include "ui_fixtures.h"
+#include "window_steps.h"
+
+#include "core/model/model.h"
+#include "tests/support/python_reader.h"
+#include "tests/support/save_fixtures.h"
+#include "ui/util/byte_format.h"
+#include "ui/models/layout_diff.h"
+#include "ui/views/layout_diff_view.h"
+#include "ui/views/layout_map_view.h"
+#include "ui/windows/main_window.h"
+#include "ui/models/placement_state.h"
+#include "ui/models/problems_model.h"
+#include "ui/views/repack_panel.h"
+#include "ui/save/save_preview.h"
+#include "ui/util/settings_store.h"
+#include "ui/models/tensor_filter_proxy.h"
+#include "ui/models/tensor_table_model.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QUndoStack>
+#include <QtTest>
+
+namespace {
+
+using windowsteps::open;
+using windowsteps::settled;
+using windowsteps::tensorOf;
+
+constexpr auto kWeights = "weights.bin";
+// What pinning ext_d out of weights.bin leaves: it and the padding before it.
+constexpr uint64_t kHole = 20480 - 1024;
+
+bool saveWithKeys(ui::MainWindow& window)
+{
+    QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
+    return finished.wait(60000) && finished.constFirst().constFirst().toBool() && settled(window);
+}
+
+// Clicks the row of tensor `name` in the table, as a user selects it.
+void clickRow(ui::MainWindow& window, const QString& name)
+{
+    QTableView* table = window.tensorView();
+    const QModelIndex index = window.tensorProxy()->mapFromSource(
+        window.tensorModel()->index(tensorOf(window, name), 0));
+    table->scrollTo(index);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(index).center());
+}
+
+// Right-clicks `widget` at `pos` and, in the context menu that opens, clicks the action named
+// `objectName`: its text ("" when the menu had none; the menu is closed then). A disabled
+// action is not clicked: its text ends with " (disabled)".
+QString chooseInContextMenu(QWidget* widget, QPoint pos, const QString& objectName)
+{
+    QString chosen;
+    QTimer poll;
+    poll.setInterval(20);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        if (!menu)
+            return;
+        poll.stop();
+        for (QAction* action : menu->actions()) {
+            if (action->objectName() != objectName)
+                continue;
+            chosen = action->text();
+            if (action->isEnabled()) {
+                QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(action).center());
+                return;
+            }
+            chosen += QStringLiteral(" (disabled)");
+        }
+        menu->close();
+    });
+    poll.start();
+    QTest::mouseClick(widget, Qt::RightButton, {}, pos);
+    if (!QTest::qWaitFor([&poll] { return !poll.isActive(); }, 5000))
+        return QStringLiteral("(no context menu)");
+    return chosen;
+}
+
+// The problems of the window with code `code`: their messages.
+QStringList problems(const ui::MainWindow& window, const QString& code)
+{
+    QStringList out;
+    const ui::ProblemsModel* model = window.problemsModel();
+    for (int r = 0; r < model->rowCount(); ++r)
+        if (model->index(r, ui::ProblemsModel::Code).data().toString() == code)
+            out << model->index(r, ui::ProblemsModel::Message).data().toString();
+    return out;
+}
+
+uint64_t orphanedIn(const ui::MainWindow& window, const QString& location)
+{
+    for (const repack::FileLayout& file : window.snapshot().layouts)
+        if (QString::fromStdString(file.location) == location)
+            return file.orphanedBytes;
+    return UINT64_MAX;
+}
+
+// Every tensor's values in the model at `path` as the core reads them, by name (as python3-onnx
+// names them); empty when it cannot be read.
+fixtures::ValueHashes valuesOf(const QString& path)
+{
+    auto model = repack::Model::load(path.toStdString());
+    if (!model)
+        return {};
+    const auto bytes = fixtures::readAllTensors(**model);
+    std::map<std::string, std::string> byName;
+    for (const repack::TensorInfo& t : (*model)->tensors())
+        byName[t.name] = bytes.at(t.qualifiedName());
+    return fixtures::hashesOf(byName);
+}
+
+QString preview(const ui::MainWindow& window)
+{
+    return window.repackPanel()->previewLabel()->text();
+}
+
+// The "after" side of data file `location` in the Before / after view, once it shows the
+// latest plan; null when it has no such file.
+const ui::LaneSide* afterSideOf(const ui::MainWindow& window, const QString& location)
+{
+    if (!QTest::qWaitFor([&window] { return !window.beforeAfter()->isPending(); }, 10000))
+        return nullptr;
+    const ui::LayoutDiff* diff = window.beforeAfter()->view()->diff();
+    if (!diff)
+        return nullptr;
+    for (const ui::DiffLane& lane : diff->lanes)
+        if (lane.location == location)
+            return &lane.after;
+    return nullptr;
+}
+
+// model.onnx (writeMixedModel: ext_c at 0, ext_d at 4096, ext_e at 20480 of weights.bin) open
+// in `window`, shown, with ext_d pinned inline by a click on its row and Ctrl+I.
+bool openAndPinExtD(ui::MainWindow& window, const QString& path)
+{
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window) || !open(window, path))
+        return false;
+    if (auto* dock = window.findChild<QDockWidget*>(QStringLiteral("beforeAfterDock"))) {
+        dock->show(); // the Before / after view builds its diff while shown
+        dock->raise();
+    }
+    clickRow(window, QStringLiteral("ext_d"));
+    QTest::keyClick(window.tensorView(), Qt::Key_I, Qt::ControlModifier);
+    return settled(window);
+}
+
+} // namespace
+
+class TestOrphans : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("onnx-repack-tests"));
+        QApplication::setApplicationName(QStringLiteral("tst_orphans"));
+    }
+
+    void init() { ui::writeSettings({{QStringLiteral("modelOptions"), QVariantMap()}}); }
+
+    // The issue's path: pin out, save; the preview said "orphaned" (not padding), the Problems
+    // pane lists the orphaned bytes with the fix; Compact from the map's context menu, the
+    // preview shows them going, Ctrl+S, and the map shows none; python3-onnx loads the result.
+    void pinnedOutBytesAreNamedAndCompactedFromTheMap()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        const fixtures::ValueHashes values = valuesOf(path);
+        QVERIFY(!values.isEmpty());
+        ui::MainWindow window;
+        QVERIFY(openAndPinExtD(window, path));
+        QCOMPARE(window.placementState()->pinnedCount(), 1);
+        const QString hole = ui::formatBytes(kHole); // 19.0 KiB
+        QTRY_VERIFY2(
+            preview(window).contains(QStringLiteral("weights.bin keeps %1 orphaned").arg(hole)),
+            qPrintable(preview(window)));
+        // The Before / after view draws the hole as orphaned, not as padding.
+        const ui::LaneSide* after = afterSideOf(window, QString::fromLatin1(kWeights));
+        QVERIFY(after);
+        QCOMPARE(after->orphaned, kHole);
+        QCOMPARE(after->padding, uint64_t(0));
+        QVERIFY(std::any_of(after->gaps.begin(), after->gaps.end(),
+            [](const ui::DiffGap& gap) { return gap.orphaned && gap.length == kHole; }));
+        QVERIFY(saveWithKeys(window));
+        QCOMPARE(orphanedIn(window, kWeights), kHole);
+
+        const QStringList said = problems(window, QStringLiteral("orphaned-bytes"));
+        QCOMPARE(said.size(), 1);
+        QVERIFY2(
+            said[0].contains(QStringLiteral("data file weights.bin holds 19.0 KiB (19456 bytes)"))
+                && said[0].contains(QStringLiteral("fix: compact it")),
+            qPrintable(said[0]));
+
+        // The map's context menu on the band of weights.bin.
+        ui::LayoutMapView* map = window.layoutMap();
+        const QPoint band = map->fileBandPoint(QString::fromLatin1(kWeights));
+        QVERIFY(band.x() >= 0);
+        QCOMPARE(chooseInContextMenu(map->viewport(), band, QStringLiteral("compactFileAction")),
+            QStringLiteral("Compact weights.bin (%1 orphaned)").arg(hole));
+        QCOMPARE(window.repackPanel()->compactEdit()->text(), QString::fromLatin1(kWeights));
+        QVERIFY(window.hasPendingWork());
+        QVERIFY(settled(window));
+        QTRY_VERIFY2(
+            preview(window).contains(
+                QStringLiteral("weights.bin: its %1 orphaned go").arg(ui::formatBytes(kHole))),
+            qPrintable(preview(window)));
+        QTRY_VERIFY(window.saveAction()->isEnabled());
+        after = afterSideOf(window, QString::fromLatin1(kWeights));
+        QVERIFY(after);
+        QCOMPARE(after->orphaned, uint64_t(0));
+
+        QVERIFY(saveWithKeys(window));
+        QCOMPARE(orphanedIn(window, kWeights), uint64_t(0));
+        QVERIFY(problems(window, QStringLiteral("orphaned-bytes")).isEmpty());
+        QCOMPARE(window.repackPanel()->compactEdit()->text(), QString()); // done
+        QVERIFY(!window.hasPendingWork());
+        QCOMPARE(
+            chooseInContextMenu(map->viewport(), map->fileBandPoint(QString::fromLatin1(kWeights)),
+                QStringLiteral("compactFileAction")),
+            QStringLiteral("Compact weights.bin (no orphaned bytes) (disabled)"));
+
+        QVERIFY_PYTHON_LOADS(REPACK_VALUES_SCRIPT, path, values, "compacted");
+    }
+
+    // The tensor table's context menu offers Compact for the files of the selected tensors;
+    // one undo takes it back.
+    void compactFromTheTableMenuIsOneUndoableEdit()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        ui::MainWindow window;
+        QVERIFY(openAndPinExtD(window, path));
+        QVERIFY(saveWithKeys(window));
+
+        clickRow(window, QStringLiteral("ext_e"));
+        QTableView* table = window.tensorView();
+        const QModelIndex row = window.tensorProxy()->mapFromSource(
+            window.tensorModel()->index(tensorOf(window, QStringLiteral("ext_e")), 0));
+        QCOMPARE(chooseInContextMenu(table->viewport(), table->visualRect(row).center(),
+                     QStringLiteral("compactFileAction")),
+            QStringLiteral("Compact weights.bin (%1 orphaned)").arg(ui::formatBytes(kHole)));
+        QCOMPARE(window.repackPanel()->compactEdit()->text(), QString::fromLatin1(kWeights));
+        QVERIFY(settled(window));
+        QTRY_VERIFY(preview(window).contains(QStringLiteral("orphaned go")));
+
+        QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(window.repackPanel()->compactEdit()->text(), QString());
+        QVERIFY(!window.hasPendingWork());
+    }
+
+    // The repack panel's Compact field, typed: only while tensors keep their place (laid out
+    // anew, every file is compact); the files named are compacted by the save.
+    void compactTypedInThePanel()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        const QString path = dir.filePath(QStringLiteral("model.onnx"));
+        ui::MainWindow window;
+        QVERIFY(openAndPinExtD(window, path));
+        QVERIFY(saveWithKeys(window));
+        QVERIFY(orphanedIn(window, kWeights) > 0);
+
+        ui::RepackPanel* panel = window.repackPanel();
+        QLineEdit* compact = panel->compactEdit();
+        QVERIFY(compact->isEnabled());
+        QTest::mouseClick(
+            panel->keepBox(), Qt::LeftButton, {}, QPoint(5, panel->keepBox()->height() / 2));
+        QVERIFY(!panel->keepsPlacement());
+        QVERIFY(!compact->isEnabled());
+        QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
+        QVERIFY(panel->keepsPlacement());
+        QVERIFY(compact->isEnabled());
+
+        compact->setFocus();
+        QTest::keyClicks(compact, QStringLiteral("weights.bin"));
+        QCOMPARE(panel->request().compact, std::vector<std::string>{"weights.bin"});
+        QVERIFY(settled(window));
+        QTRY_VERIFY2(
+            preview(window).contains(
+                QStringLiteral("weights.bin: its %1 orphaned go").arg(ui::formatBytes(kHole))),
+            qPrintable(preview(window)));
+        QVERIFY(saveWithKeys(window));
+        QCOMPARE(orphanedIn(window, kWeights), uint64_t(0));
+    }
+};
+
+QTEST_MAIN(TestOrphans)
+#include "tst_orphans.moc"
