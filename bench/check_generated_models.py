@@ -105,7 +105,10 @@ class Sample(unittest.TestCase):
     def test_inspect_shows_all_of_it(self):
         report = json.loads(run(CLI, "inspect", "--json", self.path))
         self.assertEqual(len(report["tensors"]), len(self.tensors))
-        self.assertEqual(report["problems"], [])
+        # The 3000 stale bytes are the one thing to say: orphaned, with the fix.
+        self.assertEqual([(p["severity"], p["code"]) for p in report["problems"]],
+                         [("warning", "orphaned-bytes")])
+        self.assertIn("3000 bytes", report["problems"][0]["message"])
         (f,) = report["files"]
         self.assertEqual(f["orphaned_bytes"], 3000)
         self.assertEqual(f["bytes"], len(self.data))

@@ -584,13 +584,22 @@ void TestFolderScan::cliClean()
 void TestFolderScan::cliReportsWarnings_data()
 {
     QTest::addColumn<QString>("command");
-    QTest::newRow("inspect --json") << "inspect";
-    QTest::newRow("verify --json") << "verify";
+    QTest::addColumn<QStringList>("codes"); // sorted
+    const QStringList housekeeping{
+        "hard-linked-data", "leftover-temporary", "leftover-temporary", "unused-data-file"};
+    // inspect audits the storage too: writeUint8Model leaves 7 bytes no tensor reads before
+    // each tensor of m.onnx.data.
+    QTest::newRow("inspect --json")
+        << "inspect"
+        << QStringList{"hard-linked-data", "leftover-temporary", "leftover-temporary",
+               "orphaned-bytes", "unused-data-file"};
+    QTest::newRow("verify --json") << "verify" << housekeeping;
 }
 
 void TestFolderScan::cliReportsWarnings()
 {
     QFETCH(QString, command);
+    QFETCH(QStringList, codes);
     QTemporaryDir dir;
     MessyFolder messy;
     QVERIFY(makeMessyFolder(dir.path(), messy));
@@ -601,20 +610,18 @@ void TestFolderScan::cliReportsWarnings()
     const Run run = runCli({command, messy.model, "--json"});
     QCOMPARE(run.exitCode, 0); // warnings only
     const QJsonObject root = QJsonDocument::fromJson(run.out).object();
-    QStringList codes;
+    QStringList found;
     for (const auto& value : root["problems"].toArray()) {
         const QJsonObject p = value.toObject();
         QCOMPARE(p["severity"].toString(), QString("warning"));
-        codes << p["code"].toString();
+        found << p["code"].toString();
         if (p["code"].toString() == QLatin1String("unused-data-file"))
             QVERIFY2(p["message"].toString().contains("old.onnx.data")
                     && p["message"].toString().contains("500 B"),
                 qPrintable(p["message"].toString()));
     }
-    codes.sort();
-    QCOMPARE(codes,
-        (QStringList{
-            "hard-linked-data", "leftover-temporary", "leftover-temporary", "unused-data-file"}));
+    found.sort();
+    QCOMPARE(found, codes);
 
     const Run text = runCli({command, messy.model});
     QCOMPARE(text.exitCode, 0);
