@@ -5,6 +5,7 @@
 #include "text_table.h"
 
 #include "core/format.h"
+#include "core/inspect/file_layout.h"
 #include "core/inspect/plan_diff.h"
 #include "core/inspect/report.h"
 #include "core/json_stream.h"
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <numeric>
 
 namespace repack::cli {
 namespace {
@@ -51,17 +53,30 @@ void printPlan(const Model& model, const SavePlan& plan)
     std::cout << '\n';
     const bool headers = std::any_of(plan.fileHeaders.begin(), plan.fileHeaders.end(),
         [](const std::string& h) { return !h.empty(); });
-    TextTable files(headers ? std::vector<std::string>{"file", "bytes", "padding", "header"}
-                            : std::vector<std::string>{"file", "bytes", "padding"});
-    for (size_t f = 0; f < plan.files.size(); ++f) {
-        const uint64_t header = f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0;
-        std::vector<std::string> row{plan.files[f], std::to_string(plan.fileBytes[f]),
-            std::to_string(plan.fileBytes[f] - usedBytes(plan, f) - header)};
+    // Orphaned bytes (keeping placement, where a tensor moved out) only when a file has some.
+    std::vector<FileLayout> layouts;
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        layouts.push_back(plannedLayout(plan, f));
+    const bool orphans = std::any_of(
+        layouts.begin(), layouts.end(), [](const FileLayout& l) { return l.orphanedBytes != 0; });
+    std::vector<std::string> columns{"file", "bytes", "padding"};
+    if (orphans)
+        columns.push_back("orphaned");
+    if (headers)
+        columns.push_back("header");
+    TextTable files(columns);
+    for (const FileLayout& l : layouts) {
+        std::vector<std::string> row{
+            l.location, std::to_string(l.bytes), std::to_string(l.paddingBytes)};
+        if (orphans)
+            row.push_back(std::to_string(l.orphanedBytes));
         if (headers)
-            row.push_back(std::to_string(header) + " (safetensors)");
+            row.push_back(std::to_string(l.headerBytes) + " (safetensors)");
         files.addRow(std::move(row));
     }
-    files.print(std::cout, headers ? std::vector<size_t>{1, 2, 3} : std::vector<size_t>{1, 2});
+    std::vector<size_t> numeric(columns.size() - 1);
+    std::iota(numeric.begin(), numeric.end(), size_t(1));
+    files.print(std::cout, numeric);
     std::cout << plan.externalBytes << " bytes (" << formatBytes(plan.externalBytes)
               << ") external in " << plan.files.size() << " data file(s), " << plan.inlineBytes
               << " bytes (" << formatBytes(plan.inlineBytes) << ") inline; nothing written\n";
@@ -126,18 +141,19 @@ void printPlanDiff(const PlanDiff& diff)
     const bool orphans = std::any_of(diff.files.begin(), diff.files.end(),
         [](const PlanDiffFile& f) { return f.orphanedBefore || f.orphanedAfter; });
     TextTable files(orphans
-            ? std::vector<std::string>{"file", "before", "after", "change", "orphaned"}
+            ? std::vector<std::string>{"file", "before", "after", "orphaned", "change"}
             : std::vector<std::string>{"file", "before", "after", "change"});
     for (const PlanDiffFile& f : diff.files) {
-        std::vector<std::string> row{f.location, bytesText(f.before, f.bytesBefore),
-            bytesText(f.after, f.bytesAfter), std::string(planFileChange(f))};
+        std::vector<std::string> row{
+            f.location, bytesText(f.before, f.bytesBefore), bytesText(f.after, f.bytesAfter)};
         if (orphans)
             row.push_back(bytesText(f.before, f.orphanedBefore) + " -> "
                 + bytesText(f.after, f.orphanedAfter));
+        row.emplace_back(planFileChange(f));
         files.addRow(std::move(row));
     }
     if (!diff.files.empty()) {
-        files.print(std::cout, {1, 2});
+        files.print(std::cout, orphans ? std::vector<size_t>{1, 2, 3} : std::vector<size_t>{1, 2});
         std::cout << '\n';
     }
     std::cout << diff.tensors.size() - diff.count(ChangeKind::Unchanged) << " of "

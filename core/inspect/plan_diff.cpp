@@ -19,6 +19,21 @@ std::string fileKey(const std::string& location)
 
 } // namespace
 
+FileLayout plannedLayout(const SavePlan& plan, size_t file)
+{
+    std::vector<Region> ranges;
+    if (file < plan.fileOrder.size()) {
+        ranges.reserve(plan.fileOrder[file].size());
+        for (size_t i : plan.fileOrder[file])
+            ranges.push_back({RegionType::Tensor, plan.tensors[i].offset, plan.tensors[i].length,
+                static_cast<int>(i)});
+    }
+    FileLayout layout = layoutOfRanges(file < plan.fileBytes.size() ? plan.fileBytes[file] : 0,
+        file < plan.fileHeaders.size() ? plan.fileHeaders[file].size() : 0, std::move(ranges));
+    layout.location = file < plan.files.size() ? plan.files[file] : std::string();
+    return layout;
+}
+
 std::string_view planFileChange(const PlanDiffFile& file)
 {
     if (!file.before)
@@ -68,16 +83,8 @@ PlanDiff diffPlan(const std::vector<TensorBefore>& before, const std::vector<Fil
         planKeys[f] = fileKey(plan.files[f]);
         PlanDiffFile& file = fileFor(plan.files[f]);
         file.after = true;
-        file.bytesAfter = f < plan.fileBytes.size() ? plan.fileBytes[f] : 0;
-        const uint64_t header = f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0;
-        std::vector<Region> ranges;
-        if (f < plan.fileOrder.size()) {
-            ranges.reserve(plan.fileOrder[f].size());
-            for (size_t i : plan.fileOrder[f])
-                ranges.push_back({RegionType::Tensor, plan.tensors[i].offset,
-                    plan.tensors[i].length, static_cast<int>(i)});
-        }
-        const FileLayout after = layoutOfRanges(file.bytesAfter, header, std::move(ranges));
+        const FileLayout after = plannedLayout(plan, f);
+        file.bytesAfter = after.bytes;
         file.paddingAfter = after.paddingBytes;
         file.orphanedAfter = after.orphanedBytes;
     }

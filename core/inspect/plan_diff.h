@@ -57,6 +57,11 @@ struct PlanDiffFile {
     uint64_t orphanedAfter = 0;
 };
 
+// Data file `file` of `plan` as it will be: its tensors' ranges (Region::tensor the index into
+// plan.tensors), its safetensors header, and its gaps told apart as computeLayout tells them
+// (padding, or orphaned: a range a tensor moved out of while the others kept their place).
+FileLayout plannedLayout(const SavePlan& plan, size_t file);
+
 // "new" (only after), "unused" (only before: the save stops using it), "resized", "unchanged".
 std::string_view planFileChange(const PlanDiffFile& file);
 

@@ -100,6 +100,30 @@ void addGaps(LaneSide& side, const repack::FileLayout& file)
     }
 }
 
+// Side `after` of lane `l` from `file`: its size, gaps and totals, and where each of its tensors
+// is (the diff tensor `diffIndex[region.tensor]`; -1: none).
+void fillFile(LayoutDiff& diff, int l, const repack::FileLayout& file,
+    const std::vector<int>& diffIndex, bool after)
+{
+    LaneSide& side = sideOf(diff.lanes[size_t(l)], after);
+    side.present = true;
+    addGaps(side, file);
+    for (const repack::Region& region : file.regions) {
+        if (region.type != repack::RegionType::Tensor)
+            continue;
+        const int d = region.tensor >= 0 && size_t(region.tensor) < diffIndex.size()
+            ? diffIndex[size_t(region.tensor)]
+            : -1;
+        if (d < 0)
+            continue;
+        DiffPlace& place = placeOf(diff.tensors[size_t(d)], after);
+        place.lane = l;
+        place.offset = region.offset;
+        place.length = region.length;
+        side.tensors.push_back(d);
+    }
+}
+
 // Fills one side of `diff` from a snapshot: `diffIndex[row]` is the diff tensor of each row
 // (-1: none). Inline tensors are laid end to end in declaration order; data files as the
 // snapshot's layout has them (tensors, padding, orphaned gaps).
@@ -126,26 +150,8 @@ void fillFromSnapshot(LayoutDiff& diff, const Lanes& lanes, const ModelSnapshot&
         }
     }
     std::vector<char> placed(diff.lanes.size(), 0);
-    for (const repack::FileLayout& file : snap.layouts) {
-        const int l = lanes(qs(file.location));
-        LaneSide& side = sideOf(diff.lanes[size_t(l)], after);
-        side.present = true;
-        addGaps(side, file);
-        for (const repack::Region& region : file.regions) {
-            if (region.type != repack::RegionType::Tensor)
-                continue;
-            const int d = region.tensor >= 0 && size_t(region.tensor) < diffIndex.size()
-                ? diffIndex[size_t(region.tensor)]
-                : -1;
-            if (d < 0)
-                continue;
-            DiffPlace& place = placeOf(diff.tensors[size_t(d)], after);
-            place.lane = l;
-            place.offset = region.offset;
-            place.length = region.length;
-            side.tensors.push_back(d);
-        }
-    }
+    for (const repack::FileLayout& file : snap.layouts)
+        fillFile(diff, lanes(qs(file.location)), file, diffIndex, after);
     // External tensors whose reference did not resolve are in no layout: place them where
     // they claim to be.
     for (qsizetype r = 0; r < snap.tensors.size(); ++r) {
@@ -275,17 +281,19 @@ LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan&
     lanes.create();
     fillFromSnapshot(diff, lanes, current, identity, false);
 
-    // After: exactly the plan. Inline tensors end to end; each file in its write order, the
-    // gaps between tensors told apart as the layout map does (padding, or orphaned: a range a
-    // tensor moved out of while the others kept their place).
+    // After: exactly the plan. Inline tensors end to end; each file as the core's plannedLayout
+    // has it, its gaps told apart as the layout map's (padding, or orphaned: a range a tensor
+    // moved out of while the others kept their place).
     LaneSide& inlineAfter = diff.lanes[0].after;
     for (size_t i = 0; i < n; ++i) {
         const repack::PlannedTensor& planned = plan.tensors[i];
         DiffPlace& place = diff.tensors[i].after;
         place.row = int(i);
         place.external = planned.external;
-        if (planned.external)
+        if (planned.external) {
+            place.storage = qs(plan.files[size_t(planned.file)]);
             continue;
+        }
         place.storage = QStringLiteral("inline");
         place.lane = 0;
         place.offset = inlineAfter.bytes;
@@ -294,33 +302,8 @@ LayoutDiff beforeAfterDiff(const ModelSnapshot& current, const repack::SavePlan&
         inlineAfter.tensors.push_back(int(i));
         inlineAfter.present = true;
     }
-    for (size_t f = 0; f < plan.files.size(); ++f) {
-        const QString location = qs(plan.files[f]);
-        const int l = lanes(location);
-        DiffLane& lane = diff.lanes[size_t(l)];
-        LaneSide& side = lane.after;
-        side.present = true;
-        // A safetensors file starts with its header (SavePlan::fileHeaders).
-        const uint64_t header = f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0;
-        std::vector<repack::Region> ranges;
-        const auto& order = f < plan.fileOrder.size() ? plan.fileOrder[f] : std::vector<size_t>{};
-        for (size_t i : order) {
-            if (i >= n)
-                continue;
-            const repack::PlannedTensor& planned = plan.tensors[i];
-            ranges.push_back(
-                {repack::RegionType::Tensor, planned.offset, planned.length, static_cast<int>(i)});
-            DiffPlace& place = diff.tensors[i].after;
-            place.lane = l;
-            place.storage = location;
-            place.offset = planned.offset;
-            place.length = planned.length;
-            side.tensors.push_back(int(i));
-        }
-        addGaps(side,
-            repack::layoutOfRanges(
-                f < plan.fileBytes.size() ? plan.fileBytes[f] : 0, header, std::move(ranges)));
-    }
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        fillFile(diff, lanes(qs(plan.files[f])), repack::plannedLayout(plan, f), identity, true);
 
     // What changes is the core's call (the CLI's `plan --diff` says the same); the lanes above
     // only place it.
