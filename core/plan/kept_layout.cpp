@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <sys/stat.h>
 #include <unordered_map>
 
@@ -89,32 +90,30 @@ const ExternalRef* firstSafetensorsFile(const Model& model)
     return nullptr;
 }
 
-} // namespace
-
-namespace {
-
 // Each file to compact is one the model reads (as its kept placements name them), and, saving
 // raw data files, not a safetensors file: laid out again, it would lose its header.
 Status checkCompactFiles(const Model& model, const SaveOptions& kept)
 {
+    const auto& tensors = model.tensors();
     for (const std::string& name : kept.compactFiles) {
         const fs::path file = fs::path(name).lexically_normal();
-        std::string read; // the data files the model reads, for the message
         const TensorInfo* in = nullptr; // a tensor read from it
-        const auto& tensors = model.tensors();
+        std::set<std::string> read; // the data files the model reads, for the message
         for (size_t i = 0; i < tensors.size() && !in; ++i) {
             const TensorPlacement& p = kept.placements[i];
-            if (p.kind != Placement::External)
-                continue;
-            if (fs::path(p.location) == file)
+            if (p.kind == Placement::External && fs::path(p.location) == file)
                 in = &tensors[i];
-            else if (read.find("'" + p.location + "'") == std::string::npos)
-                read += (read.empty() ? "" : ", ") + ("'" + p.location + "'");
+            else if (p.kind == Placement::External)
+                read.insert("'" + p.location + "'");
         }
-        if (!in)
+        if (!in) {
+            std::string files;
+            for (const std::string& f : read)
+                files += (files.empty() ? "" : ", ") + f;
             return Error::usage("cannot compact '" + name + "': " + model.path().filename().string()
-                + " reads no data file of that name"
-                + (read.empty() ? std::string(" (it reads none)") : " (it reads " + read + ")"));
+                + " reads no data file of that name ("
+                + (files.empty() ? "it reads none" : "it reads " + files) + ")");
+        }
         if (kept.format == DataFormat::Raw && in->external->file
             && in->external->file->safetensors())
             return Error::usage("cannot compact '" + name

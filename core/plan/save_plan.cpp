@@ -337,12 +337,11 @@ public:
                     ++m_plan.sharedTensors;
                     continue;
                 }
-                if (compact)
+                const bool kept = keep >= m_plan.fileBytes.back() && !shardSize;
+                if (kept || compact)
                     keptRanges.emplace(std::pair(keep, bytes), i);
-                else if (keep >= m_plan.fileBytes.back() && !shardSize) {
+                if (kept && !compact)
                     offset = keep;
-                    keptRanges.emplace(std::pair(keep, bytes), i);
-                }
             }
             if (shardSize && !m_plan.fileOrder.back().empty()
                 && offset + bytes + reserve + headerBound(i) > shardSize) {
