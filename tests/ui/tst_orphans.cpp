@@ -13,18 +13,18 @@
 #include "core/model/model.h"
 #include "tests/support/python_reader.h"
 #include "tests/support/save_fixtures.h"
-#include "ui/util/byte_format.h"
 #include "ui/models/layout_diff.h"
-#include "ui/views/layout_diff_view.h"
-#include "ui/views/layout_map_view.h"
-#include "ui/windows/main_window.h"
 #include "ui/models/placement_state.h"
 #include "ui/models/problems_model.h"
-#include "ui/views/repack_panel.h"
-#include "ui/save/save_preview.h"
-#include "ui/util/settings_store.h"
 #include "ui/models/tensor_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
+#include "ui/save/save_preview.h"
+#include "ui/util/byte_format.h"
+#include "ui/util/settings_store.h"
+#include "ui/views/layout_diff_view.h"
+#include "ui/views/layout_map_view.h"
+#include "ui/views/repack_panel.h"
+#include "ui/windows/main_window.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -36,25 +36,20 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QtTest>
 
 namespace {
 
 using windowsteps::open;
+using windowsteps::saveWithKeys;
 using windowsteps::settled;
 using windowsteps::tensorOf;
 
 constexpr auto kWeights = "weights.bin";
 // What pinning ext_d out of weights.bin leaves: it and the padding before it.
 constexpr uint64_t kHole = 20480 - 1024;
-
-bool saveWithKeys(ui::MainWindow& window)
-{
-    QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
-    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
-    return finished.wait(60000) && finished.constFirst().constFirst().toBool() && settled(window);
-}
 
 // Clicks the row of tensor `name` in the table, as a user selects it.
 void clickRow(ui::MainWindow& window, const QString& name)
@@ -66,10 +61,10 @@ void clickRow(ui::MainWindow& window, const QString& name)
     QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(index).center());
 }
 
-// Right-clicks `widget` at `pos` and, in the context menu that opens, clicks the action named
+// Clicks `widget` at `pos` with `button` and, in the menu that opens, clicks the action named
 // `objectName`: its text ("" when the menu had none; the menu is closed then). A disabled
 // action is not clicked: its text ends with " (disabled)".
-QString chooseInContextMenu(QWidget* widget, QPoint pos, const QString& objectName)
+QString chooseInMenu(QWidget* widget, QPoint pos, const QString& objectName, Qt::MouseButton button)
 {
     QString chosen;
     QTimer poll;
@@ -92,10 +87,16 @@ QString chooseInContextMenu(QWidget* widget, QPoint pos, const QString& objectNa
         menu->close();
     });
     poll.start();
-    QTest::mouseClick(widget, Qt::RightButton, {}, pos);
+    QTest::mouseClick(widget, button, {}, pos);
     if (!QTest::qWaitFor([&poll] { return !poll.isActive(); }, 5000))
-        return QStringLiteral("(no context menu)");
+        return QStringLiteral("(no menu)");
     return chosen;
+}
+
+// The context menu of `widget` at `pos`, by a right click: chooseInMenu.
+QString chooseInContextMenu(QWidget* widget, QPoint pos, const QString& objectName)
+{
+    return chooseInMenu(widget, pos, objectName, Qt::RightButton);
 }
 
 // The problems of the window with code `code`: their messages.
@@ -167,6 +168,15 @@ bool openAndPinExtD(ui::MainWindow& window, const QString& path)
     return settled(window);
 }
 
+// openAndPinExtD of writeMixedModel in `dir`, saved with Ctrl+S: weights.bin then holds kHole
+// orphaned bytes.
+bool openWithAHole(ui::MainWindow& window, const QString& dir)
+{
+    return !uifixtures::writeMixedModel(dir).empty()
+        && openAndPinExtD(window, QDir(dir).filePath(QStringLiteral("model.onnx")))
+        && saveWithKeys(window);
+}
+
 } // namespace
 
 class TestOrphans : public QObject {
@@ -222,7 +232,7 @@ private Q_SLOTS:
         QVERIFY(band.x() >= 0);
         QCOMPARE(chooseInContextMenu(map->viewport(), band, QStringLiteral("compactFileAction")),
             QStringLiteral("Compact weights.bin (%1 orphaned)").arg(hole));
-        QCOMPARE(window.repackPanel()->compactEdit()->text(), QString::fromLatin1(kWeights));
+        QCOMPARE(window.repackPanel()->compactFiles(), QStringList{QString::fromLatin1(kWeights)});
         QVERIFY(window.hasPendingWork());
         QVERIFY(settled(window));
         QTRY_VERIFY2(
@@ -237,7 +247,7 @@ private Q_SLOTS:
         QVERIFY(saveWithKeys(window));
         QCOMPARE(orphanedIn(window, kWeights), uint64_t(0));
         QVERIFY(problems(window, QStringLiteral("orphaned-bytes")).isEmpty());
-        QCOMPARE(window.repackPanel()->compactEdit()->text(), QString()); // done
+        QCOMPARE(window.repackPanel()->compactFiles(), QStringList()); // done
         QVERIFY(!window.hasPendingWork());
         QCOMPARE(
             chooseInContextMenu(map->viewport(), map->fileBandPoint(QString::fromLatin1(kWeights)),
@@ -252,11 +262,8 @@ private Q_SLOTS:
     void compactFromTheTableMenuIsOneUndoableEdit()
     {
         QTemporaryDir dir;
-        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
-        const QString path = dir.filePath(QStringLiteral("model.onnx"));
         ui::MainWindow window;
-        QVERIFY(openAndPinExtD(window, path));
-        QVERIFY(saveWithKeys(window));
+        QVERIFY(openWithAHole(window, dir.path()));
 
         clickRow(window, QStringLiteral("ext_e"));
         QTableView* table = window.tensorView();
@@ -265,29 +272,27 @@ private Q_SLOTS:
         QCOMPARE(chooseInContextMenu(table->viewport(), table->visualRect(row).center(),
                      QStringLiteral("compactFileAction")),
             QStringLiteral("Compact weights.bin (%1 orphaned)").arg(ui::formatBytes(kHole)));
-        QCOMPARE(window.repackPanel()->compactEdit()->text(), QString::fromLatin1(kWeights));
+        QCOMPARE(window.repackPanel()->compactFiles(), QStringList{QString::fromLatin1(kWeights)});
         QVERIFY(settled(window));
         QTRY_VERIFY(preview(window).contains(QStringLiteral("orphaned go")));
 
         QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier);
-        QCOMPARE(window.repackPanel()->compactEdit()->text(), QString());
+        QCOMPARE(window.repackPanel()->compactFiles(), QStringList());
         QVERIFY(!window.hasPendingWork());
     }
 
-    // The repack panel's Compact field, typed: only while tensors keep their place (laid out
-    // anew, every file is compact); the files named are compacted by the save.
-    void compactTypedInThePanel()
+    // The repack panel's Compact button: only while tensors keep their place (laid out anew,
+    // every file is compact); its menu offers the files with orphaned bytes, and the one
+    // checked is compacted by the save.
+    void compactChosenInThePanel()
     {
         QTemporaryDir dir;
-        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
-        const QString path = dir.filePath(QStringLiteral("model.onnx"));
         ui::MainWindow window;
-        QVERIFY(openAndPinExtD(window, path));
-        QVERIFY(saveWithKeys(window));
+        QVERIFY(openWithAHole(window, dir.path()));
         QVERIFY(orphanedIn(window, kWeights) > 0);
 
         ui::RepackPanel* panel = window.repackPanel();
-        QLineEdit* compact = panel->compactEdit();
+        QToolButton* compact = panel->compactButton();
         QVERIFY(compact->isEnabled());
         QTest::mouseClick(
             panel->keepBox(), Qt::LeftButton, {}, QPoint(5, panel->keepBox()->height() / 2));
@@ -297,9 +302,11 @@ private Q_SLOTS:
         QVERIFY(panel->keepsPlacement());
         QVERIFY(compact->isEnabled());
 
-        compact->setFocus();
-        QTest::keyClicks(compact, QStringLiteral("weights.bin"));
+        QCOMPARE(chooseInMenu(compact, compact->rect().center(), QStringLiteral("compactChoice"),
+                     Qt::LeftButton),
+            QStringLiteral("weights.bin (%1 orphaned)").arg(ui::formatBytes(kHole)));
         QCOMPARE(panel->request().compact, std::vector<std::string>{"weights.bin"});
+        QCOMPARE(compact->text(), QStringLiteral("Compact (1)"));
         QVERIFY(settled(window));
         QTRY_VERIFY2(
             preview(window).contains(

@@ -10,17 +10,38 @@
 
 namespace ui {
 
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("CompactAction", text);
+}
+
+QString orphanedText(const repack::FileLayout& file)
+{
+    return file.orphanedBytes ? tr("%1 orphaned").arg(formatBytes(file.orphanedBytes))
+                              : tr("no orphaned bytes");
+}
+
+} // namespace
+
 QAction* addCompactAction(QMenu* menu, const repack::FileLayout& file)
 {
-    auto tr = [](const char* text) { return QCoreApplication::translate("CompactAction", text); };
     const QString location = QString::fromStdString(file.location);
-    QAction* action = menu->addAction(file.orphanedBytes
-            ? tr("Compact %1 (%2 orphaned)").arg(location, formatBytes(file.orphanedBytes))
-            : tr("Compact %1 (no orphaned bytes)").arg(location));
+    QAction* action = menu->addAction(tr("Compact %1 (%2)").arg(location, orphanedText(file)));
     action->setObjectName(QStringLiteral("compactFileAction"));
     action->setData(location);
     action->setEnabled(file.orphanedBytes != 0);
     return action;
+}
+
+QList<std::pair<QString, QString>> compactOffers(const std::vector<repack::FileLayout>& layouts)
+{
+    QList<std::pair<QString, QString>> offers;
+    for (const repack::FileLayout& file : layouts)
+        if (file.orphanedBytes)
+            offers.append({QString::fromStdString(file.location), orphanedText(file)});
+    return offers;
 }
 
 } // namespace ui

@@ -1,7 +1,13 @@
 // "Compact <file>": asks the next save to compact a data file (its own tensors close the
-// orphaned ranges between them; RepackPanel::addCompactFile), offered where a file is shown
+// orphaned ranges between them; RepackPanel::setCompactFile), offered where a file is shown
 // (the layout map's and the tensor table's context menus).
 #pragma once
+
+#include <QList>
+#include <QString>
+
+#include <utility>
+#include <vector>
 
 class QAction;
 class QMenu;
@@ -15,5 +21,9 @@ namespace ui {
 // Adds the action for `file` to `menu`: enabled when the file has orphaned bytes, saying how
 // many; the caller connects it. Its object name is "compactFileAction".
 QAction* addCompactAction(QMenu* menu, const repack::FileLayout& file);
+
+// The files of `layouts` worth compacting (with orphaned bytes), each with what a menu says of
+// it ("19.0 KiB orphaned"): RepackPanel::setCompactOffers.
+QList<std::pair<QString, QString>> compactOffers(const std::vector<repack::FileLayout>& layouts);
 
 } // namespace ui

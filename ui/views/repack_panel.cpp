@@ -16,6 +16,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPointer>
 #include <QScrollArea>
 #include <QTimer>
@@ -86,7 +87,7 @@ void flash(QWidget* widget)
 RepackPanel::RepackPanel(QWidget* parent)
     : QWidget(parent)
     , m_keep(new QCheckBox(tr("&Keep tensors where they are; only pins move"), this))
-    , m_compact(new QLineEdit(this))
+    , m_compact(new QToolButton(this))
     , m_target(new QComboBox(this))
     , m_format(new QComboBox(this))
     , m_threshold(new SizeEdit(this))
@@ -125,13 +126,11 @@ RepackPanel::RepackPanel(QWidget* parent)
         tr("The layout on disk is where a save starts from: only the tensors you pin move. "
            "Unchecked, or as soon as you change an option below, the threshold rule places "
            "every tensor that is not pinned."));
-    m_compact->setObjectName(QStringLiteral("compactEdit"));
-    m_compact->setClearButtonEnabled(true);
-    m_compact->setPlaceholderText(tr("no data file"));
-    m_compact->setToolTip(
-        tr("Data files (comma-separated) whose own tensors are laid out again back to back, "
-           "closing the orphaned ranges that tensors moved out of them left; every other file "
-           "keeps its layout. Also: Compact in the layout map's and the table's context menu."));
+    m_compact->setObjectName(QStringLiteral("compactButton"));
+    m_compact->setPopupMode(QToolButton::InstantPopup);
+    m_compact->setMenu(new QMenu(m_compact));
+    connect(m_compact->menu(), &QMenu::aboutToShow, this, &RepackPanel::fillCompactMenu);
+    showCompact();
     m_threshold->setValue(repack::SaveOptions{}.threshold);
     m_threshold->setToolTip(tr("Tensors of at least this size are stored in the data file."));
     m_dataFile->setClearButtonEnabled(true);
@@ -183,11 +182,10 @@ RepackPanel::RepackPanel(QWidget* parent)
     // enough to leave the table its columns at 1024 px.
     auto* layout = new QVBoxLayout(this);
     m_keep->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // the text may elide
-    layout->addWidget(m_keep);
-    auto* compactRow = new QFormLayout;
-    compactRow->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    compactRow->addRow(tr("Co&mpact:"), m_compact);
-    layout->addLayout(compactRow);
+    auto* keepRow = new QHBoxLayout; // the button costs the panel no height
+    keepRow->addWidget(m_keep, 1);
+    keepRow->addWidget(m_compact);
+    layout->addLayout(keepRow);
     layout->addLayout(form);
     layout->addWidget(m_attributes);
     layout->addWidget(m_checksum);
@@ -206,7 +204,6 @@ RepackPanel::RepackPanel(QWidget* parent)
         m_compact->setEnabled(m_keep->isChecked());
         edited("keep");
     });
-    connect(m_compact, &QLineEdit::textChanged, this, [this] { edited("compact"); });
     connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
         // The fields the target decides change with it: one edit.
         const bool restoring = std::exchange(m_restoring, true);
@@ -235,10 +232,10 @@ RepackPanel::RepackPanel(QWidget* parent)
     connect(m_checksum, &QCheckBox::toggled, this, [this] { edited("checksum"); });
     connect(m_removeUnused, &QCheckBox::toggled, this, [this] { edited("removeUnused"); });
     // Ctrl+Z in a field undoes on the shared stack too, not just that field's text.
-    for (QWidget* w : {static_cast<QWidget*>(m_dataFile), static_cast<QWidget*>(m_compact),
-             static_cast<QWidget*>(m_threshold->spinBox()),
-             static_cast<QWidget*>(m_alignThreshold->spinBox()),
-             static_cast<QWidget*>(m_shardSize->spinBox())})
+    for (QWidget* w :
+        {static_cast<QWidget*>(m_dataFile), static_cast<QWidget*>(m_threshold->spinBox()),
+            static_cast<QWidget*>(m_alignThreshold->spinBox()),
+            static_cast<QWidget*>(m_shardSize->spinBox())})
         w->installEventFilter(this);
     m_committed = m_baseline = settingValues();
 }
@@ -334,27 +331,61 @@ bool RepackPanel::keepsPlacement() const
     return m_keep->isChecked();
 }
 
-QStringList RepackPanel::compactFiles() const
+void RepackPanel::setCompactOffers(const QList<std::pair<QString, QString>>& offers)
 {
-    QStringList files;
-    for (const QString& name : m_compact->text().split(u','))
-        if (const QString trimmed = name.trimmed(); !trimmed.isEmpty() && !files.contains(trimmed))
-            files << trimmed;
-    return files;
+    m_compactOffers = offers;
 }
 
-void RepackPanel::addCompactFile(const QString& location)
+void RepackPanel::setCompactFile(const QString& location, bool compact)
 {
-    if (compactFiles().contains(location))
+    if (m_compactFiles.contains(location) == compact)
         return;
-    if (!m_keep->isChecked()) { // part of this one edit
+    if (compact && !m_keep->isChecked()) { // part of this one edit
         const QSignalBlocker block(m_keep);
         m_keep->setChecked(true);
         m_compact->setEnabled(true);
     }
-    QStringList files = compactFiles();
-    files << location;
-    m_compact->setText(files.join(QStringLiteral(", ")));
+    if (compact)
+        m_compactFiles << location;
+    else
+        m_compactFiles.removeAll(location);
+    showCompact();
+    edited("compact");
+}
+
+void RepackPanel::showCompact()
+{
+    m_compact->setText(
+        m_compactFiles.isEmpty() ? tr("Compact") : tr("Compact (%1)").arg(m_compactFiles.size()));
+    m_compact->setToolTip(
+        tr("Data files whose own tensors are laid out again back to back, closing the orphaned "
+           "ranges that tensors moved out of them left; every other file keeps its layout. "
+           "Also in the layout map's and the table's context menu.")
+        + (m_compactFiles.isEmpty()
+                ? QString()
+                : u'\n' + tr("Compacting: %1").arg(m_compactFiles.join(QStringLiteral(", ")))));
+}
+
+void RepackPanel::fillCompactMenu()
+{
+    QMenu* menu = m_compact->menu();
+    menu->clear();
+    QList<std::pair<QString, QString>> entries = m_compactOffers;
+    for (const QString& file : m_compactFiles)
+        if (std::none_of(entries.cbegin(), entries.cend(),
+                [&file](const auto& offer) { return offer.first == file; }))
+            entries.append({file, QString()});
+    for (const auto& [file, detail] : entries) {
+        QAction* action = menu->addAction(
+            detail.isEmpty() ? file : QStringLiteral("%1 (%2)").arg(file, detail));
+        action->setObjectName(QStringLiteral("compactChoice"));
+        action->setCheckable(true);
+        action->setChecked(m_compactFiles.contains(file));
+        connect(
+            action, &QAction::toggled, this, [this, file](bool on) { setCompactFile(file, on); });
+    }
+    if (entries.isEmpty())
+        menu->addAction(tr("No data file has orphaned bytes"))->setEnabled(false);
 }
 
 bool RepackPanel::eventFilter(QObject* watched, QEvent* event)
@@ -473,7 +504,7 @@ repack::SaveRequest RepackPanel::request(const QString& outputModel) const
         repack::SaveRequest request;
         request.keep = true;
         request.data = saveDataFile(outputModel).toStdString();
-        for (const QString& file : compactFiles())
+        for (const QString& file : m_compactFiles)
             request.compact.push_back(file.toStdString());
         request.checksum = m_checksum->isChecked();
         request.removeUnused = m_removeUnused->isChecked();
@@ -569,7 +600,7 @@ QVariantMap RepackPanel::settingValues() const
 {
     return {
         {QStringLiteral("repack/keep"), m_keep->isChecked()},
-        {QStringLiteral("repack/compact"), m_compact->text()},
+        {QStringLiteral("repack/compact"), m_compactFiles.join(QStringLiteral(", "))},
         {QStringLiteral("repack/target"), m_target->currentData()},
         {QStringLiteral("repack/format"), m_format->currentIndex()},
         {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(m_threshold->value())},
@@ -592,7 +623,11 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     };
     const bool restoring = std::exchange(m_restoring, true);
     m_keep->setChecked(value("keep", true).toBool());
-    m_compact->setText(value("compact", QString()).toString());
+    m_compactFiles.clear();
+    for (const QString& file : value("compact", QString()).toString().split(u','))
+        if (!file.trimmed().isEmpty())
+            m_compactFiles << file.trimmed();
+    showCompact();
     // The target first: the saved fields below then win, as they did when saved.
     m_target->setCurrentIndex(std::max(0, m_target->findData(value("target", QString()))));
     m_format->setCurrentIndex(std::clamp(value("format", 0).toInt(), 0, m_format->count() - 1));

@@ -24,6 +24,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QToolButton;
 class QUndoStack;
 
 namespace repack {
@@ -89,14 +90,18 @@ public:
     bool keepsPlacement() const;
     QCheckBox* keepBox() const { return m_keep; }
     // Keeping placement, the data files to compact (SaveRequest::compact): their own tensors
-    // close the orphaned ranges between them. Names as the model spells them, comma-separated;
-    // a save or an open starts with none (a compacted file has nothing left to close).
-    QLineEdit* compactEdit() const { return m_compact; }
-    QStringList compactFiles() const;
-    // Adds `location` to the files to compact (one undoable edit, "Compact"); checks "Keep
-    // tensors where they are" first when it is not (laid out anew, every file is compact, but
-    // the user asked to keep the others where they are). Nothing when listed already.
-    void addCompactFile(const QString& location);
+    // close the orphaned ranges between them. The Compact button beside "Keep tensors where they
+    // are" lists the files offered and those chosen, each checkable; a save or an open starts
+    // with none (a compacted file has nothing left to close).
+    QToolButton* compactButton() const { return m_compact; }
+    QStringList compactFiles() const { return m_compactFiles; }
+    // The data files worth compacting (those with orphaned bytes), each with what the button's
+    // menu says of it ("19.0 KiB orphaned").
+    void setCompactOffers(const QList<std::pair<QString, QString>>& offers);
+    // Chooses `location` for compacting, or drops it: one undoable edit ("Compact"). Choosing
+    // checks "Keep tensors where they are" first when it is not (laid out anew, every file is
+    // compact, but the user asked to keep the others where they are).
+    void setCompactFile(const QString& location, bool compact = true);
 
     SizeEdit* thresholdEdit() const { return m_threshold; }
     QLineEdit* dataFileEdit() const { return m_dataFile; }
@@ -151,7 +156,11 @@ private:
     const repack::Target* target() const;
 
     QCheckBox* m_keep;
-    QLineEdit* m_compact;
+    QToolButton* m_compact;
+    QStringList m_compactFiles;
+    QList<std::pair<QString, QString>> m_compactOffers;
+    void showCompact(); // the button's text and tooltip
+    void fillCompactMenu(); // the files offered and chosen, as it opens
     QComboBox* m_target;
     QComboBox* m_format;
     QString m_modelPath;

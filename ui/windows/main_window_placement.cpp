@@ -87,7 +87,8 @@ void MainWindow::createPlacement()
         menu.exec(m_table->viewport()->mapToGlobal(pos));
     });
     connect(m_map, &LayoutMapView::tensorsDropped, m_placementView, &PlacementView::dropOnFile);
-    connect(m_map, &LayoutMapView::compactRequested, m_panel, &RepackPanel::addCompactFile);
+    connect(m_map, &LayoutMapView::compactRequested, m_panel,
+        [panel = m_panel](const QString& location) { panel->setCompactFile(location); });
     connect(m_placement, &PlacementState::pinsChanged, this, [this] { updatePreview(); });
     // Undo shows what it undid: the rows whose pins changed back, or the field.
     m_panel->setUndoStack(m_placement->undoStack());
@@ -142,7 +143,7 @@ void MainWindow::addCompactActions(QMenu* menu)
         QAction* compact = addCompactAction(menu, file);
         connect(compact, &QAction::triggered, m_panel,
             [panel = m_panel, location = compact->data().toString()] {
-                panel->addCompactFile(location);
+                panel->setCompactFile(location);
             });
     }
 }
@@ -154,6 +155,7 @@ void MainWindow::showPlacement()
     m_placement->setSnapshot(m_snapshot);
     m_placementView->model()->setSnapshot(m_snapshot);
     m_placementView->model()->setSaveDataFile(saveDataFileName(*m_panel, m_snapshot));
+    m_panel->setCompactOffers(compactOffers(m_snapshot.layouts));
 }
 
 void MainWindow::addPlanActions(QMenu* file, QMenu* edit)
