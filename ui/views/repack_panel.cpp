@@ -304,7 +304,7 @@ void RepackPanel::startFrom(const QVariantMap& values)
 {
     QVariantMap kept = values;
     kept.insert(QStringLiteral("repack/keep"), true);
-    kept.insert(QStringLiteral("repack/compact"), QString());
+    kept.insert(QStringLiteral("repack/compact"), QStringList());
     restoreSettings(kept);
     m_baseline = m_committed;
 }
@@ -600,7 +600,7 @@ QVariantMap RepackPanel::settingValues() const
 {
     return {
         {QStringLiteral("repack/keep"), m_keep->isChecked()},
-        {QStringLiteral("repack/compact"), m_compactFiles.join(QStringLiteral(", "))},
+        {QStringLiteral("repack/compact"), m_compactFiles},
         {QStringLiteral("repack/target"), m_target->currentData()},
         {QStringLiteral("repack/format"), m_format->currentIndex()},
         {QStringLiteral("repack/threshold"), QVariant::fromValue<qulonglong>(m_threshold->value())},
@@ -623,10 +623,7 @@ void RepackPanel::restoreSettings(const QVariantMap& values)
     };
     const bool restoring = std::exchange(m_restoring, true);
     m_keep->setChecked(value("keep", true).toBool());
-    m_compactFiles.clear();
-    for (const QString& file : value("compact", QString()).toString().split(u','))
-        if (!file.trimmed().isEmpty())
-            m_compactFiles << file.trimmed();
+    m_compactFiles = value("compact", QStringList()).toStringList();
     showCompact();
     // The target first: the saved fields below then win, as they did when saved.
     m_target->setCurrentIndex(std::max(0, m_target->findData(value("target", QString()))));
