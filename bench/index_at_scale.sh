@@ -17,19 +17,12 @@ trap 'rm -rf "$scratch"' EXIT
 PYTHONPATH=$(dirname "${BASH_SOURCE[0]}") /usr/bin/python3 - "$scratch" <<'PY'
 import os, sys
 out = sys.argv[1]
-from onnx_wire import field
-tensor = b"\x08\x01\x10\x01" + field(9, bytes(4))  # dims [1], FLOAT, 4 raw bytes
-opset = field(8, b"\x10\x11")
-def model(graph):
-    return b"\x08\x08" + field(7, graph) + opset
+from onnx_wire import SCALAR, constants_model, field, model
 for count, name in ((100_000, "initializers-100k"), (3_000_000, "initializers-3m")):
     with open(os.path.join(out, name + ".onnx"), "wb") as f:
-        f.write(model(field(2, b"g") + field(5, tensor) * count))
-attribute = field(1, b"value") + field(5, tensor) + b"\xa0\x01\x04"  # name, t, type TENSOR
-nodes = b"".join(field(1, field(2, b"c%d" % i) + field(4, b"Constant") + field(5, attribute))
-                 for i in range(300_000))
+        f.write(model(field(2, b"g") + field(5, SCALAR) * count))
 with open(os.path.join(out, "constants-300k.onnx"), "wb") as f:
-    f.write(model(field(2, b"g") + nodes))
+    f.write(constants_model(300_000))
 PY
 
 median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }

@@ -28,21 +28,14 @@ mkdir "$scratch/external-100k"
 PYTHONPATH=$(dirname "${BASH_SOURCE[0]}") /usr/bin/python3 - "$scratch" <<'PY'
 import os, sys
 out = sys.argv[1]
-from onnx_wire import field
-opset = field(8, b"\x10\x11")
-def model(graph):
-    return b"\x08\x08" + field(7, graph) + opset
+from onnx_wire import constants_model, field, model
 scalar = field(10, b"\x10\x01" + field(9, bytes(4)))  # AttributeProto.tensors: FLOAT, raw 4 bytes
 attribute = field(1, b"values") + b"\xa0\x01\x09" + scalar * 3_000_000  # type TENSORS
 node = field(1, field(2, b"y") + field(4, b"Table") + field(7, b"bench") + field(5, attribute))
 with open(os.path.join(out, "attribute-3m.onnx"), "wb") as f:
-    f.write(model(field(2, b"g") + node) + field(8, field(1, b"bench") + b"\x10\x01"))
-tensor = b"\x08\x01\x10\x01" + field(9, bytes(4))  # dims [1], FLOAT, 4 raw bytes
-constant = field(1, b"value") + field(5, tensor) + b"\xa0\x01\x04"  # name, t, type TENSOR
-nodes = b"".join(field(1, field(2, b"c%d" % i) + field(4, b"Constant") + field(5, constant))
-                 for i in range(300_000))
+    f.write(model(field(2, b"g") + node, field(8, field(1, b"bench") + b"\x10\x01")))
 with open(os.path.join(out, "constants-300k.onnx"), "wb") as f:
-    f.write(model(field(2, b"g") + nodes))
+    f.write(constants_model(300_000))
 PY
 
 median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
