@@ -86,7 +86,7 @@ void flash(QWidget* widget)
 
 RepackPanel::RepackPanel(QWidget* parent)
     : QWidget(parent)
-    , m_keep(new QCheckBox(tr("&Keep tensors where they are; only pins move"), this))
+    , m_keep(new QCheckBox(tr("&Keep tensors where they are"), this))
     , m_compact(new QToolButton(this))
     , m_target(new QComboBox(this))
     , m_format(new QComboBox(this))

@@ -291,7 +291,7 @@ void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& f
 {
     m_folder = folder;
     m_summary->setText(tr("%1: %2 graph(s), %3 data file(s); stored more than once: %4")
-                           .arg(m_dir)
+                           .arg(homePath(m_dir))
                            .arg(folder->models.size())
                            .arg(folder->files.size())
                            .arg(formatBytes(folder->duplicatedBytes)));
