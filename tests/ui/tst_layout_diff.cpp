@@ -69,49 +69,6 @@ bool writeTwoFileModel(const QString& dir)
         && fixtures::saveModel(model, QDir(dir).filePath(QStringLiteral("model.onnx")));
 }
 
-// Model A in `dirA`, model B in `dirB` (each "m.onnx" with "w.bin"), one tensor per kind:
-// same (unchanged, external), inl_same (unchanged, inline), moved, toinline (storage changed),
-// content (same size, other bytes), removed (A only), added (B only).
-bool writeComparePair(const QString& dirA, const QString& dirB)
-{
-    auto tensor = [](const char* name, uint8_t seed) {
-        return fixtures::rawTensor(
-            name, onnx::TensorProto::FLOAT, {256}, fixtures::patternBytes(1024, seed));
-    };
-    {
-        onnx::ModelProto model = fixtures::emptyModel();
-        fixtures::DataFileBuilder data("w.bin");
-        const std::pair<const char*, uint8_t> external[]
-            = {{"same", 1}, {"moved", 2}, {"toinline", 3}, {"content", 4}, {"removed", 5}};
-        for (const auto& [name, seed] : external) {
-            onnx::TensorProto t = tensor(name, seed);
-            data.append(t);
-            *model.mutable_graph()->add_initializer() = t;
-        }
-        *model.mutable_graph()->add_initializer() = fixtures::rawTensor(
-            "inl_same", onnx::TensorProto::FLOAT, {4}, fixtures::patternBytes(16, 6));
-        if (!data.save(dirA)
-            || !fixtures::saveModel(model, QDir(dirA).filePath(QStringLiteral("m.onnx"))))
-            return false;
-    }
-    onnx::ModelProto model = fixtures::emptyModel();
-    fixtures::DataFileBuilder data("w.bin");
-    auto external = [&](const char* name, uint8_t seed, uint64_t offset) {
-        onnx::TensorProto t = tensor(name, seed);
-        data.externalize(t, offset);
-        *model.mutable_graph()->add_initializer() = t;
-    };
-    external("same", 1, 0);
-    external("moved", 2, 4096);
-    *model.mutable_graph()->add_initializer() = tensor("toinline", 3);
-    external("content", 9, 3072); // A's offset, other bytes
-    *model.mutable_graph()->add_initializer() = fixtures::rawTensor(
-        "inl_same", onnx::TensorProto::FLOAT, {4}, fixtures::patternBytes(16, 6));
-    external("added", 7, 5120);
-    return data.save(dirB)
-        && fixtures::saveModel(model, QDir(dirB).filePath(QStringLiteral("m.onnx")));
-}
-
 // One data file "weights.bin" of 182 tensors of 4 KiB; planned with 8 KiB shards of "w.bin",
 // two tensors a shard: 91 new data files, as a 1 GiB model saved in 11 MiB shards would have.
 constexpr int kShardTensors = 182;
@@ -537,7 +494,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dirA;
         QTemporaryDir dirB;
-        QVERIFY(writeComparePair(dirA.path(), dirB.path()));
+        QVERIFY(uifixtures::writeComparePair(dirA.path(), dirB.path()));
         auto a = repack::Model::load(fsPath(dirA.filePath(QStringLiteral("m.onnx"))));
         auto b = repack::Model::load(fsPath(dirB.filePath(QStringLiteral("m.onnx"))));
         QVERIFY(a && b);
@@ -591,67 +548,13 @@ private Q_SLOTS:
         QCOMPARE(lane->after.tensors.size(), size_t(4));
     }
 
-    void diffTableModelPassesTester()
-    {
-        QTemporaryDir dirA;
-        QTemporaryDir dirB;
-        QVERIFY(writeComparePair(dirA.path(), dirB.path()));
-        auto a = repack::Model::load(fsPath(dirA.filePath(QStringLiteral("m.onnx"))));
-        auto b = repack::Model::load(fsPath(dirB.filePath(QStringLiteral("m.onnx"))));
-        QVERIFY(a && b);
-        repack::DiffOptions quick;
-        quick.compareContent = false;
-        auto entries = repack::diffModels(**a, **b, quick);
-        QVERIFY(entries);
-        auto diff = std::make_shared<ui::LayoutDiff>(
-            ui::compareDiff(ui::takeSnapshot(**a), ui::takeSnapshot(**b), *entries, false));
-
-        ui::DiffTableModel model;
-        ui::DiffKindFilter filter;
-        filter.setSourceModel(&model);
-        QAbstractItemModelTester tester(
-            &model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester proxyTester(
-            &filter, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setDiff(diff);
-        QCOMPARE(model.rowCount(), 7);
-        QCOMPARE(model.columnCount(), int(ui::DiffTableModel::ColumnCount));
-        filter.sort(ui::DiffTableModel::ABytes, Qt::DescendingOrder);
-        filter.sort(ui::DiffTableModel::Change);
-
-        auto full = repack::diffModels(**a, **b);
-        QVERIFY(full);
-        auto next = std::make_shared<ui::LayoutDiff>(*diff);
-        const auto changed = ui::applyContentDiff(*next, *full);
-        model.updateKinds(next, changed);
-        const int content = indexOf(*next, QStringLiteral("content"));
-        QCOMPARE(model.index(content, ui::DiffTableModel::Change).data().toString(),
-            QStringLiteral("content changed"));
-        QCOMPARE(model.index(content, 0).data(ui::DiffTableModel::KindRole).toInt(),
-            int(ChangeKind::ContentChanged));
-        const int added = indexOf(*next, QStringLiteral("added"));
-        QCOMPARE(model.index(added, ui::DiffTableModel::AStorage).data().toString(),
-            QStringLiteral("—"));
-        QCOMPARE(model.index(added, ui::DiffTableModel::BOffset).data().toString(),
-            QStringLiteral("5120"));
-
-        filter.setKindVisible(ChangeKind::Unchanged, false);
-        QCOMPARE(filter.rowCount(), 5);
-        for (int k = 0; k < ui::kChangeKindCount; ++k)
-            filter.setKindVisible(ChangeKind(k), ChangeKind(k) == ChangeKind::ContentChanged);
-        QCOMPARE(filter.rowCount(), 1);
-        QCOMPARE(filter.index(0, 0).data().toString(), QStringLiteral("content"));
-        model.setDiff(nullptr);
-        QCOMPARE(filter.rowCount(), 0);
-    }
-
     // Issue 27 item 8: Ctrl+W closes the Compare window; Esc stops a running compare first,
     // then closes it.
     void compareWindowClosesWithCtrlWAndEsc()
     {
         QTemporaryDir dirA;
         QTemporaryDir dirB;
-        QVERIFY(writeComparePair(dirA.path(), dirB.path()));
+        QVERIFY(uifixtures::writeComparePair(dirA.path(), dirB.path()));
         ui::CompareWindow window;
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -676,7 +579,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dirA;
         QTemporaryDir dirB;
-        QVERIFY(writeComparePair(dirA.path(), dirB.path()));
+        QVERIFY(uifixtures::writeComparePair(dirA.path(), dirB.path()));
         ui::CompareWindow window;
         QAbstractItemModelTester tester(
             window.diffModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -769,7 +672,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dirA;
         QTemporaryDir dirB;
-        QVERIFY(writeComparePair(dirA.path(), dirB.path()));
+        QVERIFY(uifixtures::writeComparePair(dirA.path(), dirB.path()));
         const QString a = dirA.filePath(QStringLiteral("m.onnx"));
         const QString b = dirB.filePath(QStringLiteral("m.onnx"));
         {
@@ -818,7 +721,7 @@ private Q_SLOTS:
     {
         QTemporaryDir dirA;
         QTemporaryDir dirB;
-        QVERIFY(writeComparePair(dirA.path(), dirB.path()));
+        QVERIFY(uifixtures::writeComparePair(dirA.path(), dirB.path()));
         ui::MainWindow window;
         QSignalSpy opened(&window, &ui::MainWindow::modelOpened);
         QVERIFY(window.openFile(dirA.filePath(QStringLiteral("m.onnx")), true));

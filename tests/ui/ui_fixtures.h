@@ -145,4 +145,47 @@ inline QMap<QString, QByteArray> folderContents(const QString& dir)
     return files;
 }
 
+// Model A in `dirA`, model B in `dirB` (each "m.onnx" with "w.bin"), one tensor per kind:
+// same (unchanged, external), inl_same (unchanged, inline), moved, toinline (storage changed),
+// content (same size, other bytes), removed (A only), added (B only).
+inline bool writeComparePair(const QString& dirA, const QString& dirB)
+{
+    auto tensor = [](const char* name, uint8_t seed) {
+        return fixtures::rawTensor(
+            name, onnx::TensorProto::FLOAT, {256}, fixtures::patternBytes(1024, seed));
+    };
+    {
+        onnx::ModelProto model = fixtures::emptyModel();
+        fixtures::DataFileBuilder data("w.bin");
+        const std::pair<const char*, uint8_t> external[]
+            = {{"same", 1}, {"moved", 2}, {"toinline", 3}, {"content", 4}, {"removed", 5}};
+        for (const auto& [name, seed] : external) {
+            onnx::TensorProto t = tensor(name, seed);
+            data.append(t);
+            *model.mutable_graph()->add_initializer() = t;
+        }
+        *model.mutable_graph()->add_initializer() = fixtures::rawTensor(
+            "inl_same", onnx::TensorProto::FLOAT, {4}, fixtures::patternBytes(16, 6));
+        if (!data.save(dirA)
+            || !fixtures::saveModel(model, QDir(dirA).filePath(QStringLiteral("m.onnx"))))
+            return false;
+    }
+    onnx::ModelProto model = fixtures::emptyModel();
+    fixtures::DataFileBuilder data("w.bin");
+    auto external = [&](const char* name, uint8_t seed, uint64_t offset) {
+        onnx::TensorProto t = tensor(name, seed);
+        data.externalize(t, offset);
+        *model.mutable_graph()->add_initializer() = t;
+    };
+    external("same", 1, 0);
+    external("moved", 2, 4096);
+    *model.mutable_graph()->add_initializer() = tensor("toinline", 3);
+    external("content", 9, 3072); // A's offset, other bytes
+    *model.mutable_graph()->add_initializer() = fixtures::rawTensor(
+        "inl_same", onnx::TensorProto::FLOAT, {4}, fixtures::patternBytes(16, 6));
+    external("added", 7, 5120);
+    return data.save(dirB)
+        && fixtures::saveModel(model, QDir(dirB).filePath(QStringLiteral("m.onnx")));
+}
+
 } // namespace uifixtures
