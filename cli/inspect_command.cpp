@@ -71,7 +71,7 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
         << formatBytes(externalBytes) << ")\n";
     out << "protobuf " << formatBytes(model.fileBytes()) << " of the 2 GiB limit ("
         << percent(model.fileBytes(), kProtobufLimit) << ")\n";
-    for (const auto& f : computeLayout(model)) {
+    for (const auto& f : computeLayout(model, LayoutDetail::Totals)) {
         out << "data file " << printable(f.location) << (f.headerBytes ? " (safetensors)" : "")
             << ": " << formatBytes(f.bytes);
         if (f.headerBytes)

@@ -1,7 +1,10 @@
 #include "json_stream.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstdint>
+#include <cstring>
 #include <ostream>
 
 namespace repack {
@@ -22,10 +25,9 @@ std::string jsonText(const nlohmann::ordered_json& value)
     return dumped(value, kIndent);
 }
 
-constexpr size_t kFlushBytes = 64 << 10;
-
 JsonStream::JsonStream(std::ostream& out)
     : m_out(out)
+    , m_buffer(new char[kBufferBytes])
 {
 }
 
@@ -36,8 +38,18 @@ JsonStream::~JsonStream()
 
 void JsonStream::flush()
 {
-    m_out.write(m_buffer.data(), static_cast<std::streamsize>(m_buffer.size()));
-    m_buffer.clear();
+    m_out.write(m_buffer.get(), static_cast<std::streamsize>(m_used));
+    m_used = 0;
+}
+
+void JsonStream::putLarge(std::string_view text)
+{
+    flush();
+    if (text.size() <= kBufferBytes) {
+        put(text);
+        return;
+    }
+    m_out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 void JsonStream::nextMember()
@@ -48,19 +60,17 @@ void JsonStream::nextMember()
     }
     if (m_members.empty())
         return; // the top-level value
-    if (m_buffer.size() >= kFlushBytes)
-        flush();
-    m_buffer += m_members.back()++ ? ",\n" : "\n";
+    put(m_members.back()++ ? std::string_view(",\n") : std::string_view("\n"));
     indent(m_members.size());
 }
 
 void JsonStream::indent(size_t depth)
 {
-    static constexpr char kSpaces[]
+    static constexpr std::string_view kSpaces
         = "                                                                ";
     for (size_t n = depth * kIndent; n > 0;) {
-        const size_t chunk = std::min(n, sizeof kSpaces - 1);
-        m_buffer.append(kSpaces, chunk);
+        const size_t chunk = std::min(n, kSpaces.size());
+        put(kSpaces.substr(0, chunk));
         n -= chunk;
     }
 }
@@ -68,7 +78,7 @@ void JsonStream::indent(size_t depth)
 void JsonStream::open(char bracket)
 {
     nextMember();
-    m_buffer += bracket;
+    put(bracket);
     m_members.push_back(0);
 }
 
@@ -77,10 +87,10 @@ void JsonStream::close(char bracket)
     const size_t members = m_members.back();
     m_members.pop_back();
     if (members) { // dump() writes an empty object or array as "{}" or "[]"
-        m_buffer += '\n';
+        put('\n');
         indent(m_members.size());
     }
-    m_buffer += bracket;
+    put(bracket);
     if (m_members.empty())
         flush(); // the document is complete: what the caller writes next comes after it
 }
@@ -104,11 +114,41 @@ void JsonStream::endArray()
 
 namespace {
 
-// Text that dump() writes as it is between quotes: printable ASCII but quote and backslash.
+// Bytes that dump() writes as they are between quotes: printable ASCII but quote and backslash.
+constexpr auto kPlain = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c < 0x7f; ++c)
+        plain[static_cast<size_t>(c)] = c != '"' && c != '\\';
+    return plain;
+}();
+
+bool plainBytes(std::string_view text)
+{
+    for (char c : text)
+        if (!kPlain[static_cast<unsigned char>(c)])
+            return false;
+    return true;
+}
+
+// plainBytes, eight bytes at a time while no byte of a word may need escaping (names of
+// 100,000 tensors are most of a report's text).
 bool plain(std::string_view text)
 {
-    return std::all_of(text.begin(), text.end(),
-        [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+    constexpr uint64_t kOnes = 0x0101010101010101;
+    constexpr uint64_t kHighs = 0x8080808080808080;
+    // Nonzero when some byte of v is zero (and maybe flags bytes above it).
+    auto anyZero = [](uint64_t v) { return (v - kOnes) & ~v & kHighs; };
+    size_t i = 0;
+    for (; i + 8 <= text.size(); i += 8) {
+        uint64_t w;
+        std::memcpy(&w, text.data() + i, 8);
+        // A byte at or above 0x80, below 0x20 (it borrows), 0x7f, a quote or a backslash:
+        // the word is looked at byte by byte.
+        if ((w & kHighs) || ((w - 0x20 * kOnes) & kHighs) || anyZero(w ^ (0x7f * kOnes))
+            || anyZero(w ^ ('"' * kOnes)) || anyZero(w ^ ('\\' * kOnes)))
+            return plainBytes(text.substr(i));
+    }
+    return plainBytes(text.substr(i));
 }
 
 } // namespace
@@ -116,11 +156,11 @@ bool plain(std::string_view text)
 void JsonStream::string(std::string_view text)
 {
     if (plain(text)) {
-        m_buffer += '"';
-        m_buffer += text;
-        m_buffer += '"';
+        put('"');
+        put(text);
+        put('"');
     } else {
-        m_buffer += dumped(nlohmann::ordered_json(text), -1);
+        put(dumped(nlohmann::ordered_json(text), -1));
     }
 }
 
@@ -128,7 +168,7 @@ void JsonStream::key(std::string_view name)
 {
     nextMember();
     string(name);
-    m_buffer += ": ";
+    put(": ");
     m_afterKey = true;
 }
 
@@ -138,29 +178,30 @@ void JsonStream::value(std::string_view text)
     string(text);
 }
 
-template <typename Number> void appendNumber(std::string& out, Number number)
+template <typename Number> std::string_view numberText(char (&text)[24], Number number)
 {
-    char text[24];
     const auto end = std::to_chars(text, text + sizeof text, number).ptr;
-    out.append(text, static_cast<size_t>(end - text));
+    return {text, static_cast<size_t>(end - text)};
 }
 
 void JsonStream::value(uint64_t number)
 {
     nextMember();
-    appendNumber(m_buffer, number);
+    char text[24];
+    put(numberText(text, number));
 }
 
 void JsonStream::value(int64_t number)
 {
     nextMember();
-    appendNumber(m_buffer, number);
+    char text[24];
+    put(numberText(text, number));
 }
 
 void JsonStream::null()
 {
     nextMember();
-    m_buffer += "null";
+    put("null");
 }
 
 void JsonStream::value(const nlohmann::ordered_json& element)
@@ -169,12 +210,13 @@ void JsonStream::value(const nlohmann::ordered_json& element)
     // Every line break of dump(2) is layout (strings escape theirs), so the element's lines
     // move right by the depth it is written at.
     const std::string text = dumped(element, kIndent);
+    const std::string_view all(text);
     size_t start = 0;
-    for (size_t end; (end = text.find('\n', start)) != text.npos; start = end + 1) {
-        m_buffer.append(text, start, end + 1 - start);
+    for (size_t end; (end = all.find('\n', start)) != all.npos; start = end + 1) {
+        put(all.substr(start, end + 1 - start));
         indent(m_members.size());
     }
-    m_buffer.append(text, start, text.size() - start);
+    put(all.substr(start));
     if (m_members.empty())
         flush(); // a top-level value is a whole document
 }

@@ -6,7 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstring>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,9 +53,26 @@ private:
     void string(std::string_view text); // quoted and escaped as dump() does
     void indent(size_t depth);
     void flush(); // the buffer to m_out
+    void put(std::string_view text)
+    {
+        if (text.size() > kBufferBytes - m_used)
+            return putLarge(text);
+        std::memcpy(m_buffer.get() + m_used, text.data(), text.size());
+        m_used += text.size();
+    }
+    void put(char c)
+    {
+        if (m_used == kBufferBytes)
+            flush();
+        m_buffer[m_used++] = c;
+    }
+    void putLarge(std::string_view text); // flushes first; writes past the buffer directly
 
+    static constexpr size_t kBufferBytes = 64 << 10;
     std::ostream& m_out;
-    std::string m_buffer; // written to m_out in blocks, and when the document is complete
+    // Written to m_out when full, and when the document is complete.
+    std::unique_ptr<char[]> m_buffer;
+    size_t m_used = 0;
     std::vector<size_t> m_members; // per open object/array: members written so far
     bool m_afterKey = false;
 };

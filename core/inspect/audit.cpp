@@ -49,7 +49,7 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
 void fileSizes(const Model& model, std::vector<Problem>& out)
 {
     const std::string modelName = model.path().filename().string();
-    for (const FileLayout& f : computeLayout(model)) {
+    for (const FileLayout& f : computeLayout(model, LayoutDetail::Totals)) {
         // Bytes this model does not read may be another's (graphs of a folder sharing a file):
         // orphaned only when no other model reads the file, or could (one that cannot be read).
         if (f.orphanedBytes

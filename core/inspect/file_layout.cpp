@@ -22,44 +22,57 @@ uint64_t alignmentOf(uint64_t offset)
     return std::min(offset & (~offset + 1), kMaxAlignment);
 }
 
-void addGap(FileLayout& layout, uint64_t from, uint64_t to, bool beforeTensor)
+// A gap's region (Padding or Orphaned) counted in `layout` and handed to `emit`.
+template <typename Emit>
+void addGap(FileLayout& layout, uint64_t from, uint64_t to, bool beforeTensor, Emit& emit)
 {
     if (to <= from)
         return;
     const uint64_t gap = to - from;
     const bool padding = beforeTensor && gap < alignmentOf(to);
-    layout.regions.push_back({padding ? RegionType::Padding : RegionType::Orphaned, from, gap});
+    emit(Region{.type = padding ? RegionType::Padding : RegionType::Orphaned,
+        .offset = from,
+        .length = gap});
     (padding ? layout.paddingBytes : layout.orphanedBytes) += gap;
 }
 
-void fillFile(FileLayout& layout, std::vector<Region> tensors)
+bool byRange(const Region& a, const Region& b)
 {
-    layout.regions.reserve(2 * tensors.size() + 2); // each tensor, and a gap before each
-    std::sort(tensors.begin(), tensors.end(), [](const Region& a, const Region& b) {
-        return a.offset != b.offset ? a.offset < b.offset : a.length < b.length;
-    });
-    // Sweep: `covered` is the end of the union so far, `overlapEnd` the end of doubly covered.
+    return a.offset != b.offset ? a.offset < b.offset : a.length < b.length;
+}
+
+// The file's regions in file order, each handed to `emit` (its overlaps after them), and its
+// byte counts added to `layout`. Tensors at the same offset come shortest first; identical
+// ranges are neighbours, marked shared. Files written by a save are sorted already: no sort.
+template <typename Emit> void sweep(FileLayout& layout, std::vector<Region>& tensors, Emit&& emit)
+{
+    if (!std::is_sorted(tensors.begin(), tensors.end(), byRange))
+        std::sort(tensors.begin(), tensors.end(), byRange);
+    for (size_t i = 1; i < tensors.size(); ++i) {
+        Region& previous = tensors[i - 1];
+        if (tensors[i].offset == previous.offset && tensors[i].length == previous.length) {
+            if (!previous.shared)
+                layout.sharedBytes += previous.length;
+            previous.shared = tensors[i].shared = true;
+        }
+    }
+    // `covered` is the end of the union so far, `overlapEnd` the end of doubly covered.
     uint64_t covered = 0;
     if (layout.headerBytes) {
-        layout.regions.push_back({RegionType::Header, 0, layout.headerBytes});
+        emit(Region{.type = RegionType::Header, .offset = 0, .length = layout.headerBytes});
         covered = layout.headerBytes;
     }
     uint64_t overlapEnd = 0;
     std::vector<Region> overlaps;
-    size_t previous = SIZE_MAX; // index in layout.regions of the previous tensor
-    for (Region& r : tensors) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const Region& r = tensors[i];
         const uint64_t end = r.offset + r.length;
-        if (previous != SIZE_MAX && layout.regions[previous].offset == r.offset
-            && layout.regions[previous].length == r.length) {
-            if (!layout.regions[previous].shared)
-                layout.sharedBytes += r.length;
-            layout.regions[previous].shared = r.shared = true;
-            layout.regions.push_back(r);
-            previous = layout.regions.size() - 1;
+        if (i > 0 && tensors[i - 1].offset == r.offset && tensors[i - 1].length == r.length) {
+            emit(r); // another reader of the range just listed
             continue;
         }
         if (r.offset >= covered) {
-            addGap(layout, covered, r.offset, true);
+            addGap(layout, covered, r.offset, true, emit);
             layout.referencedBytes += r.length;
             covered = end;
         } else {
@@ -70,7 +83,8 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors)
                 if (!overlaps.empty() && overlaps.back().offset + overlaps.back().length == from)
                     overlaps.back().length += to - from;
                 else
-                    overlaps.push_back({RegionType::Overlap, from, to - from});
+                    overlaps.push_back(
+                        Region{.type = RegionType::Overlap, .offset = from, .length = to - from});
                 overlapEnd = to;
             }
             if (end > covered) {
@@ -78,13 +92,19 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors)
                 covered = end;
             }
         }
-        layout.regions.push_back(r);
-        previous = layout.regions.size() - 1;
+        emit(r);
     }
-    addGap(layout, covered, layout.bytes, false);
-    std::sort(layout.regions.begin(), layout.regions.end(),
-        [](const Region& a, const Region& b) { return a.offset < b.offset; });
-    layout.regions.insert(layout.regions.end(), overlaps.begin(), overlaps.end());
+    addGap(layout, covered, layout.bytes, false, emit);
+    for (const Region& overlap : overlaps)
+        emit(overlap);
+}
+
+void fillFile(FileLayout& layout, std::vector<Region> tensors, LayoutDetail detail)
+{
+    if (detail == LayoutDetail::Totals)
+        return sweep(layout, tensors, [](const Region&) {});
+    layout.regions.reserve(2 * tensors.size() + 2); // each tensor, and a gap before each
+    sweep(layout, tensors, [&layout](const Region& r) { layout.regions.push_back(r); });
 }
 
 } // namespace
@@ -94,18 +114,29 @@ FileLayout layoutOfRanges(uint64_t bytes, uint64_t headerBytes, std::vector<Regi
     FileLayout layout;
     layout.bytes = bytes;
     layout.headerBytes = std::min(headerBytes, bytes);
-    fillFile(layout, std::move(tensors));
+    fillFile(layout, std::move(tensors), LayoutDetail::Regions);
     return layout;
 }
 
-std::vector<FileLayout> computeLayout(const Model& model)
+namespace {
+
+struct FileEntry {
+    FileLayout layout;
+    std::vector<Region> tensors;
+    size_t count = 0;
+};
+
+// Calls visit(entry, region) for each validly resolved external tensor's range within its
+// file (a reference past the end claims only the bytes that exist); a file's entry is made
+// and sized on first use.
+template <typename Visit>
+void forEachRange(
+    const Model& model, std::map<std::filesystem::path, FileEntry>& files, Visit&& visit)
 {
-    using Entry = std::pair<FileLayout, std::vector<Region>>;
-    std::map<std::filesystem::path, Entry> files;
     const auto& tensors = model.tensors();
     // Tensors of one file share one path object: most need no lookup by path.
     const std::filesystem::path* lastPath = nullptr;
-    Entry* last = nullptr;
+    FileEntry* last = nullptr;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorInfo& t = tensors[i];
         if (!t.isExternal() || t.external->resolvedPath.empty())
@@ -114,7 +145,7 @@ std::vector<FileLayout> computeLayout(const Model& model)
             lastPath = &t.external->resolvedPath.get();
             last = &files[*lastPath];
         }
-        auto& [layout, regions] = *last;
+        FileLayout& layout = last->layout;
         if (layout.path.empty()) {
             layout.path = t.external->resolvedPath;
             layout.location = t.external->resolvedPath.get()
@@ -126,19 +157,33 @@ std::vector<FileLayout> computeLayout(const Model& model)
         }
         if (t.external->file && t.external->file->safetensors())
             layout.headerBytes = std::min(t.external->file->safetensors()->dataStart, layout.bytes);
-        // A reference past the end claims only the bytes that exist.
         const uint64_t offset = t.external->offset;
         if (offset >= layout.bytes)
             continue;
-        const uint64_t length
-            = std::min(t.external->length.value_or(t.byteSize()), layout.bytes - offset);
-        regions.push_back({RegionType::Tensor, offset, length, static_cast<int>(i)});
+        visit(*last,
+            Region{.tensor = static_cast<int32_t>(i),
+                .offset = offset,
+                .length
+                = std::min(t.external->length.value_or(t.byteSize()), layout.bytes - offset)});
     }
+}
+
+} // namespace
+
+std::vector<FileLayout> computeLayout(const Model& model, LayoutDetail detail)
+{
+    std::map<std::filesystem::path, FileEntry> files;
+    // Counted first: each file's list of tensors is allocated once, at its size.
+    forEachRange(model, files, [](FileEntry& entry, const Region&) { ++entry.count; });
+    for (auto& [path, entry] : files)
+        entry.tensors.reserve(entry.count);
+    forEachRange(
+        model, files, [](FileEntry& entry, const Region& r) { entry.tensors.push_back(r); });
     std::vector<FileLayout> out;
     out.reserve(files.size());
     for (auto& [path, entry] : files) {
-        fillFile(entry.first, std::move(entry.second));
-        out.push_back(std::move(entry.first));
+        fillFile(entry.layout, std::move(entry.tensors), detail);
+        out.push_back(std::move(entry.layout));
     }
     std::sort(out.begin(), out.end(),
         [](const FileLayout& a, const FileLayout& b) { return a.location < b.location; });

@@ -25,8 +25,9 @@ FileLayout plannedLayout(const SavePlan& plan, size_t file)
     if (file < plan.fileOrder.size()) {
         ranges.reserve(plan.fileOrder[file].size());
         for (size_t i : plan.fileOrder[file])
-            ranges.push_back({RegionType::Tensor, plan.tensors[i].offset, plan.tensors[i].length,
-                static_cast<int>(i)});
+            ranges.push_back(Region{.tensor = static_cast<int32_t>(i),
+                .offset = plan.tensors[i].offset,
+                .length = plan.tensors[i].length});
     }
     FileLayout layout = layoutOfRanges(file < plan.fileBytes.size() ? plan.fileBytes[file] : 0,
         file < plan.fileHeaders.size() ? plan.fileHeaders[file].size() : 0, std::move(ranges));

@@ -86,12 +86,14 @@ std::optional<std::vector<FolderModel>> modelsIn(const fs::path& dir)
 std::vector<fs::path> filesReadBy(const Model& model)
 {
     std::set<fs::path> read;
+    const fs::path* last = nullptr; // tensors of one file share one path object
     for (const auto& t : model.tensors()) {
         if (!t.isExternal())
             continue;
-        if (!t.external->resolvedPath.empty())
-            read.insert(t.external->resolvedPath);
-        else if (!t.external->location.empty() && fs::path(t.external->location).is_relative())
+        if (!t.external->resolvedPath.empty()) {
+            if (&t.external->resolvedPath.get() != last)
+                read.insert(*(last = &t.external->resolvedPath.get()));
+        } else if (!t.external->location.empty() && fs::path(t.external->location).is_relative())
             read.insert((model.baseDir() / t.external->location).lexically_normal());
     }
     return {read.begin(), read.end()};

@@ -173,7 +173,7 @@ void writeInspectJson(
     json.endArray();
     json.key("files");
     json.beginArray();
-    for (const auto& f : computeLayout(model))
+    for (const auto& f : computeLayout(model, LayoutDetail::Totals))
         json.value(fileJson(f));
     json.endArray();
     json.field("totals", totalsJson(model));
@@ -191,7 +191,7 @@ Json inspectJson(const Model& model, const std::vector<Problem>& folderProblems)
     for (const auto& t : model.tensors())
         tensors.push_back(tensorJson(t));
     Json files = Json::array();
-    for (const auto& f : computeLayout(model))
+    for (const auto& f : computeLayout(model, LayoutDetail::Totals))
         files.push_back(fileJson(f));
     Json problems = Json::array();
     forEachProblem(

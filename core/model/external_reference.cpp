@@ -21,7 +21,7 @@ void report(std::vector<Problem>& problems, const TensorInfo& info, std::string_
 }
 
 // Strict non-negative decimal: no sign, no spaces, no trailing characters.
-std::optional<uint64_t> parseUnsigned(const std::string& text)
+std::optional<uint64_t> parseUnsigned(std::string_view text)
 {
     uint64_t value = 0;
     const char* end = text.data() + text.size();
@@ -37,9 +37,7 @@ void parseExternalKeys(
     TensorInfo& info, const ExternalEntries& keys, std::vector<Problem>& problems)
 {
     ExternalRef& ref = *info.external;
-    for (const auto& [keyView, valueView] : keys.entries) {
-        const std::string key(keyView);
-        const std::string value(valueView);
+    for (const auto& [key, value] : keys.entries) {
         if (key == "location") {
             ref.location = value;
             ref.hasLocation = true;
@@ -47,7 +45,8 @@ void parseExternalKeys(
             auto parsed = parseUnsigned(value);
             if (!parsed) {
                 report(problems, info, key == "offset" ? code::BadOffset : code::BadLength,
-                    key + " '" + value + "' is not a non-negative integer");
+                    std::string(key) + " '" + std::string(value)
+                        + "' is not a non-negative integer");
                 continue;
             }
             if (key == "offset")
@@ -58,7 +57,8 @@ void parseExternalKeys(
             ref.checksum = value;
         } else if (key != "basepath") {
             report(problems, info, code::UnknownKey,
-                "unknown external_data key '" + key + "' is ignored", Severity::Warning);
+                "unknown external_data key '" + std::string(key) + "' is ignored",
+                Severity::Warning);
         }
     }
     if (!ref.hasLocation)

@@ -244,8 +244,8 @@ void Model::resolve()
     for (const auto& p : m_problems)
         if (p.severity == Severity::Error)
             broken.insert(p.tensor);
-    for (auto& info : m_tensors) {
-        info.hasError = broken.count(info.qualifiedName()) > 0;
+    for (auto& info : m_tensors) { // no name is built when no tensor is broken
+        info.hasError = !broken.empty() && broken.count(info.qualifiedName()) > 0;
         if (info.hasError && info.external.present())
             info.external->file.reset(); // never read through a reference we found broken
     }

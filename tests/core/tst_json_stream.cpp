@@ -104,6 +104,8 @@ private slots:
     void layoutIsDumpTwo_data();
     void layoutIsDumpTwo();
     void invalidUtf8BecomesReplacementCharacters();
+    void everyByteAtEveryPositionIsEscapedAsDumpDoes();
+    void documentsPastTheBufferAreWhole();
     void inspectStreamIsTheDocument();
     void verifyStreamIsTheDocument();
     void diffStreamIsTheDocument();
@@ -150,6 +152,42 @@ void TestJsonStream::invalidUtf8BecomesReplacementCharacters()
         JsonStream json(out);
         stream(json, doc, depth);
         QCOMPARE(out.str(), expected);
+    }
+}
+
+// Strings are checked eight bytes at a time: each byte value, at each position of a word and
+// past the last whole word, is written as dump() writes it.
+void TestJsonStream::everyByteAtEveryPositionIsEscapedAsDumpDoes()
+{
+    for (int byte = 0; byte < 256; ++byte)
+        for (size_t at = 0; at < 19; ++at) {
+            std::string text(19, 'a');
+            text[at] = static_cast<char>(byte);
+            std::ostringstream out;
+            {
+                JsonStream json(out);
+                json.value(std::string_view(text));
+            }
+            QCOMPARE(out.str(), jsonText(Json(text)));
+        }
+}
+
+// Text past the stream's buffer (a long name, many members) comes out whole and in order.
+void TestJsonStream::documentsPastTheBufferAreWhole()
+{
+    Json doc = Json::array();
+    for (int i = 0; i < 20000; ++i)
+        doc.push_back(Json{{"name", "tensor/" + std::to_string(i)}, {"n", i}});
+    doc.push_back(std::string(200 << 10, 'x'));
+    doc.push_back(std::string((64 << 10) - 3, 'y'));
+    doc.push_back("after");
+    for (int depth = 1; depth <= 2; ++depth) {
+        std::ostringstream out;
+        {
+            JsonStream json(out);
+            stream(json, doc, depth);
+        }
+        QCOMPARE(out.str(), doc.dump(2));
     }
 }
 
