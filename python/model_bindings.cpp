@@ -329,7 +329,7 @@ void registerModel(py::module_& m)
         .def_property_readonly("checksum",
             [](const Tensor& t) {
                 return orNone(
-                    !t.info.external->checksum.empty(), py::str(t.info.external->checksum));
+                    !t.info.external->checksum->empty(), py::str(*t.info.external->checksum));
             })
         .def("numpy", &numpyOf,
             "A read-only numpy array over the tensor's bytes, without copying: a view of the\n"

@@ -67,7 +67,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
         for (const auto& r : ranges) {
             if (options.cancel && options.cancel->isCancelled())
                 return out;
-            const bool hashing = !r.tensor->external->checksum.empty();
+            const bool hashing = !r.tensor->external->checksum->empty();
             Sha1 sha;
             uint64_t done = 0;
             Status status;
@@ -90,10 +90,10 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
             }
             if (hashing) {
                 const std::string actual = sha.hexDigest();
-                if (actual != r.tensor->external->checksum)
+                if (actual != *r.tensor->external->checksum)
                     problem(out, *r.tensor, code::ChecksumMismatch,
                         "SHA-1 of the bytes is " + actual + ", the checksum key says "
-                            + r.tensor->external->checksum);
+                            + *r.tensor->external->checksum);
             }
         }
     }

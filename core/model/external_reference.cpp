@@ -49,12 +49,17 @@ void parseExternalKeys(
                         + "' is not a non-negative integer");
                 continue;
             }
-            if (key == "offset")
+            if (key == "offset") {
                 ref.offset = *parsed;
-            else
+            } else if (*parsed == UINT64_MAX) { // no tensor has as many bytes
+                report(problems, info, code::BadLength,
+                    "length '" + std::string(value) + "' is past any file");
+                ref.length.reset();
+            } else {
                 ref.length = *parsed;
+            }
         } else if (key == "checksum") {
-            ref.checksum = value;
+            ref.checksum = std::string(value);
         } else if (key != "basepath") {
             report(problems, info, code::UnknownKey,
                 "unknown external_data key '" + std::string(key) + "' is ignored",
@@ -174,7 +179,7 @@ void resolveExternal(TensorInfo& info, LocationResolver& resolver,
     ref.resolvedPath = resolved->path;
     const uint64_t fileSize = resolved->identity.size;
     const std::optional<uint64_t> span
-        = ref.length ? ref.length : std::optional<uint64_t>(info.bytes);
+        = ref.length ? std::optional<uint64_t>(*ref.length) : std::optional<uint64_t>(info.bytes);
     if (!span) {
         // Without a length and a known dtype x shape size (unknown dtype), no byte range can be
         // trusted; reading would silently yield nothing. Say so unless an error already does.

@@ -276,7 +276,7 @@ std::vector<bool> keptDataFiles(
             && readsAsNamed(t.external->resolvedPath, f) && (!read[f] || read[f] == file)
             && t.external->offset == p.offset
             && t.external->length.value_or(t.byteSize()) == p.length
-            && !(options.checksum && t.external->checksum.empty());
+            && !(options.checksum && t.external->checksum->empty());
         read[f] = file;
     }
     const std::vector<bool> untouched = untouchedFiles(model, dir, plan);

@@ -127,7 +127,7 @@ Result<int> DataWriter::sourceFd(size_t tensor, const SourceRange& source)
 Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
-    const std::string& expected = t.external->checksum;
+    const std::string& expected = *t.external->checksum;
     if (expected.empty()) {
         if (m_options.checksum)
             m_checksums[tensor] = actual;
@@ -155,7 +155,7 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
     auto src = sourceFd(tensor, source);
     if (!src)
         return src.error();
-    const bool hashing = verify && (m_options.checksum || !t.external->checksum.empty());
+    const bool hashing = verify && (m_options.checksum || !t.external->checksum->empty());
     auto progressed = [&](uint64_t bytes) { return advance(tensor, countProgress ? bytes : 0); };
     Sha1 sha;
     uint64_t done = 0;
@@ -333,7 +333,7 @@ Result<std::string> DataWriter::readExternal(size_t tensor)
     auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
     if (Status s = preadExact(*src, view, source->offset, *source->path); !s)
         return Error{t.qualifiedName() + ": " + s.error().message, s.error().kind};
-    if (!t.external->checksum.empty())
+    if (!t.external->checksum->empty())
         if (Status s = checkDigest(tensor, Sha1::of(view)); !s)
             return s.error();
     if (Status s = advance(tensor, bytes.size()); !s)

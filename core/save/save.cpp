@@ -81,7 +81,7 @@ Status checkChecksums(const Model& model, const SaveOptions& options)
 {
     if (options.allowCorrupt
         || std::none_of(model.tensors().begin(), model.tensors().end(),
-            [](const TensorInfo& t) { return t.isExternal() && !t.external->checksum.empty(); }))
+            [](const TensorInfo& t) { return t.isExternal() && !t.external->checksum->empty(); }))
         return {};
     VerifyOptions verifying;
     verifying.progress = options.progress;
@@ -257,8 +257,8 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     std::map<size_t, std::string> checksums = writer.checksums();
     for (size_t i = 0; i < plan->tensors.size(); ++i)
         if (const PlannedTensor& p = plan->tensors[i]; p.external && kept[p.file])
-            if (const TensorInfo& t = model.tensors()[i]; !t.external->checksum.empty())
-                checksums.emplace(i, t.external->checksum);
+            if (const TensorInfo& t = model.tensors()[i]; !t.external->checksum->empty())
+                checksums.emplace(i, *t.external->checksum);
     // The model is streamed below: the raw_data of tensors that stay inline (or come back
     // inline) is copied file to file from where it lies, never held in memory; a failure puts
     // the model back as it was.

@@ -230,7 +230,7 @@ void TestCliRepack::checksumOption()
         if (!t.isExternal())
             continue;
         QCOMPARE(
-            QString::fromStdString(t.external->checksum), sha1Hex(tensorContent(i, kSizes[i])));
+            QString::fromStdString(*t.external->checksum), sha1Hex(tensorContent(i, kSizes[i])));
         ++checked;
     }
     QCOMPARE(checked, 4);

@@ -43,6 +43,7 @@ enum class Case {
     NonNumericOffset,
     TrailingJunkOffset,
     NegativeLength,
+    LengthAllOnes,
     LengthMismatch,
     OrtMarker,
     ExternalString,
@@ -125,6 +126,9 @@ void breakVictim(Case c, onnx::TensorProto& victim, const QDir& root)
         break;
     case Case::NegativeLength:
         setExternal(victim, "data.bin", "16", "-16");
+        break;
+    case Case::LengthAllOnes:
+        setExternal(victim, "data.bin", "16", "18446744073709551615");
         break;
     case Case::LengthMismatch:
         setExternal(victim, "data.bin", "16", "12");
@@ -245,6 +249,8 @@ void TestExternalData::brokenReference_data()
     QTest::newRow("non-numeric offset") << Case::NonNumericOffset << "bad-offset";
     QTest::newRow("offset with trailing junk") << Case::TrailingJunkOffset << "bad-offset";
     QTest::newRow("negative length") << Case::NegativeLength << "bad-length";
+    // 2^64 - 1 is what the index keeps for "no length": given, it is refused, not taken as none.
+    QTest::newRow("length 2^64 - 1") << Case::LengthAllOnes << "bad-length";
     QTest::newRow("length mismatch") << Case::LengthMismatch << "length-mismatch";
     QTest::newRow("ORT memory marker") << Case::OrtMarker << "memory-address";
     QTest::newRow("external string") << Case::ExternalString << "external-string";

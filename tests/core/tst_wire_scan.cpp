@@ -116,7 +116,7 @@ std::string describe(const Model& model)
         if (t.isExternal())
             out += " " + t.external->location + "@" + std::to_string(t.external->offset) + "+"
                 + (t.external->length ? std::to_string(*t.external->length) : "-") + " "
-                + t.external->checksum + " " + t.external->resolvedPath.string() + " file "
+                + *t.external->checksum + " " + t.external->resolvedPath.string() + " file "
                 + std::to_string(bool(t.external->file));
         auto bytes = model.read(i);
         out += bytes ? " read "

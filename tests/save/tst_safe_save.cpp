@@ -383,7 +383,7 @@ void TestSafeSave::checksumIsSha1AndVerifies()
         const TensorInfo& t = reloaded->tensors()[i];
         QVERIFY(t.isExternal());
         QCOMPARE(
-            QString::fromStdString(t.external->checksum), sha1Hex(tensorContent(i, kSizes[i])));
+            QString::fromStdString(*t.external->checksum), sha1Hex(tensorContent(i, kSizes[i])));
     }
     for (const auto& p : verify(*reloaded))
         QVERIFY2(p.severity != Severity::Error, p.message.c_str());
