@@ -60,19 +60,20 @@ void JsonStream::nextMember()
     }
     if (m_members.empty())
         return; // the top-level value
-    put(m_members.back()++ ? std::string_view(",\n") : std::string_view("\n"));
-    indent(m_members.size());
+    const std::string_view line = newLine(m_members.size());
+    put(m_members.back()++ ? line : line.substr(1));
+}
+
+std::string_view JsonStream::newLine(size_t depth)
+{
+    while (m_newLines.size() <= depth)
+        m_newLines.push_back(",\n" + std::string(m_newLines.size() * kIndent, ' '));
+    return m_newLines[depth];
 }
 
 void JsonStream::indent(size_t depth)
 {
-    static constexpr std::string_view kSpaces
-        = "                                                                ";
-    for (size_t n = depth * kIndent; n > 0;) {
-        const size_t chunk = std::min(n, kSpaces.size());
-        put(kSpaces.substr(0, chunk));
-        n -= chunk;
-    }
+    put(newLine(depth).substr(2));
 }
 
 void JsonStream::open(char bracket)

@@ -52,6 +52,8 @@ private:
     void nextMember(); // the separator and indentation before an array element or a key
     void string(std::string_view text); // quoted and escaped as dump() does
     void indent(size_t depth);
+    // ",\n" and the indentation of `depth`, made once per depth.
+    std::string_view newLine(size_t depth);
     void flush(); // the buffer to m_out
     void put(std::string_view text)
     {
@@ -73,6 +75,7 @@ private:
     // Written to m_out when full, and when the document is complete.
     std::unique_ptr<char[]> m_buffer;
     size_t m_used = 0;
+    std::vector<std::string> m_newLines; // by depth
     std::vector<size_t> m_members; // per open object/array: members written so far
     bool m_afterKey = false;
 };

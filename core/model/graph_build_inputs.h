@@ -38,6 +38,8 @@ public:
     // A graph's (or function's) names, innermost last: a subgraph's own names shadow outer ones.
     void enterGraph() { m_scopes.emplace_back(); }
     void leaveGraph() { m_scopes.pop_back(); }
+    // Room for `count` initializers of the current graph, taken at once.
+    void reserveInitializers(size_t count) { m_scopes.back().names.reserve(count); }
     // An initializer, or a sparse initializer's values with their indices (read together).
     void initializer(std::string_view name, size_t tensor)
     {

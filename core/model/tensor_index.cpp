@@ -175,12 +175,12 @@ private:
 
     bool graph(SpanList spans, int depth, const std::string& scope, bool* hasNodes = nullptr)
     {
-        // Most tensors are the main graph's initializers: one allocation for the index.
-        if (depth == 1 && !reserveMainGraph(spans, depth))
-            return false;
         Spans sparse;
         Spans nodes;
         m_marker.enterGraph();
+        // Most tensors are the main graph's initializers: one allocation for the index.
+        if (depth == 1 && !reserveMainGraph(spans, depth))
+            return false;
         Releaser released(*this, spans.empty() ? 0 : spans.front().begin, depth);
         // Initializers come first in the index, in order: read them as they come.
         const bool ok = fields(spans, depth, [&](Reader& r, const Field& f) {
@@ -239,6 +239,11 @@ private:
         released.finish();
         m_out.tensors.reserve(count);
         adviseHugePages(m_out.tensors.data(), count * sizeof(TensorInfo));
+        m_marker.reserveInitializers(count);
+        // Node inputs and graph outputs: most models name each initializer once or twice and
+        // each node output once or twice. Room for four names per initializer is address
+        // space, not memory (pages are touched as they fill), and spares the doublings.
+        m_used.reserve(4 * count);
         return ok;
     }
 

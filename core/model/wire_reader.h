@@ -50,7 +50,8 @@ public:
         if (!tag(m_pos, f.number, f.type))
             return false;
         f.tagEnd = m_pos;
-        return value(f.type, f.number, f, m_depth);
+        // Most fields of a model are length-delimited: read here, not through value().
+        return f.type == Len ? lengthDelimited(f) : value(f.type, f.number, f, m_depth);
     }
 
     bool failed() const { return !m_error.empty(); }
@@ -84,6 +85,23 @@ public:
     // Reads a varint at `pos` (advanced past it), failing past `end`.
     bool varint(uint64_t& pos, uint64_t end, uint64_t& value)
     {
+        if (pos < end && m_data[pos] < 0x80) { // one byte: most tags and short lengths
+            value = m_data[pos++];
+            return true;
+        }
+        return longVarint(pos, end, value);
+    }
+
+    bool fail(const std::string& what, uint64_t at)
+    {
+        if (m_error.empty())
+            m_error = what + " at byte " + std::to_string(at);
+        return false;
+    }
+
+private:
+    [[gnu::noinline]] bool longVarint(uint64_t& pos, uint64_t end, uint64_t& value)
+    {
         const uint64_t start = pos;
         value = 0;
         for (int shift = 0; shift < 64; shift += 7) {
@@ -97,14 +115,23 @@ public:
         return fail("varint longer than 10 bytes", start);
     }
 
-    bool fail(const std::string& what, uint64_t at)
+    // A Len value at m_pos: its length, then that many bytes inside the message.
+    bool lengthDelimited(Field& f)
     {
-        if (m_error.empty())
-            m_error = what + " at byte " + std::to_string(at);
-        return false;
+        const uint64_t lengthAt = m_pos;
+        uint64_t len = 0;
+        if (!varint(m_pos, m_end, len))
+            return false;
+        if (len > m_end - m_pos)
+            return fail("length " + std::to_string(len) + " runs past the end of its message (byte "
+                    + std::to_string(m_end) + ")",
+                lengthAt);
+        f.begin = m_pos;
+        m_pos += len;
+        f.end = m_pos;
+        return true;
     }
 
-private:
     bool tag(uint64_t& pos, uint32_t& field, int& type)
     {
         const uint64_t at = pos;
@@ -143,20 +170,8 @@ private:
             f.end = m_pos;
             return true;
         }
-        case Len: {
-            const uint64_t lengthAt = m_pos;
-            uint64_t len = 0;
-            if (!varint(m_pos, m_end, len))
-                return false;
-            if (len > m_end - m_pos)
-                return fail("length " + std::to_string(len)
-                        + " runs past the end of its message (byte " + std::to_string(m_end) + ")",
-                    lengthAt);
-            f.begin = m_pos;
-            m_pos += len;
-            f.end = m_pos;
-            return true;
-        }
+        case Len:
+            return lengthDelimited(f);
         case StartGroup: { // fields up to the matching end-group tag
             if (depth + 1 > kMaxDepth)
                 return fail("groups nested deeper than " + std::to_string(kMaxDepth), at);
