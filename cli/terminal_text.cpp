@@ -1,6 +1,7 @@
 // Text for a terminal: names made safe to print, their width in columns, durations.
 #include "terminal_text.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cwchar>
 
@@ -96,8 +97,21 @@ std::string formatSeconds(double seconds)
     return text;
 }
 
+namespace {
+
+// Printable ASCII only: each byte one column, shown as it is (table cells of a model of
+// 100,000 tensors are almost all such names and numbers).
+bool plainAscii(std::string_view text)
+{
+    return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+} // namespace
+
 std::string printable(std::string_view text)
 {
+    if (plainAscii(text))
+        return std::string(text);
     std::string out;
     out.reserve(text.size());
     for (size_t pos = 0; pos < text.size();) {
@@ -126,6 +140,8 @@ std::string printable(std::string_view text)
 
 size_t displayWidth(std::string_view text)
 {
+    if (plainAscii(text))
+        return text.size();
     const CharWidth width;
     size_t columns = 0;
     for (size_t pos = 0; pos < text.size();) {

@@ -432,6 +432,9 @@ void TestCli::terminalTextHelpers()
     QCOMPARE(displayWidth("a\u200bb"), size_t(2)); // nor does a zero-width space
     QCOMPARE(repack::printable("ok \\ é 权"), std::string("ok \\ é 权"));
     QCOMPARE(repack::printable(std::string("a\0b", 3)), std::string("a\\x00b"));
+    // The ends of printable ASCII, which is passed through as it is without decoding.
+    QCOMPARE(repack::printable("~ \x7f\x1f"), std::string("~ \\x7f\\x1f"));
+    QCOMPARE(displayWidth("~ }"), size_t(3));
     QCOMPARE(repack::printable("\xff\xc3"), std::string("\\xff\\xc3")); // not UTF-8
     QCOMPARE(repack::printable("\xed\xa0\x80"), std::string("\\xed\\xa0\\x80")); // a surrogate
     QCOMPARE(repack::fitWidth("权重矩阵", 5), std::string("权重 ")); // never half a character
