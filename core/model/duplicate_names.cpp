@@ -1,5 +1,7 @@
 #include "duplicate_names.h"
 
+#include "core/radix_sort.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -23,7 +25,8 @@ void reportDuplicateNames(const std::vector<TensorInfo>& tensors, std::vector<Pr
                     + (scope >> 2)),
             i};
     }
-    std::sort(keyed.begin(), keyed.end());
+    // Stable: equal hashes stay in index order.
+    radixSortBy(keyed, [](const std::pair<size_t, uint32_t>& k) { return k.first; });
     auto same = [&](uint32_t a, uint32_t b) {
         return tensors[a].name == tensors[b].name && tensors[a].scope == tensors[b].scope;
     };

@@ -1,5 +1,7 @@
 #include "graph_build_inputs.h"
 
+#include "core/radix_sort.h"
+
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -116,7 +118,7 @@ std::optional<size_t> GraphBuildMarker::lookup(Scope& scope, std::string_view na
         return it->second;
     auto byHash = [](const NameEntry& a, const NameEntry& b) { return a.hash < b.hash; };
     if (!scope.sorted) {
-        std::stable_sort(scope.names.begin(), scope.names.end(), byHash);
+        radixSortBy(scope.names, [](const NameEntry& e) { return e.hash; });
         scope.sorted = true;
     }
     auto [it, end]

@@ -6,6 +6,8 @@
 #include "tensor_fields.h"
 #include "wire_reader.h"
 
+#include "core/radix_sort.h"
+
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -559,7 +561,7 @@ private:
     {
         if (!m_mainGraphHasNodes)
             return;
-        std::sort(m_used.begin(), m_used.end());
+        radixSortBy(m_used, [](size_t hash) { return hash; });
         for (TensorInfo& t : m_out.tensors)
             t.unusedInitializer = t.kind == TensorKind::Initializer
                 && !std::binary_search(
