@@ -220,11 +220,13 @@ public:
             if (f.type != wire::Len || f.number != MP::kGraphFieldNumber)
                 continue;
             wire::Reader graph(m_data, f.begin, f.end, 1);
-            while (graph.next(g))
-                if (g.type == wire::Len)
-                    counts[0] += g.number == GP::kInitializerFieldNumber,
-                        counts[1] += g.number == GP::kSparseInitializerFieldNumber,
-                        counts[2] += g.number == GP::kNodeFieldNumber;
+            while (graph.next(g)) {
+                if (g.type != wire::Len)
+                    continue;
+                counts[0] += g.number == GP::kInitializerFieldNumber ? 1 : 0;
+                counts[1] += g.number == GP::kSparseInitializerFieldNumber ? 1 : 0;
+                counts[2] += g.number == GP::kNodeFieldNumber ? 1 : 0;
+            }
         } // a malformed graph fails the walk
         m_nodeTensor = counts[0] + 2 * counts[1];
         elided->initializers.reserve(counts[0]);
