@@ -122,18 +122,20 @@ public:
     Status loadProtos();
     // loadProtos() for a save that neither reads nor changes the TensorProtos of most tensors:
     // the main graph initializers `leaveOut` selects (by tensor index) whose raw_data is not
-    // left in the .onnx stay out of the protos, each kept as its serialization, byte for byte
-    // what protobuf writes for it (a parsed TensorProto costs ~300 bytes, a tiny tensor's
-    // serialization ~12), so a save writes what it would with them parsed. Their TensorInfo::proto
-    // is null; read() still reads them; writeModel() with leftOut() puts them back; they are
-    // checked as loadProtos() checks them. A later loadProtos(), proto() or mutableProto()
-    // parses them in. With the protos loaded already, only parses in those left out before
-    // when one of them is not to be left out now.
+    // left in the .onnx, and the main graph nodes all of whose tensors it selects and none of
+    // whose payloads are left there (Constant nodes; nodes without tensors), stay out of the
+    // protos, each kept as its serialization, byte for byte what protobuf writes for it (a
+    // parsed TensorProto costs ~300 bytes, a tiny tensor's serialization ~12), so a save
+    // writes what it would with them parsed. The TensorInfo::proto of their tensors is null;
+    // read() still reads them; writeModel() with leftOut() puts them back, each at its place;
+    // they are checked as loadProtos() checks them. A later loadProtos(), proto() or
+    // mutableProto() parses them in. With the protos loaded already, only parses in those left
+    // out before when a tensor of one of them is not to be left out now.
     Status loadProtosLeavingOut(const std::function<bool(size_t)>& leaveOut);
     bool protosLoaded() const { return m_proto != nullptr; }
-    // The initializers loadProtosLeavingOut() left out (empty once parsed in), and the protos
-    // without them: what a save writes.
-    const ElidedInitializers& leftOut() const { return m_leftOut; }
+    // The initializers and nodes loadProtosLeavingOut() left out (empty once parsed in), and
+    // the protos without them: what a save writes.
+    const ElidedElements& leftOut() const { return m_leftOut; }
     onnx::ModelProto& protoLeavingOut();
     // ir_version, producer and opsets, as the index read them.
     const ModelHeader& header() const { return m_header; }
@@ -207,8 +209,9 @@ private:
     void resolve();
     // A typed tensor's bytes from its TensorProto in the .onnx, protos not being loaded.
     Result<std::vector<std::byte>> typedBytesFromFile(size_t index) const;
-    Status parseProtos(const std::function<bool(size_t)>& leaveOut);
-    // Parses the left-out initializers into the protos, each at its place.
+    // `nodes`: main graph nodes may be left out too.
+    Status parseProtos(const std::function<bool(size_t)>& leaveOut, bool nodes);
+    // Parses the left-out initializers and nodes into the protos, each at its place.
     Status parseLeftOut();
     // A left-out tensor, parsed on its own.
     Result<onnx::TensorProto> leftOutTensor(size_t index) const;
@@ -244,7 +247,7 @@ private:
     std::unordered_map<onnx::TensorProto*, FileRange> m_inFile;
     std::shared_ptr<DataFile> m_modelFile;
     std::vector<onnx::TensorProto*> m_materialized;
-    ElidedInitializers m_leftOut; // main graph initializers not in m_proto
+    ElidedElements m_leftOut; // main graph initializers and nodes not in m_proto
 };
 
 // The paths the external tensors of the model file at `modelPath` read (relative locations

@@ -1,6 +1,7 @@
 // A loaded Model's protos: parsed from the .onnx on first use (a skeleton without the large
 // raw_data payloads, which stay in the file until materializeInline()), with the main graph's
-// initializers a save does not need left out as their serialization and parsed in later.
+// initializers and nodes a save does not need left out as their serialization and parsed in
+// later.
 #include "model.h"
 
 #include "core/mapped_memory.h"
@@ -55,7 +56,7 @@ struct Parsed {
     std::unique_ptr<google::protobuf::Arena> arena;
     onnx::ModelProto* proto = nullptr; // in `arena`
     std::unordered_map<onnx::TensorProto*, FileRange> inFile;
-    ElidedInitializers leftOut;
+    ElidedElements leftOut;
 };
 
 std::unique_ptr<google::protobuf::Arena> newArena()
@@ -100,27 +101,63 @@ std::string unreadable(const fs::path& path)
     return path.string() + ": not a valid ONNX model (malformed or truncated protobuf)";
 }
 
-// Tensor i of the index is either the next of `protoCount` parsed protos or the next
-// initializer left out (`leftOut`; the main graph's initializers come first in both): calls
-// onLeftOut(i, entry) or onProto(i, proto position) for each tensor in order, while they
+// Tensor i of the index is either the next of `protoCount` parsed protos or one of an element
+// left out (`leftOut`, its tensors consecutive in the index; the main graph's initializers
+// come first in both, then its nodes' tensors): calls onLeftOut(list, entry) for each element
+// left out and onProto(i, proto position) for each parsed tensor, in index order, while they
 // return true.
 template <typename OnLeftOut, typename OnProto>
 void interleave(
-    const ElidedInitializers& leftOut, size_t protoCount, OnLeftOut&& onLeftOut, OnProto&& onProto)
+    const ElidedElements& leftOut, size_t protoCount, OnLeftOut&& onLeftOut, OnProto&& onProto)
 {
-    for (size_t i = 0, p = 0, e = 0; i < protoCount + leftOut.size(); ++i) {
-        const bool more = e < leftOut.size() && leftOut.initializer(e) == i
-            ? onLeftOut(i, e++)
-            : p < protoCount && onProto(i, p++);
-        if (!more)
-            return;
-    }
+    size_t i = 0, p = 0;
+    const auto protosUpTo = [&](uint64_t end) {
+        for (; i < end; ++i)
+            if (p >= protoCount || !onProto(i, p++))
+                return false;
+        return true;
+    };
+    for (const ElidedList* list : {&leftOut.initializers, &leftOut.nodes})
+        for (size_t e = 0; e < list->size(); ++e) {
+            if (!protosUpTo(list->firstTensor(e)) || !onLeftOut(*list, e))
+                return;
+            i += list->tensorCount(e);
+        }
+    protosUpTo(i + (protoCount - p));
 }
 
-bool parseTensor(std::span<const std::byte> bytes, onnx::TensorProto& tensor)
+bool parseMessage(std::span<const std::byte> bytes, google::protobuf::MessageLite& message)
 {
     return bytes.size() <= static_cast<size_t>(std::numeric_limits<int>::max())
-        && tensor.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+        && message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
+// The elements of `list` parsed into `arena`, in order; empty when protobuf refuses one.
+template <typename T>
+std::vector<T*> parseAll(const ElidedList& list, google::protobuf::Arena* arena)
+{
+    std::vector<T*> parsed(list.size());
+    for (size_t e = 0; e < list.size(); ++e) {
+        parsed[e] = google::protobuf::Arena::CreateMessage<T>(arena);
+        if (!parseMessage(list.bytes(e), *parsed[e]))
+            return {};
+    }
+    return parsed;
+}
+
+// Puts the `parsed` elements of `list` back into `field`, each at its position.
+template <typename T>
+void putBack(google::protobuf::RepeatedPtrField<T>& field, const ElidedList& list,
+    const std::vector<T*>& parsed)
+{
+    std::vector<T*> kept(static_cast<size_t>(field.size()));
+    field.UnsafeArenaExtractSubrange(0, field.size(), kept.data());
+    field.Reserve(static_cast<int>(kept.size() + parsed.size()));
+    for (size_t position = 0, k = 0, e = 0; position < kept.size() + parsed.size(); ++position)
+        if (e < parsed.size() && (list.position(e) == position || k == kept.size()))
+            field.UnsafeArenaAddAllocated(parsed[e++]);
+        else
+            field.UnsafeArenaAddAllocated(kept[k++]);
 }
 
 } // namespace
@@ -129,17 +166,20 @@ Status Model::loadProtos()
 {
     if (m_proto)
         return m_leftOut.empty() ? Status() : parseLeftOut();
-    return parseProtos({});
+    return parseProtos({}, false);
 }
 
 Status Model::loadProtosLeavingOut(const std::function<bool(size_t)>& leaveOut)
 {
     if (!m_proto)
-        return parseProtos(leaveOut);
-    // Left out by an earlier save: parsed in when this one needs one of them.
-    for (size_t e = 0; e < m_leftOut.size(); ++e)
-        if (!leaveOut(m_leftOut.initializer(e)))
-            return parseLeftOut();
+        return parseProtos(leaveOut, true);
+    // Left out by an earlier save: parsed in when this one needs one of their tensors.
+    for (const ElidedList* list : {&m_leftOut.initializers, &m_leftOut.nodes})
+        for (size_t e = 0; e < list->size(); ++e)
+            for (uint64_t t = list->firstTensor(e); t < list->firstTensor(e) + list->tensorCount(e);
+                 ++t)
+                if (!leaveOut(t))
+                    return parseLeftOut();
     return {};
 }
 
@@ -150,7 +190,7 @@ onnx::ModelProto& Model::protoLeavingOut()
     return *m_proto;
 }
 
-Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
+Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut, bool nodes)
 {
     if (!m_modelFile)
         return Error::internal(m_path.string() + ": the model file is no longer mapped");
@@ -159,11 +199,9 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
         return bytes.error();
     Result<Parsed> parsed = Error::internal("not run");
     ElideRule elide;
-    if (leaveOut) {
+    if (leaveOut)
         elide.select = [&](uint64_t i) { return i < m_tensors.size() && leaveOut(i); };
-        for (size_t i = 0; i < m_tensors.size(); ++i)
-            elide.atMost += leaveOut(i) ? 1 : 0;
-    }
+    elide.nodes = nodes;
     if (Status s
         = readMapped(m_path.string(), [&] { parsed = parseMapped(*bytes, m_path, elide); });
         !s)
@@ -172,14 +210,16 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
         return parsed.error();
     m_modelFile->releasePages(0, m_fileBytes); // the parse is done with them
     const std::vector<onnx::TensorProto*> protos = tensorProtos(*parsed->proto);
-    const ElidedInitializers& leftOut = parsed->leftOut;
+    const ElidedElements& leftOut = parsed->leftOut;
     // The ones left out are parsed here, one at a time, so that protobuf refuses the same
     // models either way; and their bytes must be protobuf's serialization of them (a save
     // writes the same bytes whatever it parsed).
-    bool agree = protos.size() + leftOut.size() == m_tensors.size();
+    bool agree = protos.size() + leftOut.tensorCount() == m_tensors.size();
     bool readable = true;
     bool asProtobufWrites = true;
-    onnx::TensorProto scratch;
+    bool nodesCounted = true; // each node left out holds the tensors the scan counted
+    onnx::TensorProto tensor;
+    onnx::NodeProto node;
     std::string serialized;
     const auto named = [&](size_t i, const std::string& name) {
         agree = name.empty() || name == m_tensors[i].name;
@@ -188,40 +228,59 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
     if (agree)
         interleave(
             leftOut, protos.size(),
-            [&](size_t i, size_t e) {
-                const auto bytes = leftOut.tensor(e);
-                readable = parseTensor(bytes, scratch);
+            [&](const ElidedList& list, size_t e) {
+                const auto bytes = list.bytes(e);
+                const bool isNode = &list == &leftOut.nodes;
+                google::protobuf::MessageLite& message
+                    = isNode ? static_cast<google::protobuf::MessageLite&>(node) : tensor;
+                readable = parseMessage(bytes, message);
                 if (!readable)
                     return false;
                 if (asProtobufWrites) {
-                    scratch.SerializeToString(&serialized);
+                    message.SerializeToString(&serialized);
                     asProtobufWrites = std::equal(bytes.begin(), bytes.end(),
                         reinterpret_cast<const std::byte*>(serialized.data()),
                         reinterpret_cast<const std::byte*>(serialized.data() + serialized.size()));
                 }
-                return named(i, scratch.name());
+                if (!isNode)
+                    return named(list.firstTensor(e), tensor.name());
+                const std::vector<onnx::TensorProto*> held = tensorProtos(node);
+                nodesCounted = held.size() == list.tensorCount(e);
+                for (size_t k = 0; nodesCounted && k < held.size(); ++k)
+                    if (!named(list.firstTensor(e) + k, held[k]->name()))
+                        return false;
+                return nodesCounted;
             },
             [&](size_t i, size_t p) { return named(i, protos[p]->name()); });
     if (!readable)
         return Error::corrupt(unreadable(m_path));
+    if (!nodesCounted) // never seen: the scan counts tensors as tensorProtos() lists them
+        return parseProtos(leaveOut, false);
     if (!agree)
         return Error::corrupt(m_path.string()
             + ": protobuf reads other tensors than the index found (a field given twice?)");
     if (!asProtobufWrites) { // rare: written by another serializer, or by hand
-        ElidedInitializers rewritten;
-        for (size_t e = 0; e < leftOut.size(); ++e) {
-            if (!parseTensor(leftOut.tensor(e), scratch))
-                return Error::corrupt(unreadable(m_path));
-            scratch.SerializeToString(&serialized);
-            rewritten.add(leftOut.initializer(e),
-                std::as_bytes(std::span(serialized.data(), serialized.size())));
+        ElidedElements rewritten;
+        for (const bool isNode : {false, true}) {
+            const ElidedList& list = isNode ? leftOut.nodes : leftOut.initializers;
+            ElidedList& out = isNode ? rewritten.nodes : rewritten.initializers;
+            google::protobuf::MessageLite& message
+                = isNode ? static_cast<google::protobuf::MessageLite&>(node) : tensor;
+            for (size_t e = 0; e < list.size(); ++e) {
+                if (!parseMessage(list.bytes(e), message))
+                    return Error::corrupt(unreadable(m_path));
+                message.SerializeToString(&serialized);
+                out.add(list.position(e), list.firstTensor(e), list.tensorCount(e),
+                    std::as_bytes(std::span(serialized.data(), serialized.size())));
+            }
         }
         parsed->leftOut = std::move(rewritten);
     }
     interleave(
-        leftOut, protos.size(),
-        [&](size_t i, size_t) {
-            m_tensors[i].proto = nullptr;
+        parsed->leftOut, protos.size(),
+        [&](const ElidedList& list, size_t e) {
+            for (uint64_t k = 0; k < list.tensorCount(e); ++k)
+                m_tensors[list.firstTensor(e) + k].proto = nullptr;
             return true;
         },
         [&](size_t i, size_t p) {
@@ -239,39 +298,40 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut)
 Status Model::parseLeftOut()
 {
     // Parsed first, so that a failure changes nothing.
-    std::vector<onnx::TensorProto*> parsed(m_leftOut.size());
-    for (size_t e = 0; e < m_leftOut.size(); ++e) {
-        parsed[e] = google::protobuf::Arena::CreateMessage<onnx::TensorProto>(m_arena.get());
-        if (!parseTensor(m_leftOut.tensor(e), *parsed[e]))
-            return Error::corrupt(unreadable(m_path));
+    const auto initializers = parseAll<onnx::TensorProto>(m_leftOut.initializers, m_arena.get());
+    const auto nodes = parseAll<onnx::NodeProto>(m_leftOut.nodes, m_arena.get());
+    if (initializers.size() != m_leftOut.initializers.size()
+        || nodes.size() != m_leftOut.nodes.size())
+        return Error::corrupt(unreadable(m_path));
+    auto& graph = *m_proto->mutable_graph();
+    putBack(*graph.mutable_initializer(), m_leftOut.initializers, initializers);
+    putBack(*graph.mutable_node(), m_leftOut.nodes, nodes);
+    for (size_t e = 0; e < initializers.size(); ++e)
+        m_tensors[m_leftOut.initializers.firstTensor(e)].proto = initializers[e];
+    for (size_t e = 0; e < nodes.size(); ++e) {
+        const std::vector<onnx::TensorProto*> held = tensorProtos(*nodes[e]);
+        for (size_t k = 0; k < held.size(); ++k)
+            m_tensors[m_leftOut.nodes.firstTensor(e) + k].proto = held[k];
     }
-    auto* initializers = m_proto->mutable_graph()->mutable_initializer();
-    std::vector<onnx::TensorProto*> kept(static_cast<size_t>(initializers->size()));
-    initializers->UnsafeArenaExtractSubrange(0, initializers->size(), kept.data());
-    initializers->Reserve(static_cast<int>(kept.size() + parsed.size()));
-    interleave(
-        m_leftOut, kept.size(),
-        [&](size_t i, size_t e) {
-            m_tensors[i].proto = parsed[e];
-            initializers->UnsafeArenaAddAllocated(parsed[e]);
-            return true;
-        },
-        [&](size_t, size_t k) {
-            initializers->UnsafeArenaAddAllocated(kept[k]);
-            return true;
-        });
     m_leftOut.clear();
     return {};
 }
 
 Result<onnx::TensorProto> Model::leftOutTensor(size_t index) const
 {
-    const auto entry = m_leftOut.find(index);
     onnx::TensorProto tensor;
-    if (!entry || !parseTensor(m_leftOut.tensor(*entry), tensor))
-        return Error::internal(
-            m_tensors[index].qualifiedName() + ": its TensorProto is not loaded");
-    return tensor;
+    const ElidedList& initializers = m_leftOut.initializers;
+    const ElidedList& nodes = m_leftOut.nodes;
+    if (const auto e = initializers.findTensor(index);
+        e && parseMessage(initializers.bytes(*e), tensor))
+        return tensor;
+    onnx::NodeProto node;
+    if (const auto e = nodes.findTensor(index); e && parseMessage(nodes.bytes(*e), node)) {
+        const std::vector<onnx::TensorProto*> held = tensorProtos(node);
+        if (const uint64_t k = index - nodes.firstTensor(*e); k < held.size())
+            return std::move(*held[k]);
+    }
+    return Error::internal(m_tensors[index].qualifiedName() + ": its TensorProto is not loaded");
 }
 
 std::string Model::serializeWhole() const
@@ -308,7 +368,7 @@ Status Model::indexOwnProtos(std::span<const std::byte> bytes, const ReleaseRule
     const std::vector<onnx::TensorProto*> protos = tensorProtos(*m_proto);
     const auto eachProto = [&](const auto& f) {
         interleave(
-            m_leftOut, protos.size(), [](size_t, size_t) { return true; },
+            m_leftOut, protos.size(), [](const ElidedList&, size_t) { return true; },
             [&](size_t i, size_t p) {
                 f(i, protos[p]);
                 return true;
@@ -324,7 +384,7 @@ Status Model::indexOwnProtos(std::span<const std::byte> bytes, const ReleaseRule
         return it == inFileByIndex.end() ? std::nullopt : std::optional<FileRange>(it->second);
     };
     auto index = indexTensors(bytes, m_path.string(), inFile, release);
-    if (!index || index->tensors.size() != protos.size() + m_leftOut.size())
+    if (!index || index->tensors.size() != protos.size() + m_leftOut.tensorCount())
         return Error::internal(m_path.string() + ": the index of the model's own protos failed"
             + (index ? std::string() : ": " + index.error().message));
     eachProto([&](size_t i, onnx::TensorProto* proto) { index->tensors[i].proto = proto; });

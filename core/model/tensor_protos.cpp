@@ -24,21 +24,26 @@ public:
 
     void nodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& list)
     {
-        for (auto& node : list)
-            for (auto& attr : *node.mutable_attribute()) {
-                if (attr.has_t())
-                    m_out.push_back(attr.mutable_t());
-                for (auto& t : *attr.mutable_tensors())
-                    m_out.push_back(&t);
-                if (attr.has_sparse_tensor())
-                    sparse(*attr.mutable_sparse_tensor());
-                for (auto& s : *attr.mutable_sparse_tensors())
-                    sparse(s);
-                if (attr.has_g())
-                    graph(*attr.mutable_g());
-                for (auto& g : *attr.mutable_graphs())
-                    graph(g);
-            }
+        for (auto& n : list)
+            node(n);
+    }
+
+    void node(onnx::NodeProto& node)
+    {
+        for (auto& attr : *node.mutable_attribute()) {
+            if (attr.has_t())
+                m_out.push_back(attr.mutable_t());
+            for (auto& t : *attr.mutable_tensors())
+                m_out.push_back(&t);
+            if (attr.has_sparse_tensor())
+                sparse(*attr.mutable_sparse_tensor());
+            for (auto& s : *attr.mutable_sparse_tensors())
+                sparse(s);
+            if (attr.has_g())
+                graph(*attr.mutable_g());
+            for (auto& g : *attr.mutable_graphs())
+                graph(g);
+        }
     }
 
 private:
@@ -52,6 +57,13 @@ private:
 };
 
 } // namespace
+
+std::vector<onnx::TensorProto*> tensorProtos(onnx::NodeProto& node)
+{
+    std::vector<onnx::TensorProto*> out;
+    ProtoLister(out).node(node);
+    return out;
+}
 
 std::vector<onnx::TensorProto*> tensorProtos(onnx::ModelProto& model)
 {

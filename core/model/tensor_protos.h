@@ -6,6 +6,7 @@
 
 namespace onnx {
 class ModelProto;
+class NodeProto;
 class TensorProto;
 } // namespace onnx
 
@@ -14,5 +15,7 @@ namespace repack {
 // Every TensorProto of `model` in index order: initializers, sparse initializers (values,
 // then indices), then node attributes (subgraphs in place), graph by graph, then functions.
 std::vector<onnx::TensorProto*> tensorProtos(onnx::ModelProto& model);
+// Those of one node (its attributes, subgraphs in place), in the same order.
+std::vector<onnx::TensorProto*> tensorProtos(onnx::NodeProto& node);
 
 } // namespace repack

@@ -116,8 +116,8 @@ struct Counters {
 enum class EditKind : uint8_t {
     Payload, // a raw_data payload replaced by `replacement`
     Child, // a child message that changes: Node `node`
-    Drop, // left out (elided initializers; consecutive ones are one Drop)
-    Keep, // copied as it is, with elided initializers put back around it
+    Drop, // left out (elided main graph elements; consecutive ones are one Drop)
+    Keep, // copied as it is, with elided elements put back around it
 };
 
 // A field that changes or gets neighbours in the output.
@@ -129,9 +129,10 @@ struct Edit {
     EditKind kind = EditKind::Keep;
     int node = -1; // EditKind::Child
     PayloadReplacement replacement; // EditKind::Payload
-    // Elided initializers put back: [insertFrom, insertMid) before the field, [insertMid,
-    // insertTo) after it.
+    // Elided elements of main field `list` (Scanner::m_main) put back: [insertFrom, insertMid)
+    // before the field, [insertMid, insertTo) after it.
     size_t insertFrom = 0, insertMid = 0, insertTo = 0;
+    uint8_t list = 0;
 
     static Edit of(const wire::Field& f, EditKind kind)
     {
@@ -170,7 +171,27 @@ void appendVarint(std::string& out, uint64_t v)
     out.push_back(static_cast<char>(v));
 }
 
-constexpr uint8_t kInitializerTag = (GP::kInitializerFieldNumber << 3) | 2; // length-delimited
+// The repeated fields of the main graph whose elements may be left out, and their tags
+// (length-delimited).
+enum MainFieldId : uint8_t { kInitializers, kNodes, kMainFields };
+constexpr uint8_t kMainTags[kMainFields]
+    = {(GP::kInitializerFieldNumber << 3) | 2, (GP::kNodeFieldNumber << 3) | 2};
+
+int mainFieldOf(uint32_t field)
+{
+    if (field == GP::kInitializerFieldNumber)
+        return kInitializers;
+    return field == GP::kNodeFieldNumber ? kNodes : -1;
+}
+
+// One of them while it is scanned or written.
+struct MainField {
+    ElidedList* elided = nullptr; // scanModel: where the elements left out go
+    const ElidedList* restore = nullptr; // spliceModel: the elements put back
+    std::vector<std::pair<uint64_t, uint64_t>> dropped; // field ranges left out, coalesced
+    size_t nextEntry = 0; // of `restore`, the next to put back
+    uint64_t nextPosition = 0; // the position of the next element written
+};
 
 class Scanner {
 public:
@@ -184,14 +205,40 @@ public:
     {
     }
 
-    // Leaves out the main graph's initializers `elide` selects, into `elided`.
-    void elide(const ElideRule* rule, ElidedInitializers* elided)
+    // Leaves out the main graph's elements `elide` selects, into `elided`.
+    void elide(const ElideRule* rule, ElidedElements* elided)
     {
         m_elide = rule;
-        m_elided = elided;
+        m_main[kInitializers].elided = &elided->initializers;
+        if (rule->nodes)
+            m_main[kNodes].elided = &elided->nodes;
+        // The nodes' tensors follow the initializers' and the sparse initializers' in the index.
+        uint64_t counts[3] = {0, 0, 0}; // initializers, sparse initializers, nodes
+        wire::Reader model(m_data, 0, m_size, 0);
+        wire::Field f, g;
+        while (model.next(f)) {
+            if (f.type != wire::Len || f.number != MP::kGraphFieldNumber)
+                continue;
+            wire::Reader graph(m_data, f.begin, f.end, 1);
+            while (graph.next(g)) {
+                if (g.type != wire::Len)
+                    continue;
+                counts[0] += g.number == GP::kInitializerFieldNumber ? 1 : 0;
+                counts[1] += g.number == GP::kSparseInitializerFieldNumber ? 1 : 0;
+                counts[2] += g.number == GP::kNodeFieldNumber ? 1 : 0;
+            }
+        } // a malformed graph fails the walk
+        m_nodeTensor = counts[0] + 2 * counts[1];
+        elided->initializers.reserve(counts[0]);
+        if (rule->nodes)
+            elided->nodes.reserve(counts[2]);
     }
-    // Puts `elided` back among the main graph's initializers.
-    void restore(const ElidedInitializers* elided) { m_restore = elided; }
+    // Puts `elided` back among the main graph's initializers and nodes.
+    void restore(const ElidedElements* elided)
+    {
+        m_main[kInitializers].restore = &elided->initializers;
+        m_main[kNodes].restore = &elided->nodes;
+    }
 
     // Walks the whole model; the root's Node index, or -1 when nothing changes.
     Result<int> walk()
@@ -201,10 +248,11 @@ public:
         if (!message(Kind::Model, 0, m_size, root, 0, rootNode))
             return Error::corrupt(m_fileName
                 + ": not a valid ONNX model (malformed or truncated protobuf): " + m_error);
-        if (m_restore && m_nextEntry != m_restore->size())
-            return Error::internal(m_fileName
-                + ": internal error: " + std::to_string(m_restore->size() - m_nextEntry)
-                + " initializers left out of the parsed model have no place to go back to");
+        for (const MainField& main : m_main)
+            if (main.restore && main.nextEntry != main.restore->size())
+                return Error::internal(m_fileName
+                    + ": internal error: " + std::to_string(main.restore->size() - main.nextEntry)
+                    + " elements left out of the parsed model have no place to go back to");
         return rootNode;
     }
 
@@ -225,21 +273,23 @@ public:
 
     std::vector<RawPayload> takePayloads() { return std::move(m_payloads); }
 
-    // The bytes of the initializers left out, read from where they were dropped, in one
-    // allocation.
+    // The bytes of the elements left out, read from where they were dropped, in one
+    // allocation per field.
     void copyElided() const
     {
-        if (!m_elided || m_elided->empty())
-            return;
-        std::string bytes;
-        bytes.reserve(m_elided->notedBytes());
-        for (const auto& [begin, end] : m_dropped) {
-            wire::Reader reader(m_data, begin, end, 0);
-            wire::Field f;
-            while (reader.next(f))
-                bytes.append(reinterpret_cast<const char*>(m_data) + f.begin, f.end - f.begin);
+        for (const MainField& main : m_main) {
+            if (!main.elided || main.elided->empty())
+                continue;
+            std::string bytes;
+            bytes.reserve(main.elided->notedBytes());
+            for (const auto& [begin, end] : main.dropped) {
+                wire::Reader reader(m_data, begin, end, 0);
+                wire::Field f;
+                while (reader.next(f))
+                    bytes.append(reinterpret_cast<const char*>(m_data) + f.begin, f.end - f.begin);
+            }
+            main.elided->setBytes(std::move(bytes));
         }
-        m_elided->setBytes(std::move(bytes));
     }
 
 private:
@@ -255,7 +305,7 @@ private:
     {
         Node self;
         int64_t growth = 0; // new size - old size
-        size_t lastKept = kNone; // the edit of the last main graph initializer kept
+        size_t lastKept[kMainFields] = {kNone, kNone}; // the edit of the last element kept
         wire::Reader reader(m_data, begin, end, depth);
         wire::Field f;
         while (reader.next(f)) {
@@ -290,11 +340,11 @@ private:
             Counters fresh;
             Counters& childCounters = child.repeated ? fresh : counters.child(field);
             const uint32_t position = child.repeated ? counters.take(field) : 0;
-            const bool mainInitializer
-                = kind == Kind::Graph && field == GP::kInitializerFieldNumber && isMainGraph();
-            // Paths lead into the skeleton, where the initializers left out are not counted.
+            const int mainId = kind == Kind::Graph && isMainGraph() ? mainFieldOf(field) : -1;
+            MainField* main = mainId >= 0 ? &m_main[static_cast<size_t>(mainId)] : nullptr;
+            // Paths lead into the skeleton, where the elements left out are not counted.
             const uint32_t elidedBefore
-                = mainInitializer && m_elided ? static_cast<uint32_t>(m_elided->size()) : 0;
+                = main && main->elided ? static_cast<uint32_t>(main->elided->size()) : 0;
             m_path.push_back({field, position - elidedBefore});
             int childNode = -1;
             const bool ok
@@ -302,14 +352,13 @@ private:
             m_path.pop_back();
             if (!ok)
                 return false;
-            if (mainInitializer && childNode < 0 && m_elide && position > 0
-                && m_elided->size() < m_elide->atMost && m_elide->select(position)
-                && m_elided->note(position, fieldEnd - valueBegin)) {
+            if (main && main->elided && leaveOut(mainId, position, f, depth + 1, childNode)) {
                 growth -= static_cast<int64_t>(fieldEnd - f.tagAt);
-                if (!m_dropped.empty() && m_dropped.back().second == f.tagAt)
-                    m_dropped.back().second = fieldEnd;
+                auto& dropped = main->dropped;
+                if (!dropped.empty() && dropped.back().second == f.tagAt)
+                    dropped.back().second = fieldEnd;
                 else
-                    m_dropped.emplace_back(f.tagAt, fieldEnd);
+                    dropped.emplace_back(f.tagAt, fieldEnd);
                 if (!self.edits.empty() && self.edits.back().kind == EditKind::Drop
                     && self.edits.back().end == f.tagAt)
                     self.edits.back().end = fieldEnd;
@@ -324,10 +373,10 @@ private:
                 edit.node = childNode;
                 growth += fieldSize(newLen) - oldFieldSize(tagEnd, fieldEnd);
             }
-            if (mainInitializer && m_restore) {
-                if (!placeBefore(edit, growth))
+            if (main && main->restore) {
+                if (!placeBefore(static_cast<uint8_t>(mainId), edit, growth))
                     return false;
-                lastKept = self.edits.size();
+                lastKept[mainId] = self.edits.size();
                 self.edits.push_back(edit);
             } else if (edit.kind != EditKind::Keep) {
                 self.edits.push_back(edit);
@@ -337,21 +386,25 @@ private:
             m_error = reader.error();
             return false;
         }
-        if (kind == Kind::Graph && m_restore && isMainGraph()) {
-            // The rest of the elided initializers follow the last one kept.
+        if (kind == Kind::Graph && m_main[kInitializers].restore && isMainGraph()) {
+            // The rest of the elided elements follow the last one kept.
             if (++m_mainGraphs > 1)
                 return fail("the main graph given twice where it is written back", begin);
-            if (m_nextEntry < m_restore->size()) {
-                if (lastKept == kNone)
-                    return fail("no initializer to put the elided ones after", begin);
-                Edit& edit = self.edits[lastKept];
-                edit.insertMid = m_nextEntry;
-                for (; m_nextEntry < m_restore->size(); ++m_nextEntry, ++m_nextInitializer) {
-                    if (m_restore->initializer(m_nextEntry) != m_nextInitializer)
-                        return fail("an elided initializer's position is out of order", begin);
-                    growth += insertedSize(m_nextEntry);
+            for (uint8_t id = 0; id < kMainFields; ++id) {
+                MainField& main = m_main[id];
+                if (main.nextEntry == main.restore->size())
+                    continue;
+                if (lastKept[id] == kNone)
+                    return fail("no element to put the elided ones after", begin);
+                Edit& edit = self.edits[lastKept[id]];
+                edit.insertMid = main.nextEntry;
+                for (; main.nextEntry < main.restore->size();
+                     ++main.nextEntry, ++main.nextPosition) {
+                    if (main.restore->position(main.nextEntry) != main.nextPosition)
+                        return fail("an elided element's position is out of order", begin);
+                    growth += insertedSize(main, main.nextEntry);
                 }
-                edit.insertTo = m_nextEntry;
+                edit.insertTo = main.nextEntry;
             }
         }
         if (self.edits.empty()) {
@@ -369,35 +422,91 @@ private:
         return m_path.size() == 1 && m_path[0].field == MP::kGraphFieldNumber;
     }
 
-    // Bytes elided initializer `entry` takes in the output, as a field of the graph.
-    int64_t insertedSize(size_t entry) const
+    // Whether the main graph element at `position` of field `id`, the field `f` whose
+    // subtree's Node is `childNode`, is left out; notes it when it is.
+    bool leaveOut(int id, uint32_t position, const wire::Field& f, int depth, int childNode)
     {
-        return 1 + fieldSize(m_restore->tensor(entry).size());
+        uint64_t first = position, count = 1;
+        if (id == kNodes) { // every node counts, for the index of the next one's tensors
+            first = m_nodeTensor;
+            count = countTensors(Kind::Node, f.begin, f.end, depth);
+            m_nodeTensor += count;
+        }
+        if (childNode >= 0 || position == 0)
+            return false; // a payload stripped; or the first, the place the others go after
+        for (uint64_t t = first; t < first + count; ++t)
+            if (!m_elide->select(t))
+                return false;
+        return m_main[static_cast<size_t>(id)].elided->note(
+            position, first, count, f.end - f.begin);
     }
 
-    // The elided initializers that come before the main graph initializer kept in `edit`.
-    bool placeBefore(Edit& edit, int64_t& growth)
+    // How many tensors the index lists for the message of `kind` in [begin, end) (a node, an
+    // attribute or a graph, which the walk already read): a singular tensor or sparse tensor
+    // given twice is merged into one, a sparse tensor is two (values and indices), a singular
+    // graph given twice is merged into one that holds both's.
+    uint64_t countTensors(Kind kind, uint64_t begin, uint64_t end, int depth) const
     {
-        edit.insertFrom = m_nextEntry;
-        for (; m_nextEntry < m_restore->size()
-             && m_restore->initializer(m_nextEntry) == m_nextInitializer;
-             ++m_nextEntry, ++m_nextInitializer)
-            growth += insertedSize(m_nextEntry);
-        if (m_nextEntry < m_restore->size()
-            && m_restore->initializer(m_nextEntry) < m_nextInitializer)
-            return fail("an elided initializer's position is out of order", edit.tagAt);
-        edit.insertMid = edit.insertTo = m_nextEntry;
-        ++m_nextInitializer; // the one kept
+        wire::Reader reader(m_data, begin, end, depth);
+        wire::Field f;
+        uint64_t count = 0;
+        bool tensor = false, sparse = false;
+        while (reader.next(f)) {
+            if (f.type != wire::Len)
+                continue;
+            const Child child = childOf(kind, f.number);
+            switch (child.kind) {
+            case Kind::Tensor:
+                count += child.repeated ? 1 : 0;
+                tensor |= !child.repeated;
+                break;
+            case Kind::Sparse:
+                count += child.repeated ? 2 : 0;
+                sparse |= !child.repeated;
+                break;
+            case Kind::Node:
+            case Kind::Attribute:
+            case Kind::Graph:
+                count += countTensors(child.kind, f.begin, f.end, depth + 1);
+                break;
+            default:
+                break;
+            }
+        }
+        return count + (tensor ? 1 : 0) + (sparse ? 2 : 0);
+    }
+
+    // Bytes elided element `entry` of `main` takes in the output, as a field of the graph.
+    static int64_t insertedSize(const MainField& main, size_t entry)
+    {
+        return 1 + fieldSize(main.restore->bytes(entry).size());
+    }
+
+    // The elided elements of main field `id` that come before the one kept in `edit`.
+    bool placeBefore(uint8_t id, Edit& edit, int64_t& growth)
+    {
+        MainField& main = m_main[id];
+        edit.list = id;
+        edit.insertFrom = main.nextEntry;
+        for (; main.nextEntry < main.restore->size()
+             && main.restore->position(main.nextEntry) == main.nextPosition;
+             ++main.nextEntry, ++main.nextPosition)
+            growth += insertedSize(main, main.nextEntry);
+        if (main.nextEntry < main.restore->size()
+            && main.restore->position(main.nextEntry) < main.nextPosition)
+            return fail("an elided element's position is out of order", edit.tagAt);
+        edit.insertMid = edit.insertTo = main.nextEntry;
+        ++main.nextPosition; // the one kept
         return true;
     }
 
-    void appendInserted(std::string& out, size_t from, size_t to) const
+    void appendInserted(std::string& out, uint8_t id, size_t from, size_t to) const
     {
         for (size_t i = from; i < to; ++i) {
-            const auto tensor = m_restore->tensor(i);
-            out.push_back(static_cast<char>(kInitializerTag));
-            appendVarint(out, tensor.size());
-            out.append(reinterpret_cast<const char*>(tensor.data()), tensor.size());
+            const auto bytes = m_main[id].restore->bytes(i);
+            out.push_back(static_cast<char>(kMainTags[id]));
+            appendVarint(out, bytes.size());
+            out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
         }
     }
 
@@ -421,7 +530,7 @@ private:
             pos = e.end;
             if (e.kind == EditKind::Drop)
                 continue;
-            appendInserted(out, e.insertFrom, e.insertMid);
+            appendInserted(out, e.list, e.insertFrom, e.insertMid);
             out.append(data + e.tagAt, e.tagEnd - e.tagAt);
             switch (e.kind) {
             case EditKind::Payload:
@@ -439,7 +548,7 @@ private:
             case EditKind::Drop:
                 break;
             }
-            appendInserted(out, e.insertMid, e.insertTo);
+            appendInserted(out, e.list, e.insertMid, e.insertTo);
         }
         out.append(data + pos, end - pos);
     }
@@ -455,13 +564,10 @@ private:
     // Tensors with a stripped payload: a later payload of theirs is recorded even when it stays.
     std::set<std::vector<WireStep>> m_strippedPaths;
     std::string m_error;
-    // Eliding (scanModel) or putting back (spliceModel) main graph initializers.
+    // Eliding (scanModel) or putting back (spliceModel) main graph elements.
     const ElideRule* m_elide = nullptr;
-    ElidedInitializers* m_elided = nullptr;
-    std::vector<std::pair<uint64_t, uint64_t>> m_dropped; // field ranges left out, coalesced
-    const ElidedInitializers* m_restore = nullptr;
-    size_t m_nextEntry = 0; // of m_restore, the next to put back
-    uint64_t m_nextInitializer = 0; // the position of the next main graph initializer written
+    MainField m_main[kMainFields];
+    uint64_t m_nodeTensor = 0; // the index of the next main graph node's first tensor
     int m_mainGraphs = 0;
 };
 
@@ -473,36 +579,58 @@ template <typename T> T* element(google::protobuf::RepeatedPtrField<T>& field, u
 
 } // namespace
 
-std::optional<size_t> ElidedInitializers::find(uint64_t initializer) const
+std::optional<size_t> ElidedList::findTensor(uint64_t tensor) const
 {
-    auto it = std::lower_bound(m_entries.begin(), m_entries.end(), initializer,
-        [](const Entry& e, uint64_t i) { return e.initializer < i; });
-    if (it == m_entries.end() || it->initializer != initializer)
+    // The last entry starting at or before `tensor` (entries of no tensors share their start
+    // with the next).
+    size_t low = 0, high = m_entries.size();
+    while (low < high) {
+        const size_t mid = low + (high - low) / 2;
+        if (firstTensor(mid) <= tensor)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    if (low == 0 || tensor >= firstTensor(low - 1) + tensorCount(low - 1))
         return std::nullopt;
-    return static_cast<size_t>(it - m_entries.begin());
+    return low - 1;
 }
 
-void ElidedInitializers::add(uint64_t initializer, std::span<const std::byte> tensor)
+void ElidedList::add(
+    uint64_t position, uint64_t firstTensor, uint64_t tensors, std::span<const std::byte> bytes)
 {
-    if (note(initializer, tensor.size()))
-        m_bytes.append(reinterpret_cast<const char*>(tensor.data()), tensor.size());
+    if (note(position, firstTensor, tensors, bytes.size()))
+        m_bytes.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-bool ElidedInitializers::note(uint64_t initializer, uint64_t length)
+bool ElidedList::note(uint64_t position, uint64_t firstTensor, uint64_t tensors, uint64_t length)
 {
     constexpr uint64_t kMax = std::numeric_limits<uint32_t>::max();
-    if (initializer > kMax || m_noted + length > kMax)
+    if (position > kMax || firstTensor + tensors > kMax || m_noted + length > kMax)
         return false;
-    m_entries.push_back({static_cast<uint32_t>(initializer), static_cast<uint32_t>(m_noted)});
+    if (!m_ownTensors && (firstTensor != position || tensors != 1))
+        return false; // an initializer is the tensor at its position
+    m_entries.push_back({static_cast<uint32_t>(position), static_cast<uint32_t>(m_noted)});
+    if (m_ownTensors)
+        m_tensors.push_back({static_cast<uint32_t>(firstTensor), static_cast<uint32_t>(tensors)});
     m_noted += length;
     return true;
 }
 
-void ElidedInitializers::clear()
+void ElidedList::clear()
 {
     std::string().swap(m_bytes);
     std::vector<Entry>().swap(m_entries);
+    std::vector<Tensors>().swap(m_tensors);
     m_noted = 0;
+}
+
+uint64_t ElidedElements::tensorCount() const
+{
+    uint64_t count = initializers.size();
+    for (size_t e = 0; e < nodes.size(); ++e)
+        count += nodes.tensorCount(e);
+    return count;
 }
 
 Result<WireScan> scanModel(std::span<const std::byte> file, const std::string& fileName,
@@ -517,10 +645,8 @@ Result<WireScan> scanModel(std::span<const std::byte> file, const std::string& f
     };
     WireScan scan;
     Scanner scanner(file, fileName, strip, true);
-    if (elide.select && elide.atMost > 0) {
-        scan.elided.reserve(std::min<uint64_t>(elide.atMost, file.size() / 2)); // 2 bytes a field
+    if (elide.select)
         scanner.elide(&elide, &scan.elided);
-    }
     auto root = scanner.walk();
     if (!root)
         return root.error();
@@ -535,7 +661,7 @@ Result<WireScan> scanModel(std::span<const std::byte> file, const std::string& f
 }
 
 Result<SplicedModel> spliceModel(std::span<const std::byte> serialized, const std::string& fileName,
-    const PayloadRule& rule, const ElidedInitializers* elided)
+    const PayloadRule& rule, const ElidedElements* elided)
 {
     Scanner scanner(serialized, fileName, rule, false);
     if (elided && !elided->empty())

@@ -36,8 +36,8 @@ struct WireStep {
 // that follows a stripped one of the same tensor (it replaces that). Payloads of tensors with
 // none stripped are not listed: a model of millions of tiny tensors lists none.
 struct RawPayload {
-    // From the ModelProto to the TensorProto, in the skeleton (initializers left out of it are
-    // not counted).
+    // From the ModelProto to the TensorProto, in the skeleton (initializers and nodes left out
+    // of it are not counted).
     std::vector<WireStep> path;
     uint64_t offset = 0; // of the payload bytes in the file
     uint64_t length = 0;
@@ -47,18 +47,32 @@ struct RawPayload {
     bool stripped = false;
 };
 
-// Initializers of the main graph left out of a skeleton (scanModel's `elide`), each kept as the
-// bytes of its TensorProto: a model of millions of tiny tensors that a save leaves as they are
-// is parsed without them (a parsed TensorProto costs ~300 bytes, its bytes often ~12) and
-// written with them put back where they were (spliceModel).
-class ElidedInitializers {
+// Elements of one repeated field of the main graph (its initializers or its nodes) left out of
+// a skeleton (scanModel's `elide`), each kept as its serialized bytes: a model of millions of
+// tiny tensors or Constant nodes that a save leaves as they are is parsed without them (a parsed
+// TensorProto costs ~300 bytes, a NodeProto with its attribute and tensor ~1 KB, their bytes
+// often 12 and 40) and written with them put back where they were (spliceModel).
+class ElidedList {
 public:
+    // `ownTensors`: each entry holds its own range of tensors (nodes); otherwise an entry is the
+    // tensor at its position (initializers), and costs 8 bytes, not 16.
+    explicit ElidedList(bool ownTensors = false)
+        : m_ownTensors(ownTensors)
+    {
+    }
     bool empty() const { return m_entries.empty(); }
     size_t size() const { return m_entries.size(); }
-    // The position of entry `i` among the merged main graph's initializers (its tensor index:
-    // the index lists them first), ascending.
-    uint64_t initializer(size_t i) const { return m_entries[i].initializer; }
-    std::span<const std::byte> tensor(size_t i) const
+    // The position of entry `i` among the field's elements of the merged main graph, ascending.
+    uint64_t position(size_t i) const { return m_entries[i].position; }
+    // The tensors of entry `i` by tensor index (Model::tensors()): [firstTensor, + tensorCount).
+    // An initializer is its own tensor (the index lists the main graph's initializers first);
+    // a node holds those of its attributes, subgraphs included, possibly none.
+    uint64_t firstTensor(size_t i) const
+    {
+        return m_ownTensors ? m_tensors[i].first : m_entries[i].position;
+    }
+    uint64_t tensorCount(size_t i) const { return m_ownTensors ? m_tensors[i].count : 1; }
+    std::span<const std::byte> bytes(size_t i) const
     {
         const uint64_t end = i + 1 < m_entries.size() ? m_entries[i + 1].offset : m_bytes.size();
         return std::as_bytes(std::span(m_bytes))
@@ -66,47 +80,78 @@ public:
     }
     // At most what they take written back as fields (tags and lengths included).
     size_t writtenBytes() const { return m_bytes.size() + 11 * m_entries.size(); }
-    // The entry of initializer `initializer`, or nullopt when it was not elided.
-    std::optional<size_t> find(uint64_t initializer) const;
-    void add(uint64_t initializer, std::span<const std::byte> tensor);
+    // The entry holding tensor `tensor`, or nullopt when no entry does.
+    std::optional<size_t> findTensor(uint64_t tensor) const;
+    void add(uint64_t position, uint64_t firstTensor, uint64_t tensors,
+        std::span<const std::byte> bytes);
     void clear();
 
     // Built in two steps, so that each part is allocated once at its size: the entries with
     // their lengths (false past 4 GiB in all: not added), then all bytes in that order.
-    void reserve(size_t entries) { m_entries.reserve(entries); }
-    bool note(uint64_t initializer, uint64_t length);
+    void reserve(size_t entries)
+    {
+        m_entries.reserve(entries);
+        if (m_ownTensors)
+            m_tensors.reserve(entries);
+    }
+    bool note(uint64_t position, uint64_t firstTensor, uint64_t tensors, uint64_t length);
     uint64_t notedBytes() const { return m_noted; }
     void setBytes(std::string bytes) { m_bytes = std::move(bytes); }
 
 private:
     struct Entry {
-        uint32_t initializer;
+        uint32_t position;
         uint32_t offset; // in m_bytes; the entry ends where the next starts
     };
+    struct Tensors {
+        uint32_t first;
+        uint32_t count;
+    };
+    bool m_ownTensors;
     std::string m_bytes;
     std::vector<Entry> m_entries;
+    std::vector<Tensors> m_tensors; // per entry, when m_ownTensors
     uint64_t m_noted = 0;
 };
 
-// Which initializers of the main graph a scan may leave out (by position, see above), and how
-// many it may select at most (for one allocation). Only an initializer with no payload
-// stripped, and never the first (the place the others go back after), is left out.
+// The main graph's initializers and nodes left out of a skeleton. Every initializer entry's
+// tensor comes before every node entry's tensors in the index.
+struct ElidedElements {
+    ElidedList initializers;
+    ElidedList nodes{true};
+
+    bool empty() const { return initializers.empty() && nodes.empty(); }
+    size_t size() const { return initializers.size() + nodes.size(); }
+    // Tensors of all entries.
+    uint64_t tensorCount() const;
+    size_t writtenBytes() const { return initializers.writtenBytes() + nodes.writtenBytes(); }
+    void clear()
+    {
+        initializers.clear();
+        nodes.clear();
+    }
+};
+
+// Which elements of the main graph a scan may leave out: an initializer or a node whose every
+// tensor `select` selects (by tensor index; a node without tensors always), that has no payload
+// stripped, and that is not the first of its field (the place the others go back after).
+// `nodes` false leaves only initializers out.
 struct ElideRule {
-    std::function<bool(uint64_t initializer)> select;
-    size_t atMost = 0;
+    std::function<bool(uint64_t tensor)> select;
+    bool nodes = true;
 };
 
 struct WireScan {
     bool changed = false; // false: nothing was stripped, the file is its own skeleton
     std::string skeleton; // empty unless `changed`
     std::vector<RawPayload> payloads; // as RawPayload says: not every payload
-    ElidedInitializers elided; // not in the skeleton (then `changed`)
+    ElidedElements elided; // not in the skeleton (then `changed`)
 };
 
 // Scans the serialized ModelProto `file`. Payloads of at least `minStrippedBytes` are emptied
-// in the skeleton, and the initializers `elide` selects are left out of it. A truncated varint,
-// a length past the end of its message, a wire type that cannot be skipped or nesting deeper
-// than protobuf allows is an error naming `fileName` and the byte offset; nothing outside
+// in the skeleton, and the main graph elements `elide` selects are left out of it. A truncated
+// varint, a length past the end of its message, a wire type that cannot be skipped or nesting
+// deeper than protobuf allows is an error naming `fileName` and the byte offset; nothing outside
 // `file` is ever read.
 Result<WireScan> scanModel(std::span<const std::byte> file, const std::string& fileName,
     uint64_t minStrippedBytes = 0, const ElideRule& elide = {});
@@ -138,11 +183,11 @@ struct SplicedModel {
 
 // Rewrites the serialized ModelProto `serialized` with the payloads `rule` replaces: how a
 // model is written with payloads that stay in their files (core/save/model_writer.h). The
-// `elided` initializers (when given) go back among the main graph's initializers of
+// `elided` elements (when given) go back among the main graph's initializers and nodes of
 // `serialized`, each at its position, verbatim; `serialized` must hold the main graph once, as
 // protobuf writes it. Errors as scanModel's.
 Result<SplicedModel> spliceModel(std::span<const std::byte> serialized, const std::string& fileName,
-    const PayloadRule& rule, const ElidedInitializers* elided = nullptr);
+    const PayloadRule& rule, const ElidedElements* elided = nullptr);
 
 // The TensorProto that `path` leads to in a parsed model, or null when there is none.
 onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>& path);

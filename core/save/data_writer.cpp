@@ -26,7 +26,8 @@ constexpr uint64_t kWritebackLag = 128u << 20;
 constexpr size_t kMaxOpenSources = 32;
 
 // An inline tensor whose raw_data Model::load left in the .onnx (not materialized). Not a
-// tensor left out of the protos (Model::loadProtosLeavingOut): its bytes go back whole.
+// tensor left out of the protos (Model::loadProtosLeavingOut), alone or with its node: its
+// bytes go back whole.
 bool payloadInModelFile(const TensorInfo& t)
 {
     return t.inlineRange && t.proto && t.proto->raw_data().empty();

@@ -110,7 +110,7 @@ Result<std::string> serializeWithPlaceholders(onnx::ModelProto& model,
 
 Result<WrittenModel> writeModel(onnx::ModelProto& model, int fd, const std::filesystem::path& path,
     std::span<const SplicedPayload> payloads, const PayloadCopier& copy,
-    const ElidedInitializers* leftOut)
+    const ElidedElements* leftOut)
 {
     WrittenModel written;
     if (leftOut && leftOut->empty())

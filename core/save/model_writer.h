@@ -36,10 +36,10 @@ struct WrittenModel {
 // protobuf's deterministic serialization gives with every spliced payload in its tensor's
 // raw_data. Fails before writing when the model would pass protobuf's 2 GiB limit. The model
 // is unchanged afterwards (the spliced tensors hold placeholders while it is serialized).
-// `leftOut`, when given, are initializers of the main graph left out of `model`
+// `leftOut`, when given, are initializers and nodes of the main graph left out of `model`
 // (Model::loadProtosLeavingOut): each goes back at its place, its bytes as they were.
 Result<WrittenModel> writeModel(onnx::ModelProto& model, int fd, const std::filesystem::path& path,
     std::span<const SplicedPayload> payloads = {}, const PayloadCopier& copy = {},
-    const ElidedInitializers* leftOut = nullptr);
+    const ElidedElements* leftOut = nullptr);
 
 } // namespace repack
