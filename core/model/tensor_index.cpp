@@ -229,23 +229,29 @@ private:
         if (m_locations)
             return true; // nothing is indexed
         size_t count = 0;
+        size_t nodes = 0;
         Releaser released(*this, spans.empty() ? 0 : spans.front().begin, depth);
         const bool ok = fields(spans, depth, [&](Reader&, const Field& f) {
             if (f.type == wire::Len && f.number == GP::kInitializerFieldNumber)
                 ++count;
             else if (f.type == wire::Len && f.number == GP::kSparseInitializerFieldNumber)
                 count += 2;
+            else if (f.type == wire::Len && f.number == GP::kNodeFieldNumber)
+                ++nodes;
             released.upTo(f.end);
             return true;
         });
         released.finish();
-        m_out.tensors.reserve(count);
-        adviseHugePages(m_out.tensors.data(), count * sizeof(TensorInfo));
+        // Room for a tensor per node too (a model of Constant nodes holds one in each): a
+        // reservation is address space, not memory, until it is filled, and spares the index
+        // a doubling that holds its old and new buffers at once.
+        m_out.tensors.reserve(count + nodes);
+        adviseHugePages(m_out.tensors.data(), (count + nodes) * sizeof(TensorInfo));
         m_marker.reserveInitializers(count);
         // Node inputs and graph outputs: most models name each initializer once or twice and
         // each node output once or twice. Room for four names per initializer is address
         // space, not memory (pages are touched as they fill), and spares the doublings.
-        m_used.reserve(4 * count);
+        m_used.reserve(4 * (count + nodes));
         return ok;
     }
 
