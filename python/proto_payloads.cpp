@@ -30,14 +30,27 @@ std::shared_ptr<const void> holdWithGil(py::object object)
 
 } // namespace
 
-LentPayloads::LentPayloads(py::handle proto)
+LentPayloads LentPayloads::ofModel(py::handle proto)
+{
+    return LentPayloads(py::module_::import("onnx_repack._proto")
+                            .attr("skeleton")(proto, Model::kInFileMinBytes)
+                            .cast<py::tuple>());
+}
+
+LentPayloads LentPayloads::ofTensors(const py::list& tensors)
+{
+    return LentPayloads(py::module_::import("onnx_repack._proto")
+                            .attr("initializers_skeleton")(tensors, Model::kInFileMinBytes)
+                            .cast<py::tuple>());
+}
+
+LentPayloads::LentPayloads(const py::tuple& skeleton)
     : m_lent(new std::vector<Lent>, [](std::vector<Lent>* lent) {
         py::gil_scoped_acquire gil;
         delete lent;
     })
 {
-    const py::list pieces = py::module_::import("onnx_repack._proto")
-                                .attr("skeleton")(proto, Model::kInFileMinBytes);
+    const auto pieces = skeleton[0].cast<py::list>();
     m_memfd = UniqueFd(::memfd_create("onnx_repack-proto", MFD_CLOEXEC));
     if (!m_memfd.valid())
         raise(Error::internal(
@@ -60,7 +73,7 @@ LentPayloads::LentPayloads(py::handle proto)
     if (::ftruncate(m_memfd.get(), static_cast<off_t>(at)) != 0)
         raise(Error::internal(
             std::string("cannot size the model's memory file: ") + std::strerror(errno)));
-    if (at != proto.attr("ByteSize")().cast<uint64_t>())
+    if (at != skeleton[1].cast<uint64_t>())
         raise(Error::internal("the proto's pieces do not add up to its size"));
 }
 
@@ -73,7 +86,8 @@ std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
         const auto it = std::lower_bound(lent->begin(), lent->end(), range.offset,
             [](const Lent& l, uint64_t offset) { return l.offset < offset; });
         if (it == lent->end() || it->offset != range.offset || it->length != range.length)
-            return Error::internal("no payload of the proto lies where the model reads one");
+            return Error::internal("no payload of the proto lies where the model reads one ("
+                + std::to_string(range.length) + " bytes at " + std::to_string(range.offset) + ")");
         py::gil_scoped_acquire gil; // the proto is read with the GIL held, as Python reads it
         try {
             py::bytes data = it->tensor.attr("raw_data");
@@ -81,8 +95,7 @@ std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
             if (bytes.size() != it->length)
                 return Error::changed("the raw_data of tensor '"
                     + py::str(it->tensor.attr("name")).cast<std::string>() + "' holds "
-                    + std::to_string(bytes.size()) + " bytes now, "
-                    + std::to_string(it->length)
+                    + std::to_string(bytes.size()) + " bytes now, " + std::to_string(it->length)
                     + " when the save began: the proto changed while it was saved");
             // A bytes object never changes: it is read without the GIL, held until done.
             return TensorBytes::lent(bytes, holdWithGil(std::move(data)));
@@ -92,16 +105,20 @@ std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
     };
     auto model = take(Model::loadDetached(
         "/proc/self/fd/" + std::to_string(m_memfd.get()), baseDir, std::move(lender)));
-    // Every payload left out must be one the model reads from the lender: one it parsed
-    // instead would be a hole's zeros.
+    // The payloads left out are exactly those the model reads from the lender: one it parsed
+    // instead would be a hole's zeros, one it asks for and the proto does not lend a failure.
     std::vector<bool> read(m_lent->size(), false);
     for (const TensorInfo& t : model->tensors()) {
-        if (!t.inlineRange)
+        if (t.storage != Storage::Raw || !t.inlineRange
+            || t.inlineRange->length < Model::kInFileMinBytes)
             continue;
         const auto it = std::lower_bound(m_lent->begin(), m_lent->end(), t.inlineRange->offset,
             [](const Lent& l, uint64_t offset) { return l.offset < offset; });
-        if (it != m_lent->end() && it->offset == t.inlineRange->offset)
-            read[static_cast<size_t>(it - m_lent->begin())] = true;
+        if (it == m_lent->end() || it->offset != t.inlineRange->offset
+            || it->length != t.inlineRange->length)
+            raise(Error::internal(t.qualifiedName()
+                + ": the core's index finds a payload in the proto that was not set aside"));
+        read[static_cast<size_t>(it - m_lent->begin())] = true;
     }
     if (std::find(read.begin(), read.end(), false) != read.end())
         raise(Error::internal("the proto has a tensor where the core's index does not look"));

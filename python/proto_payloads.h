@@ -19,11 +19,16 @@ namespace repack::python {
 
 class LentPayloads {
 public:
-    // Writes the wire form of `proto` into a memfd, leaving out the payloads of its raw_data
-    // of at least Model::kInFileMinBytes (of every TensorProto onnx_repack._proto.tensors
-    // finds); called with the GIL held. Raises when it cannot; the proto is never changed.
-    explicit LentPayloads(pybind11::handle proto);
+    // Writes the wire form of `proto` (an onnx.ModelProto) into a memfd, leaving out the
+    // payloads of its raw_data of at least Model::kInFileMinBytes (of every TensorProto
+    // onnx_repack._proto.tensors finds); called with the GIL held. Raises when it cannot; the
+    // proto is never changed.
+    static LentPayloads ofModel(pybind11::handle proto);
+    // The same for a model whose graph holds `tensors` (onnx.TensorProto objects) as its
+    // initializers, in order: what an external-data operation on them writes from.
+    static LentPayloads ofTensors(const pybind11::list& tensors);
     ~LentPayloads();
+    LentPayloads(LentPayloads&&) = default;
     LentPayloads(const LentPayloads&) = delete;
     LentPayloads& operator=(const LentPayloads&) = delete;
 
@@ -33,6 +38,8 @@ public:
     std::unique_ptr<Model> load(const std::filesystem::path& baseDir) const;
 
 private:
+    // From onnx_repack._proto's (pieces, size): bytes, or (TensorProto, length) lent.
+    explicit LentPayloads(const pybind11::tuple& skeleton);
     struct Lent {
         pybind11::object tensor; // the TensorProto
         uint64_t offset = 0; // of its payload in the memfd (a hole)

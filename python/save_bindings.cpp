@@ -126,7 +126,7 @@ SaveReportPy saveProto(
 {
     const fs::path base
         = baseDir.is_none() ? fs::absolute(out).parent_path() : fs::path(toPath(baseDir));
-    LentPayloads lent(proto);
+    const LentPayloads lent = LentPayloads::ofModel(proto);
     return saveModel(
         std::make_shared<PyModel>(lent.load(base)), std::nullopt, out, args, std::move(options));
 }

@@ -114,8 +114,9 @@ public:
     // onnx.ModelProto): `readable` is a file only this process reaches (a memfd, as
     // /proc/self/fd/N), indexed as load() indexes a file, its payloads read from there and never
     // copied. The model has no path, as fromProto's: its external data resolve against `baseDir`.
-    // With a `lender`, the file holds none of the bytes of its payloads of kInFileMinBytes or
-    // more (TensorInfo::inlineRange): every read of one asks the lender, never the file.
+    // With a `lender`, the file holds none of the bytes of the raw_data payloads of
+    // kInFileMinBytes or more (TensorInfo::inlineRange): every read of one asks the lender,
+    // never the file.
     static Result<std::unique_ptr<Model>> loadDetached(const std::filesystem::path& readable,
         const std::filesystem::path& baseDir, PayloadLender lender = {});
     // The payloads left in the file are lent (loadDetached): read() them, never the file.

@@ -64,7 +64,7 @@ Result<TensorBytes> Model::read(size_t index) const
     }
     case Storage::Raw: {
         if (info.inlineRange) {
-            if (m_lender) // the file leaves it out
+            if (m_lender && info.inlineRange->length >= kInFileMinBytes) // the file leaves it out
                 return m_lender(*info.inlineRange);
             if (!m_modelFile)
                 return Error::internal(info.qualifiedName() + ": its raw_data is no longer mapped");

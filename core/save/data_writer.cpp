@@ -324,8 +324,7 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
         // file to file; the others come from the model's memory.
         const TensorInfo& t = m_model.tensors()[tensor];
         // Lent payloads (Model::loadDetached) are not in the file: they come from memory.
-        const bool inFile
-            = t.isExternal() || (payloadInModelFile(t) && !m_model.lendsPayloads());
+        const bool inFile = t.isExternal() || (payloadInModelFile(t) && !m_model.lendsPayloads());
         auto source = inFile ? sourceOf(tensor) : Result<SourceRange>(Error::internal("not run"));
         Status s = inFile ? (source ? copyRange(tensor, *source, t.byteSize(), targetFd, offset,
                                  targetPath, true, true)

@@ -66,8 +66,8 @@ private:
     Status writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
         const std::filesystem::path& targetPath);
     // Writes `bytes` (what m_model.read(tensor) gave) into `targetFd` at `targetOffset`.
-    Status writeBytes(size_t tensor, const TensorBytes& bytes, int targetFd,
-        uint64_t targetOffset, const std::filesystem::path& targetPath, bool countProgress);
+    Status writeBytes(size_t tensor, const TensorBytes& bytes, int targetFd, uint64_t targetOffset,
+        const std::filesystem::path& targetPath, bool countProgress);
     Status advance(size_t tensor, uint64_t bytes);
     void startWriteback(int targetFd, uint64_t end);
 

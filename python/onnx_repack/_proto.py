@@ -134,14 +134,35 @@ def _walk(message, lendable, min_bytes, out):
         out[raw_at : raw_at + 1] = [b"\x4a" + _varint(length), (message, length)]
 
 
+def _lendable(tensors):
+    # An external tensor's raw_data is no payload to the core (its bytes are in its file): it
+    # stays in the wire form.
+    return {id(t) for t in tensors if t.data_location != _EXTERNAL}
+
+
+def _size(pieces):
+    return sum(len(p) if isinstance(p, bytes) else p[1] for p in pieces)
+
+
 def skeleton(model, min_bytes):
     """The wire form of `model` in pieces, in order: bytes, or (TensorProto, length) where the
     raw_data of a TensorProto of tensors(model) of at least min_bytes lies (its bytes left out).
     Reads the model and changes nothing in it; the pieces add up to model.ByteSize()."""
     found = tensors(model)  # held: their wrappers keep their identity while the walk runs
-    # An external tensor's raw_data is no payload to the core (its bytes are in its file): it
-    # stays in the wire form.
-    lendable = {id(t) for t in found if t.data_location != _EXTERNAL}
     out = []
-    _walk(model, lendable, min_bytes, out)
-    return out
+    _walk(model, _lendable(found), min_bytes, out)
+    return out, model.ByteSize()
+
+
+def initializers_skeleton(tensors, min_bytes):
+    """skeleton() of a ModelProto whose graph holds `tensors` (TensorProtos) as initializers,
+    in order, and nothing else; and its size."""
+    tensors = list(tensors)
+    lendable = _lendable(tensors)
+    body = []
+    for tensor in tensors:
+        body.append(b"\x2a" + _varint(tensor.ByteSize()))  # GraphProto.initializer: field 5
+        _walk(tensor, lendable, min_bytes, body)
+    size = _size(body)
+    head = b"\x3a" + _varint(size)  # ModelProto.graph: field 7
+    return [head] + body, len(head) + size
