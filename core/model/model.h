@@ -69,6 +69,8 @@ public:
         if (m_file && from < m_view.size())
             m_file->releaseView(m_view.subspan(from, std::min(length, m_view.size() - from)));
     }
+    // Lent bytes (lent()): memory of their owner, resident, never a mapping of a file.
+    bool isLent() const { return m_keep != nullptr; }
     // "<tensor> (in <file>)" for a mapped view, else the tensor's name: what an error says.
     std::string where(const TensorInfo& tensor) const
     {
