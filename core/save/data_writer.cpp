@@ -238,33 +238,24 @@ Status DataWriter::writeBytes(size_t tensor, const TensorBytes& bytes, int targe
 {
     const auto view = bytes.bytes();
     const std::string where = bytes.where(m_model.tensors()[tensor]);
-    if (bytes.isLent()) { // resident memory: the kernel copies it as fast as from a buffer
-        for (size_t done = 0; done < view.size();) {
-            const size_t piece = std::min<size_t>(kCopyChunk, view.size() - done);
-            if (Status s
-                = pwriteAll(targetFd, view.subspan(done, piece), targetOffset + done, targetPath);
-                !s)
-                return s;
-            done += piece;
-            startWriteback(targetFd, targetOffset + done);
-            if (Status s = advance(tensor, countProgress ? piece : 0); !s)
-                return s;
-        }
-        return {};
-    }
-    // Through the page-aligned buffer: the kernel copies from the model's memory (16 bytes off
-    // a page) several times slower than from an aligned buffer, more than the extra memcpy.
-    if (!m_buffer)
+    // Lent bytes are resident memory: the kernel copies them as fast as from a buffer. Others
+    // go through the page-aligned buffer: the kernel copies from the model's memory (16 bytes
+    // off a page) several times slower than from an aligned buffer, more than the extra memcpy.
+    const bool direct = bytes.isLent();
+    if (!direct && !m_buffer)
         m_buffer.emplace(kBufferBytes);
     for (size_t done = 0; done < view.size();) {
-        const size_t piece = std::min(m_buffer->size(), view.size() - done);
-        if (Status s
-            = readMapped(where, [&] { std::memcpy(m_buffer->data(), view.data() + done, piece); });
-            !s)
-            return s;
-        if (Status s
-            = pwriteAll(targetFd, {m_buffer->data(), piece}, targetOffset + done, targetPath);
-            !s)
+        const size_t piece = std::min<size_t>(
+            direct ? static_cast<size_t>(kCopyChunk) : m_buffer->size(), view.size() - done);
+        std::span<const std::byte> from = view.subspan(done, piece);
+        if (!direct) {
+            if (Status s
+                = readMapped(where, [&] { std::memcpy(m_buffer->data(), from.data(), piece); });
+                !s)
+                return s;
+            from = {m_buffer->data(), piece};
+        }
+        if (Status s = pwriteAll(targetFd, from, targetOffset + done, targetPath); !s)
             return s;
         done += piece;
         startWriteback(targetFd, targetOffset + done);
