@@ -8,7 +8,7 @@ file), then for each times, in a fresh interpreter per run:
   onnx_repack   onnx_repack.save(IN, OUT, size_threshold_bytes=1024) (one data file); synced,
                 as every save of the core is
   repack proto  onnx_repack.save(onnx.load(IN), OUT, size_threshold_bytes=1024): the proto in
-                memory, its payloads lent to the core (python/proto_payloads.h)
+                memory, its payloads read from it as they are written (python/proto_payloads.h)
   onnx          onnx.load(IN) then onnx.save_model(OUT, save_as_external_data=True,
                 size_threshold=1024) and os.sync(), for the same durability
   cp+sync       cp of IN's files into OUT's folder, then sync: the floor for writing these bytes

@@ -2,6 +2,7 @@
 // Model, under the seed's Python names; the tensor-list ones take Tensor handles or
 // onnx.TensorProto objects and give onnx.TensorProto objects back.
 #include "errors.h"
+#include "proto_payloads.h"
 #include "py_model.h"
 
 #include "core/save/external_data.h"
@@ -91,6 +92,33 @@ SaveOptions forceOptions(bool force)
     return options;
 }
 
+// Whether `tensors` are all onnx.TensorProto objects (no Tensor handle; at least one): then
+// they are written from their own raw_data, never copied first (python/proto_payloads.h).
+bool allTensorProtos(const py::list& tensors)
+{
+    for (py::handle item : tensors)
+        if (py::isinstance<Tensor>(item) || !py::hasattr(item, "DESCRIPTOR")
+            || py::str(item.attr("DESCRIPTOR").attr("full_name")).cast<std::string>()
+                != "onnx.TensorProto")
+            return false;
+    return !tensors.empty();
+}
+
+// convert_tensors_to_external of onnx.TensorProto objects: the core reads their payloads
+// from them as it writes the data file, each read with the GIL held.
+py::list lentToExternal(
+    const py::list& tensors, const fs::path& dir, const std::string& relativePath, bool force)
+{
+    const LentPayloads lent = LentPayloads::ofTensors(tensors);
+    std::unique_ptr<Model> model = lent.load(dir);
+    Result<std::vector<onnx::TensorProto>> out = Error::internal("not run");
+    {
+        py::gil_scoped_release unlocked;
+        out = convertInitializersToExternal(*model, dir, relativePath, forceOptions(force));
+    }
+    return protoObjects(take(std::move(out)));
+}
+
 } // namespace
 
 namespace {
@@ -100,7 +128,10 @@ namespace {
 py::list toExternal(
     const py::iterable& tensors, const fs::path& dir, const std::string& relativePath, bool force)
 {
-    auto protos = protosOf(nullptr, tensors, dir);
+    const py::list items(tensors); // a generator is iterated once
+    if (allTensorProtos(items))
+        return lentToExternal(items, dir, relativePath, force);
+    auto protos = protosOf(nullptr, items, dir);
     Result<std::vector<onnx::TensorProto>> out = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
@@ -197,7 +228,10 @@ void addExternalDataOperations(py::class_<PyModel, std::shared_ptr<PyModel>>& mo
             [](PyModel& m, const py::iterable& tensors, const fs::path& dir,
                 const std::string& relativePath, bool force) {
                 ModelUse use(m);
-                auto protos = protosOf(&m, tensors, dir);
+                const py::list items(tensors); // a generator is iterated once
+                if (allTensorProtos(items))
+                    return lentToExternal(items, dir, relativePath, force);
+                auto protos = protosOf(&m, items, dir);
                 Result<std::vector<onnx::TensorProto>> out = Error::internal("not run");
                 {
                     py::gil_scoped_release unlocked;

@@ -119,18 +119,16 @@ bool isModelProto(py::handle object)
 }
 
 // Saves an onnx.ModelProto, its external tensors resolved against `baseDir` (default: the
-// folder of `out`), streamed: its large payloads are lent to the core (python/proto_payloads.h)
-// and back in the proto when this returns or raises.
+// folder of `out`), streamed: the core reads its large payloads from the proto as it writes
+// them (python/proto_payloads.h); the proto is never changed.
 SaveReportPy saveProto(
     py::handle proto, const fs::path& out, py::handle baseDir, SaveArgs& args, SaveOptions options)
 {
     const fs::path base
         = baseDir.is_none() ? fs::absolute(out).parent_path() : fs::path(toPath(baseDir));
-    LentPayloads lent(proto);
-    SaveReportPy report = saveModel(
+    const LentPayloads lent = LentPayloads::ofModel(proto);
+    return saveModel(
         std::make_shared<PyModel>(lent.load(base)), std::nullopt, out, args, std::move(options));
-    lent.restore(); // the model (and its mapping of the payloads) is gone
-    return report;
 }
 
 SaveArgs saveArgs(py::object externalData, py::object threshold, py::object align,
@@ -426,10 +424,9 @@ void registerSave(py::module_& m)
         "save_proto(proto, out_path, base_dir=None, **options) -> SaveReport\n\n"
         "save(proto, out_path, base_dir=base_dir, **options): writes an onnx.ModelProto, its\n"
         "tensors in memory or external, relative to base_dir (default: out_path's folder).\n"
-        "Streamed: its raw_data payloads of 1 KiB and more are moved out of the proto into an\n"
-        "anonymous memory file while it saves (never a file on disk, never a second copy) and\n"
-        "put back before it returns or raises; do not use the proto from another thread\n"
-        "meanwhile.");
+        "Streamed: each raw_data payload of 1 KiB and more is written from the proto into its\n"
+        "file (never a second copy of the model in memory). The proto is only read, with the\n"
+        "GIL held, and never changed: the progress callback and other threads see it whole.");
 }
 
 } // namespace repack::python

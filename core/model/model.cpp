@@ -34,10 +34,13 @@ Result<std::unique_ptr<Model>> Model::load(const fs::path& path)
 }
 
 Result<std::unique_ptr<Model>> Model::loadDetached(
-    const fs::path& readable, const fs::path& baseDir)
+    const fs::path& readable, const fs::path& baseDir, PayloadLender lender)
 {
-    return guardMemory("the model handed over: indexing its tensors",
+    auto model = guardMemory("the model handed over: indexing its tensors",
         [&] { return loadUnguarded(readable, &baseDir); });
+    if (model)
+        (*model)->m_lender = std::move(lender);
+    return model;
 }
 
 Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const fs::path* baseDir)
@@ -304,6 +307,7 @@ void Model::adoptSavedFile(const fs::path& path, const FileIdentity& identity,
 {
     m_materialized.clear();
     m_inFile.clear();
+    m_lender = nullptr; // the payloads are in the file written now
     m_fileIdentity = identity;
     for (const auto& [tensor, range] : ranges)
         m_inFile.emplace(tensor, range);

@@ -41,6 +41,15 @@ public:
         t.m_file = file;
         return t;
     }
+    // Bytes someone else owns, valid for as long as `keep` (held by every copy) lives: a
+    // payload lent by a detached model's PayloadLender.
+    static TensorBytes lent(std::span<const std::byte> bytes, std::shared_ptr<const void> keep)
+    {
+        TensorBytes t;
+        t.m_view = bytes;
+        t.m_keep = std::move(keep);
+        return t;
+    }
     static TensorBytes own(std::vector<std::byte> bytes)
     {
         TensorBytes t;
@@ -60,6 +69,8 @@ public:
         if (m_file && from < m_view.size())
             m_file->releaseView(m_view.subspan(from, std::min(length, m_view.size() - from)));
     }
+    // Lent bytes (lent()): memory of their owner, resident, never a mapping of a file.
+    bool isLent() const { return m_keep != nullptr; }
     // "<tensor> (in <file>)" for a mapped view, else the tensor's name: what an error says.
     std::string where(const TensorInfo& tensor) const
     {
@@ -70,8 +81,15 @@ public:
 private:
     std::span<const std::byte> m_view;
     const DataFile* m_file = nullptr; // the mapping m_view lies in, if any
+    std::shared_ptr<const void> m_keep; // what keeps a lent m_view alive
     std::vector<std::byte> m_owned;
 };
+
+// Where a detached model reads the raw_data payloads its file leaves out (a hole where each
+// lies): the bytes of the payload at `range` of the file, from the memory they live in (the
+// Python package's save of an onnx.ModelProto lends those of the caller's proto, never copied
+// into the file). Called on the thread that reads the tensor, for each read.
+using PayloadLender = std::function<Result<TensorBytes>(FileRange range)>;
 
 // What a committed save left on disk, for Model::adoptSave.
 struct SavedModel {
@@ -98,8 +116,13 @@ public:
     // onnx.ModelProto): `readable` is a file only this process reaches (a memfd, as
     // /proc/self/fd/N), indexed as load() indexes a file, its payloads read from there and never
     // copied. The model has no path, as fromProto's: its external data resolve against `baseDir`.
-    static Result<std::unique_ptr<Model>> loadDetached(
-        const std::filesystem::path& readable, const std::filesystem::path& baseDir);
+    // With a `lender`, the file holds none of the bytes of the raw_data payloads of
+    // kInFileMinBytes or more (TensorInfo::inlineRange): every read of one asks the lender,
+    // never the file.
+    static Result<std::unique_ptr<Model>> loadDetached(const std::filesystem::path& readable,
+        const std::filesystem::path& baseDir, PayloadLender lender = {});
+    // The payloads left in the file are lent (loadDetached): read() them, never the file.
+    bool lendsPayloads() const { return static_cast<bool>(m_lender); }
     // Wraps an in-memory model whose external data resolves against `baseDir`.
     static std::unique_ptr<Model> fromProto(
         std::unique_ptr<onnx::ModelProto> proto, std::filesystem::path baseDir);
@@ -246,6 +269,7 @@ private:
     // .onnx the index and every payload are read from (until a save replaces it).
     std::unordered_map<onnx::TensorProto*, FileRange> m_inFile;
     std::shared_ptr<DataFile> m_modelFile;
+    PayloadLender m_lender; // a detached model's: the payloads m_modelFile leaves out
     std::vector<onnx::TensorProto*> m_materialized;
     ElidedElements m_leftOut; // main graph initializers and nodes not in m_proto
 };

@@ -404,6 +404,22 @@ Status Model::materializeInline(const std::function<bool(size_t)>& needed)
         for (size_t i = 0; i < m_tensors.size(); ++i)
             if (m_tensors[i].inlineRange && !needed(i))
                 skip.insert(m_tensors[i].proto);
+    std::vector<std::pair<onnx::TensorProto*, std::string>> payloads;
+    if (m_lender) { // the file has holes where they lie: each comes from its lender
+        for (const auto& [tensor, range] : m_inFile) {
+            if (skip.count(tensor))
+                continue;
+            auto lent = m_lender(range);
+            if (!lent)
+                return lent.error();
+            const auto bytes = lent->bytes();
+            if (bytes.size() != range.length)
+                return Error::internal("a lent payload of " + std::to_string(bytes.size())
+                    + " bytes where the model has " + std::to_string(range.length));
+            payloads.emplace_back(
+                tensor, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+        }
+    }
     // Read with pread, not copied from the mapping: faulting in a mapping page by page costs
     // more than the copy itself (several seconds per GiB on a virtual machine). Everything is
     // read first, from the very file validated, so a failure changes nothing.
@@ -414,9 +430,8 @@ Status Model::materializeInline(const std::function<bool(size_t)>& needed)
     if (!identity || !(*identity == m_modelFile->identity()))
         return Error::changed(m_modelFile->path().string()
             + ": invalidated: the file was replaced or changed since the model was opened");
-    std::vector<std::pair<onnx::TensorProto*, std::string>> payloads;
     for (const auto& [tensor, range] : m_inFile) {
-        if (skip.count(tensor))
+        if (m_lender || skip.count(tensor))
             continue;
         std::string bytes(range.length, '\0');
         auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
@@ -443,6 +458,7 @@ void Model::forgetInline()
     m_inFile.clear();
     m_materialized.clear();
     m_modelFile.reset();
+    m_lender = nullptr;
     for (auto& info : m_tensors)
         info.inlineRange.reset();
 }

@@ -64,6 +64,8 @@ Result<TensorBytes> Model::read(size_t index) const
     }
     case Storage::Raw: {
         if (info.inlineRange) {
+            if (m_lender && info.inlineRange->length >= kInFileMinBytes) // the file leaves it out
+                return m_lender(*info.inlineRange);
             if (!m_modelFile)
                 return Error::internal(info.qualifiedName() + ": its raw_data is no longer mapped");
             auto view = m_modelFile->view(info.inlineRange->offset, info.inlineRange->length);

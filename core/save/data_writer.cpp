@@ -231,23 +231,36 @@ Status DataWriter::writeInline(
             return s;
         m_checksums[tensor] = sha.hexDigest();
     }
-    // Through the page-aligned buffer: the kernel copies from the model's memory (16 bytes off
-    // a page) several times slower than from an aligned buffer, more than the extra memcpy.
-    if (!m_buffer)
+    return writeBytes(tensor, *bytes, targetFd, targetOffset, targetPath, true);
+}
+
+Status DataWriter::writeBytes(size_t tensor, const TensorBytes& bytes, int targetFd,
+    uint64_t targetOffset, const std::filesystem::path& targetPath, bool countProgress)
+{
+    const auto view = bytes.bytes();
+    const std::string where = bytes.where(m_model.tensors()[tensor]);
+    // Lent bytes are resident memory: the kernel copies them as fast as from a buffer. Others
+    // go through the page-aligned buffer: the kernel copies from the model's memory (16 bytes
+    // off a page) several times slower than from an aligned buffer, more than the extra memcpy.
+    const bool direct = bytes.isLent();
+    if (!direct && !m_buffer)
         m_buffer.emplace(kBufferBytes);
     for (size_t done = 0; done < view.size();) {
-        const size_t piece = std::min(m_buffer->size(), view.size() - done);
-        if (Status s
-            = readMapped(where, [&] { std::memcpy(m_buffer->data(), view.data() + done, piece); });
-            !s)
-            return s;
-        if (Status s
-            = pwriteAll(targetFd, {m_buffer->data(), piece}, targetOffset + done, targetPath);
-            !s)
+        const size_t piece = std::min<size_t>(
+            direct ? static_cast<size_t>(kCopyChunk) : m_buffer->size(), view.size() - done);
+        std::span<const std::byte> from = view.subspan(done, piece);
+        if (!direct) {
+            if (Status s
+                = readMapped(where, [&] { std::memcpy(m_buffer->data(), from.data(), piece); });
+                !s)
+                return s;
+            from = {m_buffer->data(), piece};
+        }
+        if (Status s = pwriteAll(targetFd, from, targetOffset + done, targetPath); !s)
             return s;
         done += piece;
         startWriteback(targetFd, targetOffset + done);
-        if (Status s = advance(tensor, piece); !s)
+        if (Status s = advance(tensor, countProgress ? piece : 0); !s)
             return s;
     }
     return {};
@@ -282,6 +295,16 @@ Status DataWriter::copyPayload(size_t tensor, int targetFd, uint64_t targetOffse
     }
     // A payload left in the .onnx goes on as it is, whatever its size (corrupt bytes carried
     // under allowCorrupt included): the model never reinterprets inline bytes.
+    if (t.inlineRange && m_model.lendsPayloads()) { // the file leaves it out: from its lender
+        auto bytes = m_model.read(tensor);
+        if (!bytes)
+            return bytes.error();
+        if (bytes->bytes().size() != t.inlineRange->length)
+            return Error::changed(t.qualifiedName() + ": holds "
+                + std::to_string(bytes->bytes().size()) + " bytes now, "
+                + std::to_string(t.inlineRange->length) + " when the save began");
+        return writeBytes(tensor, *bytes, targetFd, targetOffset, targetPath, countProgress);
+    }
     const DataFile* model = m_model.inFileSource();
     if (!t.inlineRange || !model)
         return Error::internal(t.qualifiedName() + ": its bytes are not in a file");
@@ -306,7 +329,8 @@ Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path&
         // Bytes that lie in a file (external data, or a payload left in the .onnx) are copied
         // file to file; the others come from the model's memory.
         const TensorInfo& t = m_model.tensors()[tensor];
-        const bool inFile = t.isExternal() || payloadInModelFile(t);
+        // Lent payloads (Model::loadDetached) are not in the file: they come from memory.
+        const bool inFile = t.isExternal() || (payloadInModelFile(t) && !m_model.lendsPayloads());
         auto source = inFile ? sourceOf(tensor) : Result<SourceRange>(Error::internal("not run"));
         Status s = inFile ? (source ? copyRange(tensor, *source, t.byteSize(), targetFd, offset,
                                  targetPath, true, true)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "core/model/data_file.h"
+#include "core/model/model.h"
 #include "core/plan/save_options.h"
 #include "core/plan/save_plan.h"
 #include "core/posix_file.h"
@@ -64,6 +65,9 @@ private:
         bool countProgress);
     Status writeInline(size_t tensor, int targetFd, uint64_t targetOffset,
         const std::filesystem::path& targetPath);
+    // Writes `bytes` (what m_model.read(tensor) gave) into `targetFd` at `targetOffset`.
+    Status writeBytes(size_t tensor, const TensorBytes& bytes, int targetFd, uint64_t targetOffset,
+        const std::filesystem::path& targetPath, bool countProgress);
     Status advance(size_t tensor, uint64_t bytes);
     void startWriteback(int targetFd, uint64_t end);
 

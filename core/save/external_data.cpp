@@ -184,21 +184,26 @@ Status unloadFromModel(Model& model, const fs::path& baseDir, const std::string&
 
 Result<std::vector<onnx::TensorProto>> convertTensorsToExternal(
     std::vector<onnx::TensorProto> tensors, const fs::path& baseDir,
-    const std::string& relativePath, const SaveOptions& given)
+    const std::string& relativePath, const SaveOptions& options)
 {
     auto model = modelOf(tensors, baseDir);
-    if (Status s = firstError(*model); !s)
+    return convertInitializersToExternal(*model, baseDir, relativePath, options);
+}
+
+Result<std::vector<onnx::TensorProto>> convertInitializersToExternal(Model& model,
+    const fs::path& baseDir, const std::string& relativePath, const SaveOptions& given)
+{
+    if (Status s = firstError(model); !s)
         return s.error();
     SaveOptions options = given;
     options.dataFile = relativePath;
-    options.placements.assign(model->tensors().size(), TensorPlacement(Placement::External));
-    auto plan = planSave(*model, baseDir / "model.onnx", options);
+    options.placements.assign(model.tensors().size(), TensorPlacement(Placement::External));
+    auto plan = planSave(model, baseDir / "model.onnx", options);
     if (!plan)
         return plan.error();
-    if (Status s = rewriteData(*model, *plan, fs::absolute(baseDir).lexically_normal(), options);
-        !s)
+    if (Status s = rewriteData(model, *plan, fs::absolute(baseDir).lexically_normal(), options); !s)
         return s.error();
-    return tensorsOf(*model);
+    return tensorsOf(model);
 }
 
 Result<std::vector<onnx::TensorProto>> convertTensorsFromExternal(

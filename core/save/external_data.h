@@ -40,6 +40,13 @@ Result<std::vector<onnx::TensorProto>> convertTensorsToExternal(
     std::vector<onnx::TensorProto> tensors, const std::filesystem::path& baseDir,
     const std::string& relativePath, const SaveOptions& options = {});
 
+// convertTensorsToExternal of the tensors that are the initializers of `model`'s graph (and
+// nothing else): a model built to hold them, such as a detached one whose payloads are lent
+// (Model::loadDetached), written from where they lie without being copied first.
+Result<std::vector<onnx::TensorProto>> convertInitializersToExternal(Model& model,
+    const std::filesystem::path& baseDir, const std::string& relativePath,
+    const SaveOptions& options = {});
+
 // In-memory (raw_data) copies of `tensors`, whose external data resolves against `baseDir`.
 Result<std::vector<onnx::TensorProto>> convertTensorsFromExternal(
     std::vector<onnx::TensorProto> tensors, const std::filesystem::path& baseDir);

@@ -9,7 +9,7 @@ import onnx
 from onnx import numpy_helper
 
 import onnx_repack
-from support import TempDirTest, folder_digest, make_model, tensor_values
+from support import TempDirTest, folder_digest, make_model, rss_kib, tensor_values
 
 
 class ExternalData(TempDirTest):
@@ -245,6 +245,34 @@ class ExternalData(TempDirTest):
         [ext] = model.convert_tensors_to_external([raw], target, "raw.bin")
         self.assertEqual(os.path.getsize(os.path.join(target, "raw.bin")), 40000)
         np.testing.assert_array_equal(numpy_helper.to_array(ext, target), np.arange(5000))
+
+    def test_converting_a_protos_tensors_writes_them_without_copying_them_first(self):
+        # Issue 37: the initializers of an onnx.ModelProto in memory go from their own raw_data
+        # to the data file, as save(proto) writes them: the proto unchanged, no second copy of
+        # its weights (serialized and parsed, they took twice their size). 96 MiB of weights:
+        # the conversion may add the largest tensor (16 MiB) and the core's buffers.
+        rng = np.random.default_rng(5)
+        weights = [numpy_helper.from_array(rng.standard_normal(4 << 20).astype(np.float32), f"w{i}")
+                   for i in range(6)]
+        small = numpy_helper.from_array(np.arange(10, dtype=np.int32), "small")
+        proto = onnx.helper.make_model(onnx.helper.make_graph([], "g", [], [], weights + [small]))
+        del weights
+        before = proto.SerializeToString()
+        target = os.path.join(self.dir, "lent")
+        os.makedirs(target)
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # resets VmHWM to the current RSS
+        base = rss_kib()
+        out = onnx_repack.convert_tensors_to_external(proto.graph.initializer, target, "w.bin")
+        with open("/proc/self/status") as f:
+            peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+        self.assertLess(peak - base, 48 * 1024, f"the conversion added {(peak - base) // 1024} MiB")
+        self.assertEqual(proto.SerializeToString(), before)
+        self.assertEqual([t.name for t in out], [t.name for t in proto.graph.initializer])
+        for converted, original in zip(out, proto.graph.initializer):
+            self.assertEqual(converted.data_location, onnx.TensorProto.EXTERNAL)
+            np.testing.assert_array_equal(numpy_helper.to_array(converted, target),
+                                          numpy_helper.to_array(original))
 
     def test_module_functions_take_the_seed_signatures(self):
         moved = os.path.join(self.dir, "moved")

@@ -4,6 +4,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import onnx
@@ -192,8 +194,8 @@ class Reports(TempDirTest):
 
 
     def test_a_saved_proto_is_left_as_it_was(self):
-        # Its payloads are lent to the core while it saves: back after a save, a refusal and a
-        # cancel alike, in every place a tensor can be (attribute, subgraph, sparse, function).
+        # The core reads its payloads from it while it saves: unchanged after a save, a refusal
+        # and a cancel alike, in every place a tensor can be (attribute, subgraph, sparse, function).
         proto = onnx.load(self.path)
         big = np.arange(4096, dtype=np.float32)
         branch = onnx.helper.make_graph(
@@ -235,9 +237,81 @@ class Reports(TempDirTest):
         self.assertEqual(proto.SerializeToString(), before)
         self.assertFalse(os.path.exists(os.path.join(self.dir, "c")))
 
+    def test_a_proto_being_saved_is_seen_whole_by_the_callback_and_other_threads(self):
+        # The proto is only read (issue 37): its payloads never leave it, so what the progress
+        # callback or another thread reads during the save is the proto itself, and a save
+        # that fails midway leaves it as it was.
+        proto = onnx.load(self.path)
+        before = proto.SerializeToString()
+        seen = {"callback": 0, "thread": 0, "changed": []}
+
+        def progress(done, total, tensor):
+            seen["callback"] += 1
+            if proto.SerializeToString() != before:
+                seen["changed"].append(f"callback at {done}/{total} ({tensor})")
+
+        stop = threading.Event()
+
+        def reader():
+            while not stop.is_set():
+                seen["thread"] += 1
+                if proto.SerializeToString() != before:
+                    seen["changed"].append("another thread")
+                time.sleep(0.001)
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        try:
+            for i in range(5):
+                onnx_repack.save(proto, os.path.join(self.dir, f"whole{i}", "model.onnx"),
+                                 size_threshold_bytes="1KiB", progress=progress)
+        finally:
+            stop.set()
+            thread.join()
+        self.assertGreater(seen["callback"], 0)
+        self.assertGreater(seen["thread"], 0)
+        self.assertEqual(seen["changed"], [])
+        self.assertEqual(proto.SerializeToString(), before)
+        # A save that cannot write (a file where its folder would be) leaves it whole too.
+        blocker = os.path.join(self.dir, "blocker")
+        with open(blocker, "w") as f:
+            f.write("not a folder")
+        with self.assertRaises(onnx_repack.UsageError):
+            onnx_repack.save(proto, os.path.join(blocker, "model.onnx"), size_threshold_bytes="1KiB")
+        self.assertEqual(proto.SerializeToString(), before)
+        # Nor does one stopped halfway through its payloads (the callback raises).
+        calls = []
+
+        def fail(done, total, tensor):
+            calls.append(done)
+            if done:
+                raise ValueError("stop here")
+
+        with self.assertRaises(ValueError):
+            onnx_repack.save(proto, os.path.join(self.dir, "half", "model.onnx"),
+                             size_threshold_bytes="1KiB", progress=fail)
+        self.assertLess(calls[-1], os.path.getsize(self.path + ".data"))
+        self.assertEqual(proto.SerializeToString(), before)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "half")))
+
+    def test_a_payload_changed_while_the_proto_saves_is_refused(self):
+        # The payloads are read from the proto as they are written: one whose length changed
+        # since the save began would not fit the model written around it.
+        proto = onnx.load(self.path)
+        last = next(t for t in proto.graph.initializer if t.name == "big2")
+
+        def change(done, total, tensor):
+            last.raw_data = b"\0" * 8
+
+        with self.assertRaises(onnx_repack.Error) as raised:
+            onnx_repack.save(proto, os.path.join(self.dir, "changed", "model.onnx"),
+                             size_threshold_bytes="1KiB", order="declaration", progress=change)
+        self.assertIn("changed while it was saved", str(raised.exception))
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "changed")))
+
     def test_a_proto_saves_without_a_second_copy_of_its_weights(self):
         # Serialized whole, a proto took three times its size (SerializeToString's bytes, a
-        # copy, the core's parse); lent payloads go file to file. 96 MiB of weights in memory:
+        # copy, the core's parse); payloads go from the proto to the file. 96 MiB of weights in memory:
         # the save may add the largest tensor (16 MiB) and the core's buffers.
         rng = np.random.default_rng(3)
         weights = [onnx.numpy_helper.from_array(rng.standard_normal(4 << 20).astype(np.float32), f"w{i}")
