@@ -82,12 +82,26 @@ LentPayloads::~LentPayloads() = default;
 std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
 {
     std::shared_ptr<const std::vector<Lent>> lent = m_lent;
-    PayloadLender lender = [lent](FileRange range) -> Result<TensorBytes> {
+    // A payload in a message the proto's wire form holds whole (one with fields this onnx does
+    // not know) is in the memfd itself: read from there. The lender keeps its own descriptor.
+    auto memfd = std::make_shared<const UniqueFd>(::dup(m_memfd.get()));
+    if (!memfd->valid())
+        raise(Error::internal(
+            std::string("cannot keep the model's memory file open: ") + std::strerror(errno)));
+    PayloadLender lender = [lent, memfd](FileRange range) -> Result<TensorBytes> {
         const auto it = std::lower_bound(lent->begin(), lent->end(), range.offset,
             [](const Lent& l, uint64_t offset) { return l.offset < offset; });
-        if (it == lent->end() || it->offset != range.offset || it->length != range.length)
-            return Error::internal("no payload of the proto lies where the model reads one ("
-                + std::to_string(range.length) + " bytes at " + std::to_string(range.offset) + ")");
+        if (it == lent->end() || it->offset != range.offset) {
+            std::vector<std::byte> bytes(range.length);
+            if (Status s = preadExact(memfd->get(), bytes, range.offset, "the model's memory file");
+                !s)
+                return s.error();
+            return TensorBytes::own(std::move(bytes));
+        }
+        if (it->length != range.length)
+            return Error::internal("the proto's payload at " + std::to_string(range.offset)
+                + " holds " + std::to_string(it->length) + " bytes, the model reads "
+                + std::to_string(range.length));
         py::gil_scoped_acquire gil; // the proto is read with the GIL held, as Python reads it
         try {
             py::bytes data = it->tensor.attr("raw_data");
@@ -105,8 +119,8 @@ std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
     };
     auto model = take(Model::loadDetached(
         "/proc/self/fd/" + std::to_string(m_memfd.get()), baseDir, std::move(lender)));
-    // The payloads left out are exactly those the model reads from the lender: one it parsed
-    // instead would be a hole's zeros, one it asks for and the proto does not lend a failure.
+    // Every payload left out is one the model reads, at its place and length: one it parsed
+    // instead would be a hole's zeros. (Payloads not left out lie in the memfd.)
     std::vector<bool> read(m_lent->size(), false);
     for (const TensorInfo& t : model->tensors()) {
         if (t.storage != Storage::Raw || !t.inlineRange
@@ -114,10 +128,11 @@ std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
             continue;
         const auto it = std::lower_bound(m_lent->begin(), m_lent->end(), t.inlineRange->offset,
             [](const Lent& l, uint64_t offset) { return l.offset < offset; });
-        if (it == m_lent->end() || it->offset != t.inlineRange->offset
-            || it->length != t.inlineRange->length)
+        if (it == m_lent->end() || it->offset != t.inlineRange->offset)
+            continue;
+        if (it->length != t.inlineRange->length)
             raise(Error::internal(t.qualifiedName()
-                + ": the core's index finds a payload in the proto that was not set aside"));
+                + ": the core's index finds a payload of another length than the proto's"));
         read[static_cast<size_t>(it - m_lent->begin())] = true;
     }
     if (std::find(read.begin(), read.end(), false) != read.end())

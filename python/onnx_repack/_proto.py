@@ -74,11 +74,16 @@ def _fields_wire(message, fields):
 
 
 def _unknown_fields(message):
+    """How many unknown fields `message` holds; 1 when this protobuf cannot tell (the message
+    is then written whole, its payloads with it, which is always right)."""
     try:
         return len(message.UnknownFields())
-    except AttributeError:  # protobuf 4.22+: the UnknownFieldSet class
-        from google.protobuf import unknown_fields
-        return len(unknown_fields.UnknownFieldSet(message))
+    except (AttributeError, NotImplementedError):  # upb; 4.22+ has the UnknownFieldSet class
+        try:
+            from google.protobuf import unknown_fields
+            return len(unknown_fields.UnknownFieldSet(message))
+        except Exception:
+            return 1
 
 
 def _walk(message, lendable, min_bytes, out):

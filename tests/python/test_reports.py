@@ -309,6 +309,26 @@ class Reports(TempDirTest):
         self.assertIn("changed while it was saved", str(raised.exception))
         self.assertFalse(os.path.exists(os.path.join(self.dir, "changed")))
 
+    def test_a_proto_with_fields_this_onnx_does_not_know_saves(self):
+        # A model from a newer onnx read by this one keeps the fields it does not know as
+        # unknown fields; a message holding some is written whole, its payloads with it, and
+        # the save reads those from that copy instead of refusing the model.
+        proto = onnx.load(self.path)
+        unknown = b"\xf8\x07\x01"  # field 127, varint 1: no field of GraphProto
+        graph = onnx.GraphProto()
+        graph.ParseFromString(proto.graph.SerializeToString() + unknown)
+        proto.graph.CopyFrom(graph)
+        before = proto.SerializeToString()
+        out = os.path.join(self.dir, "unknown", "model.onnx")
+        onnx_repack.save(proto, out, size_threshold_bytes="1KiB")
+        self.assertEqual(proto.SerializeToString(), before)
+        saved = onnx.load(out)
+        self.assertIn(unknown, saved.graph.SerializeToString())
+        for tensor in proto.graph.initializer:
+            mine = next(t for t in saved.graph.initializer if t.name == tensor.name)
+            np.testing.assert_array_equal(onnx.numpy_helper.to_array(mine),
+                                          onnx.numpy_helper.to_array(tensor))
+
     def test_a_proto_saves_without_a_second_copy_of_its_weights(self):
         # Serialized whole, a proto took three times its size (SerializeToString's bytes, a
         # copy, the core's parse); payloads go from the proto to the file. 96 MiB of weights in memory:
