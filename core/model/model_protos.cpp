@@ -151,8 +151,9 @@ void putBack(google::protobuf::RepeatedPtrField<T>& field, const ElidedList& lis
     const std::vector<T*>& parsed)
 {
     std::vector<T*> kept(static_cast<size_t>(field.size()));
-    field.UnsafeArenaExtractSubrange(0, field.size(), kept.data());
+    // Room first: what can throw does so before the field gives up its elements.
     field.Reserve(static_cast<int>(kept.size() + parsed.size()));
+    field.UnsafeArenaExtractSubrange(0, field.size(), kept.data());
     for (size_t position = 0, k = 0, e = 0; position < kept.size() + parsed.size(); ++position)
         if (e < parsed.size() && (list.position(e) == position || k == kept.size()))
             field.UnsafeArenaAddAllocated(parsed[e++]);
