@@ -65,7 +65,7 @@ void sameExternal(const ExternalRef& a, const ExternalRef& b, const std::string&
     require(a.hasLocation == b.hasLocation, what + "a 'location' key in one only");
     require(a.offset == b.offset, what + "external offset differs");
     require(a.length == b.length, what + "external length differs");
-    require(a.checksum == b.checksum, what + "external checksum differs");
+    require(*a.checksum == *b.checksum, what + "external checksum differs");
 }
 
 // The index against protobuf's parse, tensor by tensor.
