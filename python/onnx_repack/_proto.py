@@ -86,9 +86,9 @@ def _unknown_fields(message):
             return 1
 
 
-def _walk(message, lendable, min_bytes, out):
-    """Appends the wire form of `message` (message.ByteSize() bytes) to `out` in pieces."""
-    size = message.ByteSize()
+def _walk(message, size, lendable, min_bytes, out):
+    """Appends the wire form of `message` (its ByteSize(), `size` bytes) to `out` in pieces.
+    Each message's size is taken once: ByteSize() goes over the whole message."""
     descriptor = message.DESCRIPTOR
     if size < min_bytes or _unknown_fields(message) or any(
             f.message_type is not None and f.message_type.GetOptions().map_entry
@@ -116,10 +116,11 @@ def _walk(message, lendable, min_bytes, out):
             items = getattr(message, field.name)
             tag = _varint(field.number << 3 | 2)
             for item in items if field.label == field.LABEL_REPEATED else [items]:
-                header = tag + _varint(item.ByteSize())
+                item_size = item.ByteSize()
+                header = tag + _varint(item_size)
                 out.append(header)
-                written += len(header) + item.ByteSize()
-                _walk(item, lendable, min_bytes, out)
+                written += len(header) + item_size
+                _walk(item, item_size, lendable, min_bytes, out)
         elif lends and field.name == "raw_data":
             flush()
             raw_at = len(out)
@@ -155,8 +156,9 @@ def skeleton(model, min_bytes):
     Reads the model and changes nothing in it; the pieces add up to model.ByteSize()."""
     found = tensors(model)  # held: their wrappers keep their identity while the walk runs
     out = []
-    _walk(model, _lendable(found), min_bytes, out)
-    return out, model.ByteSize()
+    size = model.ByteSize()
+    _walk(model, size, _lendable(found), min_bytes, out)
+    return out, size
 
 
 def initializers_skeleton(tensors, min_bytes):
@@ -166,8 +168,9 @@ def initializers_skeleton(tensors, min_bytes):
     lendable = _lendable(tensors)
     body = []
     for tensor in tensors:
-        body.append(b"\x2a" + _varint(tensor.ByteSize()))  # GraphProto.initializer: field 5
-        _walk(tensor, lendable, min_bytes, body)
+        tensor_size = tensor.ByteSize()
+        body.append(b"\x2a" + _varint(tensor_size))  # GraphProto.initializer: field 5
+        _walk(tensor, tensor_size, lendable, min_bytes, body)
     size = _size(body)
     head = b"\x3a" + _varint(size)  # ModelProto.graph: field 7
     return [head] + body, len(head) + size
