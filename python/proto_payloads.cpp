@@ -79,6 +79,13 @@ LentPayloads::LentPayloads(const py::tuple& skeleton)
 
 LentPayloads::~LentPayloads() = default;
 
+const LentPayloads::Lent* LentPayloads::lentAt(const std::vector<Lent>& lent, uint64_t offset)
+{
+    const auto it = std::lower_bound(
+        lent.begin(), lent.end(), offset, [](const Lent& l, uint64_t at) { return l.offset < at; });
+    return it != lent.end() && it->offset == offset ? &*it : nullptr;
+}
+
 std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
 {
     std::shared_ptr<const std::vector<Lent>> lent = m_lent;
@@ -89,9 +96,8 @@ std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
         raise(Error::internal(
             std::string("cannot keep the model's memory file open: ") + std::strerror(errno)));
     PayloadLender lender = [lent, memfd](FileRange range) -> Result<TensorBytes> {
-        const auto it = std::lower_bound(lent->begin(), lent->end(), range.offset,
-            [](const Lent& l, uint64_t offset) { return l.offset < offset; });
-        if (it == lent->end() || it->offset != range.offset) {
+        const Lent* it = lentAt(*lent, range.offset);
+        if (!it) {
             std::vector<std::byte> bytes(range.length);
             if (Status s = preadExact(memfd->get(), bytes, range.offset, "the model's memory file");
                 !s)
@@ -126,14 +132,13 @@ std::unique_ptr<Model> LentPayloads::load(const fs::path& baseDir) const
         if (t.storage != Storage::Raw || !t.inlineRange
             || t.inlineRange->length < Model::kInFileMinBytes)
             continue;
-        const auto it = std::lower_bound(m_lent->begin(), m_lent->end(), t.inlineRange->offset,
-            [](const Lent& l, uint64_t offset) { return l.offset < offset; });
-        if (it == m_lent->end() || it->offset != t.inlineRange->offset)
+        const Lent* it = lentAt(*m_lent, t.inlineRange->offset);
+        if (!it)
             continue;
         if (it->length != t.inlineRange->length)
             raise(Error::internal(t.qualifiedName()
                 + ": the core's index finds a payload of another length than the proto's"));
-        read[static_cast<size_t>(it - m_lent->begin())] = true;
+        read[static_cast<size_t>(it - m_lent->data())] = true;
     }
     if (std::find(read.begin(), read.end(), false) != read.end())
         raise(Error::internal("the proto has a tensor where the core's index does not look"));

@@ -45,6 +45,8 @@ private:
         uint64_t offset = 0; // of its payload in the memfd (a hole)
         uint64_t length = 0;
     };
+    // The payload left out at `offset` of the memfd, or null when none starts there.
+    static const Lent* lentAt(const std::vector<Lent>& lent, uint64_t offset);
     // Shared with the model's lender, which may outlive this; freed with the GIL held.
     std::shared_ptr<std::vector<Lent>> m_lent;
     UniqueFd m_memfd;
