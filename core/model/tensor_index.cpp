@@ -249,8 +249,8 @@ private:
         adviseHugePages(m_out.tensors.data(), (count + nodes) * sizeof(TensorInfo));
         m_marker.reserveInitializers(count);
         // Node inputs and graph outputs: most models name each initializer once or twice and
-        // each node output once or twice. Room for four names per initializer is address
-        // space, not memory (pages are touched as they fill), and spares the doublings.
+        // each node output once or twice. Room for four names per initializer and node is
+        // address space, not memory (pages are touched as they fill), and spares the doublings.
         m_used.reserve(4 * (count + nodes));
         return ok;
     }
