@@ -15,50 +15,50 @@ namespace fixtures {
 
 namespace {
 
-    // The request's head, read up to its blank line; "" when the client sent none.
-    std::string readHead(int socket, const std::atomic<bool>& stop)
-    {
-        std::string head;
-        char buffer[4096];
-        while (!stop && head.find("\r\n\r\n") == std::string::npos && head.size() < 65536) {
-            pollfd ready{socket, POLLIN, 0};
-            if (poll(&ready, 1, 100) <= 0)
-                continue;
-            const ssize_t got = recv(socket, buffer, sizeof buffer, 0);
-            if (got <= 0)
-                return {};
-            head.append(buffer, static_cast<size_t>(got));
-        }
-        return head;
+// The request's head, read up to its blank line; "" when the client sent none.
+std::string readHead(int socket, const std::atomic<bool>& stop)
+{
+    std::string head;
+    char buffer[4096];
+    while (!stop && head.find("\r\n\r\n") == std::string::npos && head.size() < 65536) {
+        pollfd ready{socket, POLLIN, 0};
+        if (poll(&ready, 1, 100) <= 0)
+            continue;
+        const ssize_t got = recv(socket, buffer, sizeof buffer, 0);
+        if (got <= 0)
+            return {};
+        head.append(buffer, static_cast<size_t>(got));
     }
+    return head;
+}
 
-    FaultRequest parse(const std::string& head)
-    {
-        FaultRequest request;
-        size_t lineEnd = head.find("\r\n");
-        const std::string first = head.substr(0, lineEnd);
-        const size_t space = first.find(' ');
-        request.method = first.substr(0, space);
-        request.target = first.substr(space + 1, first.rfind(' ') - space - 1);
-        while (lineEnd != std::string::npos) {
-            const size_t start = lineEnd + 2;
-            lineEnd = head.find("\r\n", start);
-            const std::string line = head.substr(start, lineEnd - start);
-            const size_t colon = line.find(':');
-            if (colon == std::string::npos)
-                continue;
-            std::string name = line.substr(0, colon);
-            std::transform(name.begin(), name.end(), name.begin(),
-                [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-            const size_t valueStart = line.find_first_not_of(' ', colon + 1);
-            request.headers[name] = valueStart == std::string::npos ? "" : line.substr(valueStart);
-        }
-        const std::string range = request.header("range");
-        unsigned long long from = 0, to = 0;
-        if (std::sscanf(range.c_str(), "bytes=%llu-%llu", &from, &to) == 2)
-            request.range = std::make_pair(uint64_t(from), uint64_t(to));
-        return request;
+FaultRequest parse(const std::string& head)
+{
+    FaultRequest request;
+    size_t lineEnd = head.find("\r\n");
+    const std::string first = head.substr(0, lineEnd);
+    const size_t space = first.find(' ');
+    request.method = first.substr(0, space);
+    request.target = first.substr(space + 1, first.rfind(' ') - space - 1);
+    while (lineEnd != std::string::npos) {
+        const size_t start = lineEnd + 2;
+        lineEnd = head.find("\r\n", start);
+        const std::string line = head.substr(start, lineEnd - start);
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos)
+            continue;
+        std::string name = line.substr(0, colon);
+        std::transform(name.begin(), name.end(), name.begin(),
+            [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        const size_t valueStart = line.find_first_not_of(' ', colon + 1);
+        request.headers[name] = valueStart == std::string::npos ? "" : line.substr(valueStart);
     }
+    const std::string range = request.header("range");
+    unsigned long long from = 0, to = 0;
+    if (std::sscanf(range.c_str(), "bytes=%llu-%llu", &from, &to) == 2)
+        request.range = std::make_pair(uint64_t(from), uint64_t(to));
+    return request;
+}
 
 } // namespace
 

@@ -15,56 +15,56 @@ namespace fixtures {
 
 namespace {
 
-    sockaddr_in loopback(quint16 port)
-    {
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        address.sin_port = htons(port);
-        return address;
-    }
+sockaddr_in loopback(quint16 port)
+{
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(port);
+    return address;
+}
 
-    // A port of 127.0.0.1 nobody listens on now (the system's pick for port 0).
-    quint16 freePort()
-    {
-        const int probe = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        sockaddr_in address = loopback(0);
-        socklen_t size = sizeof address;
-        quint16 port = 0;
-        if (probe >= 0 && bind(probe, reinterpret_cast<sockaddr*>(&address), size) == 0
-            && getsockname(probe, reinterpret_cast<sockaddr*>(&address), &size) == 0)
-            port = ntohs(address.sin_port);
-        if (probe >= 0)
-            close(probe);
-        return port;
-    }
+// A port of 127.0.0.1 nobody listens on now (the system's pick for port 0).
+quint16 freePort()
+{
+    const int probe = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address = loopback(0);
+    socklen_t size = sizeof address;
+    quint16 port = 0;
+    if (probe >= 0 && bind(probe, reinterpret_cast<sockaddr*>(&address), size) == 0
+        && getsockname(probe, reinterpret_cast<sockaddr*>(&address), &size) == 0)
+        port = ntohs(address.sin_port);
+    if (probe >= 0)
+        close(probe);
+    return port;
+}
 
-    QString config(const QString& dir, quint16 port)
-    {
-        return QStringLiteral(
-            "daemon off; master_process off; pid %1/nginx.pid; error_log stderr warn;\n"
-            "events {}\n"
-            "http {\n"
-            "  access_log %1/access.log;\n"
-            "  client_body_temp_path %1/t/body; proxy_temp_path %1/t/proxy;\n"
-            "  fastcgi_temp_path %1/t/fcgi; uwsgi_temp_path %1/t/uwsgi;\n"
-            "  scgi_temp_path %1/t/scgi;\n"
-            "  server { listen 127.0.0.1:%2; root %1/www; }\n"
-            "}\n")
-            .arg(dir)
-            .arg(port);
-    }
+QString config(const QString& dir, quint16 port)
+{
+    return QStringLiteral(
+        "daemon off; master_process off; pid %1/nginx.pid; error_log stderr warn;\n"
+        "events {}\n"
+        "http {\n"
+        "  access_log %1/access.log;\n"
+        "  client_body_temp_path %1/t/body; proxy_temp_path %1/t/proxy;\n"
+        "  fastcgi_temp_path %1/t/fcgi; uwsgi_temp_path %1/t/uwsgi;\n"
+        "  scgi_temp_path %1/t/scgi;\n"
+        "  server { listen 127.0.0.1:%2; root %1/www; }\n"
+        "}\n")
+        .arg(dir)
+        .arg(port);
+}
 
-    bool answers(quint16 port)
-    {
-        const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        const sockaddr_in address = loopback(port);
-        const bool connected = client >= 0
-            && connect(client, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
-        if (client >= 0)
-            close(client);
-        return connected;
-    }
+bool answers(quint16 port)
+{
+    const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const sockaddr_in address = loopback(port);
+    const bool connected = client >= 0
+        && connect(client, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+    if (client >= 0)
+        close(client);
+    return connected;
+}
 
 } // namespace
 
