@@ -122,6 +122,7 @@ private slots:
     void aRangePastTheEndIsRefusedWithoutARequest();
     void aFileReplacedOnTheServerIsChanged();
     void aServerDownIsAnErrorNamingTheUrlWithoutSecrets();
+    void withoutAStrongEtagTheDateGuardsTheReads();
 
     void aServerIgnoringRangeIsRefusedWithoutReadingItsBody();
     void aWrongContentRangeIsRefused_data();
@@ -306,6 +307,46 @@ void TestHttpTransport::aServerDownIsAnErrorNamingTheUrlWithoutSecrets()
         read.error().message.find("SECRET") == std::string::npos, read.error().message.c_str());
     QVERIFY2(
         read.error().message.find("PASSWORD") == std::string::npos, read.error().message.c_str());
+}
+
+void TestHttpTransport::withoutAStrongEtagTheDateGuardsTheReads()
+{
+    // A weak ETag cannot be asked for with If-Match: the reads send If-Range with the date, and
+    // a server whose file is newer answers with all of it (200), as RFC 9110 13.1.5 says.
+    const std::string bytes = payload(1000);
+    const std::string opened = "Sun, 06 Dec 2026 10:00:00 GMT";
+    std::atomic<bool> replaced{false};
+    FaultServer server([&](int socket, const FaultRequest& request, int) {
+        const std::string date = replaced ? "Sun, 06 Dec 2026 11:00:00 GMT" : opened;
+        if (request.method == "HEAD") {
+            FaultServer::respond(
+                socket, "200 OK", {"Content-Length: 1000", "Last-Modified: " + date}, {});
+        } else if (request.header("if-range") != date) {
+            FaultServer::respond(socket, "200 OK", {"Last-Modified: " + date}, bytes);
+        } else {
+            const auto [first, last] = *request.range;
+            FaultServer::respond(socket, "206 Partial Content",
+                {"Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last)
+                        + "/1000",
+                    "Last-Modified: " + date},
+                bytes.substr(first, last - first + 1));
+        }
+    });
+    HttpTransport transport(quickOptions());
+    const auto file = transport.stat(server.url("m.bin"));
+    QVERIFY_OK(file);
+    QVERIFY(!file->strongEtag());
+    QCOMPARE(file->lastModified, opened);
+    const auto read = transport.read(*file, 0, 100);
+    QVERIFY_OK(read);
+    QVERIFY(text(*read) == bytes.substr(0, 100));
+    replaced = true;
+    const auto again = transport.read(*file, 0, 100);
+    QVERIFY_FAILS_WITH(again,
+        server.url("m.bin") + ": changed on the server since it was opened (Last-Modified " + opened
+            + " -> Sun, 06 Dec 2026 11:00:00 GMT)");
+    QCOMPARE(again.error().kind, ErrorKind::Changed);
+    QCOMPARE(server.requests().back().header("if-match"), std::string());
 }
 
 void TestHttpTransport::aServerIgnoringRangeIsRefusedWithoutReadingItsBody()
