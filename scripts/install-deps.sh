@@ -7,11 +7,12 @@ packages=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-qpa-plugins libgl-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
-  nlohmann-json3-dev libcli11-dev libssl-dev
+  nlohmann-json3-dev libcli11-dev libssl-dev libcurl4-openssl-dev
   python3-onnx python3-numpy libonnx-testdata
   pybind11-dev python3-dev
   python3-venv python3-setuptools python3-wheel python3-build
   xvfb xauth
+  nginx-light # the web server of the remote-source suites (tests/remote), on 127.0.0.1 only
   clang-14 libfuzzer-14-dev libclang-rt-14-dev clang-format-14
 )
 

@@ -11,7 +11,7 @@ import pathlib
 import re
 import sys
 
-ORDER = ["", "model", "plan", "inspect", "save"]
+ORDER = ["", "model", "plan", "inspect", "save", "remote"]
 UI_ORDER = ["util", "models", "views", "save", "windows"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

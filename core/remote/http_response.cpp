@@ -1,0 +1,137 @@
+#include "http_response.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace repack {
+
+namespace {
+
+std::string_view trimmed(std::string_view text)
+{
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+        text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.remove_suffix(1);
+    return text;
+}
+
+bool namedAs(std::string_view name, std::string_view expected)
+{
+    return std::equal(name.begin(), name.end(), expected.begin(), expected.end(),
+        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+}
+
+std::optional<uint64_t> number(std::string_view text)
+{
+    uint64_t value = 0;
+    if (text.empty() || !std::isdigit(static_cast<unsigned char>(text.front())))
+        return std::nullopt;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+std::string bytesText(uint64_t first, uint64_t last)
+{
+    return "bytes " + std::to_string(first) + "-" + std::to_string(last);
+}
+
+// The server's validators against the opened file's: "" when they agree, else what differs.
+std::string validatorChange(const ResponseHead& head, const RemoteFile& file)
+{
+    if (!file.etag.empty() && !head.etag.empty() && head.etag != file.etag)
+        return "ETag " + file.etag + " -> " + head.etag;
+    if (file.etag.empty() && !file.lastModified.empty() && !head.lastModified.empty()
+        && head.lastModified != file.lastModified)
+        return "Last-Modified " + file.lastModified + " -> " + head.lastModified;
+    return {};
+}
+
+Error changed(const RemoteFile& file, const std::string& how)
+{
+    return Error::changed(displayUrl(file.url) + ": changed on the server since it was opened ("
+        + how + "); open it again");
+}
+
+} // namespace
+
+void ResponseHead::addLine(std::string_view line)
+{
+    line = trimmed(line);
+    if (line.starts_with("HTTP/")) {
+        *this = {};
+        const size_t space = line.find(' ');
+        if (space != std::string_view::npos)
+            status = static_cast<long>(number(line.substr(space + 1, 3)).value_or(0));
+        return;
+    }
+    const size_t colon = line.find(':');
+    if (colon == std::string_view::npos)
+        return;
+    const std::string_view name = line.substr(0, colon);
+    const std::string_view value = trimmed(line.substr(colon + 1));
+    if (namedAs(name, "content-range"))
+        contentRange = value;
+    else if (namedAs(name, "content-length"))
+        contentLength = number(value);
+    else if (namedAs(name, "etag"))
+        etag = value;
+    else if (namedAs(name, "last-modified"))
+        lastModified = value;
+}
+
+std::optional<ContentRange> parseContentRange(std::string_view text)
+{
+    if (!text.starts_with("bytes "))
+        return std::nullopt;
+    text.remove_prefix(6);
+    const size_t dash = text.find('-');
+    const size_t slash = text.find('/');
+    if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash)
+        return std::nullopt;
+    const auto first = number(text.substr(0, dash));
+    const auto last = number(text.substr(dash + 1, slash - dash - 1));
+    const auto total = number(text.substr(slash + 1));
+    if (!first || !last || !total || *first > *last || *last >= *total)
+        return std::nullopt;
+    return ContentRange{*first, *last, *total};
+}
+
+Status checkRangeResponse(
+    const ResponseHead& head, const RemoteFile& file, uint64_t offset, uint64_t length)
+{
+    const std::string asked = bytesText(offset, offset + length - 1);
+    const std::string where = displayUrl(file.url) + ": ";
+    if (head.status == 412)
+        return changed(file, "the server no longer has ETag " + file.etag);
+    if (head.status == 416)
+        return changed(file, "the server has no " + asked + " of its " + std::to_string(file.size));
+    if (const std::string how = validatorChange(head, file); !how.empty())
+        return changed(file, how);
+    if (head.status == 200)
+        return Error::corrupt(
+            where + "the server ignores range requests (HTTP 200 to " + asked + " instead of 206)");
+    if (head.status != 206)
+        return Error::corrupt(
+            where + "HTTP " + std::to_string(head.status) + " to a request of " + asked);
+    const auto range = parseContentRange(head.contentRange);
+    if (!range)
+        return Error::corrupt(where + "the server's Content-Range \"" + head.contentRange
+            + "\" is not \"bytes FIRST-LAST/SIZE\" (asked " + asked + ")");
+    if (range->total != file.size)
+        return changed(
+            file, "size " + std::to_string(file.size) + " -> " + std::to_string(range->total));
+    if (range->first != offset || range->last != offset + length - 1)
+        return Error::corrupt(
+            where + "the server answered " + head.contentRange + " to a request of " + asked);
+    if (head.contentLength && *head.contentLength != length)
+        return Error::corrupt(where + "the server's Content-Length "
+            + std::to_string(*head.contentLength) + " is not the " + std::to_string(length)
+            + " bytes of " + asked);
+    return {};
+}
+
+} // namespace repack

@@ -1,0 +1,41 @@
+// What a response to a request of HttpTransport said, and whether it may be read: the checks of
+// docs/remote-sources-design.md 3.2 ("RangeCheck"), apart from the transfer so they can be
+// tested without a server.
+#pragma once
+
+#include "http_transport.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace repack {
+
+// The headers of one response. libcurl hands over the header lines of every response of a
+// transfer (a 100 Continue, a redirect), so a status line starts a new head.
+struct ResponseHead {
+    long status = 0;
+    std::string contentRange;
+    std::optional<uint64_t> contentLength;
+    std::string etag;
+    std::string lastModified;
+    void addLine(std::string_view line);
+};
+
+// "bytes FIRST-LAST/TOTAL" (RFC 9110 14.4), nothing else; nullopt for any other text.
+struct ContentRange {
+    uint64_t first = 0;
+    uint64_t last = 0;
+    uint64_t total = 0;
+};
+std::optional<ContentRange> parseContentRange(std::string_view text);
+
+// Whether `head`, the answer to a GET of bytes [offset, offset + length) of `file`, may be read:
+// a 206 of exactly that range of a file of file.size bytes with file's validators. Changed when
+// the file is not the one opened (412, another ETag, size or Last-Modified), Corrupt when the
+// server answers something else (200 to a range request, another range, a wrong length).
+Status checkRangeResponse(
+    const ResponseHead& head, const RemoteFile& file, uint64_t offset, uint64_t length);
+
+} // namespace repack

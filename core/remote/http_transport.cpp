@@ -1,0 +1,406 @@
+#include "http_transport.h"
+#include "http_response.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+
+namespace repack {
+
+namespace {
+
+// One CURLU of `url`, freed on scope exit; null when libcurl cannot parse it.
+using UrlHandle = std::unique_ptr<CURLU, decltype(&curl_url_cleanup)>;
+UrlHandle parsedUrl(const std::string& url)
+{
+    UrlHandle handle(curl_url(), &curl_url_cleanup);
+    if (handle && curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+        handle.reset();
+    return handle;
+}
+
+std::string urlPart(CURLU* url, CURLUPart part, unsigned flags = 0)
+{
+    char* text = nullptr;
+    if (curl_url_get(url, part, &text, flags) != CURLUE_OK || !text)
+        return {};
+    std::string result(text);
+    curl_free(text);
+    return result;
+}
+
+// Scheme, host and port, lowercase: two URLs of one origin share auth headers.
+std::string originOf(const std::string& url)
+{
+    const UrlHandle handle = parsedUrl(url);
+    if (!handle)
+        return {};
+    std::string origin = urlPart(handle.get(), CURLUPART_SCHEME) + "://"
+        + urlPart(handle.get(), CURLUPART_HOST) + ":"
+        + urlPart(handle.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT);
+    std::transform(origin.begin(), origin.end(), origin.begin(),
+        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return origin;
+}
+
+bool isRedirect(long status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+bool isTransientStatus(long status)
+{
+    return status == 408 || status == 429 || status == 500 || status == 502 || status == 503
+        || status == 504;
+}
+
+bool isTransientCurlError(CURLcode code)
+{
+    switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_SSL_CONNECT_ERROR:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void initCurlOnce()
+{
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// Sleeps `wait`, waking early when `cancel` asks to stop; false when it did.
+bool sleepUnlessCancelled(std::chrono::milliseconds wait, const CancelToken* cancel)
+{
+    const auto end = std::chrono::steady_clock::now() + wait;
+    while (std::chrono::steady_clock::now() < end) {
+        if (cancel && cancel->isCancelled())
+            return false;
+        std::this_thread::sleep_for(
+            std::min<std::chrono::milliseconds>(std::chrono::milliseconds(50),
+                std::chrono::duration_cast<std::chrono::milliseconds>(
+                    end - std::chrono::steady_clock::now())
+                    + std::chrono::milliseconds(1)));
+    }
+    return !(cancel && cancel->isCancelled());
+}
+
+std::string statusText(long status)
+{
+    return "HTTP " + std::to_string(status);
+}
+
+// [offset, offset + length) outside a file of file.size bytes: the error that says so.
+std::optional<Error> pastTheEnd(const RemoteFile& file, uint64_t offset, uint64_t length)
+{
+    if (offset <= file.size && length <= file.size - offset)
+        return std::nullopt;
+    return Error::corrupt(displayUrl(file.url) + ": bytes " + std::to_string(offset) + "-"
+        + std::to_string(offset + length - 1) + " are past the end of the file ("
+        + std::to_string(file.size) + " bytes)");
+}
+
+} // namespace
+
+std::string displayUrl(const std::string& url)
+{
+    const UrlHandle handle = parsedUrl(url);
+    if (!handle)
+        return "(a URL that cannot be parsed)";
+    for (const CURLUPart part : {CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_OPTIONS,
+             CURLUPART_QUERY, CURLUPART_FRAGMENT})
+        curl_url_set(handle.get(), part, nullptr, 0);
+    return urlPart(handle.get(), CURLUPART_URL);
+}
+
+namespace {
+
+// One request and what came back. The body goes to `body` when the head says it may (`accept`),
+// else it is discarded (an error page) or the transfer stops (a check failed).
+struct Exchange {
+    std::string url;
+    bool sendAuth = true;
+    bool head = false; // HEAD, else GET
+    std::optional<std::pair<uint64_t, uint64_t>> range; // first, last (inclusive)
+    std::string condition; // "If-Match: ..." or "If-Range: ..."
+    std::function<Status(const ResponseHead&)> accept; // for a 2xx body
+    std::span<std::byte> body;
+
+    ResponseHead response;
+    bool checked = false;
+    std::optional<Error> refused; // accept's verdict, or a body longer than asked
+    uint64_t received = 0;
+    const CancelToken* cancel = nullptr;
+    CURLcode code = CURLE_OK;
+    std::string curlError;
+    std::string redirect;
+    long retryAfter = 0;
+
+    static size_t onHeader(char* data, size_t size, size_t count, void* self)
+    {
+        static_cast<Exchange*>(self)->response.addLine(std::string_view(data, size * count));
+        return size * count;
+    }
+
+    static size_t onBody(char* data, size_t size, size_t count, void* self)
+    {
+        return static_cast<Exchange*>(self)->take(data, size * count);
+    }
+
+    static int onProgress(void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
+    {
+        const CancelToken* cancel = static_cast<Exchange*>(self)->cancel;
+        return cancel && cancel->isCancelled() ? 1 : 0;
+    }
+
+    bool bodyWanted() const { return response.status / 100 == 2; }
+
+    // Checks the head before the first byte of a wanted body; false when it is refused.
+    bool check()
+    {
+        if (!checked && bodyWanted() && accept) {
+            checked = true;
+            if (Status status = accept(response); !status)
+                refused = status.error();
+        }
+        return !refused;
+    }
+
+    size_t take(const char* data, size_t size)
+    {
+        if (!check())
+            return 0; // stops the transfer: the rest of a refused body is never read
+        if (!bodyWanted())
+            return size;
+        if (size > body.size() - received) {
+            refused = Error::corrupt(displayUrl(url) + ": the server sent more than the "
+                + std::to_string(body.size()) + " bytes asked");
+            return 0;
+        }
+        std::memcpy(body.data() + received, data, size);
+        received += size;
+        return size;
+    }
+};
+
+// Runs `exchange` once on `curl`, set up from scratch (the connection stays alive).
+void perform(CURL* curl, const HttpOptions& options, Exchange& exchange)
+{
+    curl_easy_reset(curl);
+    exchange.redirect.clear();
+    exchange.retryAfter = 0;
+    char errorText[CURL_ERROR_SIZE] = {};
+    curl_slist* headers = nullptr;
+    if (exchange.sendAuth)
+        for (const std::string& header : options.authHeaders)
+            headers = curl_slist_append(headers, header.c_str());
+    if (!exchange.condition.empty())
+        headers = curl_slist_append(headers, exchange.condition.c_str());
+    std::string range;
+    if (exchange.range)
+        range
+            = std::to_string(exchange.range->first) + "-" + std::to_string(exchange.range->second);
+
+    curl_easy_setopt(curl, CURLOPT_URL, exchange.url.c_str());
+#if LIBCURL_VERSION_NUM >= 0x075500
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+#endif
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L); // redirects are followed by hand
+    curl_easy_setopt(curl, CURLOPT_NOBODY, exchange.head ? 1L : 0L);
+    curl_easy_setopt(curl, CURLOPT_RANGE, range.empty() ? nullptr : range.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(
+        curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connectTimeout.count()));
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimit);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.lowSpeedTime.count()));
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorText);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Exchange::onHeader);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &exchange);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Exchange::onBody);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &exchange);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &Exchange::onProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &exchange);
+
+    exchange.code = curl_easy_perform(curl);
+    curl_slist_free_all(headers);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr); // errorText ends here
+    exchange.curlError = errorText[0] ? errorText : curl_easy_strerror(exchange.code);
+    if (exchange.code == CURLE_OK)
+        exchange.check(); // a wanted head whose body was empty
+    char* redirect = nullptr;
+    if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &redirect) == CURLE_OK && redirect)
+        exchange.redirect = redirect;
+    curl_off_t retryAfter = 0;
+    if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK)
+        exchange.retryAfter = static_cast<long>(retryAfter);
+}
+
+// Sets up `exchange` by `setupAttempt`, performs it, follows redirects and tries transient
+// failures again: success leaves the last answer in `exchange`, else the error that ended it.
+template <typename Setup>
+Status run(CURL* curl, const HttpOptions& options, Exchange& exchange, const std::string& what,
+    const CancelToken* cancel, Setup&& setupAttempt)
+{
+    std::mt19937 jitter(std::random_device{}());
+    const std::string firstOrigin = originOf(exchange.url);
+    int redirects = 0;
+    for (int attempt = 1;; ++attempt) {
+        setupAttempt(exchange);
+        exchange.cancel = cancel;
+        perform(curl, options, exchange);
+        if (exchange.refused)
+            return *exchange.refused;
+        if (exchange.code == CURLE_ABORTED_BY_CALLBACK || (cancel && cancel->isCancelled()))
+            return cancelled("reading " + what);
+        const long status = exchange.response.status;
+        if (exchange.code == CURLE_OK && isRedirect(status) && !exchange.redirect.empty()) {
+            if (++redirects > options.maxRedirects)
+                return Error::io(
+                    what + ": more than " + std::to_string(options.maxRedirects) + " redirects");
+            exchange.url = exchange.redirect;
+            // A redirect to another origin never carries the auth headers, nor its later hops.
+            exchange.sendAuth = exchange.sendAuth && originOf(exchange.url) == firstOrigin;
+            --attempt;
+            continue;
+        }
+        const bool transient = exchange.code == CURLE_OK ? isTransientStatus(status)
+                                                         : isTransientCurlError(exchange.code);
+        if (exchange.code == CURLE_OK && !transient)
+            return {};
+        const std::string failure
+            = exchange.code == CURLE_OK ? statusText(status) : exchange.curlError;
+        if (!transient || attempt >= options.maxAttempts)
+            return Error::io(what + ": " + failure
+                + (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : ""));
+        std::chrono::milliseconds wait = std::min<std::chrono::milliseconds>(
+            options.backoffCap, options.backoffBase * (1LL << std::min(attempt - 1, 20)));
+        wait = std::chrono::milliseconds(static_cast<long long>(
+            wait.count() * std::uniform_real_distribution<double>(0.75, 1.25)(jitter)));
+        if (exchange.retryAfter > 0)
+            wait = std::min<std::chrono::milliseconds>(
+                std::chrono::seconds(exchange.retryAfter), options.retryAfterCap);
+        if (!sleepUnlessCancelled(wait, cancel))
+            return cancelled("reading " + what);
+    }
+}
+
+} // namespace
+
+HttpTransport::HttpTransport(HttpOptions options)
+    : m_options(std::move(options))
+{
+    initCurlOnce();
+    m_curl = curl_easy_init();
+}
+
+HttpTransport::~HttpTransport()
+{
+    curl_easy_cleanup(static_cast<CURL*>(m_curl));
+}
+
+Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken* cancel)
+{
+    const std::string what = displayUrl(url);
+    Exchange exchange;
+    exchange.url = url;
+    if (Status done = run(static_cast<CURL*>(m_curl), m_options, exchange, what, cancel,
+            [](Exchange& e) { e.head = true; });
+        !done)
+        return done.error();
+    const ResponseHead& head = exchange.response;
+    if (head.status == 404 || head.status == 410)
+        return Error::notFound(what + ": not on the server (" + statusText(head.status) + ")");
+    if (head.status != 200)
+        return Error::io(what + ": " + statusText(head.status) + " to HEAD");
+    if (!head.contentLength)
+        return Error::io(what + ": the server does not say the file's size (no Content-Length)");
+    RemoteFile file;
+    file.url = url;
+    file.location = exchange.url;
+    file.authAtLocation = exchange.sendAuth;
+    file.size = *head.contentLength;
+    file.etag = head.etag;
+    file.lastModified = head.lastModified;
+    return file;
+}
+
+Status HttpTransport::read(
+    const RemoteFile& file, uint64_t offset, std::span<std::byte> into, const CancelToken* cancel)
+{
+    const uint64_t length = into.size();
+    const std::string what = displayUrl(file.url);
+    if (auto error = pastTheEnd(file, offset, length))
+        return *error;
+    if (length == 0)
+        return {};
+    Exchange exchange;
+    exchange.url = file.location;
+    exchange.sendAuth = file.authAtLocation;
+    uint64_t done = 0; // bytes of earlier attempts: a retry asks only for the rest
+    auto setup = [&](Exchange& e) {
+        done += e.received;
+        const uint64_t first = offset + done;
+        e.received = 0;
+        e.checked = false;
+        e.body = into.subspan(done);
+        e.range = std::make_pair(first, offset + length - 1);
+        e.condition = file.strongEtag()  ? "If-Match: " + file.etag
+            : !file.lastModified.empty() ? "If-Range: " + file.lastModified
+                                         : std::string();
+        e.accept = [&file, first, rest = length - done](const ResponseHead& head) {
+            return checkRangeResponse(head, file, first, rest);
+        };
+    };
+    for (int answer = 1;; ++answer) {
+        if (Status done = run(static_cast<CURL*>(m_curl), m_options, exchange, what, cancel, setup);
+            !done)
+            return done;
+        const long status = exchange.response.status;
+        if (status == 404 || status == 410)
+            return Error::changed(
+                what + ": no longer on the server (" + statusText(status) + "); open it again");
+        if (status == 412 || status == 416)
+            return checkRangeResponse(exchange.response, file, offset + done, length - done);
+        if (!exchange.checked) // an answer with no body to check (a 4xx)
+            return Error::io(what + ": " + statusText(status) + " to a request of bytes "
+                + std::to_string(offset + done) + "-" + std::to_string(offset + length - 1));
+        if (done + exchange.received == length)
+            return {};
+        // A body without a length that ended early (with one, libcurl would have said "partial
+        // file", a transient failure run() tries again): ask for the rest, as often as that.
+        if (exchange.received == 0 || answer >= m_options.maxAttempts)
+            return Error::io(what + ": the server sent " + std::to_string(done + exchange.received)
+                + " of the " + std::to_string(length) + " bytes asked");
+    }
+}
+
+Result<std::vector<std::byte>> HttpTransport::read(
+    const RemoteFile& file, uint64_t offset, uint64_t length, const CancelToken* cancel)
+{
+    if (auto error = pastTheEnd(file, offset, length))
+        return *error;
+    std::vector<std::byte> bytes(length);
+    if (Status status = read(file, offset, bytes, cancel); !status)
+        return status.error();
+    return bytes;
+}
+
+} // namespace repack

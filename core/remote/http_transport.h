@@ -1,0 +1,78 @@
+// Reading a file on a web server by HTTP range requests (libcurl; docs/remote-sources-design.md
+// 3.2): its size and validator first (stat), then byte ranges checked against them, so a file
+// replaced on the server is an ErrorKind::Changed error, never bytes of two versions.
+// Synchronous and Qt-free; one curl handle per transport, used by one thread at a time.
+#pragma once
+
+#include "core/progress.h"
+#include "core/result.h"
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+struct HttpOptions {
+    std::chrono::milliseconds connectTimeout{10000};
+    // A transfer slower than lowSpeedLimit bytes/s for lowSpeedTime is a timeout. There is no
+    // limit on a whole transfer, which would cut off a large range on a slow link.
+    long lowSpeedLimit = 1;
+    std::chrono::seconds lowSpeedTime{30};
+    // Transient failures (connection reset or refused, timeout, HTTP 408, 429, 500, 502, 503,
+    // 504) are tried again up to maxAttempts in all, after backoffBase * 2^n (+-25 %, at most
+    // backoffCap), or the server's Retry-After, at most retryAfterCap.
+    int maxAttempts = 5;
+    std::chrono::milliseconds backoffBase{500};
+    std::chrono::milliseconds backoffCap{8000};
+    std::chrono::milliseconds retryAfterCap{60000};
+    int maxRedirects = 5;
+    // Headers sent with every request to the URL's own origin (scheme, host and port), e.g.
+    // "Authorization: Bearer ..."; never after a redirect to another origin, never in a message.
+    std::vector<std::string> authHeaders;
+};
+
+// What a HEAD of the URL said: the file as it was when opened, which every read checks.
+struct RemoteFile {
+    std::string url; // as asked (may hold a token in its query: never printed)
+    std::string location; // where the redirects ended: the URL the reads ask
+    bool authAtLocation = true; // location has the origin of url: auth headers are sent there
+    uint64_t size = 0;
+    std::string etag; // as the server spelled it, quotes included; "" when none
+    std::string lastModified; // "" when none
+    bool strongEtag() const { return !etag.empty() && etag.rfind("W/", 0) != 0; }
+};
+
+// `url` without what may be secret (user, password, query, fragment), for messages.
+std::string displayUrl(const std::string& url);
+
+class HttpTransport {
+public:
+    explicit HttpTransport(HttpOptions options = {});
+    ~HttpTransport();
+    HttpTransport(const HttpTransport&) = delete;
+    HttpTransport& operator=(const HttpTransport&) = delete;
+
+    // HEAD of `url`, following redirects: its size and validators. NotFound for 404/410.
+    Result<RemoteFile> stat(const std::string& url, const CancelToken* cancel = nullptr);
+
+    // Bytes [offset, offset + into.size()) of `file` into `into`, all of them or an error:
+    // Corrupt when the range is past the file's end or the server answers another range,
+    // Changed when the file is no longer the one stat saw, Io when the server cannot be read,
+    // Cancelled when `cancel` asked to stop.
+    Status read(const RemoteFile& file, uint64_t offset, std::span<std::byte> into,
+        const CancelToken* cancel = nullptr);
+    // The same, into bytes of their own.
+    Result<std::vector<std::byte>> read(const RemoteFile& file, uint64_t offset, uint64_t length,
+        const CancelToken* cancel = nullptr);
+
+private:
+    HttpOptions m_options;
+    void* m_curl; // CURL*, one easy handle, reused so its connection is kept alive
+};
+
+} // namespace repack
