@@ -13,30 +13,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<std::string> nonEmpty(const Environment& env, const char* name)
-{
-    auto value = env(name);
-    if (value && value->empty())
-        return std::nullopt;
-    return value;
-}
-
 // `~` at the start expanded with HOME, as huggingface_hub's expanduser does.
 fs::path expandHome(const Environment& env, const std::string& path)
 {
     if (path == "~" || path.starts_with("~/")) {
-        if (auto home = nonEmpty(env, "HOME"))
+        if (auto home = setVariable(env, "HOME"))
             return fs::path(*home) / path.substr(std::min<size_t>(path.size(), 2));
     }
     return path;
-}
-
-std::string trimmed(std::string text)
-{
-    const auto space = [](unsigned char c) { return std::isspace(c); };
-    text.erase(text.begin(), std::find_if_not(text.begin(), text.end(), space));
-    text.erase(std::find_if_not(text.rbegin(), text.rend(), space).base(), text.end());
-    return text;
 }
 
 // The first line of a small text file, trimmed; nothing when unreadable or empty.
@@ -72,38 +56,30 @@ fs::path repoFolder(const fs::path& cache, const SourceSpec& spec)
 
 } // namespace
 
-Environment processEnvironment()
-{
-    return [](const char* name) -> std::optional<std::string> {
-        const char* value = std::getenv(name);
-        return value ? std::optional<std::string>(value) : std::nullopt;
-    };
-}
-
 HubSettings hubSettings(const Environment& env)
 {
     HubSettings s;
-    s.endpoint = nonEmpty(env, "HF_ENDPOINT").value_or("https://huggingface.co");
+    s.endpoint = setVariable(env, "HF_ENDPOINT").value_or("https://huggingface.co");
     while (s.endpoint.ends_with('/'))
         s.endpoint.pop_back();
     fs::path home;
-    if (auto hfHome = nonEmpty(env, "HF_HOME"))
+    if (auto hfHome = setVariable(env, "HF_HOME"))
         home = expandHome(env, *hfHome);
-    else if (auto xdg = nonEmpty(env, "XDG_CACHE_HOME"))
+    else if (auto xdg = setVariable(env, "XDG_CACHE_HOME"))
         home = expandHome(env, *xdg) / "huggingface";
     else
         home = expandHome(env, "~/.cache/huggingface");
-    if (auto cache = nonEmpty(env, "HF_HUB_CACHE"))
+    if (auto cache = setVariable(env, "HF_HUB_CACHE"))
         s.cache = expandHome(env, *cache);
-    else if (auto legacy = nonEmpty(env, "HUGGINGFACE_HUB_CACHE"))
+    else if (auto legacy = setVariable(env, "HUGGINGFACE_HUB_CACHE"))
         s.cache = expandHome(env, *legacy);
     else
         s.cache = home / "hub";
-    if (auto token = nonEmpty(env, "HF_TOKEN"))
+    if (auto token = setVariable(env, "HF_TOKEN"))
         s.token = trimmed(*token);
-    else if (auto legacy = nonEmpty(env, "HUGGING_FACE_HUB_TOKEN"))
+    else if (auto legacy = setVariable(env, "HUGGING_FACE_HUB_TOKEN"))
         s.token = trimmed(*legacy);
-    else if (auto path = nonEmpty(env, "HF_TOKEN_PATH"))
+    else if (auto path = setVariable(env, "HF_TOKEN_PATH"))
         s.token = readSmallFile(expandHome(env, *path));
     else
         s.token = readSmallFile(home / "token");

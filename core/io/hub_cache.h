@@ -6,6 +6,7 @@
 // digits; snapshots/COMMIT/PATH is a symlink into blobs/, one file per content.
 #pragma once
 
+#include "core/io/environment.h"
 #include "core/io/source_spec.h"
 
 #include <filesystem>
@@ -14,10 +15,6 @@
 #include <string>
 
 namespace repack {
-
-// A variable of the environment, or nothing when unset (getenv, or a map in tests).
-using Environment = std::function<std::optional<std::string>(const char* name)>;
-Environment processEnvironment();
 
 struct HubSettings {
     std::string endpoint; // HF_ENDPOINT, else https://huggingface.co (no trailing '/')

@@ -3,6 +3,8 @@
 // revision spelled as a path.
 #include "core/io/hub_cache.h"
 
+#include "tests/support/map_environment.h"
+
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -10,17 +12,10 @@
 #include <map>
 
 using namespace repack;
+using fixtures::mapEnvironment;
 namespace fs = std::filesystem;
 
 namespace {
-
-Environment mapEnvironment(std::map<std::string, std::string> values)
-{
-    return [values](const char* name) -> std::optional<std::string> {
-        auto it = values.find(name);
-        return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
-    };
-}
 
 void writeFile(const fs::path& path, const std::string& text)
 {
