@@ -1,0 +1,214 @@
+#include "block_cache.h"
+
+#include "core/model/model.h"
+#include "core/progress.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+namespace repack {
+
+namespace {
+
+std::string rangeText(uint64_t offset, uint64_t length)
+{
+    return "bytes " + std::to_string(offset) + "-" + std::to_string(offset + length);
+}
+
+} // namespace
+
+BlockCache::BlockCache(uint64_t budgetBytes)
+    : m_budget(std::max(budgetBytes, kBlockBytes))
+{
+}
+
+BlockCache& BlockCache::shared()
+{
+    static BlockCache cache;
+    return cache;
+}
+
+uint64_t BlockCache::newSourceKey()
+{
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+Result<TensorBytes> BlockCache::read(uint64_t key, uint64_t sourceBytes, uint64_t offset,
+    uint64_t length, const RangeFetch& fetch, const CancelToken* cancel)
+{
+    if (offset > sourceBytes || length > sourceBytes - offset)
+        return Error::corrupt(rangeText(offset, length) + " lie past the end (the file has "
+            + std::to_string(sourceBytes) + " bytes)");
+    if (length == 0)
+        return TensorBytes::own({});
+    const uint64_t first = offset / kBlockBytes;
+    const uint64_t last = (offset + length - 1) / kBlockBytes;
+    if (last - first + 1 > kMaxCachedBlocks || length > m_budget / 4) {
+        // Weights: read once, straight into memory of their own.
+        if (cancel && cancel->isCancelled())
+            return cancelled("reading " + rangeText(offset, length));
+        std::vector<std::byte> bytes(length);
+        {
+            std::lock_guard lock(m_mutex);
+            ++m_stats.requests;
+            m_stats.fetchedBytes += length;
+        }
+        if (Status s = fetch(offset, bytes); !s)
+            return s.error();
+        return TensorBytes::own(std::move(bytes));
+    }
+    const std::pair<uint64_t, uint64_t> range{offset, length};
+    if (Status s = prefetch(key, sourceBytes, {&range, 1}, fetch, cancel); !s)
+        return s.error();
+    // The blocks were fetched or found above, but another reader may have pushed them out since:
+    // what is missing now is fetched again (rare: the budget holds many reads' blocks).
+    std::vector<std::shared_ptr<const Block>> blocks;
+    for (uint64_t index = first; index <= last; ++index) {
+        auto block = lookup(key, index);
+        if (!block) {
+            if (Status s = fetchRuns(key, sourceBytes, {{index, index}}, fetch, cancel); !s)
+                return s.error();
+            block = lookup(key, index);
+            if (!block)
+                return Error::internal("block cache: a block fetched is not there");
+        }
+        blocks.push_back(std::move(block));
+    }
+    const uint64_t skip = offset - first * kBlockBytes;
+    if (blocks.size() == 1) {
+        const Block& only = *blocks.front();
+        return TensorBytes::lent(
+            std::span<const std::byte>(only).subspan(skip, length), blocks.front());
+    }
+    std::vector<std::byte> bytes(length);
+    uint64_t done = 0;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        const Block& block = *blocks[i];
+        const uint64_t from = i == 0 ? skip : 0;
+        const uint64_t n = std::min<uint64_t>(block.size() - from, length - done);
+        std::memcpy(bytes.data() + done, block.data() + from, n);
+        done += n;
+    }
+    return TensorBytes::own(std::move(bytes));
+}
+
+Status BlockCache::prefetch(uint64_t key, uint64_t sourceBytes,
+    std::span<const std::pair<uint64_t, uint64_t>> ranges, const RangeFetch& fetch,
+    const CancelToken* cancel)
+{
+    std::vector<uint64_t> wanted;
+    for (const auto& [offset, length] : ranges) {
+        if (length == 0 || offset >= sourceBytes)
+            continue;
+        const uint64_t end = std::min(sourceBytes, offset + length);
+        for (uint64_t index = offset / kBlockBytes; index <= (end - 1) / kBlockBytes; ++index)
+            wanted.push_back(index);
+    }
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    // More than the budget would push out what it fetched first: keep to what fits.
+    wanted.resize(std::min<size_t>(wanted.size(), m_budget / kBlockBytes));
+    return fetchRuns(key, sourceBytes, missingRuns(key, wanted), fetch, cancel);
+}
+
+std::vector<BlockCache::Run> BlockCache::missingRuns(
+    uint64_t key, const std::vector<uint64_t>& blocks) const
+{
+    std::vector<Run> runs;
+    std::lock_guard lock(m_mutex);
+    for (uint64_t index : blocks) {
+        if (m_blocks.contains({key, index}))
+            continue;
+        // Joined to the run before when at most one block lies between (fetched again: one
+        // request costs more than a block), up to kMaxRunBlocks a request (each run is fetched
+        // into one buffer, then cut into blocks).
+        if (!runs.empty() && index <= runs.back().last + 2
+            && index - runs.back().first < kMaxRunBlocks)
+            runs.back().last = index;
+        else
+            runs.push_back({index, index});
+    }
+    return runs;
+}
+
+Status BlockCache::fetchRuns(uint64_t key, uint64_t sourceBytes, const std::vector<Run>& runs,
+    const RangeFetch& fetch, const CancelToken* cancel)
+{
+    for (const Run& run : runs) {
+        const uint64_t offset = run.first * kBlockBytes;
+        const uint64_t end = std::min(sourceBytes, (run.last + 1) * kBlockBytes);
+        if (cancel && cancel->isCancelled())
+            return cancelled("reading " + rangeText(offset, end - offset));
+        std::vector<std::byte> bytes(end - offset);
+        {
+            std::lock_guard lock(m_mutex);
+            ++m_stats.requests;
+            m_stats.fetchedBytes += bytes.size();
+        }
+        if (Status s = fetch(offset, bytes); !s)
+            return s;
+        for (uint64_t index = run.first; index <= run.last; ++index) {
+            const uint64_t from = index * kBlockBytes - offset;
+            const uint64_t to = std::min<uint64_t>(bytes.size(), from + kBlockBytes);
+            insert(key, index,
+                std::make_shared<const Block>(bytes.begin() + from, bytes.begin() + to));
+        }
+    }
+    return {};
+}
+
+std::shared_ptr<const BlockCache::Block> BlockCache::lookup(uint64_t key, uint64_t index)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_blocks.find({key, index});
+    if (it == m_blocks.end())
+        return nullptr;
+    m_lru.splice(m_lru.begin(), m_lru, it->second.lru);
+    return it->second.block;
+}
+
+void BlockCache::insert(uint64_t key, uint64_t index, std::shared_ptr<const Block> block)
+{
+    std::lock_guard lock(m_mutex);
+    const BlockId id{key, index};
+    auto it = m_blocks.find(id);
+    if (it != m_blocks.end()) { // fetched by another reader meanwhile: the same bytes
+        m_lru.splice(m_lru.begin(), m_lru, it->second.lru);
+        return;
+    }
+    m_stats.cachedBytes += block->size();
+    m_lru.push_front(id);
+    m_blocks.emplace(id, Entry{std::move(block), m_lru.begin()});
+    evictOverBudget();
+}
+
+void BlockCache::evictOverBudget()
+{
+    while (m_stats.cachedBytes > m_budget && !m_lru.empty()) {
+        auto it = m_blocks.find(m_lru.back());
+        m_stats.cachedBytes -= it->second.block->size();
+        m_blocks.erase(it);
+        m_lru.pop_back();
+    }
+}
+
+void BlockCache::forget(uint64_t key)
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_blocks.lower_bound({key, 0});
+    while (it != m_blocks.end() && it->first.key == key) {
+        m_stats.cachedBytes -= it->second.block->size();
+        m_lru.erase(it->second.lru);
+        it = m_blocks.erase(it);
+    }
+}
+
+BlockCache::Stats BlockCache::stats() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_stats;
+}
+
+} // namespace repack

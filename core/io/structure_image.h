@@ -1,0 +1,59 @@
+// An ONNX file read from a source that is not a local file (issue 38: a web server, the Hub,
+// S3), without its weights: the bytes of its structure (every message, name, shape and
+// external-data key) fetched into memory at their offsets, the raw_data payloads of inline
+// tensors left out. The index, the scan and the sibling search then walk it as they walk a
+// mapped file, with no second walker to keep in step with theirs.
+//
+// The bytes left out read as zeros: they are never a tensor's bytes. `covers` tells whether a
+// range was fetched; a reader of inline payloads reads them from the source instead.
+#pragma once
+
+#include "core/model/tensor_info.h"
+#include "core/result.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace repack {
+
+class TensorBytes;
+
+class StructureImage {
+public:
+    // [offset, offset + length) of the file, all of it or an error (the source's own message).
+    using Read = std::function<Result<TensorBytes>(uint64_t offset, uint64_t length)>;
+    // Bytes are fetched in aligned blocks of this size (the remote cache's), each once.
+    static constexpr uint64_t kBlockBytes = 256 << 10;
+
+    // Walks the ModelProto of `size` bytes that `read` serves, fetching the blocks that hold
+    // anything but raw_data payloads. A block wholly inside a payload is not fetched. Where the
+    // bytes are not a well-formed model, every byte from there on is fetched, so that the
+    // index finds the same fault it finds in the file. `name` labels errors.
+    static Result<StructureImage> fetch(uint64_t size, const Read& read, const std::string& name);
+
+    StructureImage(StructureImage&& other) noexcept;
+    StructureImage& operator=(StructureImage&& other) noexcept;
+    StructureImage(const StructureImage&) = delete;
+    StructureImage& operator=(const StructureImage&) = delete;
+    ~StructureImage();
+
+    // The file's size; its bytes as fetched (zeros where not).
+    std::span<const std::byte> bytes() const { return {m_data, m_size}; }
+    // Whether every byte of `range` is the file's.
+    bool covers(FileRange range) const;
+    uint64_t fetchedBytes() const;
+
+private:
+    StructureImage() = default;
+
+    std::byte* m_data = nullptr;
+    uint64_t m_size = 0;
+    uint64_t m_mapped = 0;
+    std::vector<bool> m_fetched; // by block
+};
+
+} // namespace repack
