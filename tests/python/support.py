@@ -108,6 +108,47 @@ def rss_kib():
     raise RuntimeError("no VmRSS")
 
 
+def cached_share(path, length=None):
+    """The share of the pages of the first `length` bytes (all) of the file at `path` that are
+    in the page cache (mincore), 0 to 1."""
+    import ctypes
+    import mmap
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    size = min(os.path.getsize(path), length or os.path.getsize(path))
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    with open(path, "rb") as f:
+        at = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, f.fileno(), 0)
+    if at in (None, ctypes.c_void_p(-1).value):
+        raise OSError(ctypes.get_errno(), "mmap " + path)
+    try:
+        vector = ctypes.create_string_buffer(pages)
+        if libc.mincore(at, size, vector) != 0:
+            raise OSError(ctypes.get_errno(), "mincore " + path)
+        return sum(b & 1 for b in vector.raw) / pages
+    finally:
+        libc.munmap(at, size)
+
+
+def drops_clean_pages(folder):
+    """Whether the file system of `folder` drops a file's written pages from the page cache on
+    request (posix_fadvise DONTNEED); tmpfs does not: its files are their pages."""
+    path = os.path.join(folder, "drop_probe")
+    with open(path, "wb") as f:
+        f.write(b"\x01" * (1 << 20))
+        f.flush()
+        os.fsync(f.fileno())
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    try:
+        return cached_share(path) < 0.5
+    finally:
+        os.unlink(path)
+
+
 class TempDirTest(unittest.TestCase):
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory(prefix="onnx_repack_test_")
