@@ -63,6 +63,14 @@ Status LocalSource::mapLocked()
 
 Result<TensorBytes> LocalSource::read(uint64_t offset, uint64_t length, const CancelToken*)
 {
+    auto bytes = view(offset, length);
+    if (!bytes)
+        return bytes.error();
+    return TensorBytes::mapped(*bytes, shared_from_this());
+}
+
+Result<std::span<const std::byte>> LocalSource::view(uint64_t offset, uint64_t length)
+{
     std::lock_guard lock(m_mutex);
     if (!m_mapped) {
         if (Status s = mapLocked(); !s)
@@ -75,8 +83,7 @@ Result<TensorBytes> LocalSource::read(uint64_t offset, uint64_t length, const Ca
             + std::to_string(length) + " lies past the end of the file (" + std::to_string(m_size)
             + " bytes)");
     const auto* base = static_cast<const std::byte*>(m_base);
-    return TensorBytes::mapped(
-        std::span<const std::byte>(base ? base + offset : nullptr, length), shared_from_this());
+    return std::span<const std::byte>(base ? base + offset : nullptr, length);
 }
 
 // A mapping keeps the old file's bytes alive after the path is replaced (by a save of another

@@ -34,6 +34,9 @@ public:
     const SourceIdentity& identity() const override { return m_identity; }
     std::string displayName() const override { return m_path.string(); }
     bool isLocal() const override { return true; }
+    // The bytes [offset, offset + length) of the mapping, valid while the source lives: read()
+    // without the hold on the source (DataFile's views, which it keeps alive itself).
+    Result<std::span<const std::byte>> view(uint64_t offset, uint64_t length);
     // A view of the mapping (TensorBytes::mapped), never a copy. Each read checks that the path
     // still names the file opened: a mapping keeps showing a replaced file's old bytes.
     Result<TensorBytes> read(

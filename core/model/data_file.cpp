@@ -20,10 +20,9 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
     std::lock_guard lock(m_mutex);
     if (m_invalidated)
         return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
-    auto bytes = m_source->read(offset, length);
-    if (!bytes)
-        return bytes.error();
-    return bytes->bytes();
+    // m_source is the LocalSource the constructor made: its view() skips the shared hold
+    // read() takes, which this data file keeps itself.
+    return static_cast<LocalSource&>(*m_source).view(offset, length);
 }
 
 void DataFile::releasePages(uint64_t offset, uint64_t length)
