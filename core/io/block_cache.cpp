@@ -1,7 +1,7 @@
 #include "block_cache.h"
 
-#include "core/model/model.h"
 #include "core/progress.h"
+#include "tensor_bytes.h"
 
 #include <algorithm>
 #include <atomic>

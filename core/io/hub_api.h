@@ -4,9 +4,9 @@
 // themselves are the transport's.
 #pragma once
 
-#include "core/io/hub_cache.h"
-#include "core/io/source_spec.h"
 #include "core/result.h"
+#include "hub_cache.h"
+#include "source_spec.h"
 
 #include <cstdint>
 #include <functional>

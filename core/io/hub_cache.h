@@ -6,8 +6,8 @@
 // digits; snapshots/COMMIT/PATH is a symlink into blobs/, one file per content.
 #pragma once
 
-#include "core/io/environment.h"
-#include "core/io/source_spec.h"
+#include "environment.h"
+#include "source_spec.h"
 
 #include <filesystem>
 #include <functional>

@@ -3,8 +3,8 @@
 // themselves are the transport's (libcurl signs them: CURLOPT_AWS_SIGV4).
 #pragma once
 
-#include "core/io/environment.h"
-#include "core/io/source_spec.h"
+#include "environment.h"
+#include "source_spec.h"
 
 #include <optional>
 #include <string>

@@ -1,107 +1,38 @@
 #include "data_file.h"
 
-#include "core/posix_file.h"
+#include "tensor_info.h"
 
-#include <cerrno>
-#include <cstring>
-
-#include <sys/mman.h>
-#include <sys/stat.h>
+#include "core/io/local_source.h"
 
 namespace repack {
 DataFile::DataFile(std::filesystem::path path, FileIdentity expected)
     : m_path(std::move(path))
     , m_identity(expected)
+    , m_source(LocalSource::make(m_path, expected))
 {
 }
 
-DataFile::~DataFile()
-{
-    if (m_base)
-        ::munmap(m_base, m_size);
-}
-
-Status DataFile::mapLocked()
-{
-    auto fd = UniqueFd::openRead(m_path);
-    if (!fd)
-        return fd.error();
-    auto identity = identityOf(fd->get());
-    if (!identity)
-        return identity.error();
-    if (!(*identity == m_identity))
-        return Error::changed(m_path.string()
-            + ": invalidated: the file was replaced or changed since "
-              "the model was opened");
-    m_size = identity->size;
-    if (m_size > 0) {
-        void* base = ::mmap(nullptr, m_size, PROT_READ, MAP_SHARED, fd->get(), 0);
-        if (base == MAP_FAILED)
-            return Error::io(systemMessage("cannot map", m_path));
-        m_base = base;
-    }
-    m_mapped = true;
-    ++m_mapCount;
-    return {};
-}
+DataFile::~DataFile() = default;
 
 Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t length)
 {
+    // Held over the read: a view is served wholly before or wholly after an invalidate().
     std::lock_guard lock(m_mutex);
     if (m_invalidated)
         return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
-    if (!m_mapped) {
-        if (Status s = mapLocked(); !s)
-            return s.error();
-    } else if (Status s = checkStillCurrent(); !s) {
-        return s.error();
-    }
-    if (offset > m_size || length > m_size - offset)
-        return Error::corrupt(m_path.string() + ": range " + std::to_string(offset) + "+"
-            + std::to_string(length) + " lies past the end of the file (" + std::to_string(m_size)
-            + " bytes)");
-    const auto* base = static_cast<const std::byte*>(m_base);
-    return std::span<const std::byte>(base ? base + offset : nullptr, length);
-}
-
-// A mapping keeps the old file's bytes alive after the path is replaced (by a save of another
-// Model, or another program), and shows new bytes at old offsets when the file is rewritten in
-// place: one stat per read keeps either from being served as current.
-Status DataFile::checkStillCurrent() const
-{
-    const auto now = statusAt(m_path);
-    if (!now || !(now->stamp.identity == m_identity))
-        return Error::changed(m_path.string()
-            + ": invalidated: the file was replaced or changed since the model "
-              "was opened");
-    return {};
+    // m_source is the LocalSource the constructor made: its view() skips the shared hold
+    // read() takes, which this data file keeps itself.
+    return static_cast<LocalSource&>(*m_source).view(offset, length);
 }
 
 void DataFile::releasePages(uint64_t offset, uint64_t length)
 {
-    std::lock_guard lock(m_mutex);
-    releaseLocked(offset, length);
+    m_source->releasePages(offset, length);
 }
 
 void DataFile::releaseView(std::span<const std::byte> view) const
 {
-    std::lock_guard lock(m_mutex);
-    const auto* base = static_cast<const std::byte*>(m_base);
-    if (!m_base || view.data() < base || view.data() >= base + m_size)
-        return; // not a view of the current mapping
-    releaseLocked(static_cast<uint64_t>(view.data() - base), view.size());
-}
-
-void DataFile::releaseLocked(uint64_t offset, uint64_t length) const
-{
-    if (!m_base || offset >= m_size)
-        return;
-    const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-    const uint64_t end = std::min(m_size, offset + std::min(length, m_size - offset));
-    const uint64_t first = (offset + page - 1) / page * page;
-    const uint64_t last = end == m_size ? (end + page - 1) / page * page : end / page * page;
-    if (last > first)
-        ::madvise(static_cast<char*>(m_base) + first, last - first, MADV_DONTNEED);
+    m_source->releaseView(view);
 }
 
 void DataFile::invalidate(std::string reason)
@@ -109,6 +40,27 @@ void DataFile::invalidate(std::string reason)
     std::lock_guard lock(m_mutex);
     m_invalidReason = std::move(reason);
     m_invalidated = true;
+}
+
+int DataFile::mapCount() const
+{
+    const auto* local = dynamic_cast<const LocalSource*>(m_source.get());
+    return local ? local->mapCount() : 0;
+}
+
+// TensorBytes' members that know the model's words (core/io cannot include core/model).
+TensorBytes TensorBytes::view(std::span<const std::byte> bytes, const DataFile* file)
+{
+    TensorBytes t;
+    t.m_view = bytes;
+    t.m_source = file ? &file->source() : nullptr;
+    return t;
+}
+
+std::string TensorBytes::where(const TensorInfo& tensor) const
+{
+    return m_source ? tensor.qualifiedName() + " (in " + m_source->displayName() + ")"
+                    : tensor.qualifiedName();
 }
 
 } // namespace repack

@@ -1,11 +1,14 @@
 // An external data file, opened and memory-mapped once on first use and shared by all the
 // tensors that live in it. A save that replaces the file invalidates it: reads then fail with
-// an "invalidated" error instead of returning stale bytes.
+// an "invalidated" error instead of returning stale bytes. The bytes come from its ByteSource
+// (a LocalSource, core/io/local_source.h); the data file adds what the model knows of it.
 #pragma once
 
 #include "core/result.h"
 
 #include "core/file_identity.h"
+#include "core/io/byte_source.h"
+#include "core/io/tensor_bytes.h"
 #include <atomic>
 #include <cstddef>
 
@@ -30,6 +33,8 @@ public:
 
     const std::filesystem::path& path() const { return m_path; }
     const FileIdentity& identity() const { return m_identity; }
+    // Where the bytes come from; views stay valid while the data file (or the source) lives.
+    const ByteSource& source() const { return *m_source; }
 
     // The bytes [offset, offset + length), mapped on first use. Fails when the file is
     // unreadable, the range lies past its end, or the file has been invalidated.
@@ -54,23 +59,17 @@ public:
     const SafetensorsHeader* safetensors() const { return m_safetensors.get(); }
 
     // Number of times the file was mapped (1 at most); tests use it to prove sharing.
-    int mapCount() const { return m_mapCount; }
+    int mapCount() const;
 
 private:
-    Status mapLocked();
-
-    Status checkStillCurrent() const;
-    void releaseLocked(uint64_t offset, uint64_t length) const;
-
     std::filesystem::path m_path;
     FileIdentity m_identity;
+    // A LocalSource: the memory of what it reads lives as long as it does, so a view() may
+    // hand out a bare span.
+    std::shared_ptr<ByteSource> m_source;
     mutable std::mutex m_mutex;
     std::atomic<bool> m_invalidated{false};
     std::string m_invalidReason;
-    void* m_base = nullptr;
-    uint64_t m_size = 0;
-    bool m_mapped = false;
-    int m_mapCount = 0;
     std::shared_ptr<const SafetensorsHeader> m_safetensors;
 };
 

@@ -3,6 +3,7 @@
 // itself (core/model/wire_scan.h) are memory-mapped on demand.
 #pragma once
 
+#include "core/io/tensor_bytes.h"
 #include "core/problem.h"
 #include "core/result.h"
 #include "data_file.h"
@@ -28,62 +29,7 @@ class Arena;
 
 namespace repack {
 
-// The bytes of one tensor, little-endian as in raw_data. Views into a mapping of a data file or
-// of the .onnx, or the model's own raw_data; typed-field tensors are converted into `owned`.
-// Bytes mapped from a file fault (SIGBUS) if the file shrinks underneath: touch them inside
-// readMapped (core/mapped_memory.h) with where() as its label.
-class TensorBytes {
-public:
-    static TensorBytes view(std::span<const std::byte> bytes, const DataFile* file = nullptr)
-    {
-        TensorBytes t;
-        t.m_view = bytes;
-        t.m_file = file;
-        return t;
-    }
-    // Bytes someone else owns, valid for as long as `keep` (held by every copy) lives: a
-    // payload lent by a detached model's PayloadLender.
-    static TensorBytes lent(std::span<const std::byte> bytes, std::shared_ptr<const void> keep)
-    {
-        TensorBytes t;
-        t.m_view = bytes;
-        t.m_keep = std::move(keep);
-        return t;
-    }
-    static TensorBytes own(std::vector<std::byte> bytes)
-    {
-        TensorBytes t;
-        t.m_owned = std::move(bytes);
-        return t;
-    }
-    std::span<const std::byte> bytes() const
-    {
-        return m_owned.empty() ? m_view : std::span<const std::byte>(m_owned);
-    }
-    // Gives the pages of a mapped view back to the system (they stay in the page cache), after
-    // a pass over bytes not needed again soon: reading many tensors keeps memory flat. Owned
-    // bytes are left alone.
-    // Only [from, from + length) of the bytes, for a pass that goes chunk by chunk.
-    void releasePages(size_t from = 0, size_t length = SIZE_MAX) const
-    {
-        if (m_file && from < m_view.size())
-            m_file->releaseView(m_view.subspan(from, std::min(length, m_view.size() - from)));
-    }
-    // Lent bytes (lent()): memory of their owner, resident, never a mapping of a file.
-    bool isLent() const { return m_keep != nullptr; }
-    // "<tensor> (in <file>)" for a mapped view, else the tensor's name: what an error says.
-    std::string where(const TensorInfo& tensor) const
-    {
-        return m_file ? tensor.qualifiedName() + " (in " + m_file->path().string() + ")"
-                      : tensor.qualifiedName();
-    }
-
-private:
-    std::span<const std::byte> m_view;
-    const DataFile* m_file = nullptr; // the mapping m_view lies in, if any
-    std::shared_ptr<const void> m_keep; // what keeps a lent m_view alive
-    std::vector<std::byte> m_owned;
-};
+// TensorBytes, what Model::read gives: core/io/tensor_bytes.h.
 
 // Where a detached model reads the raw_data payloads its file leaves out (a hole where each
 // lies): the bytes of the payload at `range` of the file, from the memory they live in (the

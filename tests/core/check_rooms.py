@@ -3,7 +3,7 @@
 of core/, cli/, ui/ or python/ spells a header of its own folder by path.
 
 The rooms depend one way (docs/architecture.md, "The rooms of core", "The rooms of ui"):
-core/ <- model/ <- plan/ <- inspect/ <- save/, and ui/util/ <- models/ <- views/ <- save/ <-
+core/ <- io/ <- model/ <- plan/ <- inspect/ <- save/ <- remote/, and ui/util/ <- models/ <- views/ <- save/ <-
 windows/. A room may include itself and the rooms to its left; anything else is printed with
 its file and line, and the exit status is 1.
 """
@@ -11,7 +11,7 @@ import pathlib
 import re
 import sys
 
-ORDER = ["", "model", "plan", "inspect", "save", "remote"]
+ORDER = ["", "io", "model", "plan", "inspect", "save", "remote"]
 UI_ORDER = ["util", "models", "views", "save", "windows"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -2,8 +2,8 @@
 // weights. The index of the image must be the index of the file, while no block that lies
 // wholly in an inline payload is fetched; bytes that are not a well-formed model are fetched
 // as they are, so the index reports the same fault in both.
-#include "core/io/structure_image.h"
 #include "core/model/model.h"
+#include "core/model/structure_image.h"
 #include "core/model/tensor_index.h"
 
 #include "tests/support/model_builder.h"

@@ -1,7 +1,7 @@
 #include "structure_image.h"
 
-#include "core/model/model.h"
-#include "core/model/wire_reader.h"
+#include "model.h"
+#include "wire_reader.h"
 
 #include <onnx/onnx_pb.h>
 

@@ -8,8 +8,8 @@
 // range was fetched; a reader of inline payloads reads them from the source instead.
 #pragma once
 
-#include "core/model/tensor_info.h"
 #include "core/result.h"
+#include "tensor_info.h"
 
 #include <cstddef>
 #include <cstdint>
