@@ -97,6 +97,16 @@ std::string firstError(const Model& model)
     return {};
 }
 
+// Serves `model` as m/model.onnx (its data files already in nginx's folder) and opens it.
+Result<std::unique_ptr<Model>> serveAndOpen(
+    fixtures::NginxFixture& nginx, const onnx::ModelProto& model, BlockCache& cache)
+{
+    writeModel(model, nginx.www() / "m" / "model.onnx");
+    if (const QString why = nginx.start(); !why.isEmpty())
+        return Error::io(why.toStdString());
+    return openAt(nginx.url("m/model.onnx"), cache);
+}
+
 std::string text(const TensorBytes& bytes)
 {
     return {reinterpret_cast<const char*>(bytes.bytes().data()), bytes.bytes().size()};
@@ -120,10 +130,8 @@ void TestRemoteModel::indexesAsTheFileOnDiskWithoutItsWeights()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    writeModel(modelOf(nginx.www() / "m", false), nginx.www() / "m" / "model.onnx");
-    QCOMPARE(nginx.start(), QString());
     BlockCache cache;
-    auto remote = openAt(nginx.url("m/model.onnx"), cache);
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", false), cache);
     QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     auto local = Model::load(nginx.www() / "m" / "model.onnx");
     QVERIFY(local);
@@ -149,11 +157,9 @@ void TestRemoteModel::everyTensorReadIsTheFilesBytes()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    writeModel(modelOf(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
-    QCOMPARE(nginx.start(), QString());
     BlockCache cache;
-    auto remote = openAt(nginx.url("m/model.onnx"), cache);
-    QVERIFY(remote);
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     auto local = Model::load(nginx.www() / "m" / "model.onnx");
     QVERIFY(local);
     QVERIFY2(!(*local)->hasErrors(), firstError(**local).c_str());
@@ -170,11 +176,9 @@ void TestRemoteModel::externalDataBesideIt()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    writeModel(modelOf(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
-    QCOMPARE(nginx.start(), QString());
     BlockCache cache;
-    auto remote = openAt(nginx.url("m/model.onnx"), cache);
-    QVERIFY(remote);
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     QVERIFY2(!(*remote)->hasErrors(), firstError(**remote).c_str());
     const TensorInfo* ext = nullptr;
     for (const TensorInfo& t : (*remote)->tensors())
@@ -195,11 +199,9 @@ void TestRemoteModel::missingOrEscapingDataIsAProblem()
     fixtures::setExternal(up, "../secret.bin", "0", "16");
     *model.mutable_graph()->add_initializer() = up;
     std::ofstream(nginx.www() / "secret.bin") << std::string(16, 's');
-    writeModel(model, nginx.www() / "m" / "model.onnx");
-    QCOMPARE(nginx.start(), QString());
     BlockCache cache;
-    auto remote = openAt(nginx.url("m/model.onnx"), cache);
-    QVERIFY(remote);
+    auto remote = serveAndOpen(nginx, model, cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     bool missing = false;
     bool escapes = false;
     for (const Problem& p : (*remote)->problems()) {
@@ -218,11 +220,9 @@ void TestRemoteModel::aFileChangedOnTheServerFailsItsReads()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    writeModel(modelOf(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
-    QCOMPARE(nginx.start(), QString());
     BlockCache cache;
-    auto remote = openAt(nginx.url("m/model.onnx"), cache);
-    QVERIFY(remote);
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     // Another data file of the same size, a second later (nginx's ETag is mtime and size).
     const fs::path data = nginx.www() / "m" / "w.bin";
     std::string replaced(fs::file_size(data), 'x');
@@ -245,11 +245,9 @@ void TestRemoteModel::aSaveIsRefused()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    writeModel(modelOf(nginx.www() / "m", false), nginx.www() / "m" / "model.onnx");
-    QCOMPARE(nginx.start(), QString());
     BlockCache cache;
-    auto remote = openAt(nginx.url("m/model.onnx"), cache);
-    QVERIFY(remote);
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", false), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     QTemporaryDir out;
     const fs::path target = fs::path(out.path().toStdString()) / "model.onnx";
     auto saved = save(**remote, target, SaveOptions{});
