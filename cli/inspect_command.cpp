@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "commands.h"
+#include "model_source.h"
 #include "terminal_text.h"
 #include "text_table.h"
 
@@ -190,7 +191,7 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
         audit.alignment = found->alignment;
     }
     std::error_code ec;
-    if (std::filesystem::is_directory(modelPath, ec)) {
+    if (!namesRemoteModel(modelPath) && std::filesystem::is_directory(modelPath, ec)) {
         if (!target.empty()) {
             err << "onnx-repack: --target audits one model; inspect " << printable(modelPath)
                 << "/MODEL.onnx --target " << printable(target) << '\n';
@@ -198,7 +199,7 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
         }
         return inspectFolderCommand(modelPath, json, out, err); // always compares (--deep)
     }
-    auto model = Model::load(modelPath);
+    auto model = openModelArgument(modelPath);
     if (!model) {
         err << "onnx-repack: " << printable(model.error().message) << '\n';
         return exitCodeFor(model.error());

@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "commands.h"
+#include "model_source.h"
 #include "terminal_text.h"
 
 #include "core/inspect/folder_scan.h"
@@ -37,7 +38,7 @@ void writeUnreadableJson(std::ostream& out, const std::string& path, const Error
 
 int verifyModel(const std::string& path, bool json)
 {
-    auto model = Model::load(path);
+    auto model = openModelArgument(path);
     if (!model) {
         std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
         if (json)

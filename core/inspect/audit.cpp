@@ -52,7 +52,8 @@ void fileSizes(const Model& model, std::vector<Problem>& out)
     for (const FileLayout& f : computeLayout(model, LayoutDetail::Totals)) {
         // Bytes this model does not read may be another's (graphs of a folder sharing a file):
         // orphaned only when no other model reads the file, or could (one that cannot be read).
-        if (f.orphanedBytes
+        // A remote model's folder is not searched: other models there may read those bytes.
+        if (f.orphanedBytes && !model.isRemote()
             && readersOf(f.path, ReaderSearch{{model.baseDir()}, {model.path()}}).none())
             warn(out, {}, code::OrphanedBytes,
                 "data file " + f.location + " holds " + formatBytes(f.orphanedBytes) + " ("

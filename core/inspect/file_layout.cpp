@@ -148,12 +148,20 @@ void forEachRange(
         FileLayout& layout = last->layout;
         if (layout.path.empty()) {
             layout.path = t.external->resolvedPath;
-            layout.location = t.external->resolvedPath.get()
-                                  .lexically_relative(model.baseDir())
-                                  .generic_string();
-            struct stat st { };
-            if (::stat(layout.path.c_str(), &st) == 0)
-                layout.bytes = static_cast<uint64_t>(st.st_size);
+            if (model.isRemote()) { // an address, not a path: the location as written, the size
+                                    // the server gave when the file was opened
+                layout.location = std::filesystem::path(t.external->location)
+                                      .lexically_normal()
+                                      .generic_string();
+                layout.bytes = t.external->file ? t.external->file->identity().size : 0;
+            } else {
+                layout.location = t.external->resolvedPath.get()
+                                      .lexically_relative(model.baseDir())
+                                      .generic_string();
+                struct stat st { };
+                if (::stat(layout.path.c_str(), &st) == 0)
+                    layout.bytes = static_cast<uint64_t>(st.st_size);
+            }
         }
         if (t.external->file && t.external->file->safetensors())
             layout.headerBytes = std::min(t.external->file->safetensors()->dataStart, layout.bytes);

@@ -174,6 +174,8 @@ std::string sized(const FolderEntry& e)
 
 FolderReport scanFolder(const Model& model)
 {
+    if (model.isRemote())
+        return {}; // no local folder: nothing of it is left over or unused here
     try {
         return scan(model, false);
     } catch (...) {

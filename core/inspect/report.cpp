@@ -118,7 +118,7 @@ Json modelJson(const Model& model)
     std::string producer = header.producerName;
     if (!header.producerVersion.empty())
         producer += (producer.empty() ? "" : " ") + header.producerVersion;
-    return Json{{"path", model.path().string()}, {"bytes", model.fileBytes()},
+    return Json{{"path", model.origin()}, {"bytes", model.fileBytes()},
         {"ir_version", header.irVersion}, {"producer", producer}, {"opsets", opsets}};
 }
 

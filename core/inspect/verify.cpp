@@ -5,8 +5,10 @@
 #include "core/posix_file.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fcntl.h>
 #include <map>
+#include <optional>
 
 namespace repack {
 namespace {
@@ -47,23 +49,39 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
     for (auto& [path, ranges] : files) {
         std::sort(ranges.begin(), ranges.end(),
             [](const Range& a, const Range& b) { return a.offset < b.offset; });
-        auto fd = UniqueFd::openRead(path);
-        if (!fd) {
-            for (const auto& r : ranges)
-                problem(out, *r.tensor, code::UnreadableFile, fd.error().message);
-            continue;
+        // A local file is read by pread from the file validated; a remote one (issue 38)
+        // through its source, whose every answer is checked against the version opened.
+        DataFile& file = *ranges.front().tensor->external->file;
+        std::optional<UniqueFd> fd;
+        if (file.isLocal()) {
+            auto opened = UniqueFd::openRead(path);
+            if (!opened) {
+                for (const auto& r : ranges)
+                    problem(out, *r.tensor, code::UnreadableFile, opened.error().message);
+                continue;
+            }
+            // Only the file that was validated: another one at that path has other bytes.
+            auto identity = identityOf(opened->get());
+            if (!identity || !(*identity == file.identity())) {
+                for (const auto& r : ranges)
+                    problem(out, *r.tensor, code::FileChanged,
+                        path.string()
+                            + " changed since the model was opened (replaced or modified); "
+                              "nothing was read from it");
+                continue;
+            }
+            ::posix_fadvise(opened->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+            fd = std::move(*opened);
         }
-        // Only the file that was validated: another one at that path has other bytes.
-        auto identity = identityOf(fd->get());
-        if (!identity || !(*identity == ranges.front().tensor->external->file->identity())) {
-            for (const auto& r : ranges)
-                problem(out, *r.tensor, code::FileChanged,
-                    path.string()
-                        + " changed since the model was opened (replaced or modified); "
-                          "nothing was read from it");
-            continue;
-        }
-        ::posix_fadvise(fd->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+        const auto readAt = [&](std::span<std::byte> into, uint64_t offset) -> Status {
+            if (fd)
+                return preadExact(fd->get(), into, offset, path);
+            auto bytes = file.read(offset, into.size(), options.cancel);
+            if (!bytes)
+                return bytes.error();
+            std::memcpy(into.data(), bytes->bytes().data(), into.size());
+            return {};
+        };
         for (const auto& r : ranges) {
             if (options.cancel && options.cancel->isCancelled())
                 return out;
@@ -75,7 +93,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
                 const size_t chunk
                     = static_cast<size_t>(std::min<uint64_t>(buffer.size(), r.length - done));
                 std::span<std::byte> view(buffer.data(), chunk);
-                status = preadExact(fd->get(), view, r.offset + done, path);
+                status = readAt(view, r.offset + done);
                 if (status && hashing)
                     sha.update(view);
                 done += chunk;

@@ -12,6 +12,13 @@ DataFile::DataFile(std::filesystem::path path, FileIdentity expected)
 {
 }
 
+DataFile::DataFile(std::shared_ptr<ByteSource> source)
+    : m_path(source->displayName())
+    , m_identity{.id = {}, .size = source->identity().size, .modifiedNs = 0, .bornNs = 0}
+    , m_source(std::move(source))
+{
+}
+
 DataFile::~DataFile() = default;
 
 Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t length)
@@ -20,9 +27,27 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
     std::lock_guard lock(m_mutex);
     if (m_invalidated)
         return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
+    if (!m_source->isLocal()) // its bytes live as long as the TensorBytes read() gives
+        return Error::internal(m_path.string() + ": a remote file is read with read(), not view()");
     // m_source is the LocalSource the constructor made: its view() skips the shared hold
     // read() takes, which this data file keeps itself.
     return static_cast<LocalSource&>(*m_source).view(offset, length);
+}
+
+Result<TensorBytes> DataFile::read(uint64_t offset, uint64_t length, const CancelToken* cancel)
+{
+    if (m_source->isLocal()) {
+        auto bytes = view(offset, length);
+        if (!bytes)
+            return bytes.error();
+        return TensorBytes::view(*bytes, this);
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_invalidated)
+            return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
+    }
+    return m_source->read(offset, length, cancel);
 }
 
 void DataFile::releasePages(uint64_t offset, uint64_t length)

@@ -27,6 +27,9 @@ class DataFile {
 public:
     // `expected` is what validation saw; the file is refused if it is not that file anymore.
     DataFile(std::filesystem::path path, FileIdentity expected);
+    // A file read from `source`, not from disk (issue 38: a web server, the Hub, S3): path() is
+    // its display name, identity() holds its size only. view() refuses it: read() serves it.
+    explicit DataFile(std::shared_ptr<ByteSource> source);
     ~DataFile();
     DataFile(const DataFile&) = delete;
     DataFile& operator=(const DataFile&) = delete;
@@ -39,6 +42,11 @@ public:
     // The bytes [offset, offset + length), mapped on first use. Fails when the file is
     // unreadable, the range lies past its end, or the file has been invalidated.
     Result<std::span<const std::byte>> view(uint64_t offset, uint64_t length);
+
+    // The bytes [offset, offset + length) as a tensor's: a view of the mapping of a local file
+    // (as view()), the source's own bytes for another. Fails as view() does.
+    Result<TensorBytes> read(uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr);
+    bool isLocal() const { return m_source->isLocal(); }
 
     // Drops the mapped pages from this process's memory (they stay in the page cache and are
     // read again on the next touch): after a walk over bytes that will not be needed soon.

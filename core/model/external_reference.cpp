@@ -93,6 +93,17 @@ LocationResolver::LocationResolver(const fs::path& baseDir, const fs::path& mode
         m_realBase.clear();
 }
 
+LocationResolver::LocationResolver(SiblingOpener openSibling)
+    : m_openSibling(std::move(openSibling))
+{
+}
+
+std::shared_ptr<ByteSource> LocationResolver::sourceAt(const fs::path& resolved) const
+{
+    auto it = m_sources.find(resolved);
+    return it == m_sources.end() ? nullptr : it->second;
+}
+
 Result<ResolvedLocation> LocationResolver::resolve(
     const std::string& location, std::string_view* problemCode)
 {
@@ -104,13 +115,22 @@ Result<ResolvedLocation> LocationResolver::resolve(
     return it->second.result;
 }
 
-LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& location) const
+namespace {
+
+// A refusal of a location: a missing file is not found; every other is a reference that cannot
+// be one.
+auto refusal(std::string_view c, std::string message)
+{
+    return Error{
+        std::move(message), c == code::MissingFile ? ErrorKind::NotFound : ErrorKind::Corrupt};
+}
+
+} // namespace
+
+LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& location)
 {
     auto fail = [](std::string_view c, std::string message) {
-        // A missing file is not found; every other refusal is a reference that cannot be one.
-        return Outcome{Error{std::move(message),
-                           c == code::MissingFile ? ErrorKind::NotFound : ErrorKind::Corrupt},
-            c};
+        return Outcome{refusal(c, std::move(message)), c};
     };
     if (location.empty())
         return fail(code::EmptyLocation, "location is empty");
@@ -136,7 +156,28 @@ LocationResolver::Outcome LocationResolver::resolveUncached(const std::string& l
         if (part == "..")
             return fail(
                 code::LocationEscapes, "location '" + location + "' escapes the model directory");
+    return m_openSibling ? resolveRemote(location) : resolveLocal(normal);
+}
 
+LocationResolver::Outcome LocationResolver::resolveRemote(const std::string& location)
+{
+    auto source = m_openSibling(location);
+    if (!source) // not there, or not readable now: its message says which
+        return Outcome{Error{source.error().message, source.error().kind}, code::MissingFile};
+    const fs::path path = (*source)->displayName();
+    m_sources[path] = *source;
+    return Outcome{
+        ResolvedLocation{path,
+            FileIdentity{
+                .id = {}, .size = (*source)->identity().size, .modifiedNs = 0, .bornNs = 0}},
+        {}};
+}
+
+LocationResolver::Outcome LocationResolver::resolveLocal(const fs::path& normal) const
+{
+    auto fail = [](std::string_view c, std::string message) {
+        return Outcome{refusal(c, std::move(message)), c};
+    };
     const fs::path full = (m_logicalBase / normal).lexically_normal();
     struct stat lst { };
     if (::lstat(full.c_str(), &lst) != 0)

@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <unordered_map>
@@ -43,10 +45,19 @@ struct ResolvedLocation {
 // real folder of the model file itself, when given: a Hugging Face cache keeps the model and
 // its data as symlinks snapshots/<rev>/x -> ../../blobs/<sha>), missing, not a regular file.
 // Results are memoized, since thousands of tensors usually share one file.
+// Opens the data file `location` names beside a model that is not a local file (issue 38), its
+// text already checked as a local location's: the file's source, or why not.
+using SiblingOpener
+    = std::function<Result<std::shared_ptr<ByteSource>>(const std::string& location)>;
+
 class LocationResolver {
 public:
     explicit LocationResolver(
         const std::filesystem::path& baseDir, const std::filesystem::path& modelRealDir = {});
+    // Locations of a remote model: checked as above, then opened by `openSibling`.
+    explicit LocationResolver(SiblingOpener openSibling);
+    // The source a remote location resolved to, by its resolved path (null for a local one).
+    std::shared_ptr<ByteSource> sourceAt(const std::filesystem::path& resolved) const;
 
     // On failure `problemCode` (when given) receives the problem's code.
     Result<ResolvedLocation> resolve(const std::string& location, std::string_view* problemCode);
@@ -56,12 +67,16 @@ private:
         Result<ResolvedLocation> result;
         std::string_view code;
     };
-    Outcome resolveUncached(const std::string& location) const;
+    Outcome resolveUncached(const std::string& location);
+    Outcome resolveLocal(const std::filesystem::path& normal) const;
+    Outcome resolveRemote(const std::string& location);
 
     std::filesystem::path m_logicalBase;
     std::filesystem::path m_realBase; // empty when the base directory cannot be resolved
     std::filesystem::path m_modelRealDir; // empty when not given
     std::unordered_map<std::string, Outcome> m_cache;
+    SiblingOpener m_openSibling; // set for a remote model
+    std::map<std::filesystem::path, std::shared_ptr<ByteSource>> m_sources;
 };
 
 // Resolves info.external with `resolver`, checks the byte range against the file and the

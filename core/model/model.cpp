@@ -3,6 +3,8 @@
 // are in model_protos.cpp, reading a tensor's bytes in model_reads.cpp.
 #include "model.h"
 
+#include "structure_image.h"
+
 #include "core/file_names.h"
 #include "core/mapped_memory.h"
 #include "core/posix_file.h"
@@ -41,6 +43,38 @@ Result<std::unique_ptr<Model>> Model::loadDetached(
     if (model)
         (*model)->m_lender = std::move(lender);
     return model;
+}
+
+Result<std::unique_ptr<Model>> Model::openRemote(
+    std::shared_ptr<ByteSource> source, SiblingOpener openSibling)
+{
+    const std::string name = source->displayName();
+    return guardMemory(name + ": indexing its tensors", [&]() -> Result<std::unique_ptr<Model>> {
+        const uint64_t size = source->identity().size;
+        if (size == 0)
+            return Error::corrupt(name + ": empty file");
+        auto image = StructureImage::fetch(
+            size, [&](uint64_t offset, uint64_t length) { return source->read(offset, length); },
+            name);
+        if (!image)
+            return image.error();
+        auto shared = std::make_shared<const StructureImage>(std::move(*image));
+        const RawPayloadRule inFile
+            = [](size_t, FileRange payload) { return std::optional<FileRange>(payload); };
+        auto index = indexTensors(shared->bytes(), name, inFile);
+        if (!index)
+            return index.error();
+        if (!index->hasGraph && index->functionCount == 0)
+            return Error::corrupt(name + ": not an ONNX model (no graph and no functions)");
+        std::unique_ptr<Model> model(new Model);
+        model->m_modelFile
+            = std::make_shared<DataFile>(structureBackedSource(shared, std::move(source)));
+        model->m_fileBytes = size;
+        model->m_openSibling = std::move(openSibling);
+        model->adoptIndex(std::move(*index));
+        model->resolve();
+        return model;
+    });
 }
 
 Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const fs::path* baseDir)
@@ -207,16 +241,6 @@ bool Model::reindexFromFile(const fs::path& path, const FileIdentity& identity)
 void Model::resolve()
 {
     m_problems = m_indexProblems;
-    // Tensors of one file share one resolved path object: most need no lookup by path.
-    const fs::path* lastPath = nullptr;
-    std::shared_ptr<DataFile> lastFile;
-    auto open = [&](const fs::path& resolved, const FileIdentity& identity) {
-        if (&resolved != lastPath || !lastFile || !(lastFile->identity() == identity)) {
-            lastPath = &resolved;
-            lastFile = dataFile(resolved, identity);
-        }
-        return lastFile;
-    };
     bool interrupted = false;
     // The real folder of the model file counts as the model's folder too (a model file that is
     // a symlink into a cache), as long as data is resolved against the model's own folder.
@@ -225,7 +249,25 @@ void Model::resolve()
         std::error_code ec;
         modelRealDir = fs::canonical(m_path, ec).parent_path();
     }
-    LocationResolver resolver(m_baseDir, modelRealDir);
+    LocationResolver resolver = m_openSibling ? LocationResolver(m_openSibling)
+                                              : LocationResolver(m_baseDir, modelRealDir);
+    // Tensors of one file share one resolved path object: most need no lookup by path.
+    const fs::path* lastPath = nullptr;
+    std::shared_ptr<DataFile> lastFile;
+    auto open = [&](const fs::path& resolved, const FileIdentity& identity) {
+        if (&resolved != lastPath || !lastFile || !(lastFile->identity() == identity)) {
+            lastPath = &resolved;
+            if (auto source = resolver.sourceAt(resolved)) {
+                auto& slot = m_dataFiles[resolved];
+                if (!slot || &slot->source() != source.get())
+                    slot = std::make_shared<DataFile>(source);
+                lastFile = slot;
+            } else {
+                lastFile = dataFile(resolved, identity);
+            }
+        }
+        return lastFile;
+    };
     std::string lastLocation;
     for (auto& info : m_tensors) {
         if (!info.isExternal())

@@ -7,6 +7,7 @@
 #include "core/problem.h"
 #include "core/result.h"
 #include "data_file.h"
+#include "external_reference.h"
 #include "tensor_index.h"
 #include "tensor_info.h"
 #include "wire_scan.h"
@@ -69,6 +70,18 @@ public:
         const std::filesystem::path& baseDir, PayloadLender lender = {});
     // The payloads left in the file are lent (loadDetached): read() them, never the file.
     bool lendsPayloads() const { return static_cast<bool>(m_lender); }
+    // A model that is not a local file (issue 38: a web server, the Hub, S3), read from
+    // `source`: its structure fetched without its weights (structure_image.h), its external data
+    // files opened by `openSibling` from their locations, each byte of them read when asked. It
+    // has no path and no folder: it is inspected, verified and compared, never saved in place.
+    static Result<std::unique_ptr<Model>> openRemote(
+        std::shared_ptr<ByteSource> source, SiblingOpener openSibling);
+    bool isRemote() const { return static_cast<bool>(m_openSibling); }
+    // What names the model in reports: its path, or a remote model's address (no secrets).
+    std::string origin() const
+    {
+        return isRemote() && m_modelFile ? m_modelFile->path().string() : m_path.string();
+    }
     // Wraps an in-memory model whose external data resolves against `baseDir`.
     static std::unique_ptr<Model> fromProto(
         std::unique_ptr<onnx::ModelProto> proto, std::filesystem::path baseDir);
@@ -216,6 +229,7 @@ private:
     std::unordered_map<onnx::TensorProto*, FileRange> m_inFile;
     std::shared_ptr<DataFile> m_modelFile;
     PayloadLender m_lender; // a detached model's: the payloads m_modelFile leaves out
+    SiblingOpener m_openSibling; // a remote model's (openRemote)
     std::vector<onnx::TensorProto*> m_materialized;
     ElidedElements m_leftOut; // main graph initializers and nodes not in m_proto
 };

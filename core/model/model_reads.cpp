@@ -25,17 +25,18 @@ Result<std::vector<std::byte>> Model::typedBytesFromFile(size_t index) const
     onnx::TensorProto tensor;
     std::string failure;
     for (const FileRange& range : it->second) {
-        auto view = m_modelFile->view(range.offset, range.length);
-        if (!view)
-            return Error{info.qualifiedName() + ": " + view.error().message, view.error().kind};
-        Status s = readMapped(
-            info.qualifiedName() + " (in " + m_modelFile->path().string() + ")", [&] {
-                google::protobuf::io::CodedInputStream coded(
-                    reinterpret_cast<const uint8_t*>(view->data()), static_cast<int>(view->size()));
-                if (!tensor.MergeFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-                    failure = info.qualifiedName() + ": protobuf cannot read its TensorProto in "
-                        + m_modelFile->path().string();
-            });
+        auto read = m_modelFile->read(range.offset, range.length);
+        if (!read)
+            return Error{info.qualifiedName() + ": " + read.error().message, read.error().kind};
+        const std::span<const std::byte> view = read->bytes();
+        Status s
+            = readMapped(info.qualifiedName() + " (in " + m_modelFile->path().string() + ")", [&] {
+                  google::protobuf::io::CodedInputStream coded(
+                      reinterpret_cast<const uint8_t*>(view.data()), static_cast<int>(view.size()));
+                  if (!tensor.MergeFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+                      failure = info.qualifiedName() + ": protobuf cannot read its TensorProto in "
+                          + m_modelFile->path().string();
+              });
         if (!s)
             return s.error();
         if (!failure.empty())
@@ -57,10 +58,10 @@ Result<TensorBytes> Model::read(size_t index) const
             return Error::corrupt(info.qualifiedName() + ": external data of '"
                 + info.external->location + "' is not readable (see the model's problems)");
         const uint64_t length = info.external->length.value_or(info.byteSize());
-        auto view = info.external->file->view(info.external->offset, length);
-        if (!view)
-            return Error{info.qualifiedName() + ": " + view.error().message, view.error().kind};
-        return TensorBytes::view(*view, info.external->file.get());
+        auto bytes = info.external->file->read(info.external->offset, length);
+        if (!bytes)
+            return Error{info.qualifiedName() + ": " + bytes.error().message, bytes.error().kind};
+        return bytes;
     }
     case Storage::Raw: {
         if (info.inlineRange) {
@@ -68,10 +69,11 @@ Result<TensorBytes> Model::read(size_t index) const
                 return m_lender(*info.inlineRange);
             if (!m_modelFile)
                 return Error::internal(info.qualifiedName() + ": its raw_data is no longer mapped");
-            auto view = m_modelFile->view(info.inlineRange->offset, info.inlineRange->length);
-            if (!view)
-                return Error{info.qualifiedName() + ": " + view.error().message, view.error().kind};
-            return TensorBytes::view(*view, m_modelFile.get());
+            auto bytes = m_modelFile->read(info.inlineRange->offset, info.inlineRange->length);
+            if (!bytes)
+                return Error{
+                    info.qualifiedName() + ": " + bytes.error().message, bytes.error().kind};
+            return bytes;
         }
         if (!info.proto && m_proto) { // left out of the protos
             auto tensor = leftOutTensor(index);

@@ -271,4 +271,40 @@ uint64_t StructureImage::fetchedBytes() const
     return total;
 }
 
+namespace {
+
+class StructureBackedSource final : public ByteSource {
+public:
+    StructureBackedSource(
+        std::shared_ptr<const StructureImage> image, std::shared_ptr<ByteSource> remote)
+        : m_image(std::move(image))
+        , m_remote(std::move(remote))
+    {
+    }
+    const SourceIdentity& identity() const override { return m_remote->identity(); }
+    std::string displayName() const override { return m_remote->displayName(); }
+    Result<TensorBytes> read(uint64_t offset, uint64_t length, const CancelToken* cancel) override
+    {
+        if (m_image->covers({offset, length}))
+            return TensorBytes::lent(m_image->bytes().subspan(offset, length), m_image);
+        return m_remote->read(offset, length, cancel);
+    }
+    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
+    {
+        m_remote->prefetch(ranges, cancel);
+    }
+
+private:
+    std::shared_ptr<const StructureImage> m_image;
+    std::shared_ptr<ByteSource> m_remote;
+};
+
+} // namespace
+
+std::shared_ptr<ByteSource> structureBackedSource(
+    std::shared_ptr<const StructureImage> image, std::shared_ptr<ByteSource> remote)
+{
+    return std::make_shared<StructureBackedSource>(std::move(image), std::move(remote));
+}
+
 } // namespace repack

@@ -8,12 +8,14 @@
 // range was fetched; a reader of inline payloads reads them from the source instead.
 #pragma once
 
+#include "core/io/byte_source.h"
 #include "core/result.h"
 #include "tensor_info.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -55,5 +57,11 @@ private:
     uint64_t m_mapped = 0;
     std::vector<bool> m_fetched; // by block
 };
+
+// The .onnx of a remote model as a ByteSource: the bytes `image` covers from there, any other
+// range (an inline tensor's payload) from `remote` itself, so no read ever sees the zeros of a
+// byte left out.
+std::shared_ptr<ByteSource> structureBackedSource(
+    std::shared_ptr<const StructureImage> image, std::shared_ptr<ByteSource> remote);
 
 } // namespace repack

@@ -167,6 +167,12 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     const fs::path path = fs::absolute(pathIn).lexically_normal();
     const fs::path dir = path.parent_path();
     const std::string cannot = "cannot save " + path.string() + ": ";
+    // Its bytes are read over the network, one request per block: a save copies them by file
+    // (issue 38 brings remote-to-local repacks in their own step).
+    if (model.isRemote())
+        return Error::usage(cannot + model.origin()
+            + " is read from a server: saving it is not supported yet; download it and repack the "
+              "local copy");
     auto plan = planSave(model, path, options);
     if (!plan)
         return plan.error().prefixed(cannot);

@@ -1,0 +1,69 @@
+#include "http_source.h"
+
+#include "core/io/tensor_bytes.h"
+
+namespace repack {
+
+namespace {
+
+// What tells this version of the file from the next: its strong ETag, else its date and size.
+std::string versionOf(const RemoteFile& file)
+{
+    if (file.strongEtag())
+        return "etag " + file.etag;
+    return "modified " + file.lastModified + ", weak etag " + file.etag;
+}
+
+} // namespace
+
+Result<std::shared_ptr<HttpSource>> HttpSource::open(
+    const std::string& url, HttpOptions options, const CancelToken* cancel, BlockCache* cache)
+{
+    HttpTransport transport(options);
+    auto file = transport.stat(url, cancel);
+    if (!file)
+        return file.error();
+    return std::make_shared<HttpSource>(
+        Made{}, std::move(*file), std::move(options), cache ? *cache : BlockCache::shared());
+}
+
+HttpSource::HttpSource(Made, RemoteFile file, HttpOptions options, BlockCache& cache)
+    : m_file(std::move(file))
+    , m_identity{displayUrl(m_file.url), versionOf(m_file), m_file.size}
+    , m_cache(cache)
+    , m_key(BlockCache::newSourceKey())
+    , m_transport(std::move(options))
+{
+}
+
+HttpSource::~HttpSource()
+{
+    m_cache.forget(m_key);
+}
+
+RangeFetch HttpSource::fetcher(const CancelToken* cancel)
+{
+    return [this, cancel](uint64_t offset, std::span<std::byte> into) -> Status {
+        std::lock_guard lock(m_mutex);
+        return m_transport.read(m_file, offset, into, cancel);
+    };
+}
+
+Result<TensorBytes> HttpSource::read(uint64_t offset, uint64_t length, const CancelToken* cancel)
+{
+    auto bytes = m_cache.read(m_key, m_file.size, offset, length, fetcher(cancel), cancel);
+    if (!bytes && bytes.error().is(ErrorKind::Corrupt)
+        && bytes.error().message.find(displayName()) == std::string::npos)
+        return bytes.error().prefixed(displayName() + ": ");
+    return bytes;
+}
+
+void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> wanted;
+    for (const ByteRange& r : ranges)
+        wanted.emplace_back(r.offset, r.length);
+    (void)m_cache.prefetch(m_key, m_file.size, wanted, fetcher(cancel), cancel);
+}
+
+} // namespace repack

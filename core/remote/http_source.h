@@ -1,0 +1,49 @@
+// A file on a web server as a ByteSource (issue 38): opened by a HEAD that fixes its size and
+// validator, read in blocks through the process's BlockCache (core/io/block_cache.h), each block
+// fetched once by a checked range request (http_transport.h). A file changed on the server since
+// it was opened fails every later read with ErrorKind::Changed; its blocks are never mixed with
+// the new file's.
+#pragma once
+
+#include "http_transport.h"
+
+#include "core/io/block_cache.h"
+#include "core/io/byte_source.h"
+
+#include <memory>
+#include <mutex>
+
+namespace repack {
+
+class HttpSource final : public ByteSource {
+    struct Made {
+        explicit Made() = default;
+    };
+
+public:
+    // `cache`: the process's shared one when null.
+    static Result<std::shared_ptr<HttpSource>> open(const std::string& url,
+        HttpOptions options = {}, const CancelToken* cancel = nullptr, BlockCache* cache = nullptr);
+    HttpSource(Made, RemoteFile file, HttpOptions options, BlockCache& cache);
+    ~HttpSource() override;
+
+    const SourceIdentity& identity() const override { return m_identity; }
+    std::string displayName() const override { return displayUrl(m_file.url); }
+    Result<TensorBytes> read(
+        uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr) override;
+    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel = nullptr) override;
+
+    const RemoteFile& file() const { return m_file; }
+
+private:
+    RangeFetch fetcher(const CancelToken* cancel);
+
+    const RemoteFile m_file;
+    const SourceIdentity m_identity;
+    BlockCache& m_cache;
+    const uint64_t m_key;
+    std::mutex m_mutex; // one request at a time on the transport's handle
+    HttpTransport m_transport;
+};
+
+} // namespace repack

@@ -1,0 +1,290 @@
+// A model on a web server (issue 38), served by Debian's nginx on 127.0.0.1: Model::openRemote
+// indexes it as Model::load indexes the same files on disk, fetching its structure and not its
+// weights; every tensor read from it is the file's bytes (never the zeros of a byte left out);
+// its external data is found beside it and never outside the server's root; a file changed on
+// the server fails the reads; a save of it is refused. The CLI's inspect and verify take its URL.
+#include "core/model/model.h"
+#include "core/remote/http_source.h"
+#include "core/save/save.h"
+#include "tests/support/cli_run.h"
+#include "tests/support/model_builder.h"
+#include "tests/support/nginx_fixture.h"
+#include "tests/support/tensor_builder.h"
+
+#include "core/io/source_spec.h"
+
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace repack;
+namespace fs = std::filesystem;
+
+namespace {
+
+#define SKIP_WITHOUT_NGINX()                                                                       \
+    do {                                                                                           \
+        if (fixtures::NginxFixture::executable().isEmpty())                                        \
+            QSKIP("nginx is not installed (apt-get install nginx-light): nginx tests skipped");    \
+    } while (false)
+
+// Opens the model at `url` as the CLI does, every source through `cache`.
+Result<std::unique_ptr<Model>> openAt(const std::string& url, BlockCache& cache)
+{
+    auto source = HttpSource::open(url, {}, nullptr, &cache);
+    if (!source)
+        return source.error();
+    const SourceSpec spec = *parseSource(url);
+    return Model::openRemote(*source,
+        [spec, &cache](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
+            auto sibling = siblingSource(spec, location);
+            if (!sibling)
+                return sibling.error();
+            auto opened = HttpSource::open(sibling->url, {}, nullptr, &cache);
+            if (!opened)
+                return opened.error();
+            return std::shared_ptr<ByteSource>(*opened);
+        });
+}
+
+// Inline weights of 1 MiB and more, small inline tensors, one in a Constant node and one in a
+// subgraph; with `external`, two tensors in "w.bin" beside the model (written too).
+onnx::ModelProto modelOf(const fs::path& dir, bool external)
+{
+    onnx::ModelProto model = fixtures::emptyModel();
+    onnx::GraphProto& graph = *model.mutable_graph();
+    for (int i = 0; i < 3; ++i)
+        *graph.add_initializer() = fixtures::rawTensor("w" + std::to_string(i),
+            onnx::TensorProto::FLOAT, {256, 1024}, fixtures::patternBytes(1 << 20, uint8_t(i)));
+    *graph.add_initializer() = fixtures::rawTensor("bias", onnx::TensorProto::FLOAT, {16});
+    *graph.add_initializer() = fixtures::typedTensor("typed", onnx::TensorProto::INT64, {40});
+    fixtures::addConstant(
+        graph, "c", fixtures::rawTensor("c_value", onnx::TensorProto::FLOAT, {100000}));
+    onnx::NodeProto& branch = fixtures::addNode(graph, "If", "branch");
+    *fixtures::addSubgraph(branch, "then_branch").add_initializer()
+        = fixtures::rawTensor("inner", onnx::TensorProto::FLOAT, {70000});
+    if (external) {
+        fs::create_directories(dir);
+        const std::string a = fixtures::patternBytes(300000, 7);
+        const std::string b = fixtures::patternBytes(5000, 9);
+        std::ofstream(dir / "w.bin", std::ios::binary) << a << b;
+        onnx::TensorProto ta = fixtures::rawTensor("ext_a", onnx::TensorProto::FLOAT, {75000});
+        ta.clear_raw_data();
+        fixtures::setExternal(ta, "w.bin", "0", std::to_string(a.size()));
+        onnx::TensorProto tb = fixtures::rawTensor("ext_b", onnx::TensorProto::FLOAT, {1250});
+        tb.clear_raw_data();
+        fixtures::setExternal(tb, "w.bin", std::to_string(a.size()), std::to_string(b.size()));
+        *graph.add_initializer() = ta;
+        *graph.add_initializer() = tb;
+    }
+    return model;
+}
+
+void writeModel(const onnx::ModelProto& model, const fs::path& path)
+{
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+}
+
+// The model's first error, for a failure's message.
+std::string firstError(const Model& model)
+{
+    for (const Problem& p : model.problems())
+        if (p.severity == Severity::Error)
+            return p.message;
+    return {};
+}
+
+// Serves `model` as m/model.onnx (its data files already in nginx's folder) and opens it.
+Result<std::unique_ptr<Model>> serveAndOpen(
+    fixtures::NginxFixture& nginx, const onnx::ModelProto& model, BlockCache& cache)
+{
+    writeModel(model, nginx.www() / "m" / "model.onnx");
+    if (const QString why = nginx.start(); !why.isEmpty())
+        return Error::io(why.toStdString());
+    return openAt(nginx.url("m/model.onnx"), cache);
+}
+
+std::string text(const TensorBytes& bytes)
+{
+    return {reinterpret_cast<const char*>(bytes.bytes().data()), bytes.bytes().size()};
+}
+
+} // namespace
+
+class TestRemoteModel : public QObject {
+    Q_OBJECT
+private slots:
+    void indexesAsTheFileOnDiskWithoutItsWeights();
+    void everyTensorReadIsTheFilesBytes();
+    void externalDataBesideIt();
+    void missingOrEscapingDataIsAProblem();
+    void aFileChangedOnTheServerFailsItsReads();
+    void aSaveIsRefused();
+    void theCliInspectsAndVerifiesAUrl();
+};
+
+void TestRemoteModel::indexesAsTheFileOnDiskWithoutItsWeights()
+{
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    BlockCache cache;
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", false), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
+    auto local = Model::load(nginx.www() / "m" / "model.onnx");
+    QVERIFY(local);
+    QCOMPARE((*remote)->tensors().size(), (*local)->tensors().size());
+    for (size_t i = 0; i < (*local)->tensors().size(); ++i) {
+        const TensorInfo& r = (*remote)->tensors()[i];
+        const TensorInfo& l = (*local)->tensors()[i];
+        QCOMPARE(r.qualifiedName(), l.qualifiedName());
+        QCOMPARE(r.storage, l.storage);
+        QCOMPARE(r.byteSize(), l.byteSize());
+        QVERIFY(r.inlineRange == l.inlineRange);
+    }
+    QCOMPARE((*remote)->problems().size(), (*local)->problems().size());
+    QVERIFY((*remote)->isRemote());
+    QCOMPARE((*remote)->origin(), nginx.url("m/model.onnx"));
+    // The structure only: the 3 MiB of weights stay on the server.
+    const uint64_t size = fs::file_size(nginx.www() / "m" / "model.onnx");
+    QVERIFY2(cache.stats().fetchedBytes < size / 2,
+        (std::to_string(cache.stats().fetchedBytes) + " of " + std::to_string(size)).c_str());
+}
+
+void TestRemoteModel::everyTensorReadIsTheFilesBytes()
+{
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    BlockCache cache;
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
+    auto local = Model::load(nginx.www() / "m" / "model.onnx");
+    QVERIFY(local);
+    QVERIFY2(!(*local)->hasErrors(), firstError(**local).c_str());
+    for (size_t i = 0; i < (*local)->tensors().size(); ++i) {
+        auto r = (*remote)->read(i);
+        auto l = (*local)->read(i);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QVERIFY(l);
+        QVERIFY2(text(*r) == text(*l), (*local)->tensors()[i].qualifiedName().c_str());
+    }
+}
+
+void TestRemoteModel::externalDataBesideIt()
+{
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    BlockCache cache;
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
+    QVERIFY2(!(*remote)->hasErrors(), firstError(**remote).c_str());
+    const TensorInfo* ext = nullptr;
+    for (const TensorInfo& t : (*remote)->tensors())
+        if (t.name == "ext_b")
+            ext = &t;
+    QVERIFY(ext && ext->isExternal() && ext->external->file);
+    QCOMPARE(ext->external->resolvedPath.string(), nginx.url("m/w.bin"));
+}
+
+void TestRemoteModel::missingOrEscapingDataIsAProblem()
+{
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    onnx::ModelProto model = modelOf(nginx.www() / "m", true);
+    fs::remove(nginx.www() / "m" / "w.bin");
+    onnx::TensorProto up = fixtures::rawTensor("up", onnx::TensorProto::FLOAT, {4});
+    up.clear_raw_data();
+    fixtures::setExternal(up, "../secret.bin", "0", "16");
+    *model.mutable_graph()->add_initializer() = up;
+    std::ofstream(nginx.www() / "secret.bin") << std::string(16, 's');
+    BlockCache cache;
+    auto remote = serveAndOpen(nginx, model, cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
+    bool missing = false;
+    bool escapes = false;
+    for (const Problem& p : (*remote)->problems()) {
+        missing |= p.code == "missing-file"
+            && p.message.find(nginx.url("m/w.bin")) != std::string::npos;
+        escapes |= p.code == "location-escapes" && p.tensor == "graph/up";
+    }
+    QVERIFY(missing);
+    QVERIFY(escapes);
+    for (const TensorInfo& t : (*remote)->tensors())
+        if (t.isExternal())
+            QVERIFY(!t.external->file);
+}
+
+void TestRemoteModel::aFileChangedOnTheServerFailsItsReads()
+{
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    BlockCache cache;
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
+    // Another data file of the same size, a second later (nginx's ETag is mtime and size).
+    const fs::path data = nginx.www() / "m" / "w.bin";
+    std::string replaced(fs::file_size(data), 'x');
+    std::ofstream(data.string() + ".new", std::ios::binary) << replaced;
+    fs::last_write_time(
+        data.string() + ".new", fs::last_write_time(data) + std::chrono::seconds(5));
+    fs::rename(data.string() + ".new", data);
+    for (size_t i = 0; i < (*remote)->tensors().size(); ++i) {
+        if ((*remote)->tensors()[i].name != "ext_a")
+            continue;
+        auto bytes = (*remote)->read(i);
+        QVERIFY(!bytes);
+        QVERIFY2(bytes.error().is(ErrorKind::Changed), bytes.error().message.c_str());
+        return;
+    }
+    QFAIL("no ext_a");
+}
+
+void TestRemoteModel::aSaveIsRefused()
+{
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    BlockCache cache;
+    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", false), cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
+    QTemporaryDir out;
+    const fs::path target = fs::path(out.path().toStdString()) / "model.onnx";
+    auto saved = save(**remote, target, SaveOptions{});
+    QVERIFY(!saved);
+    QVERIFY(saved.error().is(ErrorKind::Usage));
+    QVERIFY2(saved.error().message.find("read from a server") != std::string::npos,
+        saved.error().message.c_str());
+    QVERIFY(!fs::exists(target));
+}
+
+void TestRemoteModel::theCliInspectsAndVerifiesAUrl()
+{
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    writeModel(modelOf(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
+    QCOMPARE(nginx.start(), QString());
+    const QString url = QString::fromStdString(nginx.url("m/model.onnx"));
+    const QString path = QString::fromStdString((nginx.www() / "m" / "model.onnx").string());
+    const auto remote = fixtures::runCli({"inspect", "--json", url});
+    const auto local = fixtures::runCli({"inspect", "--json", path});
+    QCOMPARE(remote.exitCode, 0);
+    QCOMPARE(local.exitCode, 0);
+    // The same document but for where the files are: URLs there, paths here.
+    QByteArray remoteText = remote.out;
+    remoteText.replace(
+        url.left(url.lastIndexOf('/')).toUtf8(), path.left(path.lastIndexOf('/')).toUtf8());
+    QCOMPARE(remoteText, local.out);
+    const auto verified = fixtures::runCli({"verify", url});
+    QCOMPARE(verified.exitCode, 0);
+    QVERIFY(verified.out.contains("ok, "));
+    const auto folder = fixtures::runCli({"inspect", url.left(url.lastIndexOf('/') + 1)});
+    QCOMPARE(folder.exitCode, 2);
+    QVERIFY2(folder.err.contains("name the .onnx file"), folder.err.constData());
+    const auto hub = fixtures::runCli({"inspect", "hf://org/repo/model.onnx"});
+    QCOMPARE(hub.exitCode, 2);
+    QVERIFY2(hub.err.contains("not served yet"), hub.err.constData());
+}
+
+QTEST_GUILESS_MAIN(TestRemoteModel)
+#include "tst_remote_model.moc"
