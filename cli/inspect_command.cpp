@@ -37,7 +37,7 @@ std::string percent(uint64_t part, uint64_t whole)
 void printText(const Model& model, const std::vector<Problem>& problems, std::ostream& out)
 {
     const ModelHeader& header = model.header();
-    out << "Model " << printable(model.path().string()) << "  (IR " << header.irVersion;
+    out << "Model " << printable(model.origin()) << "  (IR " << header.irVersion;
     if (!header.producerName.empty())
         out << ", " << printable(header.producerName + ' ' + header.producerVersion);
     out << ")\n\n";

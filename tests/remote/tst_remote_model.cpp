@@ -275,6 +275,10 @@ void TestRemoteModel::theCliInspectsAndVerifiesAUrl()
     remoteText.replace(
         url.left(url.lastIndexOf('/')).toUtf8(), path.left(path.lastIndexOf('/')).toUtf8());
     QCOMPARE(remoteText, local.out);
+    const auto table = fixtures::runCli({"inspect", url});
+    QCOMPARE(table.exitCode, 0);
+    QVERIFY2(
+        table.out.startsWith("Model " + url.toUtf8() + "  (IR"), table.out.left(200).constData());
     const auto verified = fixtures::runCli({"verify", url});
     QCOMPARE(verified.exitCode, 0);
     QVERIFY(verified.out.contains("ok, "));
