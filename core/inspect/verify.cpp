@@ -73,9 +73,10 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
             ::posix_fadvise(opened->get(), 0, 0, POSIX_FADV_SEQUENTIAL);
             fd = std::move(*opened);
         }
+        const std::filesystem::path& filePath = path; // a structured binding: not captured
         const auto readAt = [&](std::span<std::byte> into, uint64_t offset) -> Status {
             if (fd)
-                return preadExact(fd->get(), into, offset, path);
+                return preadExact(fd->get(), into, offset, filePath);
             auto bytes = file.read(offset, into.size(), options.cancel);
             if (!bytes)
                 return bytes.error();
