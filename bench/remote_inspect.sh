@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Issue 38: what `inspect URL` fetches of a model on a web server, against the model's size.
+# Debian's nginx (nginx-light) serves generated models on 127.0.0.1; its access log counts the
+# bytes each request sent. Median of RUNS runs (default 3) of /usr/bin/time.
+#   bench/remote_inspect.sh [BUILD_DIR]   (default build)
+# Models: a 1 GiB inline model (repack-genmodel --weights 1G --storage inline) and a 256 MiB
+# external one of 100,000 tensors (--weights 256M --tensors 100000).
+set -euo pipefail
+build=${1:-build}
+runs=${RUNS:-3}
+cli=$build/app/onnx-repack
+gen=$build/bench/repack-genmodel
+for tool in "$cli" "$gen"; do
+  [[ -x $tool ]] || { echo "missing $tool: build it first" >&2; exit 2; }
+done
+command -v nginx >/dev/null || { echo "needs nginx: apt-get install nginx-light" >&2; exit 2; }
+scratch=$(mktemp -d /var/tmp/repack-remote.XXXXXX)
+mkdir -p "$scratch/www/inline" "$scratch/www/external" "$scratch/t"
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$scratch/nginx.conf" <<CONF
+daemon off; master_process off; pid $scratch/nginx.pid; error_log stderr warn;
+events {}
+http {
+  log_format sent '\$request \$status \$body_bytes_sent';
+  access_log $scratch/access.log sent;
+  client_body_temp_path $scratch/t/b; proxy_temp_path $scratch/t/p; fastcgi_temp_path $scratch/t/f;
+  uwsgi_temp_path $scratch/t/u; scgi_temp_path $scratch/t/s;
+  server { listen 127.0.0.1:$port; root $scratch/www; }
+}
+CONF
+nginx -p "$scratch" -c "$scratch/nginx.conf" -e stderr 2>"$scratch/nginx.err" &
+server=$!
+trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$scratch"' EXIT
+"$gen" --out "$scratch/www/inline/model.onnx" --weights 1G --storage inline >/dev/null
+"$gen" --out "$scratch/www/external/model.onnx" --weights 256M --tensors 100000 >/dev/null
+sleep 0.5
+
+median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
+row() {
+    local label=$1 url=$2 files=$3 secs="" s k requests bytes
+    for ((r = 0; r < runs; r++)); do
+        : >"$scratch/access.log"
+        /usr/bin/time -f "%e %M" -o "$scratch/time" "$cli" inspect --json "$url" >/dev/null
+        read -r s k < <(tail -n 1 "$scratch/time")
+        secs+="$s"$'\n'
+    done
+    requests=$(wc -l <"$scratch/access.log")
+    bytes=$(awk '{ s += $NF } END { print s + 0 }' "$scratch/access.log")
+    printf '%-34s %12s %10s %9s %14s\n' "$label" "$(du -cb $files | tail -n 1 | cut -f1)" \
+        "$(median <<<"$secs")" "$requests" "$bytes"
+}
+printf '%-34s %12s %10s %9s %14s\n' "inspect --json URL" "model bytes" seconds requests "bytes fetched"
+row "1 GiB inline" "http://127.0.0.1:$port/inline/model.onnx" "$scratch/www/inline/*"
+row "256 MiB external, 100k tensors" "http://127.0.0.1:$port/external/model.onnx" \
+    "$scratch/www/external/*"
