@@ -14,8 +14,11 @@ from support import TempDirTest, folder_digest, sparse_external_model
 MiB = 1 << 20
 
 CHILD = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     import onnx_repack
+    # Ctrl+C raises KeyboardInterrupt even when the suite was started with SIGINT ignored (a
+    # background job of a script inherits that, and Python then installs no handler).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     src, out, mode = sys.argv[1:4]
     def progress(done, total, tensor):
         print("progress", done, total, flush=True)
@@ -63,11 +66,16 @@ class Cancel(TempDirTest):
             _thread.interrupt_main()
 
         thread = threading.Thread(target=interrupt)
-        thread.start()
-        with self.assertRaises(KeyboardInterrupt):
-            onnx_repack.save(src, out, size_threshold_bytes=0,
-                             progress=lambda *_: started.set())
-        thread.join()
+        # interrupt_main() does nothing while SIGINT is ignored (as in a background job).
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            thread.start()
+            with self.assertRaises(KeyboardInterrupt):
+                onnx_repack.save(src, out, size_threshold_bytes=0,
+                                 progress=lambda *_: started.set())
+            thread.join()
+        finally:
+            signal.signal(signal.SIGINT, previous)
         self.assertUntouched(before)
 
     def test_an_exception_in_progress_cancels(self):
