@@ -24,24 +24,7 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
         return Model::load(spec->path);
     case SourceSpec::Kind::Http: {
 #ifdef REPACK_HAVE_REMOTE
-        if (spec->isFolder())
-            return Error::usage(spec->display()
-                + ": a folder on a web server cannot be listed; "
-                  "name the .onnx file");
-        auto source = HttpSource::open(spec->url);
-        if (!source)
-            return source.error();
-        const SourceSpec model = *spec;
-        return Model::openRemote(
-            *source, [model](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
-                auto sibling = siblingSource(model, location);
-                if (!sibling)
-                    return sibling.error();
-                auto opened = HttpSource::open(sibling->url);
-                if (!opened)
-                    return opened.error();
-                return std::shared_ptr<ByteSource>(*opened);
-            });
+        return openHttpModel(text);
 #else
         return Error::usage(spec->display()
             + ": this build reads local files only (built "

@@ -1,5 +1,6 @@
 #include "http_source.h"
 
+#include "core/io/source_spec.h"
 #include "core/io/tensor_bytes.h"
 
 namespace repack {
@@ -19,20 +20,21 @@ std::string versionOf(const RemoteFile& file)
 Result<std::shared_ptr<HttpSource>> HttpSource::open(
     const std::string& url, HttpOptions options, const CancelToken* cancel, BlockCache* cache)
 {
-    HttpTransport transport(options);
-    auto file = transport.stat(url, cancel);
+    auto transport = std::make_unique<HttpTransport>(std::move(options));
+    auto file = transport->stat(url, cancel);
     if (!file)
         return file.error();
     return std::make_shared<HttpSource>(
-        Made{}, std::move(*file), std::move(options), cache ? *cache : BlockCache::shared());
+        Made{}, std::move(*file), std::move(transport), cache ? *cache : BlockCache::shared());
 }
 
-HttpSource::HttpSource(Made, RemoteFile file, HttpOptions options, BlockCache& cache)
+HttpSource::HttpSource(
+    Made, RemoteFile file, std::unique_ptr<HttpTransport> transport, BlockCache& cache)
     : m_file(std::move(file))
     , m_identity{displayUrl(m_file.url), versionOf(m_file), m_file.size}
     , m_cache(cache)
     , m_key(BlockCache::newSourceKey())
-    , m_transport(std::move(options))
+    , m_transport(std::move(transport))
 {
 }
 
@@ -45,7 +47,7 @@ RangeFetch HttpSource::fetcher(const CancelToken* cancel)
 {
     return [this, cancel](uint64_t offset, std::span<std::byte> into) -> Status {
         std::lock_guard lock(m_mutex);
-        return m_transport.read(m_file, offset, into, cancel);
+        return m_transport->read(m_file, offset, into, cancel);
     };
 }
 
@@ -64,6 +66,31 @@ void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* 
     for (const ByteRange& r : ranges)
         wanted.emplace_back(r.offset, r.length);
     (void)m_cache.prefetch(m_key, m_file.size, wanted, fetcher(cancel), cancel);
+}
+
+Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache)
+{
+    auto spec = parseSource(url);
+    if (!spec)
+        return spec.error();
+    if (spec->kind != SourceSpec::Kind::Http)
+        return Error::usage(spec->display() + ": not an http(s):// address");
+    if (spec->isFolder())
+        return Error::usage(
+            spec->display() + ": a folder on a web server cannot be listed; name the .onnx file");
+    auto source = HttpSource::open(spec->url, {}, nullptr, cache);
+    if (!source)
+        return source.error();
+    return Model::openRemote(*source,
+        [model = *spec, cache](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
+            auto sibling = siblingSource(model, location);
+            if (!sibling)
+                return sibling.error();
+            auto opened = HttpSource::open(sibling->url, {}, nullptr, cache);
+            if (!opened)
+                return opened.error();
+            return std::shared_ptr<ByteSource>(*opened);
+        });
 }
 
 } // namespace repack

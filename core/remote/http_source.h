@@ -9,6 +9,7 @@
 
 #include "core/io/block_cache.h"
 #include "core/io/byte_source.h"
+#include "core/model/model.h"
 
 #include <memory>
 #include <mutex>
@@ -24,7 +25,7 @@ public:
     // `cache`: the process's shared one when null.
     static Result<std::shared_ptr<HttpSource>> open(const std::string& url,
         HttpOptions options = {}, const CancelToken* cancel = nullptr, BlockCache* cache = nullptr);
-    HttpSource(Made, RemoteFile file, HttpOptions options, BlockCache& cache);
+    HttpSource(Made, RemoteFile file, std::unique_ptr<HttpTransport> transport, BlockCache& cache);
     ~HttpSource() override;
 
     const SourceIdentity& identity() const override { return m_identity; }
@@ -43,7 +44,11 @@ private:
     BlockCache& m_cache;
     const uint64_t m_key;
     std::mutex m_mutex; // one request at a time on the transport's handle
-    HttpTransport m_transport;
+    std::unique_ptr<HttpTransport> m_transport; // the one that opened the file: its connection
 };
+
+// The model at `url` (http or https) with its data files beside it, every source read through
+// `cache` (the process's shared one when null): what `inspect URL` and `verify URL` open.
+Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache = nullptr);
 
 } // namespace repack

@@ -29,25 +29,6 @@ namespace {
             QSKIP("nginx is not installed (apt-get install nginx-light): nginx tests skipped");    \
     } while (false)
 
-// Opens the model at `url` as the CLI does, every source through `cache`.
-Result<std::unique_ptr<Model>> openAt(const std::string& url, BlockCache& cache)
-{
-    auto source = HttpSource::open(url, {}, nullptr, &cache);
-    if (!source)
-        return source.error();
-    const SourceSpec spec = *parseSource(url);
-    return Model::openRemote(*source,
-        [spec, &cache](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
-            auto sibling = siblingSource(spec, location);
-            if (!sibling)
-                return sibling.error();
-            auto opened = HttpSource::open(sibling->url, {}, nullptr, &cache);
-            if (!opened)
-                return opened.error();
-            return std::shared_ptr<ByteSource>(*opened);
-        });
-}
-
 // Inline weights of 1 MiB and more, small inline tensors, one in a Constant node and one in a
 // subgraph; with `external`, two tensors in "w.bin" beside the model (written too).
 onnx::ModelProto modelOf(const fs::path& dir, bool external)
@@ -104,7 +85,7 @@ Result<std::unique_ptr<Model>> serveAndOpen(
     writeModel(model, nginx.www() / "m" / "model.onnx");
     if (const QString why = nginx.start(); !why.isEmpty())
         return Error::io(why.toStdString());
-    return openAt(nginx.url("m/model.onnx"), cache);
+    return openHttpModel(nginx.url("m/model.onnx"), &cache);
 }
 
 std::string text(const TensorBytes& bytes)
