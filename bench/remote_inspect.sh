@@ -6,13 +6,11 @@
 # Models: a 1 GiB inline model (repack-genmodel --weights 1G --storage inline) and a 256 MiB
 # external one of 100,000 tensors (--weights 256M --tensors 100000).
 set -euo pipefail
-build=${1:-build}
 runs=${RUNS:-3}
-cli=$build/app/onnx-repack
-gen=$build/bench/repack-genmodel
-for tool in "$cli" "$gen"; do
-  [[ -x $tool ]] || { echo "missing $tool: build it first" >&2; exit 2; }
-done
+# The tools, checked, and median() (bench_env.sh); the build folder is the first argument.
+REPACK_BUILD_DIR=$(realpath "${1:-build}")
+# shellcheck source=bench_env.sh disable=SC2154 # sets build, gen, cli
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 command -v nginx >/dev/null || { echo "needs nginx: apt-get install nginx-light" >&2; exit 2; }
 scratch=$(mktemp -d /var/tmp/repack-remote.XXXXXX)
 mkdir -p "$scratch/www/inline" "$scratch/www/external" "$scratch/t"
@@ -35,7 +33,6 @@ trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$scratch"' EXI
 "$gen" --out "$scratch/www/external/model.onnx" --weights 256M --tensors 100000 >/dev/null
 sleep 0.5
 
-median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
 row() {
     local label=$1 url=$2 files=$3 secs="" s k requests bytes
     for ((r = 0; r < runs; r++)); do

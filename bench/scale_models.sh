@@ -12,14 +12,11 @@
 #   constants-300k 300,000 Constant nodes with a one-element value: `repack` to a new folder.
 # Goals (issue 37): 0.1 s and 32 MiB; 6 s and 600 MiB; 150 MiB.
 set -euo pipefail
-build=${1:-build}
 runs=${RUNS:-3}
-cli=$build/app/onnx-repack
-gen=$build/bench/repack-genmodel
-for tool in "$cli" "$gen"; do
-  [[ -x $tool ]] || { echo "missing $tool: build it first" >&2; exit 2; }
-done
-[[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time: apt-get install time" >&2; exit 2; }
+# The tools, checked, and median() (bench_env.sh); the build folder is the first argument.
+REPACK_BUILD_DIR=$(realpath "${1:-build}")
+# shellcheck source=bench_env.sh disable=SC2154 # sets build, gen, cli
+source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 scratch=$(mktemp -d /var/tmp/repack-scale.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -38,7 +35,6 @@ with open(os.path.join(out, "constants-300k.onnx"), "wb") as f:
     f.write(constants_model(300_000))
 PY
 
-median() { sort -n | awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'; }
 # row LABEL COMMAND...: the median time and peak RSS of RUNS runs of COMMAND. inspect exits 1
 # on a model with problems (the 3m model's unnamed tensors); any other failure stops the bench.
 row() {
