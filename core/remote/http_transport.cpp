@@ -1,13 +1,11 @@
 #include "http_transport.h"
+#include "curl_library.h"
 #include "http_response.h"
-
-#include <curl/curl.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <thread>
@@ -17,34 +15,34 @@ namespace repack {
 namespace {
 
 // One CURLU of `url`, freed on scope exit; null when libcurl cannot parse it.
-using UrlHandle = std::unique_ptr<CURLU, decltype(&curl_url_cleanup)>;
-UrlHandle parsedUrl(const std::string& url)
+using UrlHandle = std::unique_ptr<CURLU, void (*)(CURLU*)>;
+UrlHandle parsedUrl(const CurlLibrary& curl, const std::string& url)
 {
-    UrlHandle handle(curl_url(), &curl_url_cleanup);
-    if (handle && curl_url_set(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
+    UrlHandle handle(curl.urlNew(), curl.urlCleanup);
+    if (handle && curl.urlSet(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
         handle.reset();
     return handle;
 }
 
-std::string urlPart(CURLU* url, CURLUPart part, unsigned flags = 0)
+std::string urlPart(const CurlLibrary& curl, CURLU* url, CURLUPart part, unsigned flags = 0)
 {
     char* text = nullptr;
-    if (curl_url_get(url, part, &text, flags) != CURLUE_OK || !text)
+    if (curl.urlGet(url, part, &text, flags) != CURLUE_OK || !text)
         return {};
     std::string result(text);
-    curl_free(text);
+    curl.freeText(text);
     return result;
 }
 
 // Scheme, host and port, lowercase: two URLs of one origin share auth headers.
-std::string originOf(const std::string& url)
+std::string originOf(const CurlLibrary& curl, const std::string& url)
 {
-    const UrlHandle handle = parsedUrl(url);
+    const UrlHandle handle = parsedUrl(curl, url);
     if (!handle)
         return {};
-    std::string origin = urlPart(handle.get(), CURLUPART_SCHEME) + "://"
-        + urlPart(handle.get(), CURLUPART_HOST) + ":"
-        + urlPart(handle.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT);
+    std::string origin = urlPart(curl, handle.get(), CURLUPART_SCHEME) + "://"
+        + urlPart(curl, handle.get(), CURLUPART_HOST) + ":"
+        + urlPart(curl, handle.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT);
     std::transform(origin.begin(), origin.end(), origin.begin(),
         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return origin;
@@ -75,12 +73,6 @@ bool isTransientCurlError(CURLcode code)
     default:
         return false;
     }
-}
-
-void initCurlOnce()
-{
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 // Sleeps `wait`, waking early when `cancel` asks to stop; false when it did.
@@ -118,13 +110,16 @@ std::optional<Error> pastTheEnd(const RemoteFile& file, uint64_t offset, uint64_
 
 std::string displayUrl(const std::string& url)
 {
-    const UrlHandle handle = parsedUrl(url);
+    const auto curl = curlLibrary();
+    if (!curl)
+        return "(a URL: without libcurl it is not parsed, and not shown)";
+    const UrlHandle handle = parsedUrl(**curl, url);
     if (!handle)
         return "(a URL that cannot be parsed)";
     for (const CURLUPart part : {CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_OPTIONS,
              CURLUPART_QUERY, CURLUPART_FRAGMENT})
-        curl_url_set(handle.get(), part, nullptr, 0);
-    return urlPart(handle.get(), CURLUPART_URL);
+        (*curl)->urlSet(handle.get(), part, nullptr, 0);
+    return urlPart(**curl, handle.get(), CURLUPART_URL);
 }
 
 namespace {
@@ -197,75 +192,84 @@ struct Exchange {
     }
 };
 
-// Runs `exchange` once on `curl`, set up from scratch (the connection stays alive).
-void perform(CURL* curl, const HttpOptions& options, Exchange& exchange)
+// One easy handle and the library it came from.
+struct Easy {
+    const CurlLibrary& curl;
+    CURL* handle;
+};
+
+// Runs `exchange` once on `easy`, set up from scratch (the connection stays alive).
+void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
 {
-    curl_easy_reset(curl);
+    const CurlLibrary& curl = easy.curl;
+    CURL* const handle = easy.handle;
+    curl.easyReset(handle);
     exchange.redirect.clear();
     exchange.retryAfter = 0;
     char errorText[CURL_ERROR_SIZE] = {};
     curl_slist* headers = nullptr;
     if (exchange.sendAuth)
         for (const std::string& header : options.authHeaders)
-            headers = curl_slist_append(headers, header.c_str());
+            headers = curl.slistAppend(headers, header.c_str());
     if (!exchange.condition.empty())
-        headers = curl_slist_append(headers, exchange.condition.c_str());
+        headers = curl.slistAppend(headers, exchange.condition.c_str());
     std::string range;
     if (exchange.range)
         range
             = std::to_string(exchange.range->first) + "-" + std::to_string(exchange.range->second);
 
-    curl_easy_setopt(curl, CURLOPT_URL, exchange.url.c_str());
+    curl.easySetopt(handle, CURLOPT_URL, exchange.url.c_str());
 #if LIBCURL_VERSION_NUM >= 0x075500
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl.easySetopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-    curl_easy_setopt(curl, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+    curl.easySetopt(handle, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
 #endif
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L); // redirects are followed by hand
-    curl_easy_setopt(curl, CURLOPT_NOBODY, exchange.head ? 1L : 0L);
-    curl_easy_setopt(curl, CURLOPT_RANGE, range.empty() ? nullptr : range.c_str());
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(
-        curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connectTimeout.count()));
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimit);
-    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.lowSpeedTime.count()));
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errorText);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &Exchange::onHeader);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &exchange);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Exchange::onBody);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &exchange);
-    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &Exchange::onProgress);
-    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &exchange);
+    curl.easySetopt(handle, CURLOPT_NOSIGNAL, 1L);
+    curl.easySetopt(handle, CURLOPT_FOLLOWLOCATION, 0L); // redirects are followed by hand
+    curl.easySetopt(handle, CURLOPT_NOBODY, exchange.head ? 1L : 0L);
+    curl.easySetopt(handle, CURLOPT_RANGE, range.empty() ? nullptr : range.c_str());
+    curl.easySetopt(handle, CURLOPT_HTTPHEADER, headers);
+    curl.easySetopt(
+        handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connectTimeout.count()));
+    curl.easySetopt(handle, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimit);
+    curl.easySetopt(
+        handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.lowSpeedTime.count()));
+    curl.easySetopt(handle, CURLOPT_ERRORBUFFER, errorText);
+    curl.easySetopt(handle, CURLOPT_HEADERFUNCTION, &Exchange::onHeader);
+    curl.easySetopt(handle, CURLOPT_HEADERDATA, &exchange);
+    curl.easySetopt(handle, CURLOPT_WRITEFUNCTION, &Exchange::onBody);
+    curl.easySetopt(handle, CURLOPT_WRITEDATA, &exchange);
+    curl.easySetopt(handle, CURLOPT_NOPROGRESS, 0L);
+    curl.easySetopt(handle, CURLOPT_XFERINFOFUNCTION, &Exchange::onProgress);
+    curl.easySetopt(handle, CURLOPT_XFERINFODATA, &exchange);
 
-    exchange.code = curl_easy_perform(curl);
-    curl_slist_free_all(headers);
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr); // errorText ends here
-    exchange.curlError = errorText[0] ? errorText : curl_easy_strerror(exchange.code);
+    exchange.code = curl.easyPerform(handle);
+    curl.slistFreeAll(headers);
+    curl.easySetopt(handle, CURLOPT_ERRORBUFFER, nullptr); // errorText ends here
+    exchange.curlError = errorText[0] ? errorText : curl.easyStrerror(exchange.code);
     if (exchange.code == CURLE_OK)
         exchange.check(); // a wanted head whose body was empty
     char* redirect = nullptr;
-    if (curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &redirect) == CURLE_OK && redirect)
+    if (curl.easyGetinfo(handle, CURLINFO_REDIRECT_URL, &redirect) == CURLE_OK && redirect)
         exchange.redirect = redirect;
     curl_off_t retryAfter = 0;
-    if (curl_easy_getinfo(curl, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK)
+    if (curl.easyGetinfo(handle, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK)
         exchange.retryAfter = static_cast<long>(retryAfter);
 }
 
 // Sets up `exchange` by `setupAttempt`, performs it, follows redirects and tries transient
 // failures again: success leaves the last answer in `exchange`, else the error that ended it.
 template <typename Setup>
-Status run(CURL* curl, const HttpOptions& options, Exchange& exchange, const std::string& what,
-    const CancelToken* cancel, Setup&& setupAttempt)
+Status run(const Easy& easy, const HttpOptions& options, Exchange& exchange,
+    const std::string& what, const CancelToken* cancel, Setup&& setupAttempt)
 {
     std::mt19937 jitter(std::random_device{}());
-    const std::string firstOrigin = originOf(exchange.url);
+    const std::string firstOrigin = originOf(easy.curl, exchange.url);
     int redirects = 0;
     for (int attempt = 1;; ++attempt) {
         setupAttempt(exchange);
         exchange.cancel = cancel;
-        perform(curl, options, exchange);
+        perform(easy, options, exchange);
         if (exchange.refused)
             return *exchange.refused;
         if (exchange.code == CURLE_ABORTED_BY_CALLBACK || (cancel && cancel->isCancelled()))
@@ -277,7 +281,8 @@ Status run(CURL* curl, const HttpOptions& options, Exchange& exchange, const std
                     what + ": more than " + std::to_string(options.maxRedirects) + " redirects");
             exchange.url = exchange.redirect;
             // A redirect to another origin never carries the auth headers, nor its later hops.
-            exchange.sendAuth = exchange.sendAuth && originOf(exchange.url) == firstOrigin;
+            exchange.sendAuth
+                = exchange.sendAuth && originOf(easy.curl, exchange.url) == firstOrigin;
             --attempt;
             continue;
         }
@@ -302,27 +307,42 @@ Status run(CURL* curl, const HttpOptions& options, Exchange& exchange, const std
     }
 }
 
+// The transport's handle with its library, or why there is none (libcurl not loadable).
+Result<Easy> easyOf(void* handle)
+{
+    const auto curl = curlLibrary();
+    if (!curl)
+        return curl.error();
+    if (!handle)
+        return Error::io("libcurl " + (*curl)->version + " could not make a connection handle");
+    return Easy{**curl, static_cast<CURL*>(handle)};
+}
+
 } // namespace
 
 HttpTransport::HttpTransport(HttpOptions options)
     : m_options(std::move(options))
 {
-    initCurlOnce();
-    m_curl = curl_easy_init();
+    if (const auto curl = curlLibrary())
+        m_curl = (*curl)->easyInit();
 }
 
 HttpTransport::~HttpTransport()
 {
-    curl_easy_cleanup(static_cast<CURL*>(m_curl));
+    if (m_curl)
+        (*curlLibrary())->easyCleanup(static_cast<CURL*>(m_curl));
 }
 
 Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken* cancel)
 {
+    const auto easy = easyOf(m_curl);
+    if (!easy)
+        return easy.error();
     const std::string what = displayUrl(url);
     Exchange exchange;
     exchange.url = url;
-    if (Status done = run(static_cast<CURL*>(m_curl), m_options, exchange, what, cancel,
-            [](Exchange& e) { e.head = true; });
+    if (Status done
+        = run(*easy, m_options, exchange, what, cancel, [](Exchange& e) { e.head = true; });
         !done)
         return done.error();
     const ResponseHead& head = exchange.response;
@@ -351,6 +371,9 @@ Status HttpTransport::read(
         return *error;
     if (length == 0)
         return {};
+    const auto easy = easyOf(m_curl);
+    if (!easy)
+        return easy.error();
     Exchange exchange;
     exchange.url = file.location;
     exchange.sendAuth = file.authAtLocation;
@@ -370,8 +393,7 @@ Status HttpTransport::read(
         };
     };
     for (int answer = 1;; ++answer) {
-        if (Status done = run(static_cast<CURL*>(m_curl), m_options, exchange, what, cancel, setup);
-            !done)
+        if (Status done = run(*easy, m_options, exchange, what, cancel, setup); !done)
             return done;
         const long status = exchange.response.status;
         if (status == 404 || status == 410)

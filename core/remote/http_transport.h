@@ -72,7 +72,9 @@ public:
 
 private:
     HttpOptions m_options;
-    void* m_curl; // CURL*, one easy handle, reused so its connection is kept alive
+    // CURL*, one easy handle, reused so its connection is kept alive; null when libcurl cannot
+    // be loaded (core/remote/curl_library.h), and then stat and read say why.
+    void* m_curl = nullptr;
 };
 
 } // namespace repack

@@ -1,0 +1,77 @@
+// libcurl is loaded when something is first read over HTTP (core/remote/curl_library.h): a
+// process that reads local files only never maps it nor the libraries it needs, and a system
+// without it gets an error naming the package, not a failure to start.
+#include "core/remote/curl_library.h"
+#include "tests/support/cli_run.h"
+#include "tests/support/result_checks.h"
+
+#include <QTest>
+
+#include <link.h>
+
+#include <string>
+
+using namespace repack;
+
+namespace {
+
+// Whether a library whose file name holds `name` is mapped into this process.
+bool isMapped(const std::string& name)
+{
+    struct Search {
+        const std::string& name;
+        bool found = false;
+    } search{name};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) {
+            auto* s = static_cast<Search*>(data);
+            if (info->dlpi_name && std::string(info->dlpi_name).find(s->name) != std::string::npos)
+                s->found = true;
+            return 0;
+        },
+        &search);
+    return search.found;
+}
+
+} // namespace
+
+class TestCurlLibrary : public QObject {
+    Q_OBJECT
+
+private slots:
+    // First: nothing before has asked for libcurl.
+    void libcurlIsMappedOnlyOnceAUrlIsRead()
+    {
+        QVERIFY(!isMapped("libcurl"));
+        const auto curl = curlLibrary();
+        QVERIFY_OK(curl);
+        QVERIFY(isMapped("libcurl"));
+        QVERIFY(!(*curl)->version.empty());
+        QCOMPARE(curlLibrary().value(), curl.value()); // loaded once
+    }
+
+    void theCliStartsWithoutLibcurl()
+    {
+        // The dynamic loader lists what the executable needs at start, and runs nothing.
+        const auto run = fixtures::runCli({"--version"}, {{{"LD_TRACE_LOADED_OBJECTS", "1"}}});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains("libc.so"), run.out.constData()); // the list was printed
+        QVERIFY2(!run.out.contains("libcurl"), run.out.constData());
+    }
+
+    void aMissingLibraryNamesThePackage()
+    {
+        const auto curl = loadCurlLibrary("libcurl-not-installed-here.so.4");
+        QVERIFY_FAILS_WITH(curl, "libcurl-not-installed-here.so.4");
+        QVERIFY_FAILS_WITH(curl, "apt-get install libcurl4");
+        QCOMPARE(curl.error().kind, ErrorKind::Io);
+    }
+
+    void aLibraryThatIsNotLibcurlIsRefused()
+    {
+        QVERIFY_FAILS_WITH(loadCurlLibrary("libz.so.1"), "has no curl_version_info");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCurlLibrary)
+#include "tst_curl_library.moc"
