@@ -11,24 +11,10 @@ runs=${RUNS:-3}
 REPACK_BUILD_DIR=$(realpath "${1:-build}")
 # shellcheck source=bench_env.sh disable=SC2154 # sets build, gen, cli
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
-command -v nginx >/dev/null || { echo "needs nginx: apt-get install nginx-light" >&2; exit 2; }
 scratch=$(mktemp -d /var/tmp/repack-remote.XXXXXX)
-mkdir -p "$scratch/www/inline" "$scratch/www/external" "$scratch/t"
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$scratch/nginx.conf" <<CONF
-daemon off; master_process off; pid $scratch/nginx.pid; error_log stderr warn;
-events {}
-http {
-  log_format sent '\$request \$status \$body_bytes_sent';
-  access_log $scratch/access.log sent;
-  client_body_temp_path $scratch/t/b; proxy_temp_path $scratch/t/p; fastcgi_temp_path $scratch/t/f;
-  uwsgi_temp_path $scratch/t/u; scgi_temp_path $scratch/t/s;
-  server { listen 127.0.0.1:$port; root $scratch/www; }
-}
-CONF
-nginx -p "$scratch" -c "$scratch/nginx.conf" -e stderr 2>"$scratch/nginx.err" &
-server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/www/inline" "$scratch/www/external"
+# shellcheck source=bench_nginx.sh disable=SC2154 # sets port, server; served()
+source "$(dirname "${BASH_SOURCE[0]}")/bench_nginx.sh"
 "$gen" --out "$scratch/www/inline/model.onnx" --weights 1G --storage inline >/dev/null
 "$gen" --out "$scratch/www/external/model.onnx" --weights 256M --tensors 100000 >/dev/null
 sleep 0.5
@@ -41,8 +27,7 @@ row() {
         read -r s k < <(tail -n 1 "$scratch/time")
         secs+="$s"$'\n'
     done
-    requests=$(wc -l <"$scratch/access.log")
-    bytes=$(awk '{ s += $NF } END { print s + 0 }' "$scratch/access.log")
+    read -r requests bytes < <(served)
     printf '%-34s %12s %10s %9s %14s\n' "$label" "$(du -cb $files | tail -n 1 | cut -f1)" \
         "$(median <<<"$secs")" "$requests" "$bytes"
 }

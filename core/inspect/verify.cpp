@@ -77,11 +77,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
         const auto readAt = [&](std::span<std::byte> into, uint64_t offset) -> Status {
             if (fd)
                 return preadExact(fd->get(), into, offset, filePath);
-            auto bytes = file.read(offset, into.size(), options.cancel);
-            if (!bytes)
-                return bytes.error();
-            std::memcpy(into.data(), bytes->bytes().data(), into.size());
-            return {};
+            return file.readInto(offset, into, options.cancel);
         };
         for (const auto& r : ranges) {
             if (options.cancel && options.cancel->isCancelled())

@@ -35,6 +35,38 @@ uint64_t BlockCache::newSourceKey()
     return next.fetch_add(1, std::memory_order_relaxed);
 }
 
+bool BlockCache::goesStraight(uint64_t offset, uint64_t length) const
+{
+    const uint64_t first = offset / kBlockBytes;
+    const uint64_t last = (offset + length - 1) / kBlockBytes;
+    return last - first + 1 > kMaxCachedBlocks || length > m_budget / 4;
+}
+
+Status BlockCache::fetchStraight(
+    uint64_t offset, std::span<std::byte> into, const RangeFetch& fetch, const CancelToken* cancel)
+{
+    if (cancel && cancel->isCancelled())
+        return cancelled("reading " + rangeText(offset, into.size()));
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_stats.requests;
+        m_stats.fetchedBytes += into.size();
+    }
+    return fetch(offset, into);
+}
+
+Status BlockCache::readInto(uint64_t key, uint64_t sourceBytes, uint64_t offset,
+    std::span<std::byte> into, const RangeFetch& fetch, const CancelToken* cancel)
+{
+    if (offset <= sourceBytes && into.size() <= sourceBytes - offset && !into.empty()
+        && goesStraight(offset, into.size()))
+        return fetchStraight(offset, into, fetch, cancel);
+    auto bytes = read(key, sourceBytes, offset, into.size(), fetch, cancel);
+    if (!bytes)
+        return bytes.error();
+    return bytes->copyTo(into, rangeText(offset, into.size()));
+}
+
 Result<TensorBytes> BlockCache::read(uint64_t key, uint64_t sourceBytes, uint64_t offset,
     uint64_t length, const RangeFetch& fetch, const CancelToken* cancel)
 {
@@ -45,17 +77,10 @@ Result<TensorBytes> BlockCache::read(uint64_t key, uint64_t sourceBytes, uint64_
         return TensorBytes::own({});
     const uint64_t first = offset / kBlockBytes;
     const uint64_t last = (offset + length - 1) / kBlockBytes;
-    if (last - first + 1 > kMaxCachedBlocks || length > m_budget / 4) {
+    if (goesStraight(offset, length)) {
         // Weights: read once, straight into memory of their own.
-        if (cancel && cancel->isCancelled())
-            return cancelled("reading " + rangeText(offset, length));
         std::vector<std::byte> bytes(length);
-        {
-            std::lock_guard lock(m_mutex);
-            ++m_stats.requests;
-            m_stats.fetchedBytes += length;
-        }
-        if (Status s = fetch(offset, bytes); !s)
+        if (Status s = fetchStraight(offset, bytes, fetch, cancel); !s)
             return s.error();
         return TensorBytes::own(std::move(bytes));
     }

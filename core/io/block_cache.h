@@ -54,6 +54,10 @@ public:
     // nothing of that fetch is kept. `cancel` is asked before each fetch.
     Result<TensorBytes> read(uint64_t key, uint64_t sourceBytes, uint64_t offset, uint64_t length,
         const RangeFetch& fetch, const CancelToken* cancel = nullptr);
+    // The same range copied into `into`; a range read() would fetch straight from the source is
+    // fetched into `into` itself (one request, no memory of the cache's).
+    Status readInto(uint64_t key, uint64_t sourceBytes, uint64_t offset, std::span<std::byte> into,
+        const RangeFetch& fetch, const CancelToken* cancel = nullptr);
     // Fetches the blocks of `ranges` (offset, length) not yet cached, coalesced as read does,
     // within the budget: a walk that knows what it reads next asks for it in fewer requests.
     Status prefetch(uint64_t key, uint64_t sourceBytes,
@@ -71,6 +75,11 @@ public:
 
 private:
     using Block = std::vector<std::byte>;
+    // Whether [offset, offset + length) (not empty) is fetched straight from the source.
+    bool goesStraight(uint64_t offset, uint64_t length) const;
+    // Fetches [offset, offset + into.size()) straight into `into`, counted in the stats.
+    Status fetchStraight(uint64_t offset, std::span<std::byte> into, const RangeFetch& fetch,
+        const CancelToken* cancel);
     struct BlockId {
         uint64_t key = 0;
         uint64_t index = 0;

@@ -50,6 +50,11 @@ public:
     virtual Result<TensorBytes> read(
         uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr)
         = 0;
+    // The bytes [offset, offset + into.size()) copied into `into`, all of them or an error as
+    // read() fails. The default copies what read() gives (inside readMapped); a remote source
+    // asks the server for a large range straight into `into`, with no buffer of its own.
+    virtual Status readInto(
+        uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr);
     // A hint that these ranges will be read soon; a source may fetch them ahead or do nothing.
     virtual void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel = nullptr)
     {

@@ -2,6 +2,8 @@
 // keeps (a mapping of a file, the model's own raw_data, a lender's buffer) or owned bytes.
 #pragma once
 
+#include "core/result.h"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +59,9 @@ public:
         if (m_source && from < m_view.size())
             releaseSourcePages(m_view.subspan(from, std::min(length, m_view.size() - from)));
     }
+    // Copies the bytes into `into`, which must be as long, inside readMapped (a mapping whose
+    // file shrank is an error naming `what`, not a crash).
+    Status copyTo(std::span<std::byte> into, const std::string& what) const;
     // Lent bytes (lent()): memory of their owner, resident, never a mapping of a file.
     bool isLent() const { return m_keep != nullptr && m_source == nullptr; }
     // "<tensor> (in <file>)" for a mapped view, else the tensor's name: what an error says.

@@ -50,6 +50,22 @@ Result<TensorBytes> DataFile::read(uint64_t offset, uint64_t length, const Cance
     return m_source->read(offset, length, cancel);
 }
 
+Status DataFile::readInto(uint64_t offset, std::span<std::byte> into, const CancelToken* cancel)
+{
+    if (m_source->isLocal()) { // a view of the mapping, as read() gives it
+        auto bytes = read(offset, into.size(), cancel);
+        if (!bytes)
+            return bytes.error();
+        return bytes->copyTo(into, m_path.string());
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_invalidated)
+            return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
+    }
+    return m_source->readInto(offset, into, cancel);
+}
+
 void DataFile::releasePages(uint64_t offset, uint64_t length)
 {
     m_source->releasePages(offset, length);

@@ -51,13 +51,27 @@ RangeFetch HttpSource::fetcher(const CancelToken* cancel)
     };
 }
 
+Error HttpSource::named(const Error& error) const
+{
+    if (error.is(ErrorKind::Corrupt) && error.message.find(displayName()) == std::string::npos)
+        return error.prefixed(displayName() + ": ");
+    return error;
+}
+
 Result<TensorBytes> HttpSource::read(uint64_t offset, uint64_t length, const CancelToken* cancel)
 {
     auto bytes = m_cache.read(m_key, m_file.size, offset, length, fetcher(cancel), cancel);
-    if (!bytes && bytes.error().is(ErrorKind::Corrupt)
-        && bytes.error().message.find(displayName()) == std::string::npos)
-        return bytes.error().prefixed(displayName() + ": ");
+    if (!bytes)
+        return named(bytes.error());
     return bytes;
+}
+
+Status HttpSource::readInto(uint64_t offset, std::span<std::byte> into, const CancelToken* cancel)
+{
+    Status status = m_cache.readInto(m_key, m_file.size, offset, into, fetcher(cancel), cancel);
+    if (!status)
+        return named(status.error());
+    return status;
 }
 
 void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel)

@@ -32,12 +32,16 @@ public:
     std::string displayName() const override { return displayUrl(m_file.url); }
     Result<TensorBytes> read(
         uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr) override;
+    Status readInto(
+        uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr) override;
     void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel = nullptr) override;
 
     const RemoteFile& file() const { return m_file; }
 
 private:
     RangeFetch fetcher(const CancelToken* cancel);
+    // A read's error naming this file, when the cache's message does not.
+    Error named(const Error& error) const;
 
     const RemoteFile m_file;
     const SourceIdentity m_identity;

@@ -234,6 +234,9 @@ void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
     curl.easySetopt(handle, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimit);
     curl.easySetopt(
         handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.lowSpeedTime.count()));
+    // Bodies come in pieces of up to 512 KiB, not libcurl's 16 KiB: a weight of megabytes is a
+    // few calls of onBody, not hundreds (bench/remote_verify.sh).
+    curl.easySetopt(handle, CURLOPT_BUFFERSIZE, 512L << 10);
     curl.easySetopt(handle, CURLOPT_ERRORBUFFER, errorText);
     curl.easySetopt(handle, CURLOPT_HEADERFUNCTION, &Exchange::onHeader);
     curl.easySetopt(handle, CURLOPT_HEADERDATA, &exchange);

@@ -67,6 +67,8 @@ private slots:
     void theLastBlockIsShort();
     void pastTheEndIsRefused();
     void largeReadsGoStraightToTheSource();
+    void readIntoFetchesALargeRangeIntoTheCallersBuffer();
+    void readIntoCopiesASmallRangeFromItsBlocks();
     void theBudgetKeepsTheMostRecentlyUsed();
     void lentBytesOutliveTheirBlock();
     void aFailedFetchKeepsNothing();
@@ -167,6 +169,45 @@ void TestBlockCache::largeReadsGoStraightToTheSource()
     QCOMPARE(toVector(*bytes), source.expected(100, length));
     QCOMPARE(source.requests, (Requests{{100, length}})); // exactly the range, once
     QCOMPARE(cache.stats().cachedBytes, uint64_t(0));
+}
+
+void TestBlockCache::readIntoFetchesALargeRangeIntoTheCallersBuffer()
+{
+    FakeSource source(12 * kBlock);
+    BlockCache cache;
+    const uint64_t length = (BlockCache::kMaxCachedBlocks + 1) * kBlock;
+    std::vector<std::byte> into(length);
+    const std::byte* target = nullptr; // where the source was asked to write
+    const RangeFetch fetch = source.fetch();
+    QVERIFY(cache.readInto(
+        1, source.bytes.size(), 100, into, [&](uint64_t offset, std::span<std::byte> to) {
+            target = to.data();
+            return fetch(offset, to);
+        }));
+    QCOMPARE(into, source.expected(100, length));
+    QCOMPARE(source.requests, (Requests{{100, length}}));
+    QCOMPARE(target, into.data()); // no buffer of the cache's in between
+    QCOMPARE(cache.stats().cachedBytes, uint64_t(0));
+    QCOMPARE(cache.stats().fetchedBytes, length);
+    // Past the end: refused, nothing asked.
+    source.requests.clear();
+    QVERIFY(!cache.readInto(1, source.bytes.size(), 8 * kBlock, into, source.fetch()));
+    QVERIFY(source.requests.empty());
+}
+
+void TestBlockCache::readIntoCopiesASmallRangeFromItsBlocks()
+{
+    FakeSource source(4 * kBlock);
+    BlockCache cache;
+    std::vector<std::byte> into(kBlock);
+    QVERIFY(cache.readInto(1, source.bytes.size(), kBlock / 2, into, source.fetch()));
+    QCOMPARE(into, source.expected(kBlock / 2, kBlock));
+    QCOMPARE(source.requests, (Requests{{0, 2 * kBlock}})); // its two blocks, kept
+    source.requests.clear();
+    std::fill(into.begin(), into.end(), std::byte{0});
+    QVERIFY(cache.readInto(1, source.bytes.size(), kBlock / 2, into, source.fetch()));
+    QCOMPARE(into, source.expected(kBlock / 2, kBlock));
+    QVERIFY(source.requests.empty()); // from the cache
 }
 
 void TestBlockCache::theBudgetKeepsTheMostRecentlyUsed()
