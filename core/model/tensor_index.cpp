@@ -524,9 +524,10 @@ private:
             if (t.external) { // the keys read as for the index, problems left out
                 TensorInfo scratch;
                 std::vector<Problem> ignored;
-                parseExternalKeys(scratch, {t.externalData, t.hasRaw || t.typedCount > 0}, ignored);
-                if (scratch.external->hasLocation)
-                    (*m_locations)(scratch.external->location);
+                parseExternalKeys(scratch, {t.externalData, t.hasRaw || t.typedCount > 0},
+                    m_dataLocations, ignored);
+                if (scratch.external->hasLocation())
+                    (*m_locations)(scratch.external->location());
             }
             return true;
         }
@@ -535,7 +536,8 @@ private:
         const size_t position = m_out.tensors.size();
         if (t.external) {
             info.storage = Storage::External;
-            parseExternalKeys(info, {t.externalData, t.hasRaw || t.typedCount > 0}, m_out.problems);
+            parseExternalKeys(info, {t.externalData, t.hasRaw || t.typedCount > 0}, m_dataLocations,
+                m_out.problems);
         } else {
             info.storage = t.hasRaw ? Storage::Raw : Storage::Typed;
             uint64_t held = t.raw.length;
@@ -581,6 +583,7 @@ private:
     GraphBuildMarker m_marker;
     TensorFields m_fields; // of the tensor being read (tensors hold no tensors)
     std::string_view m_lastName; // the own name of the tensor read last
+    DataLocations m_dataLocations; // shared by the external tensors naming each location
     std::vector<std::string_view> m_inputs; // of the node being finished
     std::vector<size_t> m_used; // hashes of node inputs and graph outputs, every graph
     const ReleaseRule& m_release;

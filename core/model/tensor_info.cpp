@@ -2,6 +2,24 @@
 
 namespace repack {
 
+// The index of a model of 100,000 external tensors holds one of each per tensor (issue 37): an
+// entry that grows is a decision, not an accident.
+static_assert(sizeof(ExternalRef) <= 40, "ExternalRef is held once per external tensor");
+static_assert(sizeof(TensorInfo) <= 152, "TensorInfo is held once per tensor");
+
+const DataLocation& ExternalRef::where() const
+{
+    static const DataLocation none;
+    return m_where ? *m_where : none;
+}
+
+void ExternalRef::dropFile()
+{
+    if (m_where && m_where->file)
+        m_where = std::make_shared<const DataLocation>(
+            DataLocation{m_where->location, m_where->resolvedPath, nullptr});
+}
+
 std::string_view kindName(TensorKind kind)
 {
     switch (kind) {

@@ -23,41 +23,38 @@ enum class TensorKind : uint8_t { Initializer, Attribute, Sparse };
 // Inline storage is either `raw_data` or one of the typed repeated fields.
 enum class Storage : uint8_t { Raw, Typed, External };
 
-// A path that many tensors hold (one per data file): one allocation for all of them, not one
-// per tensor. Reads as a std::filesystem::path (empty when none was set).
-class SharedPath {
-public:
-    SharedPath() = default;
-    SharedPath(std::filesystem::path path)
-        : m_path(std::make_shared<const std::filesystem::path>(std::move(path)))
-    {
-    }
-    const std::filesystem::path& get() const { return m_path ? *m_path : none(); }
-    operator const std::filesystem::path&() const { return get(); }
-    bool empty() const { return get().empty(); }
-    std::string string() const { return get().string(); }
-    void clear() { m_path.reset(); }
-    bool operator==(const SharedPath& other) const { return get() == other.get(); }
-
-private:
-    static const std::filesystem::path& none()
-    {
-        static const std::filesystem::path none;
-        return none;
-    }
-    std::shared_ptr<const std::filesystem::path> m_path;
+// What the external tensors naming one data file share: one object per distinct location of a
+// model (and per outcome of its checks), never one per tensor; immutable once built, so a
+// tensor's location, resolved path and file always belong together.
+struct DataLocation {
+    std::string location; // as written in the model
+    std::filesystem::path resolvedPath; // base dir / location, lexically normal; empty: unresolved
+    std::shared_ptr<DataFile> file; // null when the reference failed validation
 };
 
-// What most external tensors lack (a length, a checksum) costs them 8 bytes each: an index of
-// 100,000 external tensors holds one per tensor.
-struct ExternalRef {
-    std::string location; // as written in the model
+// An external tensor's reference: its own byte range and checksum, and its shared location.
+// 40 bytes, of which what most external tensors lack (a length, a checksum) costs 8 each: an
+// index of 100,000 external tensors holds one per tensor.
+class ExternalRef {
+public:
     uint64_t offset = 0;
     Compact<uint64_t, UINT64_MAX> length; // absent: the tensor's byte size is read from offset
     Rare<std::string> checksum; // hex SHA-1, when present
-    SharedPath resolvedPath; // base dir / location, lexically normal
-    std::shared_ptr<DataFile> file; // null when the reference failed validation
-    bool hasLocation = false; // a 'location' key was given (possibly empty)
+
+    // A 'location' key was given (possibly empty).
+    bool hasLocation() const { return m_where != nullptr; }
+    const std::string& location() const { return where().location; }
+    const std::filesystem::path& resolvedPath() const { return where().resolvedPath; }
+    const std::shared_ptr<DataFile>& file() const { return where().file; }
+    // The shared part, null when no location was given.
+    const std::shared_ptr<const DataLocation>& shared() const { return m_where; }
+    void setShared(std::shared_ptr<const DataLocation> where) { m_where = std::move(where); }
+    // Keeps the location and its resolved path, drops the file: never read through it.
+    void dropFile();
+
+private:
+    const DataLocation& where() const;
+    std::shared_ptr<const DataLocation> m_where;
 };
 
 // A byte range of the .onnx file itself: a raw_data payload Model::load left in the file.
