@@ -14,8 +14,6 @@
 #include <limits>
 #include <set>
 
-#include <sys/mman.h>
-
 namespace repack {
 namespace {
 
@@ -43,18 +41,6 @@ using AP = onnx::AttributeProto;
 using SP = onnx::SparseTensorProto;
 using MP = onnx::ModelProto;
 using FP = onnx::FunctionProto;
-
-// A large buffer about to be filled: in 2 MiB pages where the system allows, one page fault
-// instead of 512 (faults are most of the cost of filling an index of 100,000 tensors).
-void adviseHugePages(const void* data, size_t bytes)
-{
-    constexpr uintptr_t kHuge = 2u << 20;
-    const auto begin = reinterpret_cast<uintptr_t>(data);
-    const uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t last = (begin + bytes) & ~(kHuge - 1);
-    if (last > first)
-        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
 
 std::string orName(std::string_view own, const std::string& fallback)
 {
@@ -246,7 +232,6 @@ private:
         // reservation is address space, not memory, until it is filled, and spares the index
         // a doubling that holds its old and new buffers at once.
         m_out.tensors.reserve(count + nodes);
-        adviseHugePages(m_out.tensors.data(), (count + nodes) * sizeof(TensorInfo));
         m_marker.reserveInitializers(count);
         // Node inputs and graph outputs: most models name each initializer once or twice and
         // each node output once or twice. Room for four names per initializer and node is
