@@ -109,7 +109,7 @@ py::array numpyOf(const Tensor& t)
     if (info.dataType == dtype::String)
         raise(Error::usage(
             info.qualifiedName() + ": a STRING tensor has no fixed-size bytes to view"));
-    if (!info.bytes || !info.elements)
+    if (!info.bytes || !info.elements())
         raise(Error::usage(info.qualifiedName() + ": its size is unknown (see model.problems)"));
     const std::string type = numpyType(info.dataType);
     std::vector<py::ssize_t> shape;

@@ -33,7 +33,7 @@ Json tensorJson(const TensorInfo& t)
     const auto type = dtype::name(t.dataType);
     j["dtype"] = type ? std::string(*type) : "unknown(" + std::to_string(t.dataType) + ")";
     j["shape"] = t.shape.toVector();
-    j["elements"] = optionalNumber(t.elements);
+    j["elements"] = optionalNumber(t.elements());
     j["bytes"] = optionalNumber(t.bytes);
     j["storage"] = t.isExternal() ? "external" : "inline";
     if (t.isExternal()) {
@@ -68,7 +68,7 @@ void writeTensor(JsonStream& json, const TensorInfo& t)
     for (int64_t d : t.shape)
         json.value(d);
     json.endArray();
-    for (const auto& [name, number] : {std::pair("elements", t.elements), {"bytes", t.bytes}}) {
+    for (const auto& [name, number] : {std::pair("elements", t.elements()), {"bytes", t.bytes}}) {
         json.key(name);
         if (number)
             json.value(*number);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,7 +69,11 @@ inline constexpr FileRange kNoFileRange{UINT64_MAX, 0};
 // No tensor has 2^64 - 1 elements or bytes (ONNX caps a tensor at 2^63): it stands for unknown.
 using Count = Compact<uint64_t, UINT64_MAX>;
 
-// An entry costs about 130 bytes with no allocation of its own for an unnamed or short-named
+// The elements of a shape: nullopt for a negative dimension or a count past 64 bits; 0 when
+// any dimension is 0.
+std::optional<uint64_t> elementCount(std::span<const int64_t> dims);
+
+// An entry costs 144 bytes with no allocation of its own for an unnamed or short-named
 // tensor of up to two dims, which is what a model of millions of tiny tensors holds: what only
 // some tensors have (an external reference, a reason to stay inline) is a pointer.
 struct TensorInfo {
@@ -82,7 +87,6 @@ struct TensorInfo {
     bool unusedInitializer = false;
     int32_t dataType = 0;
     Dims shape;
-    Count elements; // absent when dims are negative or overflow
     Count bytes; // packed byte size; strings: sum of lengths
     Rare<ExternalRef> external; // present when storage == External
     // Storage::Raw whose raw_data is still in the .onnx file (proto->raw_data() is empty until
@@ -94,6 +98,8 @@ struct TensorInfo {
     Rare<std::string> readAtGraphBuild;
     onnx::TensorProto* proto = nullptr; // owned by the Model
 
+    // Of the shape (not kept: 8 bytes a tensor); absent when dims are negative or overflow.
+    Count elements() const { return elementCount(shape); }
     bool isExternal() const { return storage == Storage::External; }
     bool mustStayInline() const { return !readAtGraphBuild->empty(); }
     uint64_t byteSize() const { return bytes.value_or(0); }

@@ -224,7 +224,7 @@ void TestTensorIndex::everyPlace()
     QCOMPARE(qs(std::string(kindName(t.kind))), kind);
     QCOMPARE(t.dataType, dtype);
     QCOMPARE(QList<qint64>(t.shape.begin(), t.shape.end()), shape);
-    QCOMPARE(t.elements.value_or(~0ull), elements);
+    QCOMPARE(t.elements().value_or(~0ull), elements);
     QCOMPARE(t.bytes.value_or(~0ull), bytes);
     QCOMPARE(qs(std::string(storageName(t.storage))), storage);
     QVERIFY(!t.hasError);
@@ -344,7 +344,7 @@ void TestTensorIndex::hugeShapes()
     auto model = Model::fromProto(std::move(proto), m_dir.path().toStdString());
     QCOMPARE(model->tensors().size(), size_t(1));
     const TensorInfo& info = model->tensors()[0];
-    QCOMPARE(info.elements.has_value(), counted);
+    QCOMPARE(info.elements().has_value(), counted);
     QCOMPARE(info.bytes.has_value(), known);
     QCOMPARE(info.byteSize(), bytes);
     QStringList codes;

@@ -110,7 +110,7 @@ std::string describe(const Model& model)
             + std::to_string(t.dataType) + " shape";
         for (auto d : t.shape)
             out += " " + std::to_string(d);
-        out += " elements " + (t.elements ? std::to_string(*t.elements) : "-") + " bytes "
+        out += " elements " + (t.elements() ? std::to_string(*t.elements()) : "-") + " bytes "
             + (t.bytes ? std::to_string(*t.bytes) : "-") + " " + std::string(storageName(t.storage))
             + " error " + std::to_string(t.hasError);
         if (t.isExternal())
