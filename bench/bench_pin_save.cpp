@@ -48,8 +48,8 @@ std::vector<std::string> dataFiles(const repack::Model& model)
     std::vector<std::string> files;
     for (const repack::TensorInfo& tensor : model.tensors())
         if (tensor.isExternal()
-            && std::find(files.begin(), files.end(), tensor.external->location) == files.end())
-            files.push_back(tensor.external->location);
+            && std::find(files.begin(), files.end(), tensor.external->location()) == files.end())
+            files.push_back(tensor.external->location());
     return files;
 }
 
@@ -91,7 +91,7 @@ int main(int argc, char** argv)
         home = files.front();
         uint64_t smallest = UINT64_MAX;
         for (const repack::TensorInfo& tensor : (*model)->tensors())
-            if (tensor.isExternal() && tensor.external->location == home
+            if (tensor.isExternal() && tensor.external->location() == home
                 && tensor.byteSize() < smallest) {
                 smallest = tensor.byteSize();
                 name = tensor.name;

@@ -20,7 +20,7 @@ std::string placeText(const TensorInfo& t)
 {
     if (!t.isExternal())
         return "inline";
-    return printable(t.external->location) + "@" + std::to_string(t.external->offset);
+    return printable(t.external->location()) + "@" + std::to_string(t.external->offset);
 }
 
 // What `--exit-code` gates on: a tensor whose content differs, or one only one side has.

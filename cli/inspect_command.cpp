@@ -58,7 +58,7 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
                 type ? std::string(*type) : "?", formatShape(t.shape),
                 t.bytes ? formatBytes(*t.bytes) : "?", "inline", "", ""};
             if (t.isExternal()) {
-                row[6] = t.external->location;
+                row[6] = t.external->location();
                 row[7] = std::to_string(t.external->offset);
                 row[8] = std::to_string(t.external->length.value_or(t.byteSize()));
             }

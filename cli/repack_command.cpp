@@ -59,7 +59,7 @@ std::map<fs::path, uintmax_t> dataFileSizes(const Model& model, const fs::path& 
     for (const auto& tensor : model.tensors()) {
         if (!tensor.isExternal())
             continue;
-        const fs::path file = (folder / tensor.external->location).lexically_normal();
+        const fs::path file = (folder / tensor.external->location()).lexically_normal();
         std::error_code ec;
         const uintmax_t bytes = fs::file_size(file, ec);
         if (!ec)

@@ -65,7 +65,7 @@ Tensor tensorOf(const std::shared_ptr<PyModel>& owner, size_t index)
 {
     Tensor t{owner, index, owner->generation, owner->model->tensors()[index]};
     t.info.proto = nullptr;
-    t.info.external->file.reset();
+    t.info.external->dropFile();
     return t;
 }
 
@@ -109,7 +109,7 @@ py::array numpyOf(const Tensor& t)
     if (info.dataType == dtype::String)
         raise(Error::usage(
             info.qualifiedName() + ": a STRING tensor has no fixed-size bytes to view"));
-    if (!info.bytes || !info.elements)
+    if (!info.bytes || !info.elements())
         raise(Error::usage(info.qualifiedName() + ": its size is unknown (see model.problems)"));
     const std::string type = numpyType(info.dataType);
     std::vector<py::ssize_t> shape;
@@ -130,8 +130,8 @@ py::array numpyOf(const Tensor& t)
     if (bytes.size() != *info.bytes)
         raise(Error::corrupt(info.qualifiedName() + ": " + std::to_string(bytes.size())
             + " bytes where its dtype and shape need " + std::to_string(*info.bytes)));
-    if (info.isExternal() && info.external->file)
-        return viewArray(dt, shape, bytes, info.external->file);
+    if (info.isExternal() && info.external->file())
+        return viewArray(dt, shape, bytes, info.external->file());
     if (info.inlineRange && !t.owner->model->path().empty()) {
         auto file = modelFileMapping(*t.owner);
         auto view = take(file->view(info.inlineRange->offset, info.inlineRange->length));
@@ -315,7 +315,7 @@ void registerModel(py::module_& m)
             "storage", [](const Tensor& t) { return t.info.isExternal() ? "external" : "inline"; })
         .def_property_readonly("location",
             [](const Tensor& t) {
-                return orNone(t.info.isExternal(), py::str(t.info.external->location));
+                return orNone(t.info.isExternal(), py::str(t.info.external->location()));
             })
         .def_property_readonly("offset",
             [](const Tensor& t) {
@@ -341,7 +341,7 @@ void registerModel(py::module_& m)
             "'changed' when this handle outlived a save.")
         .def("__repr__", [](const Tensor& t) {
             std::string where = t.info.isExternal()
-                ? t.info.external->location + "@" + std::to_string(t.info.external->offset)
+                ? t.info.external->location() + "@" + std::to_string(t.info.external->offset)
                 : "inline";
             return "<onnx_repack.Tensor " + t.info.qualifiedName() + " "
                 + py::str(dtypeOf(t.info)).cast<std::string>() + " "

@@ -30,7 +30,7 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
         if (!t.isExternal() || t.byteSize() < options.largeTensor)
             continue;
         const std::string where = t.qualifiedName() + ": " + formatBytes(t.byteSize())
-            + " at offset " + std::to_string(t.external->offset) + " of " + t.external->location;
+            + " at offset " + std::to_string(t.external->offset) + " of " + t.external->location();
         if (t.external->offset % kPageAlignment != 0)
             warn(out, t.qualifiedName(), code::NotMappable,
                 where

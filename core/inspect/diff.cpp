@@ -15,7 +15,8 @@ constexpr size_t kCompareChunk = 16u << 20; // progress and cancel between chunk
 
 bool sameExternalPlace(const TensorInfo& a, const TensorInfo& b)
 {
-    return a.external->location == b.external->location && a.external->offset == b.external->offset;
+    return a.external->location() == b.external->location()
+        && a.external->offset == b.external->offset;
 }
 
 // Both tensors are the same byte range of the same file, as both models opened it: equal
@@ -23,9 +24,9 @@ bool sameExternalPlace(const TensorInfo& a, const TensorInfo& b)
 // from a copy or a replacement at the same name.
 bool sameFileRange(const TensorInfo& a, const TensorInfo& b)
 {
-    if (!a.isExternal() || !b.isExternal() || !a.external->file || !b.external->file)
+    if (!a.isExternal() || !b.isExternal() || !a.external->file() || !b.external->file())
         return false;
-    return a.external->file->identity() == b.external->file->identity()
+    return a.external->file()->identity() == b.external->file()->identity()
         && a.external->offset == b.external->offset && a.bytes && a.bytes == b.bytes;
 }
 

@@ -139,23 +139,23 @@ void forEachRange(
     FileEntry* last = nullptr;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const TensorInfo& t = tensors[i];
-        if (!t.isExternal() || t.external->resolvedPath.empty())
+        if (!t.isExternal() || t.external->resolvedPath().empty())
             continue;
-        if (&t.external->resolvedPath.get() != lastPath) {
-            lastPath = &t.external->resolvedPath.get();
+        if (&t.external->resolvedPath() != lastPath) {
+            lastPath = &t.external->resolvedPath();
             last = &files[*lastPath];
         }
         FileLayout& layout = last->layout;
         if (layout.path.empty()) {
-            layout.path = t.external->resolvedPath;
+            layout.path = t.external->resolvedPath();
             if (model.isRemote()) { // an address, not a path: the location as written, the size
                                     // the server gave when the file was opened
-                layout.location = std::filesystem::path(t.external->location)
+                layout.location = std::filesystem::path(t.external->location())
                                       .lexically_normal()
                                       .generic_string();
-                layout.bytes = t.external->file ? t.external->file->identity().size : 0;
+                layout.bytes = t.external->file() ? t.external->file()->identity().size : 0;
             } else {
-                layout.location = t.external->resolvedPath.get()
+                layout.location = t.external->resolvedPath()
                                       .lexically_relative(model.baseDir())
                                       .generic_string();
                 struct stat st { };
@@ -163,8 +163,9 @@ void forEachRange(
                     layout.bytes = static_cast<uint64_t>(st.st_size);
             }
         }
-        if (t.external->file && t.external->file->safetensors())
-            layout.headerBytes = std::min(t.external->file->safetensors()->dataStart, layout.bytes);
+        if (t.external->file() && t.external->file()->safetensors())
+            layout.headerBytes
+                = std::min(t.external->file()->safetensors()->dataStart, layout.bytes);
         const uint64_t offset = t.external->offset;
         if (offset >= layout.bytes)
             continue;

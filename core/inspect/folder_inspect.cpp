@@ -112,8 +112,8 @@ public:
         std::set<std::string> files;
         for (const TensorInfo& t : model->tensors()) {
             (t.isExternal() ? entry.externalBytes : entry.inlineBytes) += t.byteSize();
-            if (t.isExternal() && t.external->hasLocation)
-                files.insert(t.external->location);
+            if (t.isExternal() && t.external->hasLocation())
+                files.insert(t.external->location());
         }
         for (const std::string& location : files) {
             const std::string shown = shownLocation(location);

@@ -137,7 +137,7 @@ PlanDiff diffPlan(const Model& model, const SavePlan& plan)
     for (const TensorInfo& t : model.tensors()) {
         TensorBefore b{t.scope, t.name, t.byteSize(), {false, {}, 0, t.byteSize()}};
         if (t.isExternal())
-            b.place = {true, t.external->location, t.external->offset,
+            b.place = {true, t.external->location(), t.external->offset,
                 t.external->length.value_or(t.byteSize())};
         before.push_back(std::move(b));
     }

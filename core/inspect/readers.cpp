@@ -90,11 +90,12 @@ std::vector<fs::path> filesReadBy(const Model& model)
     for (const auto& t : model.tensors()) {
         if (!t.isExternal())
             continue;
-        if (!t.external->resolvedPath.empty()) {
-            if (&t.external->resolvedPath.get() != last)
-                read.insert(*(last = &t.external->resolvedPath.get()));
-        } else if (!t.external->location.empty() && fs::path(t.external->location).is_relative())
-            read.insert((model.baseDir() / t.external->location).lexically_normal());
+        if (!t.external->resolvedPath().empty()) {
+            if (&t.external->resolvedPath() != last)
+                read.insert(*(last = &t.external->resolvedPath()));
+        } else if (!t.external->location().empty()
+            && fs::path(t.external->location()).is_relative())
+            read.insert((model.baseDir() / t.external->location()).lexically_normal());
     }
     return {read.begin(), read.end()};
 }

@@ -33,11 +33,11 @@ Json tensorJson(const TensorInfo& t)
     const auto type = dtype::name(t.dataType);
     j["dtype"] = type ? std::string(*type) : "unknown(" + std::to_string(t.dataType) + ")";
     j["shape"] = t.shape.toVector();
-    j["elements"] = optionalNumber(t.elements);
+    j["elements"] = optionalNumber(t.elements());
     j["bytes"] = optionalNumber(t.bytes);
     j["storage"] = t.isExternal() ? "external" : "inline";
     if (t.isExternal()) {
-        j["location"] = t.external->location;
+        j["location"] = t.external->location();
         j["offset"] = t.external->offset;
         j["length"] = t.external->length.value_or(t.byteSize());
     } else {
@@ -68,7 +68,7 @@ void writeTensor(JsonStream& json, const TensorInfo& t)
     for (int64_t d : t.shape)
         json.value(d);
     json.endArray();
-    for (const auto& [name, number] : {std::pair("elements", t.elements), {"bytes", t.bytes}}) {
+    for (const auto& [name, number] : {std::pair("elements", t.elements()), {"bytes", t.bytes}}) {
         json.key(name);
         if (number)
             json.value(*number);
@@ -79,7 +79,7 @@ void writeTensor(JsonStream& json, const TensorInfo& t)
     json.value(std::string_view(t.isExternal() ? "external" : "inline"));
     json.key("location");
     if (t.isExternal())
-        json.value(std::string_view(t.external->location));
+        json.value(std::string_view(t.external->location()));
     else
         json.null();
     for (const auto& [name, number] : {std::pair("offset", t.external->offset),
@@ -97,7 +97,7 @@ Json placeJson(const TensorInfo& t)
 {
     if (!t.isExternal())
         return Json{{"storage", "inline"}};
-    return Json{{"storage", "external"}, {"location", t.external->location},
+    return Json{{"storage", "external"}, {"location", t.external->location()},
         {"offset", t.external->offset}, {"length", t.external->length.value_or(t.byteSize())}};
 }
 

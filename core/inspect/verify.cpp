@@ -36,10 +36,10 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
     std::map<std::filesystem::path, std::vector<Range>> files;
     uint64_t total = 0;
     for (const auto& t : model.tensors()) {
-        if (!t.isExternal() || !t.external->file)
+        if (!t.isExternal() || !t.external->file())
             continue;
         const uint64_t length = t.external->length.value_or(t.byteSize());
-        files[t.external->resolvedPath].push_back({t.external->offset, length, &t});
+        files[t.external->resolvedPath()].push_back({t.external->offset, length, &t});
         total += length;
     }
 
@@ -51,7 +51,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
             [](const Range& a, const Range& b) { return a.offset < b.offset; });
         // A local file is read by pread from the file validated; a remote one (issue 38)
         // through its source, whose every answer is checked against the version opened.
-        DataFile& file = *ranges.front().tensor->external->file;
+        DataFile& file = *ranges.front().tensor->external->file();
         std::optional<UniqueFd> fd;
         if (file.isLocal()) {
             auto opened = UniqueFd::openRead(path);

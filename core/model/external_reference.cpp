@@ -33,14 +33,33 @@ std::optional<uint64_t> parseUnsigned(std::string_view text)
 
 } // namespace
 
-void parseExternalKeys(
-    TensorInfo& info, const ExternalEntries& keys, std::vector<Problem>& problems)
+std::shared_ptr<const DataLocation> DataLocations::get(
+    std::string_view location, const fs::path& resolved, const std::shared_ptr<DataFile>& file)
+{
+    Outcomes* outcomes = m_last;
+    if (!outcomes || (*outcomes)[0]->location != location) {
+        auto it = m_byLocation.find(location);
+        if (it == m_byLocation.end()) {
+            it = m_byLocation.emplace(std::string(location), Outcomes{}).first;
+            it->second[0] = std::make_shared<const DataLocation>(DataLocation{it->first, {}, {}});
+        }
+        outcomes = m_last = &it->second;
+    }
+    auto& shared = (*outcomes)[resolved.empty() ? 0 : file ? 2 : 1];
+    // The paths' texts compared, not their parts: one resolver wrote both, lexically normal.
+    if (!shared || shared->resolvedPath.native() != resolved.native() || shared->file != file)
+        shared = std::make_shared<const DataLocation>(
+            DataLocation{(*outcomes)[0]->location, resolved, file});
+    return shared;
+}
+
+void parseExternalKeys(TensorInfo& info, const ExternalEntries& keys, DataLocations& locations,
+    std::vector<Problem>& problems)
 {
     ExternalRef& ref = *info.external;
     for (const auto& [key, value] : keys.entries) {
         if (key == "location") {
-            ref.location = value;
-            ref.hasLocation = true;
+            ref.setShared(locations.get(value));
         } else if (key == "offset" || key == "length") {
             auto parsed = parseUnsigned(value);
             if (!parsed) {
@@ -66,7 +85,7 @@ void parseExternalKeys(
                 Severity::Warning);
         }
     }
-    if (!ref.hasLocation)
+    if (!ref.hasLocation())
         report(problems, info, code::MissingLocation,
             "data_location is EXTERNAL but no 'location' key is given");
     if (info.dataType == 8)
@@ -204,24 +223,24 @@ LocationResolver::Outcome LocationResolver::resolveLocal(const fs::path& normal)
 
 void resolveExternal(TensorInfo& info, LocationResolver& resolver,
     const std::function<std::shared_ptr<DataFile>(const fs::path&, const FileIdentity&)>& openFile,
-    std::vector<Problem>& problems)
+    DataLocations& locations, std::vector<Problem>& problems)
 {
     ExternalRef& ref = *info.external;
-    ref.file.reset();
-    ref.resolvedPath.clear();
-    if (!ref.hasLocation)
+    if (!ref.hasLocation())
         return; // reported while parsing
+    ref.setShared(locations.get(ref.location())); // unresolved until all is checked
     std::string_view problemCode;
-    auto resolved = resolver.resolve(ref.location, &problemCode);
+    auto resolved = resolver.resolve(ref.location(), &problemCode);
     if (!resolved) {
         report(problems, info, problemCode, resolved.error().message);
         return;
     }
-    ref.resolvedPath = resolved->path;
+    const fs::path& path = resolved->path.get(); // shared by every copy of the result
     const uint64_t fileSize = resolved->identity.size;
     const std::optional<uint64_t> span
         = ref.length ? std::optional<uint64_t>(*ref.length) : std::optional<uint64_t>(info.bytes);
     if (!span) {
+        ref.setShared(locations.get(ref.location(), path));
         // Without a length and a known dtype x shape size (unknown dtype), no byte range can be
         // trusted; reading would silently yield nothing. Say so unless an error already does.
         const bool reported = std::any_of(problems.begin(), problems.end(), [&](const Problem& p) {
@@ -233,13 +252,14 @@ void resolveExternal(TensorInfo& info, LocationResolver& resolver,
         return;
     }
     if (ref.offset > fileSize || (span && *span > fileSize - ref.offset)) {
+        ref.setShared(locations.get(ref.location(), path));
         report(problems, info, code::OutOfRange,
             "bytes " + std::to_string(ref.offset) + "+" + std::to_string(span.value_or(0))
-                + " lie past the end of " + ref.resolvedPath.string() + " ("
-                + std::to_string(fileSize) + " bytes)");
+                + " lie past the end of " + path.string() + " (" + std::to_string(fileSize)
+                + " bytes)");
         return;
     }
-    ref.file = openFile(ref.resolvedPath, resolved->identity);
+    ref.setShared(locations.get(ref.location(), path, openFile(path, resolved->identity)));
 }
 
 } // namespace repack

@@ -7,6 +7,7 @@
 #include "data_file.h"
 #include "tensor_info.h"
 
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -29,10 +30,50 @@ struct ExternalEntries {
     bool holdsData = false;
 };
 
-// Fills info.external from the tensor's key/value entries: location, offset, length, checksum
-// (basepath is accepted and ignored; other keys are warned about). Reports malformed values.
-void parseExternalKeys(
-    TensorInfo& info, const ExternalEntries& keys, std::vector<Problem>& problems);
+// The shared locations of one model's external tensors: one DataLocation per location text and
+// outcome (unresolved; resolved to a path, without a file; with its file), built when first
+// asked for and handed to every tensor after, as long as the path and file asked for agree.
+class DataLocations {
+public:
+    std::shared_ptr<const DataLocation> get(std::string_view location,
+        const std::filesystem::path& resolved = {}, const std::shared_ptr<DataFile>& file = {});
+
+private:
+    using Outcomes = std::array<std::shared_ptr<const DataLocation>, 3>;
+    std::map<std::string, Outcomes, std::less<>> m_byLocation;
+    Outcomes* m_last = nullptr; // most tensors name the location the one before named
+};
+
+// Fills info.external from the tensor's key/value entries: location (shared through
+// `locations`), offset, length, checksum (basepath is accepted and ignored; other keys are warned
+// about). Reports malformed values.
+void parseExternalKeys(TensorInfo& info, const ExternalEntries& keys, DataLocations& locations,
+    std::vector<Problem>& problems);
+
+// A path that many results hold (one per data file): one allocation for all of them, and one
+// address to tell the file by. Reads as a std::filesystem::path (empty when none was set).
+class SharedPath {
+public:
+    SharedPath() = default;
+    SharedPath(std::filesystem::path path)
+        : m_path(std::make_shared<const std::filesystem::path>(std::move(path)))
+    {
+    }
+    const std::filesystem::path& get() const { return m_path ? *m_path : none(); }
+    operator const std::filesystem::path&() const { return get(); }
+    bool empty() const { return get().empty(); }
+    std::string string() const { return get().string(); }
+    void clear() { m_path.reset(); }
+    bool operator==(const SharedPath& other) const { return get() == other.get(); }
+
+private:
+    static const std::filesystem::path& none()
+    {
+        static const std::filesystem::path none;
+        return none;
+    }
+    std::shared_ptr<const std::filesystem::path> m_path;
+};
 
 // Where a validated location points, or an error problem explaining why it may not be read.
 struct ResolvedLocation {
@@ -80,10 +121,11 @@ private:
 };
 
 // Resolves info.external with `resolver`, checks the byte range against the file and the
-// tensor's size, and attaches the shared DataFile from `openFile` when all is well.
+// tensor's size, and attaches the shared DataFile from `openFile` when all is well (the shared
+// location from `locations`).
 void resolveExternal(TensorInfo& info, LocationResolver& resolver,
     const std::function<std::shared_ptr<DataFile>(
         const std::filesystem::path&, const FileIdentity&)>& openFile,
-    std::vector<Problem>& problems);
+    DataLocations& locations, std::vector<Problem>& problems);
 
 } // namespace repack

@@ -268,13 +268,14 @@ void Model::resolve()
         }
         return lastFile;
     };
+    DataLocations locations;
     std::string lastLocation;
     for (auto& info : m_tensors) {
         if (!info.isExternal())
             continue;
-        resolveExternal(info, resolver, open, m_problems);
-        if (info.external->location != lastLocation) {
-            lastLocation = info.external->location;
+        resolveExternal(info, resolver, open, locations, m_problems);
+        if (info.external->location() != lastLocation) {
+            lastLocation = info.external->location();
             interrupted |= isTempName(fs::path(lastLocation).filename().string());
         }
     }
@@ -292,7 +293,7 @@ void Model::resolve()
     for (auto& info : m_tensors) { // no name is built when no tensor is broken
         info.hasError = !broken.empty() && broken.count(info.qualifiedName()) > 0;
         if (info.hasError && info.external.present())
-            info.external->file.reset(); // never read through a reference we found broken
+            info.external->dropFile(); // never read through a reference we found broken
     }
     // An external tensor readers need while building the graph: an error for the model's
     // readers, not for its bytes (after `broken`), so a save may bring it inline.

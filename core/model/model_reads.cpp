@@ -54,11 +54,11 @@ Result<TensorBytes> Model::read(size_t index) const
         return Error::corrupt("cannot read " + info.qualifiedName() + ": " + firstErrorOf(info));
     switch (info.storage) {
     case Storage::External: {
-        if (!info.external->file)
+        if (!info.external->file())
             return Error::corrupt(info.qualifiedName() + ": external data of '"
-                + info.external->location + "' is not readable (see the model's problems)");
+                + info.external->location() + "' is not readable (see the model's problems)");
         const uint64_t length = info.external->length.value_or(info.byteSize());
-        auto bytes = info.external->file->read(info.external->offset, length);
+        auto bytes = info.external->file()->read(info.external->offset, length);
         if (!bytes)
             return Error{info.qualifiedName() + ": " + bytes.error().message, bytes.error().kind};
         return bytes;

@@ -382,9 +382,9 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
     // only those whose reference validated.
     std::map<std::filesystem::path, std::pair<DataFile*, std::vector<const TensorInfo*>>> files;
     for (const auto& t : tensors)
-        if (t.isExternal() && t.external->file) {
-            auto& [file, readers] = files[t.external->file->path()];
-            file = t.external->file.get();
+        if (t.isExternal() && t.external->file()) {
+            auto& [file, readers] = files[t.external->file()->path()];
+            file = t.external->file().get();
             readers.push_back(&t);
         }
     for (auto& [path, entry] : files) {

@@ -132,23 +132,6 @@ bool readTensorField(Reader& r, const Field& f, TensorFields& t)
     return tensorFieldInto(r, f, t);
 }
 
-std::optional<uint64_t> elementCount(const std::vector<int64_t>& dims)
-{
-    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
-        return std::nullopt;
-    // A zero dimension anywhere makes the tensor empty, however large the others are.
-    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d == 0; }))
-        return 0;
-    uint64_t n = 1;
-    for (int64_t d : dims) {
-        const auto u = static_cast<uint64_t>(d);
-        if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u)
-            return std::nullopt;
-        n *= u;
-    }
-    return n;
-}
-
 void addProblem(std::vector<Problem>& problems, const TensorInfo& info, std::string_view code,
     std::string message, Severity severity)
 {
@@ -165,13 +148,13 @@ TensorInfo describeTensor(const TensorFields& t, std::string name, std::string s
     info.kind = kind;
     info.dataType = t.dataType;
     info.shape = t.dims;
-    info.elements = elementCount(t.dims);
+    const Count elements = info.elements();
 
     const bool known = dtype::name(info.dataType).has_value() && info.dataType != 0;
     if (!known)
         addProblem(problems, info, code::UnknownDtype,
             "unknown data type " + std::to_string(info.dataType), Severity::Warning);
-    if (!info.elements) {
+    if (!elements) {
         const bool negative
             = std::any_of(t.dims.begin(), t.dims.end(), [](int64_t d) { return d < 0; });
         addProblem(problems, info, negative ? code::BadDims : code::SizeOverflow,
@@ -180,7 +163,7 @@ TensorInfo describeTensor(const TensorFields& t, std::string name, std::string s
     } else if (info.dataType == dtype::String) {
         info.bytes = t.stringBytes;
     } else if (known) {
-        info.bytes = dtype::byteSize(info.dataType, *info.elements);
+        info.bytes = dtype::byteSize(info.dataType, *elements);
         if (!info.bytes)
             addProblem(
                 problems, info, code::SizeOverflow, "byte size of the tensor overflows 64 bits");
@@ -201,10 +184,11 @@ void checkInlineSize(
         return;
     }
     const uint64_t count = typedCount;
-    if (count == 0 && *info.elements == 0)
+    const Count elements = info.elements();
+    if (count == 0 && *elements == 0)
         return;
     const int bits = dtype::bitsPerElement(info.dataType);
-    uint64_t expected = *info.elements;
+    uint64_t expected = *elements;
     if (info.dataType == dtype::Complex64 || info.dataType == dtype::Complex128)
         expected *= 2;
     else if (bits < 8)

@@ -48,10 +48,6 @@ struct TensorFields {
 // would refuse.
 bool readTensorField(wire::Reader& r, const wire::Field& f, TensorFields& t);
 
-// The elements of a shape: nullopt for a negative dimension or a count past 64 bits; 0 when
-// any dimension is 0.
-std::optional<uint64_t> elementCount(const std::vector<int64_t>& dims);
-
 // The TensorInfo of `t`: its name, scope and kind as given, dtype, shape, element and byte
 // counts; the problems of its dtype and shape added to `problems`. Storage is the caller's.
 TensorInfo describeTensor(const TensorFields& t, std::string name, std::string scope,

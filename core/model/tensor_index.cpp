@@ -14,8 +14,6 @@
 #include <limits>
 #include <set>
 
-#include <sys/mman.h>
-
 namespace repack {
 namespace {
 
@@ -43,18 +41,6 @@ using AP = onnx::AttributeProto;
 using SP = onnx::SparseTensorProto;
 using MP = onnx::ModelProto;
 using FP = onnx::FunctionProto;
-
-// A large buffer about to be filled: in 2 MiB pages where the system allows, one page fault
-// instead of 512 (faults are most of the cost of filling an index of 100,000 tensors).
-void adviseHugePages(const void* data, size_t bytes)
-{
-    constexpr uintptr_t kHuge = 2u << 20;
-    const auto begin = reinterpret_cast<uintptr_t>(data);
-    const uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1);
-    const uintptr_t last = (begin + bytes) & ~(kHuge - 1);
-    if (last > first)
-        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-}
 
 std::string orName(std::string_view own, const std::string& fallback)
 {
@@ -178,19 +164,26 @@ private:
     bool graph(SpanList spans, int depth, const std::string& scope, bool* hasNodes = nullptr)
     {
         Spans sparse;
-        Spans nodes;
+        // Per occurrence of the graph, from its first node's tag to its last node's end: the
+        // nodes are walked after the graph's tensors, in a pass over these ranges alone (the
+        // nodes of a file protobuf wrote come before its initializers; a pass over all of the
+        // graph would read the initializers' pages again).
+        Spans nodeRanges;
+        Span nodesIn;
         m_marker.enterGraph();
         // Most tensors are the main graph's initializers: one allocation for the index.
         if (depth == 1 && !reserveMainGraph(spans, depth))
             return false;
         Releaser released(*this, spans.empty() ? 0 : spans.front().begin, depth);
         // Initializers come first in the index, in order: read them as they come.
-        const bool ok = fields(spans, depth, [&](Reader& r, const Field& f) {
+        const auto each = [&](Reader& r, const Field& f) {
             if (f.type != wire::Len)
                 return true;
             switch (f.number) {
             case GP::kNodeFieldNumber:
-                nodes.push_back({f.begin, f.end});
+                if (nodesIn.end == 0)
+                    nodesIn.begin = f.tagAt;
+                nodesIn.end = f.end;
                 break;
             case GP::kInitializerFieldNumber: {
                 const size_t index = m_out.tensors.size();
@@ -209,16 +202,21 @@ private:
             }
             released.upTo(f.end);
             return true;
-        });
-        if (!ok)
-            return false;
+        };
+        for (const Span& span : spans) {
+            nodesIn = {};
+            if (!fields(one(span), depth, each))
+                return false;
+            if (nodesIn.end != 0)
+                nodeRanges.push_back(nodesIn);
+        }
         released.finish();
         if (hasNodes)
-            *hasNodes = !nodes.empty();
+            *hasNodes = !nodeRanges.empty();
         for (const Span& s : sparse)
             if (!sparseTensor(one(s), depth + 1, scope, {}, true))
                 return false;
-        const bool done = nodeList(nodes, depth + 1, scope);
+        const bool done = nodeList(nodeRanges, depth, GP::kNodeFieldNumber, scope);
         m_marker.leaveGraph();
         return done;
     }
@@ -246,7 +244,6 @@ private:
         // reservation is address space, not memory, until it is filled, and spares the index
         // a doubling that holds its old and new buffers at once.
         m_out.tensors.reserve(count + nodes);
-        adviseHugePages(m_out.tensors.data(), (count + nodes) * sizeof(TensorInfo));
         m_marker.reserveInitializers(count);
         // Node inputs and graph outputs: most models name each initializer once or twice and
         // each node output once or twice. Room for four names per initializer and node is
@@ -311,7 +308,6 @@ private:
     {
         std::string_view name;
         std::string_view domain;
-        Spans nodes;
         const bool ok = fields(one(span), 1, [&](Reader& r, const Field& f) {
             if (f.type != wire::Len)
                 return true;
@@ -319,15 +315,13 @@ private:
                 name = r.text(f);
             else if (f.number == FP::kDomainFieldNumber)
                 domain = r.text(f);
-            else if (f.number == FP::kNodeFieldNumber)
-                nodes.push_back({f.begin, f.end});
             return true;
         });
         if (!ok)
             return false;
         m_marker.enterGraph();
-        const bool done
-            = nodeList(nodes, 2, "function:" + std::string(domain) + ":" + std::string(name));
+        const bool done = nodeList(one(span), 1, FP::kNodeFieldNumber,
+            "function:" + std::string(domain) + ":" + std::string(name));
         m_marker.leaveGraph();
         return done;
     }
@@ -341,13 +335,21 @@ private:
         Spans attributes;
     };
 
-    bool nodeList(const Spans& nodes, int depth, const std::string& scope)
+    // The nodes of the graph or function made of `spans` (its bytes, or ranges of them that
+    // start at a field) at nesting `parentDepth`: its fields numbered `field`, read in a pass of
+    // their own after its other fields, so that no list of a graph's nodes is kept (16 bytes a
+    // node, 1.6 MB at 100,000 nodes).
+    bool nodeList(SpanList spans, int parentDepth, uint32_t field, const std::string& scope)
     {
+        const int depth = parentDepth + 1;
         int index = 0;
         NodeFields node;
-        Releaser released(*this, nodes.empty() ? 0 : nodes.front().begin, depth - 1);
-        for (const Span& span : nodes) {
-            released.upTo(span.begin);
+        Releaser released(*this, spans.empty() ? 0 : spans.front().begin, parentDepth);
+        const bool walked = fields(spans, parentDepth, [&](Reader&, const Field& nodeField) {
+            released.upTo(nodeField.begin);
+            if (nodeField.type != wire::Len || nodeField.number != field)
+                return true;
+            const Span span{nodeField.begin, nodeField.end};
             node.name = node.opType = node.domain = node.output0 = {};
             node.hasOutput = false;
             node.attributes.clear();
@@ -395,8 +397,11 @@ private:
                 m_marker.node(node.domain, node.opType, node.name, index, m_inputs);
             }
             ++index;
-        }
-        released.upTo(nodes.empty() ? 0 : nodes.back().end);
+            released.upTo(span.end);
+            return true;
+        });
+        if (!walked)
+            return false;
         released.finish();
         return true;
     }
@@ -524,9 +529,10 @@ private:
             if (t.external) { // the keys read as for the index, problems left out
                 TensorInfo scratch;
                 std::vector<Problem> ignored;
-                parseExternalKeys(scratch, {t.externalData, t.hasRaw || t.typedCount > 0}, ignored);
-                if (scratch.external->hasLocation)
-                    (*m_locations)(scratch.external->location);
+                parseExternalKeys(scratch, {t.externalData, t.hasRaw || t.typedCount > 0},
+                    m_dataLocations, ignored);
+                if (scratch.external->hasLocation())
+                    (*m_locations)(scratch.external->location());
             }
             return true;
         }
@@ -535,7 +541,8 @@ private:
         const size_t position = m_out.tensors.size();
         if (t.external) {
             info.storage = Storage::External;
-            parseExternalKeys(info, {t.externalData, t.hasRaw || t.typedCount > 0}, m_out.problems);
+            parseExternalKeys(info, {t.externalData, t.hasRaw || t.typedCount > 0}, m_dataLocations,
+                m_out.problems);
         } else {
             info.storage = t.hasRaw ? Storage::Raw : Storage::Typed;
             uint64_t held = t.raw.length;
@@ -581,6 +588,7 @@ private:
     GraphBuildMarker m_marker;
     TensorFields m_fields; // of the tensor being read (tensors hold no tensors)
     std::string_view m_lastName; // the own name of the tensor read last
+    DataLocations m_dataLocations; // shared by the external tensors naming each location
     std::vector<std::string_view> m_inputs; // of the node being finished
     std::vector<size_t> m_used; // hashes of node inputs and graph outputs, every graph
     const ReleaseRule& m_release;

@@ -1,6 +1,44 @@
 #include "tensor_info.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace repack {
+
+// The index of a model of 100,000 external tensors holds one of each per tensor (issue 37): an
+// entry that grows is a decision, not an accident.
+static_assert(sizeof(ExternalRef) <= 40, "ExternalRef is held once per external tensor");
+static_assert(sizeof(TensorInfo) <= 144, "TensorInfo is held once per tensor");
+
+const DataLocation& ExternalRef::where() const
+{
+    static const DataLocation none;
+    return m_where ? *m_where : none;
+}
+
+void ExternalRef::dropFile()
+{
+    if (m_where && m_where->file)
+        m_where = std::make_shared<const DataLocation>(
+            DataLocation{m_where->location, m_where->resolvedPath, nullptr});
+}
+
+std::optional<uint64_t> elementCount(std::span<const int64_t> dims)
+{
+    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; }))
+        return std::nullopt;
+    // A zero dimension anywhere makes the tensor empty, however large the others are.
+    if (std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d == 0; }))
+        return 0;
+    uint64_t n = 1;
+    for (int64_t d : dims) {
+        const auto u = static_cast<uint64_t>(d);
+        if (u != 0 && n > std::numeric_limits<uint64_t>::max() / u)
+            return std::nullopt;
+        n *= u;
+    }
+    return n;
+}
 
 std::string_view kindName(TensorKind kind)
 {

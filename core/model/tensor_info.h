@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,41 +24,38 @@ enum class TensorKind : uint8_t { Initializer, Attribute, Sparse };
 // Inline storage is either `raw_data` or one of the typed repeated fields.
 enum class Storage : uint8_t { Raw, Typed, External };
 
-// A path that many tensors hold (one per data file): one allocation for all of them, not one
-// per tensor. Reads as a std::filesystem::path (empty when none was set).
-class SharedPath {
-public:
-    SharedPath() = default;
-    SharedPath(std::filesystem::path path)
-        : m_path(std::make_shared<const std::filesystem::path>(std::move(path)))
-    {
-    }
-    const std::filesystem::path& get() const { return m_path ? *m_path : none(); }
-    operator const std::filesystem::path&() const { return get(); }
-    bool empty() const { return get().empty(); }
-    std::string string() const { return get().string(); }
-    void clear() { m_path.reset(); }
-    bool operator==(const SharedPath& other) const { return get() == other.get(); }
-
-private:
-    static const std::filesystem::path& none()
-    {
-        static const std::filesystem::path none;
-        return none;
-    }
-    std::shared_ptr<const std::filesystem::path> m_path;
+// What the external tensors naming one data file share: one object per distinct location of a
+// model (and per outcome of its checks), never one per tensor; immutable once built, so a
+// tensor's location, resolved path and file always belong together.
+struct DataLocation {
+    std::string location; // as written in the model
+    std::filesystem::path resolvedPath; // base dir / location, lexically normal; empty: unresolved
+    std::shared_ptr<DataFile> file; // null when the reference failed validation
 };
 
-// What most external tensors lack (a length, a checksum) costs them 8 bytes each: an index of
-// 100,000 external tensors holds one per tensor.
-struct ExternalRef {
-    std::string location; // as written in the model
+// An external tensor's reference: its own byte range and checksum, and its shared location.
+// 40 bytes, of which what most external tensors lack (a length, a checksum) costs 8 each: an
+// index of 100,000 external tensors holds one per tensor.
+class ExternalRef {
+public:
     uint64_t offset = 0;
     Compact<uint64_t, UINT64_MAX> length; // absent: the tensor's byte size is read from offset
     Rare<std::string> checksum; // hex SHA-1, when present
-    SharedPath resolvedPath; // base dir / location, lexically normal
-    std::shared_ptr<DataFile> file; // null when the reference failed validation
-    bool hasLocation = false; // a 'location' key was given (possibly empty)
+
+    // A 'location' key was given (possibly empty).
+    bool hasLocation() const { return m_where != nullptr; }
+    const std::string& location() const { return where().location; }
+    const std::filesystem::path& resolvedPath() const { return where().resolvedPath; }
+    const std::shared_ptr<DataFile>& file() const { return where().file; }
+    // The shared part, null when no location was given.
+    const std::shared_ptr<const DataLocation>& shared() const { return m_where; }
+    void setShared(std::shared_ptr<const DataLocation> where) { m_where = std::move(where); }
+    // Keeps the location and its resolved path, drops the file: never read through it.
+    void dropFile();
+
+private:
+    const DataLocation& where() const;
+    std::shared_ptr<const DataLocation> m_where;
 };
 
 // A byte range of the .onnx file itself: a raw_data payload Model::load left in the file.
@@ -71,7 +69,11 @@ inline constexpr FileRange kNoFileRange{UINT64_MAX, 0};
 // No tensor has 2^64 - 1 elements or bytes (ONNX caps a tensor at 2^63): it stands for unknown.
 using Count = Compact<uint64_t, UINT64_MAX>;
 
-// An entry costs about 130 bytes with no allocation of its own for an unnamed or short-named
+// The elements of a shape: nullopt for a negative dimension or a count past 64 bits; 0 when
+// any dimension is 0.
+std::optional<uint64_t> elementCount(std::span<const int64_t> dims);
+
+// An entry costs 144 bytes with no allocation of its own for an unnamed or short-named
 // tensor of up to two dims, which is what a model of millions of tiny tensors holds: what only
 // some tensors have (an external reference, a reason to stay inline) is a pointer.
 struct TensorInfo {
@@ -85,7 +87,6 @@ struct TensorInfo {
     bool unusedInitializer = false;
     int32_t dataType = 0;
     Dims shape;
-    Count elements; // absent when dims are negative or overflow
     Count bytes; // packed byte size; strings: sum of lengths
     Rare<ExternalRef> external; // present when storage == External
     // Storage::Raw whose raw_data is still in the .onnx file (proto->raw_data() is empty until
@@ -97,6 +98,8 @@ struct TensorInfo {
     Rare<std::string> readAtGraphBuild;
     onnx::TensorProto* proto = nullptr; // owned by the Model
 
+    // Of the shape (not kept: 8 bytes a tensor); absent when dims are negative or overflow.
+    Count elements() const { return elementCount(shape); }
     bool isExternal() const { return storage == Storage::External; }
     bool mustStayInline() const { return !readAtGraphBuild->empty(); }
     uint64_t byteSize() const { return bytes.value_or(0); }

@@ -233,11 +233,11 @@ Result<std::vector<IdenticalAcross>> findIdenticalAcross(std::span<const Model* 
         std::map<std::pair<FileId, uint64_t>, size_t> atRange;
         for (TensorRef ref : members) {
             const TensorInfo& t = finder.info(ref);
-            if (!t.isExternal() || !t.external->file) {
+            if (!t.isExternal() || !t.external->file()) {
                 copies.push_back({ref, {ref}});
                 continue;
             }
-            const FileId file = t.external->file->identity().id;
+            const FileId file = t.external->file()->identity().id;
             auto [it, fresh] = atRange.emplace(std::pair(file, t.external->offset), copies.size());
             if (fresh)
                 copies.push_back({ref, {ref}});

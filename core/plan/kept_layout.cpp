@@ -43,12 +43,12 @@ namespace {
 // finishes that save. A final name that is another file, or a model's, is not taken.
 std::string keptLocation(const TensorInfo& t)
 {
-    const fs::path path = fs::path(t.external->location).lexically_normal();
+    const fs::path path = fs::path(t.external->location()).lexically_normal();
     const std::string final = finalNameOfTemp(path.filename().string());
     if (final.empty() || classifyFileName(final) == FileType::Model
-        || t.external->resolvedPath.empty())
+        || t.external->resolvedPath().empty())
         return path.generic_string();
-    const fs::path& resolved = t.external->resolvedPath;
+    const fs::path& resolved = t.external->resolvedPath();
     const auto finalId = fileIdOf(resolved.parent_path() / final);
     if (finalId && finalId != fileIdOf(resolved))
         return path.generic_string();
@@ -85,7 +85,7 @@ namespace {
 const ExternalRef* firstSafetensorsFile(const Model& model)
 {
     for (const TensorInfo& t : model.tensors())
-        if (t.isExternal() && t.external->file && t.external->file->safetensors())
+        if (t.isExternal() && t.external->file() && t.external->file()->safetensors())
             return &*t.external;
     return nullptr;
 }
@@ -114,8 +114,8 @@ Status checkCompactFiles(const Model& model, const SaveOptions& kept)
                 + " reads no data file of that name ("
                 + (files.empty() ? "it reads none" : "it reads " + files) + ")");
         }
-        if (kept.format == DataFormat::Raw && in->external->file
-            && in->external->file->safetensors())
+        if (kept.format == DataFormat::Raw && in->external->file()
+            && in->external->file()->safetensors())
             return Error::usage("cannot compact '" + name
                 + "': it is a safetensors file, and laid out again as raw data it would lose its "
                   "header; lay the data files out anew in the safetensors format instead");
@@ -161,7 +161,7 @@ Result<SaveOptions> keptOptions(
     if (moved && kept.format == DataFormat::Raw)
         if (const ExternalRef* file = firstSafetensorsFile(model))
             return Error::usage("cannot move " + model.tensors()[*moved].qualifiedName()
-                + " and keep every other tensor where it is: " + file->location
+                + " and keep every other tensor where it is: " + file->location()
                 + " is a safetensors file, and keeping its layout would write it again without "
                   "its header; lay the data files out anew in the safetensors format instead");
     return kept;
@@ -186,8 +186,8 @@ std::vector<bool> untouchedFiles(const Model& model, const fs::path& dir, const 
         const TensorInfo& t = tensors[i];
         const PlannedTensor& p = plan.tensors[i];
         std::optional<FileId> now;
-        if (t.isExternal() && t.external->file)
-            now = t.external->file->identity().id;
+        if (t.isExternal() && t.external->file())
+            now = t.external->file()->identity().id;
         const auto f = static_cast<size_t>(p.file);
         if (p.external && (!now || now != finals[f] || t.external->offset != p.offset))
             untouched[f] = false; // moved into it, or within it
@@ -227,7 +227,7 @@ bool planKeepsLayout(
         if (p.external != t.isExternal())
             return false;
         if (p.external
-            && fs::path(t.external->location).lexically_normal()
+            && fs::path(t.external->location()).lexically_normal()
                 != fs::path(plan.files[static_cast<size_t>(p.file)]).lexically_normal())
             return false;
     }
@@ -271,9 +271,9 @@ std::vector<bool> keptDataFiles(
         if (!kept[f])
             continue;
         const TensorInfo& t = tensors[i];
-        const DataFile* file = t.isExternal() ? t.external->file.get() : nullptr;
+        const DataFile* file = t.isExternal() ? t.external->file().get() : nullptr;
         kept[f] = file && finals[f] && file->identity().id == *finals[f]
-            && readsAsNamed(t.external->resolvedPath, f) && (!read[f] || read[f] == file)
+            && readsAsNamed(t.external->resolvedPath(), f) && (!read[f] || read[f] == file)
             && t.external->offset == p.offset
             && t.external->length.value_or(t.byteSize()) == p.length
             && !(options.checksum && t.external->checksum->empty());

@@ -90,10 +90,10 @@ Result<DataWriter::SourceRange> DataWriter::sourceOf(size_t tensor) const
 {
     const TensorInfo& t = m_model.tensors()[tensor];
     if (t.isExternal()) {
-        if (!t.external->file)
+        if (!t.external->file())
             return Error::corrupt(t.qualifiedName() + ": its external data failed validation");
         return SourceRange{
-            &t.external->resolvedPath.get(), t.external->file->identity(), t.external->offset};
+            &t.external->resolvedPath(), t.external->file()->identity(), t.external->offset};
     }
     const DataFile* model = m_model.inFileSource();
     if (!t.inlineRange || !model)
@@ -147,7 +147,7 @@ Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
     }
     if (!m_options.allowCorrupt)
         return Error::corrupt(t.qualifiedName() + ": the bytes in "
-            + t.external->resolvedPath.string() + " do not match its checksum (SHA-1 " + actual
+            + t.external->resolvedPath().string() + " do not match its checksum (SHA-1 " + actual
             + ", the checksum key says " + expected
             + "); refusing to carry corrupt bytes forward (--allow-corrupt keeps them "
               "and their old checksum)");
@@ -283,7 +283,7 @@ std::optional<uint64_t> DataWriter::payloadLength(size_t tensor) const
 {
     const TensorInfo& t = m_model.tensors()[tensor];
     if (t.isExternal())
-        return t.external->file ? std::optional<uint64_t>(t.byteSize()) : std::nullopt;
+        return t.external->file() ? std::optional<uint64_t>(t.byteSize()) : std::nullopt;
     if (payloadInModelFile(t) && m_model.inFileSource())
         return t.inlineRange->length;
     return std::nullopt;

@@ -74,9 +74,9 @@ Result<SourceWatch> SourceWatch::start(const Model& model, const CancelToken* ca
             return s.error();
     std::set<const DataFile*> seen; // one DataFile per file: thousands of tensors share one
     for (const TensorInfo& t : model.tensors()) {
-        if (!t.isExternal() || !t.external->file || !seen.insert(t.external->file.get()).second)
+        if (!t.isExternal() || !t.external->file() || !seen.insert(t.external->file().get()).second)
             continue;
-        const DataFile& file = *t.external->file;
+        const DataFile& file = *t.external->file();
         if (Status s = watch.watch(file.path(), file.identity(), cancel); !s)
             return s.error();
     }

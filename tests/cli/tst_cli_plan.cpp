@@ -154,7 +154,7 @@ void TestCliPlan::handEditedPlanPredictsTheSavedFiles()
         QCOMPARE(p["storage"].toString(), t.isExternal() ? "external" : "inline");
         if (!t.isExternal())
             continue;
-        QCOMPARE(p["location"].toString(), QString::fromStdString(t.external->location));
+        QCOMPARE(p["location"].toString(), QString::fromStdString(t.external->location()));
         QCOMPARE(uint64_t(p["offset"].toInteger()), t.external->offset);
         QCOMPARE(uint64_t(p["length"].toInteger()), t.external->length.value_or(0));
         used[p["location"].toString()] += t.byteSize();

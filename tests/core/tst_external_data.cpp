@@ -197,6 +197,7 @@ private slots:
     void truncatedProtobufFailsNamingTheFile();
     void modelDirectoryReachedThroughSymlink();
     void setBaseDirReresolves();
+    void tensorsOfOneFileShareItsLocation();
 
 private:
     // Writes root/outside.bin, root/model/data.bin (64 bytes: healthy at 0, victim's at 16)
@@ -295,9 +296,9 @@ void TestExternalData::brokenReference()
 
     // Nothing outside the model folder is attached for reading.
     for (const auto& t : model.tensors())
-        if (t.external->file)
-            QVERIFY2(isUnder(t.external->file->path(), root.filePath("model").toStdString()),
-                t.external->file->path().c_str());
+        if (t.external->file())
+            QVERIFY2(isUnder(t.external->file()->path(), root.filePath("model").toStdString()),
+                t.external->file()->path().c_str());
 }
 
 void TestExternalData::unknownKeyIsOnlyAWarning()
@@ -448,6 +449,56 @@ void TestExternalData::setBaseDirReresolves()
     model.setBaseDir(root.filePath("model").toStdString());
     QVERIFY(model.hasErrors());
     QVERIFY_FAILS_WITH(model.read(0), "data.bin");
+}
+
+// The location, resolved path and file an external tensor reads are one object shared by the
+// tensors naming that location (one per outcome of the checks): never one per tensor (issue 37),
+// and never a file other than the one its location names, nor a file a failed check withheld.
+void TestExternalData::tensorsOfOneFileShareItsLocation()
+{
+    QTemporaryDir tmp;
+    const QDir dir(tmp.path());
+    DataFileBuilder a("a.bin");
+    DataFileBuilder b("b.bin");
+    onnx::ModelProto model = emptyModel();
+    auto add = [&](DataFileBuilder& data, const std::string& name, uint64_t offset) {
+        auto t = rawTensor(name, 1, {4});
+        data.externalize(t, offset);
+        *model.mutable_graph()->add_initializer() = t;
+    };
+    add(a, "a0", 0);
+    add(b, "b0", 0);
+    add(a, "a1", 16);
+    add(b, "b1", 16);
+    auto pastEnd = rawTensor("pastEnd", 1, {4});
+    pastEnd.clear_raw_data();
+    setExternal(pastEnd, "a.bin", "24", "16"); // a.bin holds 32 bytes
+    *model.mutable_graph()->add_initializer() = pastEnd;
+    QVERIFY(a.save(dir.path()) && b.save(dir.path()));
+    QVERIFY(saveModel(model, dir.filePath("model.onnx")));
+
+    auto loaded = Model::load(dir.filePath("model.onnx").toStdString());
+    QVERIFY(loaded.ok());
+    const auto& t = (*loaded)->tensors();
+    QCOMPARE(t.size(), size_t(5));
+    const ExternalRef& a0 = *t[0].external;
+    const ExternalRef& b0 = *t[1].external;
+    QVERIFY(a0.shared() && a0.shared() == t[2].external->shared());
+    QVERIFY(b0.shared() && b0.shared() == t[3].external->shared());
+    QVERIFY(a0.shared() != b0.shared());
+    for (size_t i : {0, 1, 2, 3}) {
+        const ExternalRef& e = *t[i].external;
+        QVERIFY(e.file());
+        QCOMPARE(e.resolvedPath().filename().string(), e.location());
+        QCOMPARE(e.file()->path(), e.resolvedPath());
+    }
+    const ExternalRef& bad = *t[4].external;
+    QCOMPARE(bad.location(), std::string("a.bin"));
+    QCOMPARE(bad.resolvedPath(), a0.resolvedPath());
+    QVERIFY(!bad.file()); // out of range: never read, while its neighbours in a.bin are
+    QVERIFY(t[4].hasError && !t[0].hasError);
+    QCOMPARE((*loaded)->problems().size(), size_t(1));
+    QCOMPARE((*loaded)->problems()[0].code, std::string(code::OutOfRange));
 }
 
 QTEST_APPLESS_MAIN(TestExternalData)

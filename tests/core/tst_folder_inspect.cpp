@@ -169,7 +169,7 @@ private slots:
         QVERIFY(folder->shared.empty());
         for (const FolderModel& m : folder->models)
             for (const TensorInfo& t : m.model->tensors())
-                QCOMPARE(t.external->file->mapCount(), 0);
+                QCOMPARE(t.external->file()->mapCount(), 0);
     }
 
     // A Hugging Face cache: both names are links into blobs/. onnx >= 1.21 refuses the symlink,

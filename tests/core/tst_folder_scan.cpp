@@ -306,9 +306,9 @@ void TestFolderScan::siblingLocationsAreTheIndexs()
     auto loaded = Model::load(path.toStdString());
     QVERIFY_OK(loaded);
     for (const TensorInfo& t : (*loaded)->tensors())
-        if (t.isExternal() && std::filesystem::path(t.external->location).is_relative())
+        if (t.isExternal() && std::filesystem::path(t.external->location()).is_relative())
             fromIndex.insert(
-                (std::filesystem::path(dir.path().toStdString()) / t.external->location)
+                (std::filesystem::path(dir.path().toStdString()) / t.external->location())
                     .lexically_normal());
     QCOMPARE(fromIndex.size(), size_t(4)); // a.bin, sub/sparse.bin, ../outside.bin, f.bin
     QCOMPARE(std::set<std::filesystem::path>(paths->begin(), paths->end()), fromIndex);

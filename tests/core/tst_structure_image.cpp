@@ -62,7 +62,7 @@ std::string describe(const TensorInfo& t)
         text += " inline=" + std::to_string(t.inlineRange->offset) + "+"
             + std::to_string(t.inlineRange->length);
     if (t.external.present())
-        text += " external=" + t.external->location + "@" + std::to_string(t.external->offset);
+        text += " external=" + t.external->location() + "@" + std::to_string(t.external->offset);
     return text + " graphBuild=" + *t.readAtGraphBuild;
 }
 

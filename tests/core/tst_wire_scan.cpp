@@ -110,14 +110,14 @@ std::string describe(const Model& model)
             + std::to_string(t.dataType) + " shape";
         for (auto d : t.shape)
             out += " " + std::to_string(d);
-        out += " elements " + (t.elements ? std::to_string(*t.elements) : "-") + " bytes "
+        out += " elements " + (t.elements() ? std::to_string(*t.elements()) : "-") + " bytes "
             + (t.bytes ? std::to_string(*t.bytes) : "-") + " " + std::string(storageName(t.storage))
             + " error " + std::to_string(t.hasError);
         if (t.isExternal())
-            out += " " + t.external->location + "@" + std::to_string(t.external->offset) + "+"
+            out += " " + t.external->location() + "@" + std::to_string(t.external->offset) + "+"
                 + (t.external->length ? std::to_string(*t.external->length) : "-") + " "
-                + *t.external->checksum + " " + t.external->resolvedPath.string() + " file "
-                + std::to_string(bool(t.external->file));
+                + *t.external->checksum + " " + t.external->resolvedPath().string() + " file "
+                + std::to_string(bool(t.external->file()));
         auto bytes = model.read(i);
         out += bytes ? " read "
                 + std::string(
@@ -619,7 +619,7 @@ void TestWireScan::indexReadsFieldsAsProtobuf()
         for (const auto& entry : p.external_data())
             if (entry.key() == "location")
                 location = entry.value();
-        QCOMPARE(t.external->location, t.isExternal() ? location : std::string());
+        QCOMPARE(t.external->location(), t.isExternal() ? location : std::string());
         if (t.storage == Storage::Raw) {
             auto bytes = (*model)->read(i);
             QVERIFY(bytes.ok());

@@ -165,8 +165,8 @@ void TestRemoteModel::externalDataBesideIt()
     for (const TensorInfo& t : (*remote)->tensors())
         if (t.name == "ext_b")
             ext = &t;
-    QVERIFY(ext && ext->isExternal() && ext->external->file);
-    QCOMPARE(ext->external->resolvedPath.string(), nginx.url("m/w.bin"));
+    QVERIFY(ext && ext->isExternal() && ext->external->file());
+    QCOMPARE(ext->external->resolvedPath().string(), nginx.url("m/w.bin"));
 }
 
 void TestRemoteModel::missingOrEscapingDataIsAProblem()
@@ -194,7 +194,7 @@ void TestRemoteModel::missingOrEscapingDataIsAProblem()
     QVERIFY(escapes);
     for (const TensorInfo& t : (*remote)->tensors())
         if (t.isExternal())
-            QVERIFY(!t.external->file);
+            QVERIFY(!t.external->file());
 }
 
 void TestRemoteModel::aFileChangedOnTheServerFailsItsReads()

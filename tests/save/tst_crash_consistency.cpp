@@ -286,11 +286,11 @@ void TestCrashConsistency::killedAtProtocolPoint()
         for (const auto& t : afterClean->tensors()) {
             if (!t.isExternal())
                 continue;
-            QVERIFY2(t.external->location.find(".repack-tmp-") == std::string::npos,
-                t.external->location.c_str());
+            QVERIFY2(t.external->location().find(".repack-tmp-") == std::string::npos,
+                t.external->location().c_str());
             struct stat st { };
-            QVERIFY(::stat(t.external->resolvedPath.get().c_str(), &st) == 0);
-            QVERIFY2(st.st_nlink == 1, t.external->location.c_str());
+            QVERIFY(::stat(t.external->resolvedPath().c_str(), &st) == 0);
+            QVERIFY2(st.st_nlink == 1, t.external->location().c_str());
         }
         const QStringList left = tempLeftovers(QFileInfo(target).absolutePath());
         QVERIFY2(left.isEmpty(), qPrintable(left.join(", ")));

@@ -178,8 +178,8 @@ int mappings(const Model& model)
 {
     int count = 0;
     for (const auto& t : model.tensors())
-        if (t.isExternal() && t.external->file)
-            count += t.external->file->mapCount();
+        if (t.isExternal() && t.external->file())
+            count += t.external->file()->mapCount();
     return count;
 }
 

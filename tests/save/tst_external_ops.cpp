@@ -86,8 +86,8 @@ void TestExternalOps::setBaseDirReresolves()
     setBaseDir(*model, dir.filePath("there").toStdString());
     QVERIFY(!model->hasErrors());
     for (const auto& t : model->tensors())
-        QCOMPARE(
-            QString::fromStdString(t.external->resolvedPath.string()), dir.filePath("there/w.bin"));
+        QCOMPARE(QString::fromStdString(t.external->resolvedPath().string()),
+            dir.filePath("there/w.bin"));
     QCOMPARE(readAllTensors(*model).at("graph/t1"), tensorContent(1, 3000));
 }
 
@@ -134,7 +134,7 @@ void TestExternalOps::unloadFromModelSplitsByThreshold()
         const TensorInfo& t = model->tensors()[i];
         QCOMPARE(t.isExternal(), bool(external[i]));
         if (t.isExternal()) {
-            QCOMPARE(t.external->location, std::string("u.bin"));
+            QCOMPARE(t.external->location(), std::string("u.bin"));
             QCOMPARE(bytesAt(dir.filePath("u.bin"), t.external->offset, sizes[i]),
                 tensorContent(i, sizes[i]));
         } else {

@@ -44,7 +44,7 @@ std::map<std::string, Place> placesOf(const Model& model)
     std::map<std::string, Place> out;
     for (const TensorInfo& t : model.tensors())
         out[t.qualifiedName()]
-            = t.isExternal() ? Place{true, t.external->location, t.external->offset} : Place{};
+            = t.isExternal() ? Place{true, t.external->location(), t.external->offset} : Place{};
     return out;
 }
 

@@ -203,7 +203,7 @@ void TestSafeSave::thousandFilesConsolidateIntoOne()
     QVERIFY_OK(save(*model, path.toStdString(), SaveOptions{}));
     for (const auto& t : model->tensors()) {
         QVERIFY(t.isExternal());
-        QCOMPARE(t.external->location, std::string("m.onnx.data"));
+        QCOMPARE(t.external->location(), std::string("m.onnx.data"));
     }
     auto reloaded = loadModel(path);
     QVERIFY(reloaded);
@@ -224,11 +224,11 @@ void TestSafeSave::replacedFileInvalidatesHandles()
     QVERIFY(index >= 0);
     QVERIFY(model->read(size_t(index)).ok()); // mapped before the save
     const TensorInfo stale = model->tensors()[size_t(index)];
-    QVERIFY(stale.external->file);
+    QVERIFY(stale.external->file());
 
     QVERIFY_OK(save(*model, path.toStdString(), SaveOptions{}));
 
-    auto old = stale.external->file->view(stale.external->offset, stale.byteSize());
+    auto old = stale.external->file()->view(stale.external->offset, stale.byteSize());
     QVERIFY(!old.ok());
     QVERIFY2(
         old.error().message.find("invalidated") != std::string::npos, old.error().message.c_str());
@@ -242,9 +242,9 @@ void TestSafeSave::replacedFileInvalidatesHandles()
         const TensorInfo& mine = model->tensors()[i];
         const TensorInfo& disk = onDisk->tensors()[i];
         QCOMPARE(mine.isExternal(), disk.isExternal());
-        QCOMPARE(mine.external->location, disk.external->location);
+        QCOMPARE(mine.external->location(), disk.external->location());
         QCOMPARE(mine.external->offset, disk.external->offset);
-        QCOMPARE(mine.external->resolvedPath, disk.external->resolvedPath);
+        QCOMPARE(mine.external->resolvedPath(), disk.external->resolvedPath());
     }
     // The fixture stored t2 after junk; the save moved it, so offsets really changed.
     QVERIFY(model->tensors()[size_t(index)].external->offset != stale.external->offset);
@@ -267,7 +267,7 @@ void TestSafeSave::saveAsLeavesOldFilesAndHandles()
     QVERIFY_OK(save(*model, out.toStdString(), SaveOptions{}));
 
     QCOMPARE(hashFolder(dir.filePath("src")), hashes);
-    auto view = oldHandle.external->file->view(oldHandle.external->offset, oldHandle.byteSize());
+    auto view = oldHandle.external->file()->view(oldHandle.external->offset, oldHandle.byteSize());
     QVERIFY_OK(view);
     QCOMPARE(std::string(reinterpret_cast<const char*>(view->data()), view->size()),
         tensorContent(size_t(index), kSizes[size_t(index)]));
@@ -276,7 +276,7 @@ void TestSafeSave::saveAsLeavesOldFilesAndHandles()
     QCOMPARE(readAllTensors(*original), expectedTensors(kSizes));
 
     QCOMPARE(QString::fromStdString(model->path().string()), out);
-    QCOMPARE(model->tensors()[size_t(index)].external->resolvedPath.string(),
+    QCOMPARE(model->tensors()[size_t(index)].external->resolvedPath().string(),
         (out + ".data").toStdString());
     QCOMPARE(readAllTensors(*model), expectedTensors(kSizes));
     QCOMPARE(saveTempsIn(dir.filePath("out")), QStringList());

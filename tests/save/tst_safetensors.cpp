@@ -174,7 +174,7 @@ private slots:
             QCOMPARE(t.isExternal(), plan->tensors[i].external);
             if (!t.isExternal())
                 continue;
-            QCOMPARE(t.external->location, plan->files[size_t(plan->tensors[i].file)]);
+            QCOMPARE(t.external->location(), plan->files[size_t(plan->tensors[i].file)]);
             QCOMPARE(t.external->offset, plan->tensors[i].offset);
         }
         for (const FileLayout& f : computeLayout(*reloaded)) {

@@ -312,7 +312,7 @@ void TestSaveFailures::unreferencedDataFileNeedsForce()
     QCOMPARE(readAllTensors(*reloaded), before.tensors);
     for (const auto& t : reloaded->tensors())
         if (t.isExternal())
-            QCOMPARE(t.external->location, std::string("other.data"));
+            QCOMPARE(t.external->location(), std::string("other.data"));
 }
 
 void TestSaveFailures::dataPathOutsideFolder_data()
@@ -554,7 +554,7 @@ void TestSaveFailures::faultAfterCommitIsWarningWithLoadableModel()
     QCOMPARE(reloaded->proto().SerializeAsString(), model->proto().SerializeAsString());
     bool namesTemp = false;
     for (const auto& t : reloaded->tensors())
-        namesTemp |= t.isExternal() && isTempName(t.external->location);
+        namesTemp |= t.isExternal() && isTempName(t.external->location());
     QCOMPARE(namesTemp, temporaryNames);
     // A second save finishes the job: final names, no temporaries left.
     QVERIFY_OK(save(*reloaded, path.toStdString(), SaveOptions{}));

@@ -134,7 +134,7 @@ Layout layoutOf(const repack::Model& model)
         StoredAt at;
         at.external = t.isExternal();
         if (at.external) {
-            at.location = t.external->location;
+            at.location = t.external->location();
             at.offset = t.external->offset;
             at.length = t.external->length.value_or(t.byteSize());
         }

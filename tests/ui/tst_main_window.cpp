@@ -536,7 +536,7 @@ private Q_SLOTS:
             QCOMPARE(tensors[i].isExternal(), built[i].bytes >= 4096);
             const int row = sourceRowOf(window, QString::fromStdString(built[i].name));
             if (tensors[i].isExternal()) {
-                QCOMPARE(tensors[i].external->location, dataFile.toStdString());
+                QCOMPARE(tensors[i].external->location(), dataFile.toStdString());
                 QCOMPARE(window.tensorModel()
                              ->index(row, TensorTableModel::Offset, {})
                              .data(TensorTableModel::SortRole)

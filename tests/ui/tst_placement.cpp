@@ -659,7 +659,7 @@ private Q_SLOTS:
             QCOMPARE(tensors[i].isExternal(), plan.external);
             if (!plan.external)
                 continue;
-            QCOMPARE(tensors[i].external->location, predicted->files[size_t(plan.file)]);
+            QCOMPARE(tensors[i].external->location(), predicted->files[size_t(plan.file)]);
             QCOMPARE(tensors[i].external->offset, plan.offset);
             QCOMPARE(tensors[i].external->length.value_or(0), plan.length);
         }

@@ -127,7 +127,7 @@ inline QMap<QString, QString> placesOn(const QString& path)
         return places;
     for (const repack::TensorInfo& t : (*model)->tensors())
         places.insert(QString::fromStdString(t.name),
-            t.isExternal() ? QString::fromStdString(t.external->location) + u'@'
+            t.isExternal() ? QString::fromStdString(t.external->location()) + u'@'
                     + QString::number(t.external->offset)
                            : QStringLiteral("inline"));
     return places;

@@ -51,7 +51,7 @@ QString storageText(const repack::TensorInfo& t, Reused& location)
     case repack::Storage::External:
         break;
     }
-    return location(t.external->location);
+    return location(t.external->location());
 }
 
 TensorRow rowFor(const repack::TensorInfo& t, RowTexts& texts)

@@ -58,7 +58,7 @@ std::vector<FolderMapFile> folderMap(const repack::FolderInspection& folder)
         for (const repack::TensorInfo& t : model.model->tensors()) {
             if (!t.isExternal() || t.hasError)
                 continue;
-            const auto file = fileAt.find(t.external->resolvedPath.get());
+            const auto file = fileAt.find(t.external->resolvedPath());
             if (file == fileAt.end())
                 continue;
             const uint64_t length = t.external->length.value_or(t.byteSize());

@@ -79,9 +79,9 @@ ModelSnapshot layoutSnapshot(const repack::Model& model)
         row.bytes = t.byteSize();
         row.external = t.isExternal();
         if (row.external) {
-            if (!lastLocation || *lastLocation != t.external->location) {
-                lastLocation = &t.external->location;
-                location = qs(t.external->location);
+            if (!lastLocation || *lastLocation != t.external->location()) {
+                lastLocation = &t.external->location();
+                location = qs(t.external->location());
             }
             row.storage = location;
             row.offset = t.external->offset;
