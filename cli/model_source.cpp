@@ -4,6 +4,7 @@
 
 #ifdef REPACK_HAVE_REMOTE
 #include "core/remote/http_source.h"
+#include "core/remote/hub_client.h"
 #endif
 
 namespace repack::cli {
@@ -31,7 +32,15 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
               "without REPACK_REMOTE)");
 #endif
     }
-    case SourceSpec::Kind::Hub:
+    case SourceSpec::Kind::Hub: {
+#ifdef REPACK_HAVE_REMOTE
+        return openHubModel(*spec, hubSettings(processEnvironment()));
+#else
+        return Error::usage(spec->display()
+            + ": this build reads local files only (built "
+              "without REPACK_REMOTE)");
+#endif
+    }
     case SourceSpec::Kind::S3:
         return Error::usage(spec->display()
             + ": the Hub (hf://) and S3 (s3://) are not served "

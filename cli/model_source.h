@@ -1,6 +1,7 @@
 // The MODEL argument of the commands that read a model: a local path or, with remote sources
-// built in (issue 38), a file on a web server: http(s)://HOST/PATH. The Hub (hf://) and S3
-// (s3://) are parsed and refused with a message until they are served.
+// built in (issue 38), a file on a web server: http(s)://HOST/PATH, or a file of a Hugging Face
+// Hub repository: hf://ORG/REPO[@REV]/PATH (core/remote/hub_client.h). S3 (s3://) is parsed and
+// refused with a message until it is served.
 #pragma once
 
 #include "core/model/model.h"

@@ -108,6 +108,23 @@ std::optional<Error> pastTheEnd(const RemoteFile& file, uint64_t offset, uint64_
 
 } // namespace
 
+std::string urlOrigin(const std::string& url)
+{
+    const auto curl = curlLibrary();
+    return curl ? originOf(**curl, url) : std::string();
+}
+
+std::optional<std::string> RawHead::header(std::string_view name) const
+{
+    for (const auto& [key, value] : headers)
+        if (std::equal(key.begin(), key.end(), name.begin(), name.end(), [](char a, char b) {
+                return std::tolower(static_cast<unsigned char>(a))
+                    == std::tolower(static_cast<unsigned char>(b));
+            }))
+            return value;
+    return std::nullopt;
+}
+
 std::string displayUrl(const std::string& url)
 {
     const auto curl = curlLibrary();
@@ -130,6 +147,7 @@ struct Exchange {
     std::string url;
     bool sendAuth = true;
     bool head = false; // HEAD, else GET
+    bool followRedirects = true; // else a 3xx is the answer
     std::optional<std::pair<uint64_t, uint64_t>> range; // first, last (inclusive)
     std::string condition; // "If-Match: ..." or "If-Range: ..."
     std::function<Status(const ResponseHead&)> accept; // for a 2xx body
@@ -278,7 +296,8 @@ Status run(const Easy& easy, const HttpOptions& options, Exchange& exchange,
         if (exchange.code == CURLE_ABORTED_BY_CALLBACK || (cancel && cancel->isCancelled()))
             return cancelled("reading " + what);
         const long status = exchange.response.status;
-        if (exchange.code == CURLE_OK && isRedirect(status) && !exchange.redirect.empty()) {
+        if (exchange.code == CURLE_OK && isRedirect(status) && !exchange.redirect.empty()
+            && exchange.followRedirects) {
             if (++redirects > options.maxRedirects)
                 return Error::io(
                     what + ": more than " + std::to_string(options.maxRedirects) + " redirects");
@@ -363,6 +382,27 @@ Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken
     file.etag = head.etag;
     file.lastModified = head.lastModified;
     return file;
+}
+
+Result<RawHead> HttpTransport::head(const std::string& url, const CancelToken* cancel)
+{
+    const auto easy = easyOf(m_curl);
+    if (!easy)
+        return easy.error();
+    Exchange exchange;
+    exchange.url = url;
+    exchange.followRedirects = false;
+    if (Status done = run(*easy, m_options, exchange, displayUrl(url), cancel,
+            [](Exchange& e) { e.head = true; });
+        !done)
+        return done.error();
+    RawHead head;
+    head.url = url;
+    head.status = exchange.response.status;
+    head.headers = std::move(exchange.response.fields);
+    if (isRedirect(head.status))
+        head.redirect = exchange.redirect;
+    return head;
 }
 
 Status HttpTransport::read(
