@@ -84,9 +84,8 @@ Result<HubFileMetadata> HubClient::resolve(
     for (int hop = 0;; ++hop) {
         auto head = m_transport->head(url, cancel);
         if (!head)
-            return head.error().is(ErrorKind::Cancelled)
-                ? head.error()
-                : head.error().prefixed(name + ": ");
+            return head.error().is(ErrorKind::Cancelled) ? head.error()
+                                                         : head.error().prefixed(name + ": ");
         const std::string location = head->header("Location").value_or("");
         if (!head->redirect.empty() && !location.empty() && isRelative(location)) {
             if (hop >= HttpOptions{}.maxRedirects)
@@ -137,12 +136,12 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
     if (auto cached = cachedFile(m_settings.cache, spec, m_commit)) {
         const auto status = statusAt(*cached);
         if (!status)
-            return Error::io(name + ": its copy in the Hub cache, " + cached->string()
-                + ", cannot be read");
+            return Error::io(
+                name + ": its copy in the Hub cache, " + cached->string() + ", cannot be read");
         // The blob's name is its content tag (the Hub's ETag).
-        return std::shared_ptr<ByteSource>(std::make_shared<HubSource>(
-            LocalSource::make(*cached, status->stamp.identity), name,
-            "blob " + cached->filename().string()));
+        return std::shared_ptr<ByteSource>(
+            std::make_shared<HubSource>(LocalSource::make(*cached, status->stamp.identity), name,
+                "blob " + cached->filename().string()));
     }
     if (m_settings.offline)
         return Error::notFound(name + ": not in the Hub cache (" + m_settings.cache.string()
@@ -163,9 +162,8 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
     const std::string target = metadata.location.empty() ? url : metadata.location;
     auto source = HttpSource::open(target, optionsFor(target), cancel, m_cache);
     if (!source)
-        return source.error().is(ErrorKind::Cancelled)
-            ? source.error()
-            : source.error().prefixed(name + ": ");
+        return source.error().is(ErrorKind::Cancelled) ? source.error()
+                                                       : source.error().prefixed(name + ": ");
     if ((*source)->file().size != metadata.size)
         return Error::changed(name + ": the Hub says " + std::to_string(*metadata.size)
             + " bytes, the file served has " + std::to_string((*source)->file().size));
@@ -179,8 +177,9 @@ Result<std::unique_ptr<Model>> openHubModel(
     if (spec.kind != SourceSpec::Kind::Hub)
         return Error::usage(spec.display() + ": not a Hub file (hf://ORG/REPO/PATH)");
     if (spec.isFolder())
-        return Error::usage(spec.display() + ": a folder of the Hub is not listed yet; name the "
-                                             ".onnx file");
+        return Error::usage(spec.display()
+            + ": a folder of the Hub is not listed yet; name the "
+              ".onnx file");
     auto client = std::make_shared<HubClient>(settings, cache);
     if (Status pinned = client->pin(spec); !pinned)
         return pinned.error();

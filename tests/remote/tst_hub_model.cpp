@@ -64,9 +64,8 @@ struct HubFixture {
     std::map<std::string, std::string> files = repositoryFiles();
     std::set<std::string> lfs = {"m/w.bin"};
     bool gated = false;
-    fixtures::FaultServer server{[this](int socket, const fixtures::FaultRequest& r, int) {
-        answer(socket, r);
-    }};
+    fixtures::FaultServer server{
+        [this](int socket, const fixtures::FaultRequest& r, int) { answer(socket, r); }};
 
     std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(server.port()); }
     std::string cdn() const { return "http://localhost:" + std::to_string(server.port()); }
@@ -295,10 +294,10 @@ void TestHubModel::refusalsNameTheHubFile_data()
     QTest::addColumn<QString>("why");
     QTest::addRow("gated") << "hf://org/repo/m/model.onnx" << true << false << "gated";
     QTest::addRow("gated, with a token") << "hf://org/repo/m/model.onnx" << true << true << "gated";
-    QTest::addRow("no such repository") << "hf://org/none/m/model.onnx" << false << true
-                                        << "no such repository";
-    QTest::addRow("no such revision") << "hf://org/repo@v9/m/model.onnx" << false << true
-                                      << "no such revision";
+    QTest::addRow("no such repository")
+        << "hf://org/none/m/model.onnx" << false << true << "no such repository";
+    QTest::addRow("no such revision")
+        << "hf://org/repo@v9/m/model.onnx" << false << true << "no such revision";
     QTest::addRow("no such file") << "hf://org/repo/m/other.onnx" << false << true
                                   << "no such file";
 }
@@ -381,8 +380,8 @@ void TestHubModel::theCliInspectsAndVerifiesAHubModel()
     const std::string local = writeLocally(hub.files, dir.path().toStdString() + "/local");
     fixtures::CliOptions options;
     options.env = {{"HF_ENDPOINT", QString::fromStdString(hub.endpoint())},
-        {"HF_TOKEN", QString::fromStdString(kToken)},
-        {"HF_HUB_CACHE", dir.path() + "/cache"}, {"NO_PROXY", "127.0.0.1,localhost"}};
+        {"HF_TOKEN", QString::fromStdString(kToken)}, {"HF_HUB_CACHE", dir.path() + "/cache"},
+        {"NO_PROXY", "127.0.0.1,localhost"}};
     const QString name = "hf://org/repo/m/model.onnx";
     const auto remote = fixtures::runCli({"inspect", "--json", name}, options);
     const auto onDisk = fixtures::runCli({"inspect", "--json", QString::fromStdString(local)});
@@ -395,8 +394,8 @@ void TestHubModel::theCliInspectsAndVerifiesAHubModel()
     QCOMPARE(remoteText, onDisk.out);
     const auto table = fixtures::runCli({"inspect", name}, options);
     QCOMPARE(table.exitCode, 0);
-    QVERIFY2(table.out.startsWith(
-                 QByteArray::fromStdString("Model hf://org/repo@" + kCommit + "/m/model.onnx  (IR")),
+    QVERIFY2(table.out.startsWith(QByteArray::fromStdString(
+                 "Model hf://org/repo@" + kCommit + "/m/model.onnx  (IR")),
         table.out.left(200).constData());
     const auto verified = fixtures::runCli({"verify", name}, options);
     QVERIFY2(verified.exitCode == 0, verified.err.constData());
@@ -406,8 +405,14 @@ void TestHubModel::theCliInspectsAndVerifiesAHubModel()
     QVERIFY(!fs::exists(dir.path().toStdString() + "/cache")); // nothing written
     const auto missing = fixtures::runCli({"inspect", "hf://org/repo/m/none.onnx"}, options);
     QVERIFY(missing.exitCode != 0);
-    QVERIFY2(missing.err.contains("hf://org/repo/m/none.onnx: no such file"),
-        missing.err.constData());
+    QVERIFY2(
+        missing.err.contains("hf://org/repo/m/none.onnx: no such file"), missing.err.constData());
+    // verify --json names an unreadable Hub file by its name, not as a path below the folder.
+    const auto unreadable
+        = fixtures::runCli({"verify", "--json", "hf://org/repo/m/none.onnx"}, options);
+    QVERIFY(unreadable.exitCode != 0);
+    QVERIFY2(unreadable.out.contains("\"path\": \"hf://org/repo/m/none.onnx\""),
+        unreadable.out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestHubModel)
