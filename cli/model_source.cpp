@@ -9,6 +9,17 @@
 
 namespace repack::cli {
 
+namespace {
+
+// Why a build without core/remote cannot read `spec`.
+[[maybe_unused]] Error localOnly(const SourceSpec& spec)
+{
+    return Error::usage(
+        spec.display() + ": this build reads local files only (built without REPACK_REMOTE)");
+}
+
+} // namespace
+
 bool namesRemoteModel(const std::string& text)
 {
     auto spec = parseSource(text);
@@ -27,18 +38,14 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
 #ifdef REPACK_HAVE_REMOTE
         return openHttpModel(text);
 #else
-        return Error::usage(spec->display()
-            + ": this build reads local files only (built "
-              "without REPACK_REMOTE)");
+        return localOnly(*spec);
 #endif
     }
     case SourceSpec::Kind::Hub: {
 #ifdef REPACK_HAVE_REMOTE
         return openHubModel(*spec, hubSettings(processEnvironment()));
 #else
-        return Error::usage(spec->display()
-            + ": this build reads local files only (built "
-              "without REPACK_REMOTE)");
+        return localOnly(*spec);
 #endif
     }
     case SourceSpec::Kind::S3:
@@ -47,6 +54,46 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
               "yet; give the file's https:// address");
     }
     return Error::internal("openModelArgument: unknown kind");
+}
+
+namespace {
+
+// `spec` with the folder's path ending in '/' (what a folder's name looks like).
+[[maybe_unused]] SourceSpec asFolder(SourceSpec spec)
+{
+    if (!spec.file.empty() && !spec.file.ends_with('/'))
+        spec.file += '/';
+    return spec;
+}
+
+} // namespace
+
+bool namesHubFolder(const std::string& text)
+{
+    auto spec = parseSource(text);
+    if (!spec || spec->kind != SourceSpec::Kind::Hub)
+        return false;
+    const std::string last = spec->file.substr(spec->file.rfind('/') + 1);
+    return spec->isFolder() || last.find('.') == std::string::npos;
+}
+
+Result<RemoteFolder> listRemoteFolder(const std::string& text)
+{
+    auto spec = parseSource(text);
+    if (!spec)
+        return spec.error();
+    if (!namesHubFolder(text))
+        return Error::usage(spec->display() + ": not a folder of a Hub repository");
+#ifdef REPACK_HAVE_REMOTE
+    const SourceSpec folder = asFolder(*spec);
+    HubClient client(hubSettings(processEnvironment()));
+    auto files = client.list(folder);
+    if (!files)
+        return files.error();
+    return RemoteFolder{folder.display(), folder.file, std::move(*files)};
+#else
+    return localOnly(*spec);
+#endif
 }
 
 } // namespace repack::cli

@@ -152,6 +152,8 @@ struct Exchange {
     std::string condition; // "If-Match: ..." or "If-Range: ..."
     std::function<Status(const ResponseHead&)> accept; // for a 2xx body
     std::span<std::byte> body;
+    std::string* text = nullptr; // else a body of any length up to textLimit goes here
+    uint64_t textLimit = 0;
 
     ResponseHead response;
     bool checked = false;
@@ -197,8 +199,17 @@ struct Exchange {
     {
         if (!check())
             return 0; // stops the transfer: the rest of a refused body is never read
-        if (!bodyWanted())
+        if (!bodyWanted() && !text)
             return size;
+        if (text) {
+            if (size > textLimit - text->size()) {
+                refused = Error::io(displayUrl(url) + ": the answer is longer than "
+                    + std::to_string(textLimit) + " bytes");
+                return 0;
+            }
+            text->append(data, size);
+            return size;
+        }
         if (size > body.size() - received) {
             refused = Error::corrupt(displayUrl(url) + ": the server sent more than the "
                 + std::to_string(body.size()) + " bytes asked");
@@ -384,16 +395,27 @@ Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken
     return file;
 }
 
-Result<RawHead> HttpTransport::head(const std::string& url, const CancelToken* cancel)
+namespace {
+
+// One request of `url` not followed: its head, and its body into `text` when given (at most
+// `limit` bytes, whatever the status). HEAD without `text`, else GET.
+Result<RawHead> askUnfollowed(void* handle, const HttpOptions& options, const std::string& url,
+    std::string* text, uint64_t limit, const CancelToken* cancel)
 {
-    const auto easy = easyOf(m_curl);
+    const auto easy = easyOf(handle);
     if (!easy)
         return easy.error();
     Exchange exchange;
     exchange.url = url;
     exchange.followRedirects = false;
-    if (Status done = run(*easy, m_options, exchange, displayUrl(url), cancel,
-            [](Exchange& e) { e.head = true; });
+    exchange.text = text;
+    exchange.textLimit = limit;
+    if (Status done = run(*easy, options, exchange, displayUrl(url), cancel,
+            [text](Exchange& e) {
+                e.head = !text;
+                if (text)
+                    text->clear(); // what an attempt tried again had received
+            });
         !done)
         return done.error();
     RawHead head;
@@ -403,6 +425,24 @@ Result<RawHead> HttpTransport::head(const std::string& url, const CancelToken* c
     if (isRedirect(head.status))
         head.redirect = exchange.redirect;
     return head;
+}
+
+} // namespace
+
+Result<RawHead> HttpTransport::head(const std::string& url, const CancelToken* cancel)
+{
+    return askUnfollowed(m_curl, m_options, url, nullptr, 0, cancel);
+}
+
+Result<RawResponse> HttpTransport::get(
+    const std::string& url, uint64_t maxBytes, const CancelToken* cancel)
+{
+    RawResponse response;
+    auto head = askUnfollowed(m_curl, m_options, url, &response.body, maxBytes, cancel);
+    if (!head)
+        return head.error();
+    response.head = std::move(*head);
+    return response;
 }
 
 Status HttpTransport::read(

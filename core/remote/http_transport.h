@@ -59,6 +59,12 @@ struct RawHead {
     std::optional<std::string> header(std::string_view name) const; // the first of a name, any case
 };
 
+// A response not followed, with its whole body (an error page's too).
+struct RawResponse {
+    RawHead head;
+    std::string body;
+};
+
 // Scheme, host and port of `url`, lowercase: two URLs of one origin share auth headers. ""
 // when it cannot be parsed (or libcurl cannot be loaded).
 std::string urlOrigin(const std::string& url);
@@ -80,6 +86,10 @@ public:
     // the Hub's resolve call says (core/remote/hub_client.h). Transient failures are tried again;
     // any other status is an answer, not an error.
     Result<RawHead> head(const std::string& url, const CancelToken* cancel = nullptr);
+    // GET of `url`, not followed, its body whatever the status (the Hub's folder listing): Io
+    // when it is longer than `maxBytes`.
+    Result<RawResponse> get(
+        const std::string& url, uint64_t maxBytes, const CancelToken* cancel = nullptr);
 
     // Bytes [offset, offset + into.size()) of `file` into `into`, all of them or an error:
     // Corrupt when the range is past the file's end or the server answers another range,

@@ -171,15 +171,61 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
         std::make_shared<HubSource>(std::move(*source), name, "etag " + metadata.etag));
 }
 
+Result<std::vector<HubTreeEntry>> HubClient::list(const SourceSpec& spec, const CancelToken* cancel)
+{
+    const std::string name = nameOf(spec);
+    if (m_settings.offline)
+        return Error::usage(name + ": HF_HUB_OFFLINE is set, and a folder is listed by the Hub");
+    constexpr uint64_t kPageLimit = 64 << 20;
+    constexpr int kMaxPages = 10000;
+    const std::string hubOrigin = urlOrigin(m_settings.endpoint);
+    std::vector<HubTreeEntry> files;
+    std::string url = hubTreeUrl(m_settings, spec, m_commit.empty() ? spec.revision : m_commit);
+    for (int page = 1;; ++page) {
+        auto response = m_transport->get(url, kPageLimit, cancel);
+        if (!response)
+            return response.error().is(ErrorKind::Cancelled)
+                ? response.error()
+                : response.error().prefixed(name + ": ");
+        const RawHead& head = response->head;
+        if (head.status != 200) {
+            // The Hub's refusal, worded as a file's (no such repository, revision; gated).
+            auto refusal = hubFileMetadata(
+                static_cast<int>(head.status),
+                [&](std::string_view header) { return head.header(header); }, name,
+                m_settings.token.has_value());
+            return refusal ? Error::io(name + ": the Hub answered HTTP "
+                       + std::to_string(head.status) + " to the folder's listing")
+                           : refusal.error();
+        }
+        auto entries = parseHubTree(response->body);
+        if (!entries)
+            return entries.error().prefixed(name + ": ");
+        for (HubTreeEntry& entry : *entries)
+            if (!entry.directory)
+                files.push_back(std::move(entry));
+        auto next = nextPageLink(head.header("Link").value_or(""));
+        if (!next)
+            return files;
+        if (next->starts_with('/'))
+            next = hubOrigin + *next; // scheme://host:port, the port always written
+        // The token goes to the Hub's own origin only: a page elsewhere is not asked.
+        if (urlOrigin(*next) != hubOrigin)
+            return Error::io(name + ": the listing's next page is on another server");
+        if (page >= kMaxPages)
+            return Error::io(
+                name + ": the listing has more than " + std::to_string(kMaxPages) + " pages");
+        url = *next;
+    }
+}
+
 Result<std::unique_ptr<Model>> openHubModel(
     const SourceSpec& spec, const HubSettings& settings, BlockCache* cache)
 {
     if (spec.kind != SourceSpec::Kind::Hub)
         return Error::usage(spec.display() + ": not a Hub file (hf://ORG/REPO/PATH)");
     if (spec.isFolder())
-        return Error::usage(spec.display()
-            + ": a folder of the Hub is not listed yet; name the "
-              ".onnx file");
+        return Error::usage(spec.display() + ": a folder, not a model; name its .onnx file");
     auto client = std::make_shared<HubClient>(settings, cache);
     if (Status pinned = client->pin(spec); !pinned)
         return pinned.error();

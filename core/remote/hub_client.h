@@ -26,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace repack {
 
@@ -42,6 +43,12 @@ public:
     // The file `spec` names (its repository pinned), at the pinned commit: the cache's copy, else
     // the Hub's. It is named hf://ORG/REPO@COMMIT/PATH, never by a URL or a token.
     Result<std::shared_ptr<ByteSource>> open(
+        const SourceSpec& spec, const CancelToken* cancel = nullptr);
+
+    // The files under the folder `spec` names (hf://ORG/REPO[@REV]/DIR/), at the pinned commit
+    // or else the spec's revision: one listing of the Hub's tree API, recursive, each further
+    // page the one its Link header names. Folders are left out; no file is opened.
+    Result<std::vector<HubTreeEntry>> list(
         const SourceSpec& spec, const CancelToken* cancel = nullptr);
 
     // `spec` at the pinned commit, as messages and reports name it.

@@ -64,6 +64,7 @@ struct HubFixture {
     std::map<std::string, std::string> files = repositoryFiles();
     std::set<std::string> lfs = {"m/w.bin"};
     bool gated = false;
+    std::string listingNext; // the second page's address, when not the Hub's own
     fixtures::FaultServer server{
         [this](int socket, const fixtures::FaultRequest& r, int) { answer(socket, r); }};
 
@@ -103,6 +104,28 @@ struct HubFixture {
             socket, "206 Partial Content", headers, content.substr(first, end - first + 1));
     }
 
+    // The tree of m/ in two pages: model.onnx and a folder, then w.bin (in LFS).
+    void list(int socket, const fixtures::FaultRequest& r)
+    {
+        const auto size
+            = [&](const std::string& path) { return std::to_string(files.at(path).size()); };
+        if (r.target.find("cursor=2") == std::string::npos) {
+            const std::string next = listingNext.empty()
+                ? endpoint() + "/api/models/org/repo/tree/main/m?recursive=true&cursor=2"
+                : listingNext;
+            fixtures::FaultServer::respond(socket, "200 OK",
+                {header("Content-Type", "application/json"),
+                    header("Link", "<" + next + ">; rel=\"next\"")},
+                R"([{"type":"file","path":"m/model.onnx","size":)" + size("m/model.onnx")
+                    + R"(,"oid":"1111"},{"type":"directory","path":"m/sub","size":0,"oid":"2222"}])");
+            return;
+        }
+        fixtures::FaultServer::respond(socket, "200 OK",
+            {header("Content-Type", "application/json")},
+            R"([{"type":"file","path":"m/w.bin","size":)" + size("m/w.bin")
+                + R"(,"oid":"3333","lfs":{"oid":"sha-lfs","size":)" + size("m/w.bin") + "}}]");
+    }
+
     void answer(int socket, const fixtures::FaultRequest& r)
     {
         const std::string target = r.target.substr(0, r.target.find('?'));
@@ -112,6 +135,10 @@ struct HubFixture {
                 fixtures::FaultServer::respond(socket, "404 Not Found", {}, "");
             else
                 serve(socket, r, file->second, {header("ETag", "\"cdn-" + file->first + "\"")});
+            return;
+        }
+        if (target.starts_with("/api/models/org/repo/tree/main/m")) {
+            list(socket, r);
             return;
         }
         const std::string old = "/org/old/resolve/";
@@ -224,6 +251,8 @@ private slots:
     void aCachedFileIsReadFromDisk();
     void offlineReadsTheCacheOnly();
     void theCliInspectsAndVerifiesAHubModel();
+    void theCliListsAHubFolder();
+    void aListingNeverLeavesTheHub();
 };
 
 void TestHubModel::resolvesOnceThenAsksTheCommit()
@@ -320,6 +349,16 @@ void TestHubModel::refusalsNameTheHubFile()
     QCOMPARE(message.find("HF_TOKEN") != std::string::npos, !withToken);
 }
 
+// The CLI's environment for `hub`: its endpoint, the token, an HF cache in `dir` (not made).
+fixtures::CliOptions cliOptions(const HubFixture& hub, const QTemporaryDir& dir)
+{
+    fixtures::CliOptions options;
+    options.env = {{"HF_ENDPOINT", QString::fromStdString(hub.endpoint())},
+        {"HF_TOKEN", QString::fromStdString(kToken)}, {"HF_HUB_CACHE", dir.path() + "/cache"},
+        {"NO_PROXY", "127.0.0.1,localhost"}};
+    return options;
+}
+
 // Plants the files of the repository in an HF cache as huggingface_hub leaves them:
 // snapshots/COMMIT/PATH symlinks into blobs/, and refs/main.
 void plantCache(const fs::path& cache, const std::map<std::string, std::string>& files)
@@ -378,10 +417,7 @@ void TestHubModel::theCliInspectsAndVerifiesAHubModel()
     HubFixture hub;
     QTemporaryDir dir;
     const std::string local = writeLocally(hub.files, dir.path().toStdString() + "/local");
-    fixtures::CliOptions options;
-    options.env = {{"HF_ENDPOINT", QString::fromStdString(hub.endpoint())},
-        {"HF_TOKEN", QString::fromStdString(kToken)}, {"HF_HUB_CACHE", dir.path() + "/cache"},
-        {"NO_PROXY", "127.0.0.1,localhost"}};
+    const fixtures::CliOptions options = cliOptions(hub, dir);
     const QString name = "hf://org/repo/m/model.onnx";
     const auto remote = fixtures::runCli({"inspect", "--json", name}, options);
     const auto onDisk = fixtures::runCli({"inspect", "--json", QString::fromStdString(local)});
@@ -413,6 +449,49 @@ void TestHubModel::theCliInspectsAndVerifiesAHubModel()
     QVERIFY(unreadable.exitCode != 0);
     QVERIFY2(unreadable.out.contains("\"path\": \"hf://org/repo/m/none.onnx\""),
         unreadable.out.constData());
+}
+
+void TestHubModel::theCliListsAHubFolder()
+{
+    HubFixture hub;
+    QTemporaryDir dir;
+    const fixtures::CliOptions options = cliOptions(hub, dir);
+    const auto listed = fixtures::runCli({"inspect", "hf://org/repo/m"}, options);
+    QVERIFY2(listed.exitCode == 0, listed.err.constData());
+    QVERIFY2(listed.out.startsWith("Folder hf://org/repo/m/: 1 model(s), 2 file(s)"),
+        listed.out.constData());
+    QVERIFY(listed.out.contains("model.onnx") && listed.out.contains("w.bin"));
+    QVERIFY(!listed.out.contains("sub"));
+    QVERIFY(listed.out.contains("onnx-repack inspect hf://org/repo/m/model.onnx"));
+    // One listing: its first page, then the page its Link names; nothing else is asked.
+    const auto requests = hub.server.requests();
+    QCOMPARE(requests.size(), size_t(2));
+    QCOMPARE(requests[0].method, std::string("GET"));
+    QCOMPARE(requests[0].target, std::string("/api/models/org/repo/tree/main/m?recursive=true"));
+    QCOMPARE(requests[1].target,
+        std::string("/api/models/org/repo/tree/main/m?recursive=true&cursor=2"));
+    QCOMPARE(requests[1].header("authorization"), "Bearer " + kToken);
+    const auto json = fixtures::runCli({"inspect", "--json", "hf://org/repo/m/"}, options);
+    QCOMPARE(json.exitCode, 2);
+    QVERIFY2(json.err.contains("listed as text only"), json.err.constData());
+    const auto missing = fixtures::runCli({"inspect", "hf://org/none/m/"}, options);
+    QVERIFY(missing.exitCode != 0);
+    QVERIFY2(missing.err.contains("hf://org/none/m/: no such repository"), missing.err.constData());
+}
+
+void TestHubModel::aListingNeverLeavesTheHub()
+{
+    HubCase c;
+    c.hub.listingNext = c.hub.cdn() + "/api/models/org/repo/tree/main/m?recursive=true&cursor=2";
+    HubClient client(c.hub.settings(c.cacheDir()));
+    auto spec = parseSource("hf://org/repo/m/");
+    QVERIFY(spec);
+    auto files = client.list(*spec);
+    QVERIFY(!files);
+    QVERIFY2(files.error().message.find("another server") != std::string::npos,
+        files.error().message.c_str());
+    for (const auto& r : c.hub.server.requests())
+        QVERIFY2(!HubFixture::atCdn(r), r.target.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestHubModel)
