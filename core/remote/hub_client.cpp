@@ -26,6 +26,10 @@ public:
     {
         return m_inner->read(offset, length, cancel);
     }
+    Status readInto(uint64_t offset, std::span<std::byte> into, const CancelToken* cancel) override
+    {
+        return m_inner->readInto(offset, into, cancel); // a large range straight from the server
+    }
     void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
     {
         m_inner->prefetch(ranges, cancel);
