@@ -175,6 +175,32 @@ int inspectFolderCommand(const char* dir, bool json, std::ostream& out, std::ost
     return failed ? Failed : Ok;
 }
 
+// A folder of a Hub repository: the files the Hub lists in it, and how to inspect a model.
+int inspectHubFolder(const char* name, std::ostream& out, std::ostream& err)
+{
+    auto folder = listRemoteFolder(name);
+    if (!folder) {
+        err << "onnx-repack: " << printable(folder.error().message) << '\n';
+        return exitCodeFor(folder.error());
+    }
+    std::vector<std::string> models;
+    TextTable files({"FILE", "SIZE"});
+    for (const HubTreeEntry& f : folder->files) {
+        const std::string path
+            = f.path.substr(f.path.starts_with(folder->path) ? folder->path.size() : 0);
+        if (path.ends_with(".onnx"))
+            models.push_back(path);
+        files.addRow({printable(path), formatBytes(f.size)});
+    }
+    out << "Folder " << printable(folder->name) << ": " << models.size() << " model(s), "
+        << folder->files.size() << " file(s) (the Hub's listing)\n\n";
+    files.print(out, {1});
+    if (!models.empty())
+        out << "\nInspect a model: onnx-repack inspect " << printable(folder->name + models.front())
+            << '\n';
+    return Ok;
+}
+
 } // namespace
 
 int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep,
@@ -189,6 +215,15 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
             return Usage;
         }
         audit.alignment = found->alignment;
+    }
+    if (namesHubFolder(modelPath)) {
+        if (json || deep || !target.empty()) {
+            err << "onnx-repack: " << printable(modelPath)
+                << ": a folder of the Hub is listed as text only; inspect one of its models "
+                   "for --json, --deep or --target\n";
+            return Usage;
+        }
+        return inspectHubFolder(modelPath, out, err);
     }
     std::error_code ec;
     if (!namesRemoteModel(modelPath) && std::filesystem::is_directory(modelPath, ec)) {
@@ -226,8 +261,9 @@ Command addInspect(CLI::App& app)
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     sub->add_option("MODEL", *path,
-           "The .onnx file, or a folder of them: every graph, its data files, the weights "
-           "stored more than once and the loaders that accept each graph")
+           "The .onnx file (a path, an http(s):// address or hf://ORG/REPO[@REV]/PATH), or a "
+           "local folder of them: every graph, its data files, the weights stored more than "
+           "once and the loaders that accept each graph")
         ->required();
     auto deep = std::make_shared<bool>(false);
     sub->add_flag("--json", *json,

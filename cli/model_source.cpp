@@ -4,9 +4,21 @@
 
 #ifdef REPACK_HAVE_REMOTE
 #include "core/remote/http_source.h"
+#include "core/remote/hub_client.h"
 #endif
 
 namespace repack::cli {
+
+namespace {
+
+// Why a build without core/remote cannot read `spec`.
+[[maybe_unused]] Error localOnly(const SourceSpec& spec)
+{
+    return Error::usage(
+        spec.display() + ": this build reads local files only (built without REPACK_REMOTE)");
+}
+
+} // namespace
 
 bool namesRemoteModel(const std::string& text)
 {
@@ -26,18 +38,62 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
 #ifdef REPACK_HAVE_REMOTE
         return openHttpModel(text);
 #else
-        return Error::usage(spec->display()
-            + ": this build reads local files only (built "
-              "without REPACK_REMOTE)");
+        return localOnly(*spec);
 #endif
     }
-    case SourceSpec::Kind::Hub:
+    case SourceSpec::Kind::Hub: {
+#ifdef REPACK_HAVE_REMOTE
+        return openHubModel(*spec, hubSettings(processEnvironment()));
+#else
+        return localOnly(*spec);
+#endif
+    }
     case SourceSpec::Kind::S3:
         return Error::usage(spec->display()
             + ": the Hub (hf://) and S3 (s3://) are not served "
               "yet; give the file's https:// address");
     }
     return Error::internal("openModelArgument: unknown kind");
+}
+
+namespace {
+
+// `spec` with the folder's path ending in '/' (what a folder's name looks like).
+[[maybe_unused]] SourceSpec asFolder(SourceSpec spec)
+{
+    if (!spec.file.empty() && !spec.file.ends_with('/'))
+        spec.file += '/';
+    return spec;
+}
+
+} // namespace
+
+bool namesHubFolder(const std::string& text)
+{
+    auto spec = parseSource(text);
+    if (!spec || spec->kind != SourceSpec::Kind::Hub)
+        return false;
+    const std::string last = spec->file.substr(spec->file.rfind('/') + 1);
+    return spec->isFolder() || last.find('.') == std::string::npos;
+}
+
+Result<RemoteFolder> listRemoteFolder(const std::string& text)
+{
+    auto spec = parseSource(text);
+    if (!spec)
+        return spec.error();
+    if (!namesHubFolder(text))
+        return Error::usage(spec->display() + ": not a folder of a Hub repository");
+#ifdef REPACK_HAVE_REMOTE
+    const SourceSpec folder = asFolder(*spec);
+    HubClient client(hubSettings(processEnvironment()));
+    auto files = client.list(folder);
+    if (!files)
+        return files.error();
+    return RemoteFolder{folder.display(), folder.file, std::move(*files)};
+#else
+    return localOnly(*spec);
+#endif
 }
 
 } // namespace repack::cli

@@ -1,13 +1,16 @@
 // The MODEL argument of the commands that read a model: a local path or, with remote sources
-// built in (issue 38), a file on a web server: http(s)://HOST/PATH. The Hub (hf://) and S3
-// (s3://) are parsed and refused with a message until they are served.
+// built in (issue 38), a file on a web server: http(s)://HOST/PATH, or a file of a Hugging Face
+// Hub repository: hf://ORG/REPO[@REV]/PATH (core/remote/hub_client.h). S3 (s3://) is parsed and
+// refused with a message until it is served.
 #pragma once
 
+#include "core/io/hub_api.h"
 #include "core/model/model.h"
 #include "core/result.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace repack::cli {
 
@@ -16,5 +19,16 @@ bool namesRemoteModel(const std::string& text);
 
 // The model `text` names: Model::load of a path, Model::openRemote of a URL.
 Result<std::unique_ptr<Model>> openModelArgument(const std::string& text);
+
+// Whether `text` names a folder of a Hub repository: hf://ORG/REPO[@REV]/DIR/, or a DIR whose
+// last part has no '.' (hf://ORG/REPO/onnx).
+bool namesHubFolder(const std::string& text);
+// The files of that folder (core/remote/hub_client.h), listed under `name`.
+struct RemoteFolder {
+    std::string name; // hf://ORG/REPO[@REV]/DIR/
+    std::string path; // DIR/ in the repository ("" for its root)
+    std::vector<HubTreeEntry> files; // paths in the repository
+};
+Result<RemoteFolder> listRemoteFolder(const std::string& text);
 
 } // namespace repack::cli

@@ -6,6 +6,7 @@
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/report.h"
 #include "core/inspect/verify.h"
+#include "core/io/source_spec.h"
 #include "core/json_stream.h"
 #include "core/model/model.h"
 
@@ -23,15 +24,18 @@ namespace {
 
 // `verify --json` of a model that could not be read: the keys of writeVerifyJson's document,
 // "ok" false, the reason as the one problem; what is unknown is null. The path is absolute, as
-// a loaded model's.
+// a loaded model's; a remote model's is its address as messages show it (no query, no secret).
 void writeUnreadableJson(std::ostream& out, const std::string& path, const Error& error)
 {
     using Json = nlohmann::ordered_json;
+    const auto spec = parseSource(path);
+    const std::string shown = spec && spec->isRemote()
+        ? spec->display()
+        : std::filesystem::absolute(path).lexically_normal().string();
     const Json problem{{"severity", severityName(Severity::Error)}, {"tensor", ""},
         {"code", code::UnreadableFile}, {"message", error.message}};
-    const Json document{{"schema", kVerifySchema},
-        {"model", Json{{"path", std::filesystem::absolute(path).lexically_normal().string()}}},
-        {"ok", false}, {"external_tensors", nullptr}, {"external_bytes", nullptr},
+    const Json document{{"schema", kVerifySchema}, {"model", Json{{"path", shown}}}, {"ok", false},
+        {"external_tensors", nullptr}, {"external_bytes", nullptr},
         {"problems", Json::array({problem})}};
     out << jsonText(document) << '\n';
 }
@@ -70,7 +74,9 @@ Command addVerify(CLI::App& app)
     auto* sub = app.add_subcommand("verify", "Read every external byte range and check it");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    sub->add_option("MODEL", *path, "The .onnx file")->required();
+    sub->add_option("MODEL", *path,
+           "The .onnx file: a path, an http(s):// address or hf://ORG/REPO[@REV]/PATH")
+        ->required();
     sub->add_flag("--json", *json,
         "Print one JSON object (schema onnx-repack/verify/1), also when the model cannot be read");
     return {sub, [path, json] { return verifyModel(*path, *json); }};

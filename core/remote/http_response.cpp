@@ -73,6 +73,7 @@ void ResponseHead::addLine(std::string_view line)
         return;
     const std::string_view name = line.substr(0, colon);
     const std::string_view value = trimmed(line.substr(colon + 1));
+    fields.emplace_back(std::string(name), std::string(value));
     if (namedAs(name, "content-range"))
         contentRange = value;
     else if (namedAs(name, "content-length"))

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace repack {
 
@@ -20,6 +22,8 @@ struct ResponseHead {
     std::optional<uint64_t> contentLength;
     std::string etag;
     std::string lastModified;
+    // Every header of the response in order, names as sent (HttpTransport::head's answer).
+    std::vector<std::pair<std::string, std::string>> fields;
     void addLine(std::string_view line);
 };
 

@@ -108,6 +108,23 @@ std::optional<Error> pastTheEnd(const RemoteFile& file, uint64_t offset, uint64_
 
 } // namespace
 
+std::string urlOrigin(const std::string& url)
+{
+    const auto curl = curlLibrary();
+    return curl ? originOf(**curl, url) : std::string();
+}
+
+std::optional<std::string> RawHead::header(std::string_view name) const
+{
+    for (const auto& [key, value] : headers)
+        if (std::equal(key.begin(), key.end(), name.begin(), name.end(), [](char a, char b) {
+                return std::tolower(static_cast<unsigned char>(a))
+                    == std::tolower(static_cast<unsigned char>(b));
+            }))
+            return value;
+    return std::nullopt;
+}
+
 std::string displayUrl(const std::string& url)
 {
     const auto curl = curlLibrary();
@@ -130,10 +147,13 @@ struct Exchange {
     std::string url;
     bool sendAuth = true;
     bool head = false; // HEAD, else GET
+    bool followRedirects = true; // else a 3xx is the answer
     std::optional<std::pair<uint64_t, uint64_t>> range; // first, last (inclusive)
     std::string condition; // "If-Match: ..." or "If-Range: ..."
     std::function<Status(const ResponseHead&)> accept; // for a 2xx body
     std::span<std::byte> body;
+    std::string* text = nullptr; // else a body of any length up to textLimit goes here
+    uint64_t textLimit = 0;
 
     ResponseHead response;
     bool checked = false;
@@ -179,8 +199,17 @@ struct Exchange {
     {
         if (!check())
             return 0; // stops the transfer: the rest of a refused body is never read
-        if (!bodyWanted())
+        if (!bodyWanted() && !text)
             return size;
+        if (text) {
+            if (size > textLimit - text->size()) {
+                refused = Error::io(displayUrl(url) + ": the answer is longer than "
+                    + std::to_string(textLimit) + " bytes");
+                return 0;
+            }
+            text->append(data, size);
+            return size;
+        }
         if (size > body.size() - received) {
             refused = Error::corrupt(displayUrl(url) + ": the server sent more than the "
                 + std::to_string(body.size()) + " bytes asked");
@@ -278,7 +307,8 @@ Status run(const Easy& easy, const HttpOptions& options, Exchange& exchange,
         if (exchange.code == CURLE_ABORTED_BY_CALLBACK || (cancel && cancel->isCancelled()))
             return cancelled("reading " + what);
         const long status = exchange.response.status;
-        if (exchange.code == CURLE_OK && isRedirect(status) && !exchange.redirect.empty()) {
+        if (exchange.code == CURLE_OK && isRedirect(status) && !exchange.redirect.empty()
+            && exchange.followRedirects) {
             if (++redirects > options.maxRedirects)
                 return Error::io(
                     what + ": more than " + std::to_string(options.maxRedirects) + " redirects");
@@ -363,6 +393,56 @@ Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken
     file.etag = head.etag;
     file.lastModified = head.lastModified;
     return file;
+}
+
+namespace {
+
+// One request of `url` not followed: its head, and its body into `text` when given (at most
+// `limit` bytes, whatever the status). HEAD without `text`, else GET.
+Result<RawHead> askUnfollowed(void* handle, const HttpOptions& options, const std::string& url,
+    std::string* text, uint64_t limit, const CancelToken* cancel)
+{
+    const auto easy = easyOf(handle);
+    if (!easy)
+        return easy.error();
+    Exchange exchange;
+    exchange.url = url;
+    exchange.followRedirects = false;
+    exchange.text = text;
+    exchange.textLimit = limit;
+    if (Status done = run(*easy, options, exchange, displayUrl(url), cancel,
+            [text](Exchange& e) {
+                e.head = !text;
+                if (text)
+                    text->clear(); // what an attempt tried again had received
+            });
+        !done)
+        return done.error();
+    RawHead head;
+    head.url = url;
+    head.status = exchange.response.status;
+    head.headers = std::move(exchange.response.fields);
+    if (isRedirect(head.status))
+        head.redirect = exchange.redirect;
+    return head;
+}
+
+} // namespace
+
+Result<RawHead> HttpTransport::head(const std::string& url, const CancelToken* cancel)
+{
+    return askUnfollowed(m_curl, m_options, url, nullptr, 0, cancel);
+}
+
+Result<RawResponse> HttpTransport::get(
+    const std::string& url, uint64_t maxBytes, const CancelToken* cancel)
+{
+    RawResponse response;
+    auto head = askUnfollowed(m_curl, m_options, url, &response.body, maxBytes, cancel);
+    if (!head)
+        return head.error();
+    response.head = std::move(*head);
+    return response;
 }
 
 Status HttpTransport::read(

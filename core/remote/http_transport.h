@@ -11,8 +11,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace repack {
@@ -47,6 +50,25 @@ struct RemoteFile {
     bool strongEtag() const { return !etag.empty() && etag.rfind("W/", 0) != 0; }
 };
 
+// A response as the server sent it, not followed: its status and headers.
+struct RawHead {
+    std::string url; // as asked
+    long status = 0;
+    std::vector<std::pair<std::string, std::string>> headers; // in order, names as sent
+    std::string redirect; // a 3xx's Location made absolute against url; "" otherwise
+    std::optional<std::string> header(std::string_view name) const; // the first of a name, any case
+};
+
+// A response not followed, with its whole body (an error page's too).
+struct RawResponse {
+    RawHead head;
+    std::string body;
+};
+
+// Scheme, host and port of `url`, lowercase: two URLs of one origin share auth headers. ""
+// when it cannot be parsed (or libcurl cannot be loaded).
+std::string urlOrigin(const std::string& url);
+
 // `url` without what may be secret (user, password, query, fragment), for messages.
 std::string displayUrl(const std::string& url);
 
@@ -59,6 +81,15 @@ public:
 
     // HEAD of `url`, following redirects: its size and validators. NotFound for 404/410.
     Result<RemoteFile> stat(const std::string& url, const CancelToken* cancel = nullptr);
+
+    // HEAD of `url` without following a redirect (a 3xx is an answer, with its Location): what
+    // the Hub's resolve call says (core/remote/hub_client.h). Transient failures are tried again;
+    // any other status is an answer, not an error.
+    Result<RawHead> head(const std::string& url, const CancelToken* cancel = nullptr);
+    // GET of `url`, not followed, its body whatever the status (the Hub's folder listing): Io
+    // when it is longer than `maxBytes`.
+    Result<RawResponse> get(
+        const std::string& url, uint64_t maxBytes, const CancelToken* cancel = nullptr);
 
     // Bytes [offset, offset + into.size()) of `file` into `into`, all of them or an error:
     // Corrupt when the range is past the file's end or the server answers another range,

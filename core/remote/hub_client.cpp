@@ -1,0 +1,248 @@
+#include "hub_client.h"
+#include "http_source.h"
+
+#include "core/file_identity.h"
+#include "core/io/local_source.h"
+#include "core/io/tensor_bytes.h"
+
+namespace repack {
+
+namespace {
+
+// A Hub file as a ByteSource: the bytes of `inner` (the cache's copy on disk, or the file at
+// the Hub's or its CDN's URL) under the file's Hub name, so that reports and messages show
+// hf://ORG/REPO@COMMIT/PATH, never a cache path or a signed URL. Never local: a model of it is
+// never saved in place, and verify reads it through read().
+class HubSource final : public ByteSource {
+public:
+    HubSource(std::shared_ptr<ByteSource> inner, std::string name, std::string version)
+        : m_inner(std::move(inner))
+        , m_identity{std::move(name), std::move(version), m_inner->identity().size}
+    {
+    }
+    const SourceIdentity& identity() const override { return m_identity; }
+    std::string displayName() const override { return m_identity.origin; }
+    Result<TensorBytes> read(uint64_t offset, uint64_t length, const CancelToken* cancel) override
+    {
+        return m_inner->read(offset, length, cancel);
+    }
+    Status readInto(uint64_t offset, std::span<std::byte> into, const CancelToken* cancel) override
+    {
+        return m_inner->readInto(offset, into, cancel); // a large range straight from the server
+    }
+    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
+    {
+        m_inner->prefetch(ranges, cancel);
+    }
+    void releasePages(uint64_t offset, uint64_t length) const override
+    {
+        m_inner->releasePages(offset, length);
+    }
+    void releaseView(std::span<const std::byte> bytes) const override
+    {
+        m_inner->releaseView(bytes);
+    }
+
+private:
+    std::shared_ptr<ByteSource> m_inner;
+    SourceIdentity m_identity;
+};
+
+// A Location that stays on the server that sent it ("/org/repo/resolve/..."), as huggingface_hub
+// follows for a renamed repository; an absolute one is the CDN's.
+bool isRelative(const std::string& location)
+{
+    return location.find("://") == std::string::npos && !location.starts_with("//");
+}
+
+} // namespace
+
+HubClient::HubClient(HubSettings settings, BlockCache* cache)
+    : m_settings(std::move(settings))
+    , m_cache(cache)
+    , m_transport(std::make_unique<HttpTransport>(optionsFor(m_settings.endpoint)))
+{
+}
+
+HttpOptions HubClient::optionsFor(const std::string& url) const
+{
+    HttpOptions options;
+    // The token goes to the Hub's own origin only: a URL elsewhere (a CDN's) never gets it, and
+    // the transport drops it after a redirect to another origin.
+    if (m_settings.token && urlOrigin(url) == urlOrigin(m_settings.endpoint))
+        options.authHeaders = {"Authorization: Bearer " + *m_settings.token};
+    return options;
+}
+
+std::string HubClient::nameOf(const SourceSpec& spec) const
+{
+    SourceSpec pinned = spec;
+    if (!m_commit.empty())
+        pinned.revision = m_commit;
+    return pinned.display();
+}
+
+Result<HubFileMetadata> HubClient::resolve(
+    std::string url, const std::string& name, const CancelToken* cancel)
+{
+    for (int hop = 0;; ++hop) {
+        auto head = m_transport->head(url, cancel);
+        if (!head)
+            return head.error().is(ErrorKind::Cancelled) ? head.error()
+                                                         : head.error().prefixed(name + ": ");
+        const std::string location = head->header("Location").value_or("");
+        if (!head->redirect.empty() && !location.empty() && isRelative(location)) {
+            if (hop >= HttpOptions{}.maxRedirects)
+                return Error::io(name + ": the Hub redirects more than "
+                    + std::to_string(HttpOptions{}.maxRedirects) + " times");
+            url = head->redirect;
+            continue;
+        }
+        auto metadata = hubFileMetadata(
+            static_cast<int>(head->status),
+            [&](std::string_view header) { return head->header(header); }, name,
+            m_settings.token.has_value());
+        if (metadata && !metadata->location.empty() && !head->redirect.empty())
+            metadata->location = head->redirect; // made absolute by libcurl
+        return metadata;
+    }
+}
+
+Status HubClient::pin(const SourceSpec& spec, const CancelToken* cancel)
+{
+    if (isCommit(spec.revision)) {
+        m_commit = spec.revision;
+        return {};
+    }
+    if (m_settings.offline) {
+        auto cached = cachedCommit(m_settings.cache, spec);
+        if (!cached)
+            return Error::notFound(spec.display() + ": HF_HUB_OFFLINE is set and the Hub cache ("
+                + m_settings.cache.string() + ") has no commit for revision '" + spec.revision
+                + "'");
+        m_commit = *cached;
+        return {};
+    }
+    auto metadata = resolve(hubFileUrl(m_settings, spec, spec.revision), spec.display(), cancel);
+    if (!metadata)
+        return metadata.error();
+    m_commit = metadata->commit;
+    m_resolved[spec.file] = std::move(*metadata);
+    return {};
+}
+
+Result<std::shared_ptr<ByteSource>> HubClient::open(
+    const SourceSpec& spec, const CancelToken* cancel)
+{
+    if (m_commit.empty())
+        return Error::internal(spec.display() + ": HubClient::open before pin");
+    const std::string name = nameOf(spec);
+    if (auto cached = cachedFile(m_settings.cache, spec, m_commit)) {
+        const auto status = statusAt(*cached);
+        if (!status)
+            return Error::io(
+                name + ": its copy in the Hub cache, " + cached->string() + ", cannot be read");
+        // The blob's name is its content tag (the Hub's ETag).
+        return std::shared_ptr<ByteSource>(
+            std::make_shared<HubSource>(LocalSource::make(*cached, status->stamp.identity), name,
+                "blob " + cached->filename().string()));
+    }
+    if (m_settings.offline)
+        return Error::notFound(name + ": not in the Hub cache (" + m_settings.cache.string()
+            + "), and HF_HUB_OFFLINE is set");
+    const std::string url = hubFileUrl(m_settings, spec, m_commit);
+    HubFileMetadata metadata;
+    if (auto known = m_resolved.find(spec.file); known != m_resolved.end()) {
+        metadata = known->second;
+    } else {
+        auto asked = resolve(url, name, cancel);
+        if (!asked)
+            return asked.error();
+        metadata = std::move(*asked);
+    }
+    if (metadata.commit != m_commit)
+        return Error::io(name + ": the Hub answered for commit " + metadata.commit);
+    // Where the bytes are: the CDN a redirect named, else the file at the commit.
+    const std::string target = metadata.location.empty() ? url : metadata.location;
+    auto source = HttpSource::open(target, optionsFor(target), cancel, m_cache);
+    if (!source)
+        return source.error().is(ErrorKind::Cancelled) ? source.error()
+                                                       : source.error().prefixed(name + ": ");
+    if ((*source)->file().size != metadata.size)
+        return Error::changed(name + ": the Hub says " + std::to_string(*metadata.size)
+            + " bytes, the file served has " + std::to_string((*source)->file().size));
+    return std::shared_ptr<ByteSource>(
+        std::make_shared<HubSource>(std::move(*source), name, "etag " + metadata.etag));
+}
+
+Result<std::vector<HubTreeEntry>> HubClient::list(const SourceSpec& spec, const CancelToken* cancel)
+{
+    const std::string name = nameOf(spec);
+    if (m_settings.offline)
+        return Error::usage(name + ": HF_HUB_OFFLINE is set, and a folder is listed by the Hub");
+    constexpr uint64_t kPageLimit = 64 << 20;
+    constexpr int kMaxPages = 10000;
+    const std::string hubOrigin = urlOrigin(m_settings.endpoint);
+    std::vector<HubTreeEntry> files;
+    std::string url = hubTreeUrl(m_settings, spec, m_commit.empty() ? spec.revision : m_commit);
+    for (int page = 1;; ++page) {
+        auto response = m_transport->get(url, kPageLimit, cancel);
+        if (!response)
+            return response.error().is(ErrorKind::Cancelled)
+                ? response.error()
+                : response.error().prefixed(name + ": ");
+        const RawHead& head = response->head;
+        if (head.status != 200) {
+            // The Hub's refusal, worded as a file's (no such repository, revision; gated).
+            auto refusal = hubFileMetadata(
+                static_cast<int>(head.status),
+                [&](std::string_view header) { return head.header(header); }, name,
+                m_settings.token.has_value());
+            return refusal ? Error::io(name + ": the Hub answered HTTP "
+                       + std::to_string(head.status) + " to the folder's listing")
+                           : refusal.error();
+        }
+        auto entries = parseHubTree(response->body);
+        if (!entries)
+            return entries.error().prefixed(name + ": ");
+        for (HubTreeEntry& entry : *entries)
+            if (!entry.directory)
+                files.push_back(std::move(entry));
+        auto next = nextPageLink(head.header("Link").value_or(""));
+        if (!next)
+            return files;
+        if (next->starts_with('/'))
+            next = hubOrigin + *next; // scheme://host:port, the port always written
+        // The token goes to the Hub's own origin only: a page elsewhere is not asked.
+        if (urlOrigin(*next) != hubOrigin)
+            return Error::io(name + ": the listing's next page is on another server");
+        if (page >= kMaxPages)
+            return Error::io(
+                name + ": the listing has more than " + std::to_string(kMaxPages) + " pages");
+        url = *next;
+    }
+}
+
+Result<std::unique_ptr<Model>> openHubModel(
+    const SourceSpec& spec, const HubSettings& settings, BlockCache* cache)
+{
+    if (spec.kind != SourceSpec::Kind::Hub)
+        return Error::usage(spec.display() + ": not a Hub file (hf://ORG/REPO/PATH)");
+    if (spec.isFolder())
+        return Error::usage(spec.display() + ": a folder, not a model; name its .onnx file");
+    auto client = std::make_shared<HubClient>(settings, cache);
+    if (Status pinned = client->pin(spec); !pinned)
+        return pinned.error();
+    auto source = client->open(spec);
+    if (!source)
+        return source.error();
+    return Model::openRemote(*source,
+        [client, model = spec](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
+            auto sibling = siblingSource(model, location);
+            if (!sibling)
+                return sibling.error();
+            return client->open(*sibling);
+        });
+}
+
+} // namespace repack

@@ -1,0 +1,498 @@
+// A model on the Hugging Face Hub (issue 38), against a scripted Hub on 127.0.0.1 (a
+// FaultServer): hf://ORG/REPO[@REV]/PATH is resolved once to a commit and every later request
+// names that commit; a file the Hub redirects to its CDN (another origin, here "localhost") is
+// read there without the token; a relative redirect (a renamed repository) keeps it; the Hub's
+// refusals (gated, no such repository, revision or file) are errors naming the hf:// file; a file
+// the HF cache holds for the commit is read from disk and never asked for. The CLI's inspect and
+// verify take the hf:// name and report what they report of the same files on disk.
+#include "core/io/hub_cache.h"
+#include "core/io/source_spec.h"
+#include "core/model/model.h"
+#include "core/remote/hub_client.h"
+#include "tests/support/cli_run.h"
+#include "tests/support/fault_server.h"
+#include "tests/support/model_builder.h"
+#include "tests/support/tensor_builder.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+using namespace repack;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCommit = "0123456789abcdef0123456789abcdef01234567";
+const std::string kToken = "hf_secretTokenForTests";
+
+// m/model.onnx (served by the Hub itself) with inline weights, and m/w.bin beside it holding two
+// of its tensors (kept in LFS: the Hub redirects it to its CDN).
+std::map<std::string, std::string> repositoryFiles()
+{
+    onnx::ModelProto model = fixtures::emptyModel();
+    onnx::GraphProto& graph = *model.mutable_graph();
+    *graph.add_initializer() = fixtures::rawTensor(
+        "dense", onnx::TensorProto::FLOAT, {128, 512}, fixtures::patternBytes(1 << 18, 3));
+    *graph.add_initializer() = fixtures::rawTensor("small", onnx::TensorProto::FLOAT, {8});
+    const std::string a = fixtures::patternBytes(200000, 5);
+    const std::string b = fixtures::patternBytes(4000, 6);
+    onnx::TensorProto ta = fixtures::rawTensor("ext_a", onnx::TensorProto::FLOAT, {50000});
+    ta.clear_raw_data();
+    fixtures::setExternal(ta, "w.bin", "0", std::to_string(a.size()));
+    onnx::TensorProto tb = fixtures::rawTensor("ext_b", onnx::TensorProto::FLOAT, {1000});
+    tb.clear_raw_data();
+    fixtures::setExternal(tb, "w.bin", std::to_string(a.size()), std::to_string(b.size()));
+    *graph.add_initializer() = ta;
+    *graph.add_initializer() = tb;
+    return {{"m/model.onnx", model.SerializeAsString()}, {"m/w.bin", a + b}};
+}
+
+std::string header(const std::string& name, const std::string& value)
+{
+    return name + ": " + value;
+}
+
+// A Hub of one repository, org/repo at kCommit (branch "main"), on 127.0.0.1; its CDN is the
+// same server called "localhost" (another origin). org/old is its former name (a relative 307).
+struct HubFixture {
+    std::map<std::string, std::string> files = repositoryFiles();
+    std::set<std::string> lfs = {"m/w.bin"};
+    bool gated = false;
+    std::string listingNext; // the second page's address, when not the Hub's own
+    fixtures::FaultServer server{
+        [this](int socket, const fixtures::FaultRequest& r, int) { answer(socket, r); }};
+
+    std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(server.port()); }
+    std::string cdn() const { return "http://localhost:" + std::to_string(server.port()); }
+    HubSettings settings(const fs::path& cache, bool withToken = true) const
+    {
+        HubSettings hub;
+        hub.endpoint = endpoint();
+        hub.cache = cache;
+        if (withToken)
+            hub.token = kToken;
+        return hub;
+    }
+    static bool atCdn(const fixtures::FaultRequest& r)
+    {
+        return r.header("host").starts_with("localhost:");
+    }
+
+    // The bytes of `content`: the whole (HEAD) or the range asked (GET).
+    static void serve(int socket, const fixtures::FaultRequest& r, const std::string& content,
+        std::vector<std::string> headers)
+    {
+        headers.push_back(header("Accept-Ranges", "bytes"));
+        if (r.method == "HEAD" || !r.range) {
+            headers.push_back(header("Content-Length", std::to_string(content.size())));
+            fixtures::FaultServer::respond(
+                socket, "200 OK", headers, r.method == "HEAD" ? "" : content);
+            return;
+        }
+        const auto [first, last] = *r.range;
+        const uint64_t end = std::min<uint64_t>(last, content.size() - 1);
+        headers.push_back(header("Content-Range",
+            "bytes " + std::to_string(first) + "-" + std::to_string(end) + "/"
+                + std::to_string(content.size())));
+        fixtures::FaultServer::respond(
+            socket, "206 Partial Content", headers, content.substr(first, end - first + 1));
+    }
+
+    // The tree of m/ in two pages: model.onnx and a folder, then w.bin (in LFS).
+    void list(int socket, const fixtures::FaultRequest& r)
+    {
+        const auto size
+            = [&](const std::string& path) { return std::to_string(files.at(path).size()); };
+        if (r.target.find("cursor=2") == std::string::npos) {
+            const std::string next = listingNext.empty()
+                ? endpoint() + "/api/models/org/repo/tree/main/m?recursive=true&cursor=2"
+                : listingNext;
+            fixtures::FaultServer::respond(socket, "200 OK",
+                {header("Content-Type", "application/json"),
+                    header("Link", "<" + next + ">; rel=\"next\"")},
+                R"([{"type":"file","path":"m/model.onnx","size":)" + size("m/model.onnx")
+                    + R"(,"oid":"1111"},{"type":"directory","path":"m/sub","size":0,"oid":"2222"}])");
+            return;
+        }
+        fixtures::FaultServer::respond(socket, "200 OK",
+            {header("Content-Type", "application/json")},
+            R"([{"type":"file","path":"m/w.bin","size":)" + size("m/w.bin")
+                + R"(,"oid":"3333","lfs":{"oid":"sha-lfs","size":)" + size("m/w.bin") + "}}]");
+    }
+
+    void answer(int socket, const fixtures::FaultRequest& r)
+    {
+        const std::string target = r.target.substr(0, r.target.find('?'));
+        if (atCdn(r)) { // /cdn/PATH?signature
+            const auto file = files.find(target.substr(5));
+            if (!target.starts_with("/cdn/") || file == files.end())
+                fixtures::FaultServer::respond(socket, "404 Not Found", {}, "");
+            else
+                serve(socket, r, file->second, {header("ETag", "\"cdn-" + file->first + "\"")});
+            return;
+        }
+        if (target.starts_with("/api/models/org/repo/tree/main/m")) {
+            list(socket, r);
+            return;
+        }
+        const std::string old = "/org/old/resolve/";
+        if (target.starts_with(old)) {
+            fixtures::FaultServer::respond(socket, "307 Temporary Redirect",
+                {header("Location", "/org/repo/resolve/" + target.substr(old.size()))}, "");
+            return;
+        }
+        const std::string prefix = "/org/repo/resolve/";
+        if (!target.starts_with(prefix)) {
+            fixtures::FaultServer::respond(socket, "404 Not Found",
+                {header("X-Error-Code", "RepoNotFound"),
+                    header("X-Error-Message", "Repository not found")},
+                "");
+            return;
+        }
+        if (gated) {
+            fixtures::FaultServer::respond(socket, "401 Unauthorized",
+                {header("X-Error-Code", "GatedRepo"), header("X-Error-Message", "gated")}, "");
+            return;
+        }
+        const std::string rest = target.substr(prefix.size());
+        const std::string revision = rest.substr(0, rest.find('/'));
+        const std::string path = rest.substr(rest.find('/') + 1);
+        if (revision != "main" && revision != kCommit) {
+            fixtures::FaultServer::respond(
+                socket, "404 Not Found", {header("X-Error-Code", "RevisionNotFound")}, "");
+            return;
+        }
+        const auto file = files.find(path);
+        if (file == files.end()) {
+            fixtures::FaultServer::respond(socket, "404 Not Found",
+                {header("X-Error-Code", "EntryNotFound"), header("X-Repo-Commit", kCommit)}, "");
+            return;
+        }
+        const std::string etag = "\"git-" + std::to_string(file->second.size()) + "\"";
+        if (lfs.count(path)) {
+            fixtures::FaultServer::respond(socket, "302 Found",
+                {header("Location", cdn() + "/cdn/" + path + "?Signature=xyz"),
+                    header("X-Repo-Commit", kCommit), header("X-Linked-Etag", "\"sha-lfs\""),
+                    header("X-Linked-Size", std::to_string(file->second.size())),
+                    header("ETag", etag)},
+                "");
+            return;
+        }
+        serve(socket, r, file->second, {header("X-Repo-Commit", kCommit), header("ETag", etag)});
+    }
+};
+
+// The files of the repository written to `dir` (the local twin of the Hub's model).
+fs::path writeLocally(const std::map<std::string, std::string>& files, const fs::path& dir)
+{
+    for (const auto& [path, bytes] : files) {
+        fs::create_directories((dir / path).parent_path());
+        std::ofstream(dir / path, std::ios::binary) << bytes;
+    }
+    return dir / "m" / "model.onnx";
+}
+
+std::string firstError(const Model& model)
+{
+    for (const Problem& p : model.problems())
+        if (p.severity == Severity::Error)
+            return p.message;
+    return {};
+}
+
+std::string text(const TensorBytes& bytes)
+{
+    return {reinterpret_cast<const char*>(bytes.bytes().data()), bytes.bytes().size()};
+}
+
+Result<std::unique_ptr<Model>> openHub(
+    const std::string& name, const HubSettings& settings, BlockCache& cache)
+{
+    auto spec = parseSource(name);
+    if (!spec)
+        return spec.error();
+    return openHubModel(*spec, settings, &cache);
+}
+
+// Why `model` is not a model without errors: its error or its first problem; "" when it is.
+std::string whyNot(const Result<std::unique_ptr<Model>>& model)
+{
+    return model ? firstError(**model) : model.error().message;
+}
+
+// A Hub, an HF cache folder of its own (empty unless planted) and a block cache.
+struct HubCase {
+    HubFixture hub;
+    QTemporaryDir dir;
+    BlockCache cache;
+    fs::path cacheDir() const { return fs::path(dir.path().toStdString()) / "cache"; }
+    Result<std::unique_ptr<Model>> open(const std::string& name, bool withToken = true)
+    {
+        return openHub(name, hub.settings(cacheDir(), withToken), cache);
+    }
+};
+
+} // namespace
+
+class TestHubModel : public QObject {
+    Q_OBJECT
+private slots:
+    void resolvesOnceThenAsksTheCommit();
+    void theTokenNeverReachesTheCdn();
+    void aRenamedRepositoryKeepsTheToken();
+    void refusalsNameTheHubFile_data();
+    void refusalsNameTheHubFile();
+    void aCachedFileIsReadFromDisk();
+    void offlineReadsTheCacheOnly();
+    void theCliInspectsAndVerifiesAHubModel();
+    void theCliListsAHubFolder();
+    void aListingNeverLeavesTheHub();
+};
+
+void TestHubModel::resolvesOnceThenAsksTheCommit()
+{
+    HubCase c;
+    auto model = c.open("hf://org/repo/m/model.onnx");
+    QVERIFY2(model && !(*model)->hasErrors(), whyNot(model).c_str());
+    QCOMPARE((*model)->origin(), "hf://org/repo@" + kCommit + "/m/model.onnx");
+    auto local = Model::load(writeLocally(c.hub.files, c.dir.path().toStdString() + "/local"));
+    QVERIFY(local);
+    QCOMPARE((*model)->tensors().size(), (*local)->tensors().size());
+    for (size_t i = 0; i < (*local)->tensors().size(); ++i) {
+        auto r = (*model)->read(i);
+        auto l = (*local)->read(i);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QVERIFY(l);
+        QVERIFY2(text(*r) == text(*l), (*local)->tensors()[i].qualifiedName().c_str());
+    }
+    const auto requests = c.hub.server.requests();
+    QVERIFY(requests.size() > 2);
+    QCOMPARE(requests.front().method, std::string("HEAD"));
+    QCOMPARE(requests.front().target, std::string("/org/repo/resolve/main/m/model.onnx"));
+    for (size_t i = 1; i < requests.size(); ++i) {
+        const auto& r = requests[i];
+        QVERIFY2(r.target.find("/resolve/main/") == std::string::npos, r.target.c_str());
+        QVERIFY2(HubFixture::atCdn(r) || r.target.starts_with("/org/repo/resolve/" + kCommit + "/"),
+            r.target.c_str());
+    }
+}
+
+void TestHubModel::theTokenNeverReachesTheCdn()
+{
+    HubCase c;
+    auto model = c.open("hf://org/repo/m/model.onnx");
+    QVERIFY2(model && !(*model)->hasErrors(), whyNot(model).c_str());
+    for (size_t i = 0; i < (*model)->tensors().size(); ++i)
+        QVERIFY((*model)->read(i));
+    int atCdn = 0;
+    for (const auto& r : c.hub.server.requests()) {
+        const std::string auth = r.header("authorization");
+        if (HubFixture::atCdn(r)) {
+            ++atCdn;
+            QVERIFY2(auth.empty(), r.target.c_str());
+        } else {
+            QCOMPARE(auth, "Bearer " + kToken);
+        }
+    }
+    QVERIFY(atCdn >= 2); // the HEAD of w.bin and a range of it
+}
+
+void TestHubModel::aRenamedRepositoryKeepsTheToken()
+{
+    HubCase c;
+    auto model = c.open("hf://org/old/m/model.onnx");
+    QVERIFY2(model && !(*model)->hasErrors(), whyNot(model).c_str());
+    const auto requests = c.hub.server.requests();
+    QVERIFY(requests.size() > 2);
+    QCOMPARE(requests[0].target, std::string("/org/old/resolve/main/m/model.onnx"));
+    QCOMPARE(requests[1].target, std::string("/org/repo/resolve/main/m/model.onnx"));
+    QCOMPARE(requests[1].header("authorization"), "Bearer " + kToken);
+}
+
+void TestHubModel::refusalsNameTheHubFile_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("gated");
+    QTest::addColumn<bool>("withToken");
+    QTest::addColumn<QString>("why");
+    QTest::addRow("gated") << "hf://org/repo/m/model.onnx" << true << false << "gated";
+    QTest::addRow("gated, with a token") << "hf://org/repo/m/model.onnx" << true << true << "gated";
+    QTest::addRow("no such repository")
+        << "hf://org/none/m/model.onnx" << false << true << "no such repository";
+    QTest::addRow("no such revision")
+        << "hf://org/repo@v9/m/model.onnx" << false << true << "no such revision";
+    QTest::addRow("no such file") << "hf://org/repo/m/other.onnx" << false << true
+                                  << "no such file";
+}
+
+void TestHubModel::refusalsNameTheHubFile()
+{
+    QFETCH(QString, name);
+    QFETCH(bool, gated);
+    QFETCH(bool, withToken);
+    QFETCH(QString, why);
+    HubCase c;
+    c.hub.gated = gated;
+    auto model = c.open(name.toStdString(), withToken);
+    QVERIFY(!model);
+    const std::string& message = model.error().message;
+    QVERIFY2(model.error().is(ErrorKind::NotFound), message.c_str());
+    QVERIFY2(message.starts_with(name.toStdString() + ": "), message.c_str());
+    QVERIFY2(message.find(why.toStdString()) != std::string::npos, message.c_str());
+    QVERIFY2(message.find(kToken) == std::string::npos, message.c_str());
+    QCOMPARE(message.find("HF_TOKEN") != std::string::npos, !withToken);
+}
+
+// The CLI's environment for `hub`: its endpoint, the token, an HF cache in `dir` (not made).
+fixtures::CliOptions cliOptions(const HubFixture& hub, const QTemporaryDir& dir)
+{
+    fixtures::CliOptions options;
+    options.env = {{"HF_ENDPOINT", QString::fromStdString(hub.endpoint())},
+        {"HF_TOKEN", QString::fromStdString(kToken)}, {"HF_HUB_CACHE", dir.path() + "/cache"},
+        {"NO_PROXY", "127.0.0.1,localhost"}};
+    return options;
+}
+
+// Plants the files of the repository in an HF cache as huggingface_hub leaves them:
+// snapshots/COMMIT/PATH symlinks into blobs/, and refs/main.
+void plantCache(const fs::path& cache, const std::map<std::string, std::string>& files)
+{
+    const fs::path repo = cache / "models--org--repo";
+    fs::create_directories(repo / "refs");
+    std::ofstream(repo / "refs" / "main") << kCommit;
+    int n = 0;
+    for (const auto& [path, bytes] : files) {
+        const std::string blob = "blob" + std::to_string(n++);
+        fs::create_directories(repo / "blobs");
+        std::ofstream(repo / "blobs" / blob, std::ios::binary) << bytes;
+        const fs::path link = repo / "snapshots" / kCommit / path;
+        fs::create_directories(link.parent_path());
+        fs::create_symlink(fs::relative(repo / "blobs" / blob, link.parent_path()), link);
+    }
+}
+
+void TestHubModel::aCachedFileIsReadFromDisk()
+{
+    HubCase c;
+    plantCache(c.cacheDir(), {{"m/model.onnx", c.hub.files.at("m/model.onnx")}});
+    auto model = c.open("hf://org/repo@" + kCommit + "/m/model.onnx");
+    QVERIFY2(model && !(*model)->hasErrors(), whyNot(model).c_str());
+    QCOMPARE((*model)->origin(), "hf://org/repo@" + kCommit + "/m/model.onnx");
+    for (size_t i = 0; i < (*model)->tensors().size(); ++i)
+        QVERIFY((*model)->read(i));
+    bool askedData = false;
+    for (const auto& r : c.hub.server.requests()) {
+        QVERIFY2(r.target.find("model.onnx") == std::string::npos, r.target.c_str());
+        askedData |= r.target.find("w.bin") != std::string::npos;
+    }
+    QVERIFY(askedData); // not in the cache: the Hub's
+}
+
+void TestHubModel::offlineReadsTheCacheOnly()
+{
+    HubCase c;
+    plantCache(c.cacheDir(), c.hub.files);
+    HubSettings settings = c.hub.settings(c.cacheDir());
+    settings.offline = true;
+    auto model = openHub("hf://org/repo/m/model.onnx", settings, c.cache);
+    QVERIFY2(model && !(*model)->hasErrors(), whyNot(model).c_str());
+    for (size_t i = 0; i < (*model)->tensors().size(); ++i)
+        QVERIFY((*model)->read(i));
+    QCOMPARE(c.hub.server.requests().size(), size_t(0));
+    auto missing = openHub("hf://org/repo/m/other.onnx", settings, c.cache);
+    QVERIFY(!missing);
+    QVERIFY2(missing.error().message.find("HF_HUB_OFFLINE") != std::string::npos,
+        missing.error().message.c_str());
+    QCOMPARE(c.hub.server.requests().size(), size_t(0));
+}
+
+void TestHubModel::theCliInspectsAndVerifiesAHubModel()
+{
+    HubFixture hub;
+    QTemporaryDir dir;
+    const std::string local = writeLocally(hub.files, dir.path().toStdString() + "/local");
+    const fixtures::CliOptions options = cliOptions(hub, dir);
+    const QString name = "hf://org/repo/m/model.onnx";
+    const auto remote = fixtures::runCli({"inspect", "--json", name}, options);
+    const auto onDisk = fixtures::runCli({"inspect", "--json", QString::fromStdString(local)});
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    QCOMPARE(onDisk.exitCode, 0);
+    // The same document but for where the files are: the pinned hf:// name there, paths here.
+    QByteArray remoteText = remote.out;
+    remoteText.replace(QByteArray::fromStdString("hf://org/repo@" + kCommit + "/m"),
+        QByteArray::fromStdString(fs::path(local).parent_path().string()));
+    QCOMPARE(remoteText, onDisk.out);
+    const auto table = fixtures::runCli({"inspect", name}, options);
+    QCOMPARE(table.exitCode, 0);
+    QVERIFY2(table.out.startsWith(QByteArray::fromStdString(
+                 "Model hf://org/repo@" + kCommit + "/m/model.onnx  (IR")),
+        table.out.left(200).constData());
+    const auto verified = fixtures::runCli({"verify", name}, options);
+    QVERIFY2(verified.exitCode == 0, verified.err.constData());
+    QVERIFY(verified.out.contains("ok, "));
+    for (const auto* run : {&remote, &table, &verified})
+        QVERIFY(!run->out.contains(kToken.c_str()) && !run->err.contains(kToken.c_str()));
+    QVERIFY(!fs::exists(dir.path().toStdString() + "/cache")); // nothing written
+    const auto missing = fixtures::runCli({"inspect", "hf://org/repo/m/none.onnx"}, options);
+    QVERIFY(missing.exitCode != 0);
+    QVERIFY2(
+        missing.err.contains("hf://org/repo/m/none.onnx: no such file"), missing.err.constData());
+    // verify --json names an unreadable Hub file by its name, not as a path below the folder.
+    const auto unreadable
+        = fixtures::runCli({"verify", "--json", "hf://org/repo/m/none.onnx"}, options);
+    QVERIFY(unreadable.exitCode != 0);
+    QVERIFY2(unreadable.out.contains("\"path\": \"hf://org/repo/m/none.onnx\""),
+        unreadable.out.constData());
+}
+
+void TestHubModel::theCliListsAHubFolder()
+{
+    HubFixture hub;
+    QTemporaryDir dir;
+    const fixtures::CliOptions options = cliOptions(hub, dir);
+    const auto listed = fixtures::runCli({"inspect", "hf://org/repo/m"}, options);
+    QVERIFY2(listed.exitCode == 0, listed.err.constData());
+    QVERIFY2(listed.out.startsWith("Folder hf://org/repo/m/: 1 model(s), 2 file(s)"),
+        listed.out.constData());
+    QVERIFY(listed.out.contains("model.onnx") && listed.out.contains("w.bin"));
+    QVERIFY(!listed.out.contains("sub"));
+    QVERIFY(listed.out.contains("onnx-repack inspect hf://org/repo/m/model.onnx"));
+    // One listing: its first page, then the page its Link names; nothing else is asked.
+    const auto requests = hub.server.requests();
+    QCOMPARE(requests.size(), size_t(2));
+    QCOMPARE(requests[0].method, std::string("GET"));
+    QCOMPARE(requests[0].target, std::string("/api/models/org/repo/tree/main/m?recursive=true"));
+    QCOMPARE(requests[1].target,
+        std::string("/api/models/org/repo/tree/main/m?recursive=true&cursor=2"));
+    QCOMPARE(requests[1].header("authorization"), "Bearer " + kToken);
+    const auto json = fixtures::runCli({"inspect", "--json", "hf://org/repo/m/"}, options);
+    QCOMPARE(json.exitCode, 2);
+    QVERIFY2(json.err.contains("listed as text only"), json.err.constData());
+    const auto missing = fixtures::runCli({"inspect", "hf://org/none/m/"}, options);
+    QVERIFY(missing.exitCode != 0);
+    QVERIFY2(missing.err.contains("hf://org/none/m/: no such repository"), missing.err.constData());
+}
+
+void TestHubModel::aListingNeverLeavesTheHub()
+{
+    HubCase c;
+    c.hub.listingNext = c.hub.cdn() + "/api/models/org/repo/tree/main/m?recursive=true&cursor=2";
+    HubClient client(c.hub.settings(c.cacheDir()));
+    auto spec = parseSource("hf://org/repo/m/");
+    QVERIFY(spec);
+    auto files = client.list(*spec);
+    QVERIFY(!files);
+    QVERIFY2(files.error().message.find("another server") != std::string::npos,
+        files.error().message.c_str());
+    for (const auto& r : c.hub.server.requests())
+        QVERIFY2(!HubFixture::atCdn(r), r.target.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestHubModel)
+#include "tst_hub_model.moc"
