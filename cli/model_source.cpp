@@ -4,6 +4,7 @@
 
 #ifdef REPACK_HAVE_REMOTE
 #include "core/remote/http_source.h"
+#include "core/remote/s3_source.h"
 #endif
 
 namespace repack::cli {
@@ -22,8 +23,11 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
     switch (spec->kind) {
     case SourceSpec::Kind::Local:
         return Model::load(spec->path);
-    case SourceSpec::Kind::Http: {
+    case SourceSpec::Kind::Http:
+    case SourceSpec::Kind::S3: {
 #ifdef REPACK_HAVE_REMOTE
+        if (spec->kind == SourceSpec::Kind::S3)
+            return openS3Model(*spec, processEnvironment());
         return openHttpModel(text);
 #else
         return Error::usage(spec->display()
@@ -32,9 +36,8 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
 #endif
     }
     case SourceSpec::Kind::Hub:
-    case SourceSpec::Kind::S3:
         return Error::usage(spec->display()
-            + ": the Hub (hf://) and S3 (s3://) are not served "
+            + ": the Hub (hf://) is not served "
               "yet; give the file's https:// address");
     }
     return Error::internal("openModelArgument: unknown kind");

@@ -1,6 +1,6 @@
 // The MODEL argument of the commands that read a model: a local path or, with remote sources
-// built in (issue 38), a file on a web server: http(s)://HOST/PATH. The Hub (hf://) and S3
-// (s3://) are parsed and refused with a message until they are served.
+// built in (issue 38), a file on a web server: http(s)://HOST/PATH, or an S3 object:
+// s3://BUCKET/KEY. The Hub (hf://) is parsed and refused with a message until it is served.
 #pragma once
 
 #include "core/model/model.h"
