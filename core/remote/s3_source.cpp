@@ -35,8 +35,8 @@ Result<std::unique_ptr<Model>> openS3Model(
             spec.display() + ": an S3 folder cannot be listed yet; name the .onnx object");
     const S3Settings s3 = s3Settings(env);
     auto open = [s3, cache](const SourceSpec& object) -> Result<std::shared_ptr<ByteSource>> {
-        auto source = HttpSource::open(
-            s3ObjectUrl(s3, object), s3HttpOptions(s3, object), nullptr, cache);
+        auto source
+            = HttpSource::open(s3ObjectUrl(s3, object), s3HttpOptions(s3, object), nullptr, cache);
         if (!source)
             return source.error();
         return std::shared_ptr<ByteSource>(*source);
@@ -44,8 +44,8 @@ Result<std::unique_ptr<Model>> openS3Model(
     auto source = open(spec);
     if (!source)
         return source.error();
-    return Model::openRemote(*source,
-        [spec, open](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
+    return Model::openRemote(
+        *source, [spec, open](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
             auto sibling = siblingSource(spec, location);
             if (!sibling)
                 return sibling.error();

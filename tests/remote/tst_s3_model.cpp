@@ -58,8 +58,8 @@ QString writeAndUpload(const S3rverFixture& server, const fs::path& dir, bool wi
 
 // The environment of a CLI run against `server`: its endpoint, the given keys and nothing of
 // the suite's own AWS settings (an empty variable counts as unset).
-Variables s3Environment(const S3rverFixture& server, const QString& profileFile,
-    const Variables& keys)
+Variables s3Environment(
+    const S3rverFixture& server, const QString& profileFile, const Variables& keys)
 {
     Variables env{{"AWS_ENDPOINT_URL", QString::fromStdString(server.endpoint())},
         {"AWS_ENDPOINT_URL_S3", ""}, {"AWS_REGION", "us-east-1"}, {"AWS_ACCESS_KEY_ID", ""},
@@ -175,14 +175,12 @@ void TestS3Model::aRefusedSignatureIsAClearError_data()
     QTest::addColumn<Variables>("keys");
     QTest::addColumn<QString>("profile"); // the credentials file's text, "" for none
     QTest::addColumn<QString>("secret"); // what no message may show
-    QTest::addRow("a wrong secret")
-        << Variables{{"AWS_ACCESS_KEY_ID", S3rverFixture::kAccessKey},
-               {"AWS_SECRET_ACCESS_KEY", "wrong-secret-4711"}}
-        << QString() << "wrong-secret-4711";
-    QTest::addRow("an unknown access key")
-        << Variables{{"AWS_ACCESS_KEY_ID", "UNKNOWN4711"},
-               {"AWS_SECRET_ACCESS_KEY", S3rverFixture::kSecretKey}}
-        << QString() << S3rverFixture::kSecretKey;
+    QTest::addRow("a wrong secret") << Variables{{"AWS_ACCESS_KEY_ID", S3rverFixture::kAccessKey},
+        {"AWS_SECRET_ACCESS_KEY", "wrong-secret-4711"}}
+                                    << QString() << "wrong-secret-4711";
+    QTest::addRow("an unknown access key") << Variables{{"AWS_ACCESS_KEY_ID", "UNKNOWN4711"},
+        {"AWS_SECRET_ACCESS_KEY", S3rverFixture::kSecretKey}}
+                                           << QString() << S3rverFixture::kSecretKey;
     QTest::addRow("a wrong secret in the profile")
         << Variables{}
         << QStringLiteral("[default]\naws_access_key_id = %1\naws_secret_access_key = bad-4711\n")
@@ -244,8 +242,8 @@ void TestS3Model::aMissingDataFileIsAProblemNamingIt()
     S3rverFixture server;
     QTemporaryDir dir;
     START_S3RVER(server, fs::path(dir.path().toStdString()), false);
-    const auto opened = openS3Model(specOf("s3://models/m/model.onnx"),
-        environmentOf(s3Environment(server, {}, {})));
+    const auto opened = openS3Model(
+        specOf("s3://models/m/model.onnx"), environmentOf(s3Environment(server, {}, {})));
     QVERIFY_OK(opened);
     bool missing = false;
     for (const Problem& p : (*opened)->problems())
