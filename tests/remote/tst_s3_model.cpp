@@ -122,33 +122,41 @@ void TestS3Model::theCliInspectsAndVerifiesAnObject_data()
 {
     QTest::addColumn<Variables>("keys");
     QTest::addColumn<QString>("profile"); // the credentials file's text, "" for none
-    QTest::addRow("keys from the environment")
-        << Variables{{"AWS_ACCESS_KEY_ID", S3rverFixture::kAccessKey},
-               {"AWS_SECRET_ACCESS_KEY", S3rverFixture::kSecretKey}}
-        << QString();
+    QTest::addColumn<QString>("folder"); // of the model's key
+    const Variables keys{{"AWS_ACCESS_KEY_ID", S3rverFixture::kAccessKey},
+        {"AWS_SECRET_ACCESS_KEY", S3rverFixture::kSecretKey}};
+    QTest::addRow("keys from the environment") << keys << QString() << "m";
+    // Written %20, %2B and %C3%A9 in the URL, as signed: the server checks the same path.
+    QTest::addRow("a key with a space, '+' and a non-ASCII letter")
+        << keys << QString() << QStringLiteral("a b+c\u00e9");
     QTest::addRow("keys and a session token")
         << Variables{{"AWS_ACCESS_KEY_ID", S3rverFixture::kAccessKey},
                {"AWS_SECRET_ACCESS_KEY", S3rverFixture::kSecretKey},
                {"AWS_SESSION_TOKEN", "session-token-1"}}
-        << QString();
+        << QString() << "m";
     QTest::addRow("keys of the credentials profile")
         << Variables{{"AWS_PROFILE", "tests"}}
         << QStringLiteral("[default]\naws_access_key_id = nobody\naws_secret_access_key = no\n"
                           "[tests]\naws_access_key_id = %1\naws_secret_access_key = %2\n")
-               .arg(S3rverFixture::kAccessKey, S3rverFixture::kSecretKey);
-    QTest::addRow("no keys: unsigned requests") << Variables{} << QString();
+               .arg(S3rverFixture::kAccessKey, S3rverFixture::kSecretKey)
+        << "m";
+    QTest::addRow("no keys: unsigned requests") << Variables{} << QString() << "m";
 }
 
 void TestS3Model::theCliInspectsAndVerifiesAnObject()
 {
     QFETCH(Variables, keys);
     QFETCH(QString, profile);
+    QFETCH(QString, folder);
     S3rverFixture server;
     QTemporaryDir dir;
     const fs::path local(dir.path().toStdString());
     START_S3RVER(server, local, true);
+    for (const char* file : {"model.onnx", "w.bin"})
+        if (folder != "m")
+            QCOMPARE(server.put(folder.toStdString() + "/" + file, local / "m" / file), QString());
     const fixtures::CliOptions options{s3Environment(server, writeProfile(dir, profile), keys)};
-    const QString name = QStringLiteral("s3://models/m/model.onnx");
+    const QString name = "s3://models/" + folder + "/model.onnx";
     const QString path = QString::fromStdString((local / "m" / "model.onnx").string());
 
     const auto remote = fixtures::runCli({"inspect", "--json", name}, options);
@@ -157,9 +165,9 @@ void TestS3Model::theCliInspectsAndVerifiesAnObject()
     QCOMPARE(onDisk.exitCode, 0);
     // The same document but for where the files are: s3:// names there, paths here.
     QByteArray remoteText = remote.out;
-    remoteText.replace("s3://models/m", (dir.path() + QStringLiteral("/m")).toUtf8());
+    remoteText.replace(("s3://models/" + folder).toUtf8(), (dir.path() + "/m").toUtf8());
     QCOMPARE(remoteText, onDisk.out);
-    QVERIFY(remote.out.contains("\"path\": \"s3://models/m/model.onnx\""));
+    QVERIFY(remote.out.contains("\"path\": \"" + name.toUtf8() + "\""));
 
     const auto table = fixtures::runCli({"inspect", name}, options);
     QCOMPARE(table.exitCode, 0);

@@ -4,6 +4,7 @@
 #include <QDeadlineTimer>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QUrl>
 
 namespace fixtures {
 
@@ -99,7 +100,8 @@ QString S3rverFixture::put(const std::string& key, const std::filesystem::path& 
     upload.setProcessChannelMode(QProcess::MergedChannels);
     upload.start(node(),
         {QStringLiteral("-e"), QString::fromLatin1(kPut), QStringLiteral("--"),
-            QString::fromStdString(endpoint() + "/" + m_bucket + "/" + key),
+            QString::fromStdString(endpoint() + "/" + m_bucket + "/")
+                + QUrl::toPercentEncoding(QString::fromStdString(key), "/"),
             QString::fromStdString(file.string())});
     if (!upload.waitForFinished(60000) || upload.exitStatus() != QProcess::NormalExit)
         return QStringLiteral("the upload of ") + QString::fromStdString(key)
