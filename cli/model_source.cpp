@@ -5,6 +5,7 @@
 #ifdef REPACK_HAVE_REMOTE
 #include "core/remote/http_source.h"
 #include "core/remote/hub_client.h"
+#include "core/remote/s3_source.h"
 #endif
 
 namespace repack::cli {
@@ -34,24 +35,19 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
     switch (spec->kind) {
     case SourceSpec::Kind::Local:
         return Model::load(spec->path);
-    case SourceSpec::Kind::Http: {
+    case SourceSpec::Kind::Http:
+    case SourceSpec::Kind::S3:
+    case SourceSpec::Kind::Hub: {
 #ifdef REPACK_HAVE_REMOTE
+        if (spec->kind == SourceSpec::Kind::S3)
+            return openS3Model(*spec, processEnvironment());
+        if (spec->kind == SourceSpec::Kind::Hub)
+            return openHubModel(*spec, hubSettings(processEnvironment()));
         return openHttpModel(text);
 #else
         return localOnly(*spec);
 #endif
     }
-    case SourceSpec::Kind::Hub: {
-#ifdef REPACK_HAVE_REMOTE
-        return openHubModel(*spec, hubSettings(processEnvironment()));
-#else
-        return localOnly(*spec);
-#endif
-    }
-    case SourceSpec::Kind::S3:
-        return Error::usage(spec->display()
-            + ": the Hub (hf://) and S3 (s3://) are not served "
-              "yet; give the file's https:// address");
     }
     return Error::internal("openModelArgument: unknown kind");
 }

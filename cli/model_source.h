@@ -1,7 +1,7 @@
 // The MODEL argument of the commands that read a model: a local path or, with remote sources
-// built in (issue 38), a file on a web server: http(s)://HOST/PATH, or a file of a Hugging Face
-// Hub repository: hf://ORG/REPO[@REV]/PATH (core/remote/hub_client.h). S3 (s3://) is parsed and
-// refused with a message until it is served.
+// built in (issue 38), a file on a web server: http(s)://HOST/PATH, a file of a Hugging Face Hub
+// repository: hf://ORG/REPO[@REV]/PATH (core/remote/hub_client.h), or an S3 object:
+// s3://BUCKET/KEY (core/remote/s3_source.h).
 #pragma once
 
 #include "core/io/hub_api.h"

@@ -75,7 +75,8 @@ Command addVerify(CLI::App& app)
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     sub->add_option("MODEL", *path,
-           "The .onnx file: a path, an http(s):// address or hf://ORG/REPO[@REV]/PATH")
+           "The .onnx file: a path, an http(s):// address, hf://ORG/REPO[@REV]/PATH or "
+           "s3://BUCKET/KEY")
         ->required();
     sub->add_flag("--json", *json,
         "Print one JSON object (schema onnx-repack/verify/1), also when the model cannot be read");

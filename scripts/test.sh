@@ -9,6 +9,8 @@ REPACK_PRESET=ci bash "$root/scripts/build.sh"
 bash "$root/scripts/format.sh" --check
 # ONNX Runtime (npm's onnxruntime-node) as an independent reader for the tests, when npm has it.
 bash "$root/scripts/install-test-readers.sh"
+# An S3 server that checks request signatures (npm's @20minutes/s3rver) for the s3:// tests.
+bash "$root/scripts/install-test-s3rver.sh"
 ctest --test-dir "$root/build" --output-on-failure -j "$(nproc)"
 # The Debian package builds, installs with apt-get, runs, and is removed again.
 bash "$root/scripts/test-package.sh" "$root/build"

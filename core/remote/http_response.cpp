@@ -52,8 +52,8 @@ std::string validatorChange(const ResponseHead& head, const RemoteFile& file)
 
 Error changed(const RemoteFile& file, const std::string& how)
 {
-    return Error::changed(displayUrl(file.url) + ": changed on the server since it was opened ("
-        + how + "); open it again");
+    return Error::changed(file.display() + ": changed on the server since it was opened (" + how
+        + "); open it again");
 }
 
 } // namespace
@@ -105,7 +105,7 @@ Status checkRangeResponse(
     const ResponseHead& head, const RemoteFile& file, uint64_t offset, uint64_t length)
 {
     const std::string asked = bytesText(offset, offset + length - 1);
-    const std::string where = displayUrl(file.url) + ": ";
+    const std::string where = file.display() + ": ";
     if (head.status == 412)
         return changed(file, "the server no longer has ETag " + file.etag);
     if (head.status == 416)

@@ -31,7 +31,7 @@ Result<std::shared_ptr<HttpSource>> HttpSource::open(
 HttpSource::HttpSource(
     Made, RemoteFile file, std::unique_ptr<HttpTransport> transport, BlockCache& cache)
     : m_file(std::move(file))
-    , m_identity{displayUrl(m_file.url), versionOf(m_file), m_file.size}
+    , m_identity{m_file.display(), versionOf(m_file), m_file.size}
     , m_cache(cache)
     , m_key(BlockCache::newSourceKey())
     , m_transport(std::move(transport))

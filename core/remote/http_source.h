@@ -29,7 +29,7 @@ public:
     ~HttpSource() override;
 
     const SourceIdentity& identity() const override { return m_identity; }
-    std::string displayName() const override { return displayUrl(m_file.url); }
+    std::string displayName() const override { return m_file.display(); }
     Result<TensorBytes> read(
         uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr) override;
     Status readInto(

@@ -101,7 +101,7 @@ std::optional<Error> pastTheEnd(const RemoteFile& file, uint64_t offset, uint64_
 {
     if (offset <= file.size && length <= file.size - offset)
         return std::nullopt;
-    return Error::corrupt(displayUrl(file.url) + ": bytes " + std::to_string(offset) + "-"
+    return Error::corrupt(file.display() + ": bytes " + std::to_string(offset) + "-"
         + std::to_string(offset + length - 1) + " are past the end of the file ("
         + std::to_string(file.size) + " bytes)");
 }
@@ -137,6 +137,11 @@ std::string displayUrl(const std::string& url)
              CURLUPART_QUERY, CURLUPART_FRAGMENT})
         (*curl)->urlSet(handle.get(), part, nullptr, 0);
     return urlPart(**curl, handle.get(), CURLUPART_URL);
+}
+
+std::string RemoteFile::display() const
+{
+    return name.empty() ? displayUrl(url) : name;
 }
 
 namespace {
@@ -227,6 +232,32 @@ struct Easy {
     CURL* handle;
 };
 
+// Has libcurl sign the requests of `handle` with `keys` (it computes each request's signature).
+CURLcode signRequests(const CurlLibrary& curl, CURL* handle, const HttpOptions::AwsSigV4& keys)
+{
+#if LIBCURL_VERSION_NUM >= 0x074b00
+    CURLcode code = curl.easySetopt(handle, CURLOPT_AWS_SIGV4, keys.provider.c_str());
+    if (code == CURLE_OK)
+        code = curl.easySetopt(handle, CURLOPT_USERNAME, keys.accessKey.c_str());
+    if (code == CURLE_OK)
+        code = curl.easySetopt(handle, CURLOPT_PASSWORD, keys.secretKey.c_str());
+    return code;
+#else
+    (void)curl;
+    (void)handle;
+    (void)keys;
+    return CURLE_NOT_BUILT_IN;
+#endif
+}
+
+// ": " + the options' hint after an answer that refused access (401, 403), else "".
+std::string refusal(const HttpOptions& options, long status)
+{
+    if ((status != 401 && status != 403) || options.refusedHint.empty())
+        return {};
+    return ": " + options.refusedHint;
+}
+
 // Runs `exchange` once on `easy`, set up from scratch (the connection stays alive).
 void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
 {
@@ -247,6 +278,15 @@ void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
         range
             = std::to_string(exchange.range->first) + "-" + std::to_string(exchange.range->second);
 
+    if (exchange.sendAuth && options.awsSigV4) {
+        exchange.code = signRequests(curl, handle, *options.awsSigV4);
+        if (exchange.code != CURLE_OK) {
+            curl.slistFreeAll(headers);
+            exchange.curlError = "libcurl " + curl.version
+                + " cannot sign S3 requests (AWS Signature Version 4 needs libcurl 7.75 or later)";
+            return;
+        }
+    }
     curl.easySetopt(handle, CURLOPT_URL, exchange.url.c_str());
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl.easySetopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -371,7 +411,7 @@ Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken
     const auto easy = easyOf(m_curl);
     if (!easy)
         return easy.error();
-    const std::string what = displayUrl(url);
+    const std::string what = m_options.name.empty() ? displayUrl(url) : m_options.name;
     Exchange exchange;
     exchange.url = url;
     if (Status done
@@ -382,11 +422,13 @@ Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken
     if (head.status == 404 || head.status == 410)
         return Error::notFound(what + ": not on the server (" + statusText(head.status) + ")");
     if (head.status != 200)
-        return Error::io(what + ": " + statusText(head.status) + " to HEAD");
+        return Error::io(
+            what + ": " + statusText(head.status) + " to HEAD" + refusal(m_options, head.status));
     if (!head.contentLength)
         return Error::io(what + ": the server does not say the file's size (no Content-Length)");
     RemoteFile file;
     file.url = url;
+    file.name = m_options.name;
     file.location = exchange.url;
     file.authAtLocation = exchange.sendAuth;
     file.size = *head.contentLength;
@@ -449,7 +491,7 @@ Status HttpTransport::read(
     const RemoteFile& file, uint64_t offset, std::span<std::byte> into, const CancelToken* cancel)
 {
     const uint64_t length = into.size();
-    const std::string what = displayUrl(file.url);
+    const std::string what = file.display();
     if (auto error = pastTheEnd(file, offset, length))
         return *error;
     if (length == 0)
@@ -486,7 +528,8 @@ Status HttpTransport::read(
             return checkRangeResponse(exchange.response, file, offset + done, length - done);
         if (!exchange.checked) // an answer with no body to check (a 4xx)
             return Error::io(what + ": " + statusText(status) + " to a request of bytes "
-                + std::to_string(offset + done) + "-" + std::to_string(offset + length - 1));
+                + std::to_string(offset + done) + "-" + std::to_string(offset + length - 1)
+                + refusal(m_options, status));
         if (done + exchange.received == length)
             return {};
         // A body without a length that ended early (with one, libcurl would have said "partial

@@ -37,6 +37,19 @@ struct HttpOptions {
     // Headers sent with every request to the URL's own origin (scheme, host and port), e.g.
     // "Authorization: Bearer ..."; never after a redirect to another origin, never in a message.
     std::vector<std::string> authHeaders;
+    // S3's request signing (AWS Signature Version 4): libcurl signs every request to the URL's
+    // own origin, HEAD and range GETs alike (CURLOPT_AWS_SIGV4 with the keys as user and
+    // password); as authHeaders, never after a redirect to another origin, never in a message.
+    struct AwsSigV4 {
+        std::string provider; // "aws:amz:REGION:s3" (S3Settings::sigV4())
+        std::string accessKey;
+        std::string secretKey;
+    };
+    std::optional<AwsSigV4> awsSigV4;
+    // What messages call the file, e.g. its s3:// name; its URL without secrets when empty.
+    std::string name;
+    // Added to the message of a 401 or 403 answer: what the user may check (the credentials).
+    std::string refusedHint;
 };
 
 // What a HEAD of the URL said: the file as it was when opened, which every read checks.
@@ -47,6 +60,8 @@ struct RemoteFile {
     uint64_t size = 0;
     std::string etag; // as the server spelled it, quotes included; "" when none
     std::string lastModified; // "" when none
+    std::string name; // what messages call it (HttpOptions::name), "" for displayUrl(url)
+    std::string display() const; // name, else displayUrl(url)
     bool strongEtag() const { return !etag.empty() && etag.rfind("W/", 0) != 0; }
 };
 

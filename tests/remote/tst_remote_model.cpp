@@ -266,9 +266,6 @@ void TestRemoteModel::theCliInspectsAndVerifiesAUrl()
     const auto folder = fixtures::runCli({"inspect", url.left(url.lastIndexOf('/') + 1)});
     QCOMPARE(folder.exitCode, 2);
     QVERIFY2(folder.err.contains("name the .onnx file"), folder.err.constData());
-    const auto s3 = fixtures::runCli({"inspect", "s3://bucket/model.onnx"});
-    QCOMPARE(s3.exitCode, 2);
-    QVERIFY2(s3.err.contains("not served yet"), s3.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestRemoteModel)

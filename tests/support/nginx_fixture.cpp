@@ -1,4 +1,5 @@
 #include "nginx_fixture.h"
+#include "server_process.h"
 
 #include <QDeadlineTimer>
 #include <QDir>
@@ -126,13 +127,7 @@ QString NginxFixture::start()
 
 void NginxFixture::stop()
 {
-    if (m_process.state() == QProcess::NotRunning)
-        return;
-    m_process.terminate();
-    if (!m_process.waitForFinished(10000)) {
-        m_process.kill();
-        m_process.waitForFinished(10000);
-    }
+    stopServer(m_process);
 }
 
 std::filesystem::path NginxFixture::www() const

@@ -1,0 +1,56 @@
+#include "s3_source.h"
+
+#include "http_source.h"
+
+namespace repack {
+
+HttpOptions s3HttpOptions(const S3Settings& s3, const SourceSpec& spec)
+{
+    HttpOptions options;
+    options.name = spec.display();
+    if (!s3.signs()) {
+        options.refusedHint = "access refused to an unsigned request (no credentials: set "
+                              "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)";
+        return options;
+    }
+    options.awsSigV4 = HttpOptions::AwsSigV4{s3.sigV4(), *s3.accessKey, *s3.secretKey};
+    // libcurl 7.88 does not send the payload's hash itself, which S3 requires of a signed
+    // request; a GET has no payload to sign.
+    options.authHeaders.push_back("x-amz-content-sha256: UNSIGNED-PAYLOAD");
+    if (s3.sessionToken)
+        options.authHeaders.push_back("x-amz-security-token: " + *s3.sessionToken);
+    options.refusedHint = "the server refused the request's signature or credentials (check "
+                          "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or the "
+                          "profile's keys, and that they may read this object)";
+    return options;
+}
+
+Result<std::unique_ptr<Model>> openS3Model(
+    const SourceSpec& spec, const Environment& env, BlockCache* cache)
+{
+    if (spec.kind != SourceSpec::Kind::S3)
+        return Error::usage(spec.display() + ": not an s3:// name");
+    if (spec.isFolder())
+        return Error::usage(
+            spec.display() + ": an S3 folder cannot be listed yet; name the .onnx object");
+    const S3Settings s3 = s3Settings(env);
+    auto open = [s3, cache](const SourceSpec& object) -> Result<std::shared_ptr<ByteSource>> {
+        auto source
+            = HttpSource::open(s3ObjectUrl(s3, object), s3HttpOptions(s3, object), nullptr, cache);
+        if (!source)
+            return source.error();
+        return std::shared_ptr<ByteSource>(*source);
+    };
+    auto source = open(spec);
+    if (!source)
+        return source.error();
+    return Model::openRemote(
+        *source, [spec, open](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
+            auto sibling = siblingSource(spec, location);
+            if (!sibling)
+                return sibling.error();
+            return open(*sibling);
+        });
+}
+
+} // namespace repack
