@@ -12,6 +12,7 @@
 #include "tests/support/cli_run.h"
 #include "tests/support/fault_server.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/model_checks.h"
 #include "tests/support/tensor_builder.h"
 
 #include <QTemporaryDir>
@@ -40,17 +41,8 @@ std::map<std::string, std::string> repositoryFiles()
     *graph.add_initializer() = fixtures::rawTensor(
         "dense", onnx::TensorProto::FLOAT, {128, 512}, fixtures::patternBytes(1 << 18, 3));
     *graph.add_initializer() = fixtures::rawTensor("small", onnx::TensorProto::FLOAT, {8});
-    const std::string a = fixtures::patternBytes(200000, 5);
-    const std::string b = fixtures::patternBytes(4000, 6);
-    onnx::TensorProto ta = fixtures::rawTensor("ext_a", onnx::TensorProto::FLOAT, {50000});
-    ta.clear_raw_data();
-    fixtures::setExternal(ta, "w.bin", "0", std::to_string(a.size()));
-    onnx::TensorProto tb = fixtures::rawTensor("ext_b", onnx::TensorProto::FLOAT, {1000});
-    tb.clear_raw_data();
-    fixtures::setExternal(tb, "w.bin", std::to_string(a.size()), std::to_string(b.size()));
-    *graph.add_initializer() = ta;
-    *graph.add_initializer() = tb;
-    return {{"m/model.onnx", model.SerializeAsString()}, {"m/w.bin", a + b}};
+    const std::string data = fixtures::addExternalPair(graph, "w.bin", 50000, 1000, 5);
+    return {{"m/model.onnx", model.SerializeAsString()}, {"m/w.bin", data}};
 }
 
 std::string header(const std::string& name, const std::string& value)
@@ -198,19 +190,6 @@ fs::path writeLocally(const std::map<std::string, std::string>& files, const fs:
     return dir / "m" / "model.onnx";
 }
 
-std::string firstError(const Model& model)
-{
-    for (const Problem& p : model.problems())
-        if (p.severity == Severity::Error)
-            return p.message;
-    return {};
-}
-
-std::string text(const TensorBytes& bytes)
-{
-    return {reinterpret_cast<const char*>(bytes.bytes().data()), bytes.bytes().size()};
-}
-
 Result<std::unique_ptr<Model>> openHub(
     const std::string& name, const HubSettings& settings, BlockCache& cache)
 {
@@ -223,7 +202,7 @@ Result<std::unique_ptr<Model>> openHub(
 // Why `model` is not a model without errors: its error or its first problem; "" when it is.
 std::string whyNot(const Result<std::unique_ptr<Model>>& model)
 {
-    return model ? firstError(**model) : model.error().message;
+    return model ? fixtures::firstError(**model) : model.error().message;
 }
 
 // A Hub, an HF cache folder of its own (empty unless planted) and a block cache.
@@ -263,14 +242,9 @@ void TestHubModel::resolvesOnceThenAsksTheCommit()
     QCOMPARE((*model)->origin(), "hf://org/repo@" + kCommit + "/m/model.onnx");
     auto local = Model::load(writeLocally(c.hub.files, c.dir.path().toStdString() + "/local"));
     QVERIFY(local);
-    QCOMPARE((*model)->tensors().size(), (*local)->tensors().size());
-    for (size_t i = 0; i < (*local)->tensors().size(); ++i) {
-        auto r = (*model)->read(i);
-        auto l = (*local)->read(i);
-        QVERIFY2(r, r ? "" : r.error().message.c_str());
-        QVERIFY(l);
-        QVERIFY2(text(*r) == text(*l), (*local)->tensors()[i].qualifiedName().c_str());
-    }
+    fixtures::compareTensorBytes(**model, **local);
+    if (QTest::currentTestFailed())
+        return;
     const auto requests = c.hub.server.requests();
     QVERIFY(requests.size() > 2);
     QCOMPARE(requests.front().method, std::string("HEAD"));

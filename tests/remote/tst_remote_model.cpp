@@ -8,6 +8,7 @@
 #include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/model_checks.h"
 #include "tests/support/nginx_fixture.h"
 #include "tests/support/tensor_builder.h"
 
@@ -47,17 +48,8 @@ onnx::ModelProto modelOf(const fs::path& dir, bool external)
         = fixtures::rawTensor("inner", onnx::TensorProto::FLOAT, {70000});
     if (external) {
         fs::create_directories(dir);
-        const std::string a = fixtures::patternBytes(300000, 7);
-        const std::string b = fixtures::patternBytes(5000, 9);
-        std::ofstream(dir / "w.bin", std::ios::binary) << a << b;
-        onnx::TensorProto ta = fixtures::rawTensor("ext_a", onnx::TensorProto::FLOAT, {75000});
-        ta.clear_raw_data();
-        fixtures::setExternal(ta, "w.bin", "0", std::to_string(a.size()));
-        onnx::TensorProto tb = fixtures::rawTensor("ext_b", onnx::TensorProto::FLOAT, {1250});
-        tb.clear_raw_data();
-        fixtures::setExternal(tb, "w.bin", std::to_string(a.size()), std::to_string(b.size()));
-        *graph.add_initializer() = ta;
-        *graph.add_initializer() = tb;
+        std::ofstream(dir / "w.bin", std::ios::binary)
+            << fixtures::addExternalPair(graph, "w.bin", 75000, 1250, 7);
     }
     return model;
 }
@@ -69,15 +61,6 @@ void writeModel(const onnx::ModelProto& model, const fs::path& path)
     model.SerializeToOstream(&out);
 }
 
-// The model's first error, for a failure's message.
-std::string firstError(const Model& model)
-{
-    for (const Problem& p : model.problems())
-        if (p.severity == Severity::Error)
-            return p.message;
-    return {};
-}
-
 // Serves `model` as m/model.onnx (its data files already in nginx's folder) and opens it.
 Result<std::unique_ptr<Model>> serveAndOpen(
     fixtures::NginxFixture& nginx, const onnx::ModelProto& model, BlockCache& cache)
@@ -86,11 +69,6 @@ Result<std::unique_ptr<Model>> serveAndOpen(
     if (const QString why = nginx.start(); !why.isEmpty())
         return Error::io(why.toStdString());
     return openHttpModel(nginx.url("m/model.onnx"), &cache);
-}
-
-std::string text(const TensorBytes& bytes)
-{
-    return {reinterpret_cast<const char*>(bytes.bytes().data()), bytes.bytes().size()};
 }
 
 } // namespace
@@ -143,14 +121,8 @@ void TestRemoteModel::everyTensorReadIsTheFilesBytes()
     QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     auto local = Model::load(nginx.www() / "m" / "model.onnx");
     QVERIFY(local);
-    QVERIFY2(!(*local)->hasErrors(), firstError(**local).c_str());
-    for (size_t i = 0; i < (*local)->tensors().size(); ++i) {
-        auto r = (*remote)->read(i);
-        auto l = (*local)->read(i);
-        QVERIFY2(r, r ? "" : r.error().message.c_str());
-        QVERIFY(l);
-        QVERIFY2(text(*r) == text(*l), (*local)->tensors()[i].qualifiedName().c_str());
-    }
+    QVERIFY2(!(*local)->hasErrors(), fixtures::firstError(**local).c_str());
+    fixtures::compareTensorBytes(**remote, **local);
 }
 
 void TestRemoteModel::externalDataBesideIt()
@@ -160,7 +132,7 @@ void TestRemoteModel::externalDataBesideIt()
     BlockCache cache;
     auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
     QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
-    QVERIFY2(!(*remote)->hasErrors(), firstError(**remote).c_str());
+    QVERIFY2(!(*remote)->hasErrors(), fixtures::firstError(**remote).c_str());
     const TensorInfo* ext = nullptr;
     for (const TensorInfo& t : (*remote)->tensors())
         if (t.name == "ext_b")

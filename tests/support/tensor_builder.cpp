@@ -153,6 +153,22 @@ void setExternal(onnx::TensorProto& tensor, const std::string& location,
         addExternalKey(tensor, "length", *length);
 }
 
+std::string addExternalPair(onnx::GraphProto& graph, const std::string& location, int64_t aFloats,
+    int64_t bFloats, uint8_t seed)
+{
+    const std::string a = patternBytes(static_cast<uint64_t>(aFloats) * 4, seed);
+    const std::string b = patternBytes(static_cast<uint64_t>(bFloats) * 4, uint8_t(seed + 1));
+    onnx::TensorProto& ta = *graph.add_initializer();
+    ta = rawTensor("ext_a", onnx::TensorProto::FLOAT, {aFloats});
+    ta.clear_raw_data();
+    setExternal(ta, location, "0", std::to_string(a.size()));
+    onnx::TensorProto& tb = *graph.add_initializer();
+    tb = rawTensor("ext_b", onnx::TensorProto::FLOAT, {bFloats});
+    tb.clear_raw_data();
+    setExternal(tb, location, std::to_string(a.size()), std::to_string(b.size()));
+    return a + b;
+}
+
 onnx::SparseTensorProto sparseTensor(const std::string& valuesName, const std::string& indicesName,
     std::vector<int64_t> dims, int64_t nnz)
 {

@@ -32,6 +32,11 @@ onnx::TensorProto typedTensor(const std::string& name, int32_t dtype, std::vecto
 void setExternal(onnx::TensorProto& tensor, const std::string& location,
     std::optional<std::string> offset, std::optional<std::string> length);
 void addExternalKey(onnx::TensorProto& tensor, const std::string& key, const std::string& value);
+// Adds two FLOAT initializers of `graph`, ext_a ([aFloats]) and ext_b ([bFloats]), stored back to
+// back in the data file `location` (pattern bytes seeded `seed` and `seed` + 1): returns the
+// bytes that file must hold.
+std::string addExternalPair(onnx::GraphProto& graph, const std::string& location, int64_t aFloats,
+    int64_t bFloats, uint8_t seed);
 
 // A sparse tensor with `nnz` float values (raw) and int64 indices (raw) over dense `dims`.
 onnx::SparseTensorProto sparseTensor(const std::string& valuesName, const std::string& indicesName,
