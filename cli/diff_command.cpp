@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "commands.h"
+#include "model_source.h"
 #include "terminal_text.h"
 
 #include "core/inspect/diff.h"
@@ -34,8 +35,10 @@ bool changesContent(const std::vector<DiffEntry>& entries)
 
 int diff(const std::string& pathA, const std::string& pathB, bool json, bool exitCode)
 {
-    auto a = Model::load(pathA);
-    auto b = a ? Model::load(pathB) : Result<std::unique_ptr<Model>>(Error::internal("not run"));
+    // Either may be a model on a server (issue 38): its bytes are read where they differ.
+    auto a = openModelArgument(pathA);
+    auto b
+        = a ? openModelArgument(pathB) : Result<std::unique_ptr<Model>>(Error::internal("not run"));
     if (!a || !b) {
         std::cerr << "onnx-repack: " << printable((!a ? a.error() : b.error()).message) << '\n';
         return exitCodeFor((!a ? a.error() : b.error()));
@@ -76,8 +79,11 @@ Command addDiff(CLI::App& app)
     auto b = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto exitCode = std::make_shared<bool>(false);
-    sub->add_option("A", *a, "The first model")->required();
-    sub->add_option("B", *b, "The second model")->required();
+    sub->add_option("A", *a,
+           "The first model: a path, an http(s):// address, hf://ORG/REPO[@REV]/PATH or "
+           "s3://BUCKET/KEY")
+        ->required();
+    sub->add_option("B", *b, "The second model, the same kinds")->required();
     sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/diff/1)");
     sub->add_flag("--exit-code", *exitCode,
         "Exit 1 when a tensor's content differs or a tensor was added or removed (moves and "

@@ -20,13 +20,14 @@ bool sameExternalPlace(const TensorInfo& a, const TensorInfo& b)
 }
 
 // Both tensors are the same byte range of the same file, as both models opened it: equal
-// without reading. The DataFile identity (device, inode, size, mtime) tells the file apart
-// from a copy or a replacement at the same name.
+// without reading. The source's identity tells the file apart from a copy or a replacement at
+// the same name: a local file's path, device, inode, size and mtime; a remote file's address and
+// version (its ETag), never its size alone (two files on servers may well be as long).
 bool sameFileRange(const TensorInfo& a, const TensorInfo& b)
 {
     if (!a.isExternal() || !b.isExternal() || !a.external->file() || !b.external->file())
         return false;
-    return a.external->file()->identity() == b.external->file()->identity()
+    return a.external->file()->source().identity() == b.external->file()->source().identity()
         && a.external->offset == b.external->offset && a.bytes && a.bytes == b.bytes;
 }
 

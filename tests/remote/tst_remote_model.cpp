@@ -83,6 +83,8 @@ private slots:
     void aFileChangedOnTheServerFailsItsReads();
     void aSaveIsRefused();
     void theCliInspectsAndVerifiesAUrl();
+    void theCliDiffsAUrlAgainstALocalCopy();
+    void twoServedFilesOfOneSizeAreCompared();
 };
 
 void TestRemoteModel::indexesAsTheFileOnDiskWithoutItsWeights()
@@ -238,6 +240,60 @@ void TestRemoteModel::theCliInspectsAndVerifiesAUrl()
     const auto folder = fixtures::runCli({"inspect", url.left(url.lastIndexOf('/') + 1)});
     QCOMPARE(folder.exitCode, 2);
     QVERIFY2(folder.err.contains("name the .onnx file"), folder.err.constData());
+}
+
+// Flips one byte of `path` at `offset`.
+void flipByte(const fs::path& path, uint64_t offset)
+{
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(static_cast<std::streamoff>(offset));
+    const char c = static_cast<char>(file.get() ^ 0x5a);
+    file.seekp(static_cast<std::streamoff>(offset));
+    file.put(c);
+}
+
+void TestRemoteModel::theCliDiffsAUrlAgainstALocalCopy()
+{
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    writeModel(modelOf(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
+    const QString why = nginx.start();
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    QTemporaryDir copy;
+    fs::copy(nginx.www() / "m", copy.path().toStdString(), fs::copy_options::recursive);
+    const QString url = QString::fromStdString(nginx.url("m/model.onnx"));
+    const QString served = QString::fromStdString((nginx.www() / "m" / "model.onnx").string());
+    const QString local = copy.filePath("model.onnx");
+    // The same JSON as two local files give, and no change.
+    const auto remote = fixtures::runCli({"diff", "--json", "--exit-code", url, local});
+    QVERIFY2(remote.exitCode == 0, (remote.out + remote.err).constData());
+    const auto onDisk = fixtures::runCli({"diff", "--json", "--exit-code", served, local});
+    QCOMPARE(onDisk.exitCode, 0);
+    QCOMPARE(remote.out, onDisk.out);
+    // One byte of ext_a changed in the copy: the server's bytes were read and compared.
+    flipByte(copy.filePath("w.bin").toStdString(), 1000);
+    const auto changed = fixtures::runCli({"diff", "--exit-code", url, local});
+    QCOMPARE(changed.exitCode, 1);
+    QVERIFY2(changed.out.contains("content_changed  graph/ext_a"), changed.out.constData());
+    QVERIFY2(!changed.out.contains("ext_b"), changed.out.constData());
+}
+
+void TestRemoteModel::twoServedFilesOfOneSizeAreCompared()
+{
+    // A remote file's identity is its address and version, not its size: two data files on the
+    // server of one size, one byte apart, are read and found different.
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    writeModel(modelOf(nginx.www() / "a", true), nginx.www() / "a" / "model.onnx");
+    fs::copy(nginx.www() / "a", nginx.www() / "b", fs::copy_options::recursive);
+    flipByte(nginx.www() / "b" / "w.bin", 1000);
+    const QString why = nginx.start();
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    const auto run = fixtures::runCli(
+        {"diff", "--exit-code", QString::fromStdString(nginx.url("a/model.onnx")),
+            QString::fromStdString(nginx.url("b/model.onnx"))});
+    QVERIFY2(run.exitCode == 1, (run.out + run.err).constData());
+    QVERIFY2(run.out.contains("ext_a"), (run.out + run.err).constData());
 }
 
 QTEST_GUILESS_MAIN(TestRemoteModel)
