@@ -87,17 +87,18 @@ Result<TensorBytes> BlockCache::read(uint64_t key, uint64_t sourceBytes, uint64_
     const std::pair<uint64_t, uint64_t> range{offset, length};
     if (Status s = prefetch(key, sourceBytes, {&range, 1}, fetch, cancel); !s)
         return s.error();
-    // The blocks were fetched or found above, but another reader may have pushed them out since:
-    // what is missing now is fetched again (rare: the budget holds many reads' blocks).
+    // The blocks were fetched or found above, but other readers may have pushed them out since
+    // (rare: the budget holds many reads' blocks): what is missing now is fetched again for this
+    // read alone, into memory of its own, which no other reader can push out before it is read.
     std::vector<std::shared_ptr<const Block>> blocks;
     for (uint64_t index = first; index <= last; ++index) {
         auto block = lookup(key, index);
         if (!block) {
-            if (Status s = fetchRuns(key, sourceBytes, {{index, index}}, fetch, cancel); !s)
+            const uint64_t begin = index * kBlockBytes;
+            auto own = std::make_shared<Block>(std::min(kBlockBytes, sourceBytes - begin));
+            if (Status s = fetchStraight(begin, *own, fetch, cancel); !s)
                 return s.error();
-            block = lookup(key, index);
-            if (!block)
-                return Error::internal("block cache: a block fetched is not there");
+            block = std::move(own);
         }
         blocks.push_back(std::move(block));
     }
