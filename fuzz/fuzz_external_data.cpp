@@ -75,9 +75,9 @@ void checkReads(const repack::Model& model, const fs::path& base, std::string_vi
     for (size_t i = 0; i < model.tensors().size(); ++i) {
         const repack::TensorInfo& info = model.tensors()[i];
         auto read = model.read(i);
-        if (info.isExternal() && info.external->file) {
+        if (info.isExternal() && info.external->file()) {
             std::error_code ec;
-            const fs::path real = fs::canonical(info.external->resolvedPath, ec);
+            const fs::path real = fs::canonical(info.external->resolvedPath(), ec);
             require(!ec && isUnder(real, realBase), "a validated data file outside the folder");
         }
         if (!read || !info.isExternal())

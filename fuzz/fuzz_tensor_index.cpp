@@ -54,15 +54,16 @@ ExternalRef externalOf(const onnx::TensorProto& p, const TensorInfo& indexed)
     info.dataType = indexed.dataType;
     info.bytes = indexed.bytes;
     std::vector<Problem> ignored;
-    parseExternalKeys(info, {entries, holdsData}, ignored);
+    DataLocations locations;
+    parseExternalKeys(info, {entries, holdsData}, locations, ignored);
     return *info.external;
 }
 
 void sameExternal(const ExternalRef& a, const ExternalRef& b, const std::string& what)
 {
-    require(a.location == b.location,
-        what + "external location '" + a.location + "' vs '" + b.location + "'");
-    require(a.hasLocation == b.hasLocation, what + "a 'location' key in one only");
+    require(a.location() == b.location(),
+        what + "external location '" + a.location() + "' vs '" + b.location() + "'");
+    require(a.hasLocation() == b.hasLocation(), what + "a 'location' key in one only");
     require(a.offset == b.offset, what + "external offset differs");
     require(a.length == b.length, what + "external length differs");
     require(*a.checksum == *b.checksum, what + "external checksum differs");
@@ -138,7 +139,7 @@ void checkSameIndex(std::span<const std::byte> file, const TensorIndex& a,
         const std::string at = what + where(i, x);
         require(x.name == y.name && x.scope == y.scope, at + "named '" + y.qualifiedName() + "'");
         require(x.kind == y.kind, at + "kind differs");
-        require(x.elements == y.elements && x.bytes == y.bytes, at + "size differs");
+        require(x.elements() == y.elements() && x.bytes == y.bytes, at + "size differs");
         require(x.storage == y.storage, at + "storage differs");
         sameExternal(*x.external, *y.external, at);
         require(x.inlineRange.has_value() == y.inlineRange.has_value(), at + "inline range");
