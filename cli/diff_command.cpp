@@ -79,10 +79,7 @@ Command addDiff(CLI::App& app)
     auto b = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto exitCode = std::make_shared<bool>(false);
-    sub->add_option("A", *a,
-           "The first model: a path, an http(s):// address, hf://ORG/REPO[@REV]/PATH or "
-           "s3://BUCKET/KEY")
-        ->required();
+    sub->add_option("A", *a, "The first model: " + std::string(kModelForms))->required();
     sub->add_option("B", *b, "The second model, the same kinds")->required();
     sub->add_flag("--json", *json, "Print one JSON object (schema onnx-repack/diff/1)");
     sub->add_flag("--exit-code", *exitCode,

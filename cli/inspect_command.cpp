@@ -261,9 +261,9 @@ Command addInspect(CLI::App& app)
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     sub->add_option("MODEL", *path,
-           "The .onnx file (a path, an http(s):// address, hf://ORG/REPO[@REV]/PATH or "
-           "s3://BUCKET/KEY), or a local folder of them: every graph, its data files, the "
-           "weights stored more than once and the loaders that accept each graph")
+           "The .onnx file (" + std::string(kModelForms)
+               + "), or a local folder of them: every graph, its data files, the weights stored "
+                 "more than once and the loaders that accept each graph")
         ->required();
     auto deep = std::make_shared<bool>(false);
     sub->add_flag("--json", *json,

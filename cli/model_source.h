@@ -10,12 +10,17 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace repack::cli {
 
 // Whether `text` names a model that is not a local path.
 bool namesRemoteModel(const std::string& text);
+
+// What a MODEL argument may be, for the commands' help.
+inline constexpr std::string_view kModelForms
+    = "a path, an http(s):// address, hf://ORG/REPO[@REV]/PATH or s3://BUCKET/KEY";
 
 // The model `text` names: Model::load of a path, Model::openRemote of a URL.
 Result<std::unique_ptr<Model>> openModelArgument(const std::string& text);

@@ -74,10 +74,7 @@ Command addVerify(CLI::App& app)
     auto* sub = app.add_subcommand("verify", "Read every external byte range and check it");
     auto path = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    sub->add_option("MODEL", *path,
-           "The .onnx file: a path, an http(s):// address, hf://ORG/REPO[@REV]/PATH or "
-           "s3://BUCKET/KEY")
-        ->required();
+    sub->add_option("MODEL", *path, "The .onnx file: " + std::string(kModelForms))->required();
     sub->add_flag("--json", *json,
         "Print one JSON object (schema onnx-repack/verify/1), also when the model cannot be read");
     return {sub, [path, json] { return verifyModel(*path, *json); }};

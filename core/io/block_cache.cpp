@@ -16,6 +16,15 @@ std::string rangeText(uint64_t offset, uint64_t length)
     return "bytes " + std::to_string(offset) + "-" + std::to_string(offset + length);
 }
 
+// Ok when [offset, offset + length) lies within a source of `sourceBytes` bytes.
+Status inRange(uint64_t sourceBytes, uint64_t offset, uint64_t length)
+{
+    if (offset > sourceBytes || length > sourceBytes - offset)
+        return Error::corrupt(rangeText(offset, length) + " lie past the end (the file has "
+            + std::to_string(sourceBytes) + " bytes)");
+    return {};
+}
+
 } // namespace
 
 BlockCache::BlockCache(uint64_t budgetBytes)
@@ -58,8 +67,9 @@ Status BlockCache::fetchStraight(
 Status BlockCache::readInto(uint64_t key, uint64_t sourceBytes, uint64_t offset,
     std::span<std::byte> into, const RangeFetch& fetch, const CancelToken* cancel)
 {
-    if (offset <= sourceBytes && into.size() <= sourceBytes - offset && !into.empty()
-        && goesStraight(offset, into.size()))
+    if (Status s = inRange(sourceBytes, offset, into.size()); !s)
+        return s;
+    if (!into.empty() && goesStraight(offset, into.size()))
         return fetchStraight(offset, into, fetch, cancel);
     auto bytes = read(key, sourceBytes, offset, into.size(), fetch, cancel);
     if (!bytes)
@@ -70,9 +80,8 @@ Status BlockCache::readInto(uint64_t key, uint64_t sourceBytes, uint64_t offset,
 Result<TensorBytes> BlockCache::read(uint64_t key, uint64_t sourceBytes, uint64_t offset,
     uint64_t length, const RangeFetch& fetch, const CancelToken* cancel)
 {
-    if (offset > sourceBytes || length > sourceBytes - offset)
-        return Error::corrupt(rangeText(offset, length) + " lie past the end (the file has "
-            + std::to_string(sourceBytes) + " bytes)");
+    if (Status s = inRange(sourceBytes, offset, length); !s)
+        return s.error();
     if (length == 0)
         return TensorBytes::own({});
     const uint64_t first = offset / kBlockBytes;

@@ -25,8 +25,8 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
 {
     // Held over the read: a view is served wholly before or wholly after an invalidate().
     std::lock_guard lock(m_mutex);
-    if (m_invalidated)
-        return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
+    if (Status valid = validLocked(); !valid)
+        return valid.error();
     if (!m_source->isLocal()) // its bytes live as long as the TensorBytes read() gives
         return Error::internal(m_path.string() + ": a remote file is read with read(), not view()");
     // m_source is the LocalSource the constructor made: its view() skips the shared hold
@@ -42,11 +42,8 @@ Result<TensorBytes> DataFile::read(uint64_t offset, uint64_t length, const Cance
             return bytes.error();
         return TensorBytes::view(*bytes, this);
     }
-    {
-        std::lock_guard lock(m_mutex);
-        if (m_invalidated)
-            return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
-    }
+    if (Status valid = stillValid(); !valid)
+        return valid.error();
     return m_source->read(offset, length, cancel);
 }
 
@@ -58,12 +55,22 @@ Status DataFile::readInto(uint64_t offset, std::span<std::byte> into, const Canc
             return bytes.error();
         return bytes->copyTo(into, m_path.string());
     }
-    {
-        std::lock_guard lock(m_mutex);
-        if (m_invalidated)
-            return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
-    }
+    if (Status valid = stillValid(); !valid)
+        return valid;
     return m_source->readInto(offset, into, cancel);
+}
+
+Status DataFile::validLocked() const
+{
+    if (m_invalidated)
+        return Error::changed(m_path.string() + ": invalidated: " + m_invalidReason);
+    return {};
+}
+
+Status DataFile::stillValid() const
+{
+    std::lock_guard lock(m_mutex);
+    return validLocked();
 }
 
 void DataFile::releasePages(uint64_t offset, uint64_t length)

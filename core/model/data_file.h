@@ -73,6 +73,10 @@ public:
     int mapCount() const;
 
 private:
+    // Changed once invalidate() ran: with m_mutex held, and taking it.
+    Status validLocked() const;
+    Status stillValid() const;
+
     std::filesystem::path m_path;
     FileIdentity m_identity;
     // A LocalSource: the memory of what it reads lives as long as it does, so a view() may

@@ -17,12 +17,6 @@ std::string_view trimmed(std::string_view text)
     return text;
 }
 
-bool namedAs(std::string_view name, std::string_view expected)
-{
-    return std::equal(name.begin(), name.end(), expected.begin(), expected.end(),
-        [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
-}
-
 std::optional<uint64_t> number(std::string_view text)
 {
     uint64_t value = 0;
@@ -58,6 +52,14 @@ Error changed(const RemoteFile& file, const std::string& how)
 
 } // namespace
 
+bool sameHeaderName(std::string_view a, std::string_view b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+        return std::tolower(static_cast<unsigned char>(x))
+            == std::tolower(static_cast<unsigned char>(y));
+    });
+}
+
 void ResponseHead::addLine(std::string_view line)
 {
     line = trimmed(line);
@@ -74,13 +76,13 @@ void ResponseHead::addLine(std::string_view line)
     const std::string_view name = line.substr(0, colon);
     const std::string_view value = trimmed(line.substr(colon + 1));
     fields.emplace_back(std::string(name), std::string(value));
-    if (namedAs(name, "content-range"))
+    if (sameHeaderName(name, "content-range"))
         contentRange = value;
-    else if (namedAs(name, "content-length"))
+    else if (sameHeaderName(name, "content-length"))
         contentLength = number(value);
-    else if (namedAs(name, "etag"))
+    else if (sameHeaderName(name, "etag"))
         etag = value;
-    else if (namedAs(name, "last-modified"))
+    else if (sameHeaderName(name, "last-modified"))
         lastModified = value;
 }
 

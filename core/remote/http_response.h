@@ -14,6 +14,9 @@
 
 namespace repack {
 
+// Whether two header names are the same name (RFC 9110 5.1: any case).
+bool sameHeaderName(std::string_view a, std::string_view b);
+
 // The headers of one response. libcurl hands over the header lines of every response of a
 // transfer (a 100 Continue, a redirect), so a status line starts a new head.
 struct ResponseHead {

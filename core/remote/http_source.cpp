@@ -82,6 +82,21 @@ void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* 
     (void)m_cache.prefetch(m_key, m_file.size, wanted, fetcher(cancel), cancel);
 }
 
+Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open)
+{
+    auto source = open(spec);
+    if (!source)
+        return source.error();
+    return Model::openRemote(*source,
+        [model = spec, open = std::move(open)](
+            const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
+            auto sibling = siblingSource(model, location);
+            if (!sibling)
+                return sibling.error();
+            return open(*sibling);
+        });
+}
+
 Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache)
 {
     auto spec = parseSource(url);
@@ -92,15 +107,9 @@ Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache*
     if (spec->isFolder())
         return Error::usage(
             spec->display() + ": a folder on a web server cannot be listed; name the .onnx file");
-    auto source = HttpSource::open(spec->url, {}, nullptr, cache);
-    if (!source)
-        return source.error();
-    return Model::openRemote(*source,
-        [model = *spec, cache](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
-            auto sibling = siblingSource(model, location);
-            if (!sibling)
-                return sibling.error();
-            auto opened = HttpSource::open(sibling->url, {}, nullptr, cache);
+    return openRemoteModel(
+        *spec, [cache](const SourceSpec& file) -> Result<std::shared_ptr<ByteSource>> {
+            auto opened = HttpSource::open(file.url, {}, nullptr, cache);
             if (!opened)
                 return opened.error();
             return std::shared_ptr<ByteSource>(*opened);

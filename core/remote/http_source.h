@@ -9,8 +9,10 @@
 
 #include "core/io/block_cache.h"
 #include "core/io/byte_source.h"
+#include "core/io/source_spec.h"
 #include "core/model/model.h"
 
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -50,6 +52,13 @@ private:
     std::mutex m_mutex; // one request at a time on the transport's handle
     std::unique_ptr<HttpTransport> m_transport; // the one that opened the file: its connection
 };
+
+// Opens the file a spec names (a model, or a data file beside it) as a source.
+using SpecOpener = std::function<Result<std::shared_ptr<ByteSource>>(const SourceSpec&)>;
+// The model `spec` names, opened by `open`, and its data files: each location goes through
+// siblingSource (so it never leaves the server root, repository or bucket), then `open`. The one
+// way a remote model of any kind (http, hf://, s3://) finds its data files.
+Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open);
 
 // The model at `url` (http or https) with its data files beside it, every source read through
 // `cache` (the process's shared one when null): what `inspect URL` and `verify URL` open.

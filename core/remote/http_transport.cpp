@@ -117,10 +117,7 @@ std::string urlOrigin(const std::string& url)
 std::optional<std::string> RawHead::header(std::string_view name) const
 {
     for (const auto& [key, value] : headers)
-        if (std::equal(key.begin(), key.end(), name.begin(), name.end(), [](char a, char b) {
-                return std::tolower(static_cast<unsigned char>(a))
-                    == std::tolower(static_cast<unsigned char>(b));
-            }))
+        if (sameHeaderName(key, name))
             return value;
     return std::nullopt;
 }

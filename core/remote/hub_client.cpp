@@ -233,16 +233,7 @@ Result<std::unique_ptr<Model>> openHubModel(
     auto client = std::make_shared<HubClient>(settings, cache);
     if (Status pinned = client->pin(spec); !pinned)
         return pinned.error();
-    auto source = client->open(spec);
-    if (!source)
-        return source.error();
-    return Model::openRemote(*source,
-        [client, model = spec](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
-            auto sibling = siblingSource(model, location);
-            if (!sibling)
-                return sibling.error();
-            return client->open(*sibling);
-        });
+    return openRemoteModel(spec, [client](const SourceSpec& file) { return client->open(file); });
 }
 
 } // namespace repack

@@ -41,16 +41,7 @@ Result<std::unique_ptr<Model>> openS3Model(
             return source.error();
         return std::shared_ptr<ByteSource>(*source);
     };
-    auto source = open(spec);
-    if (!source)
-        return source.error();
-    return Model::openRemote(
-        *source, [spec, open](const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
-            auto sibling = siblingSource(spec, location);
-            if (!sibling)
-                return sibling.error();
-            return open(*sibling);
-        });
+    return openRemoteModel(spec, open);
 }
 
 } // namespace repack
