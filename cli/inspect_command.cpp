@@ -1,6 +1,6 @@
 #include "cli.h"
 #include "commands.h"
-#include "model_source.h"
+#include "core/remote/model_source.h"
 #include "terminal_text.h"
 #include "text_table.h"
 

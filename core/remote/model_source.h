@@ -1,4 +1,4 @@
-// The MODEL argument of the commands that read a model: a local path or, with remote sources
+// A MODEL argument, as the CLI, the desktop app and the Python package take it: a local path or, with remote sources
 // built in (issue 38), a file on a web server: http(s)://HOST/PATH, a file of a Hugging Face Hub
 // repository: hf://ORG/REPO[@REV]/PATH (core/remote/hub_client.h), or an S3 object:
 // s3://BUCKET/KEY (core/remote/s3_source.h).
@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace repack::cli {
+namespace repack {
 
 // Whether `text` names a model that is not a local path.
 bool namesRemoteModel(const std::string& text);
@@ -36,4 +36,4 @@ struct RemoteFolder {
 };
 Result<RemoteFolder> listRemoteFolder(const std::string& text);
 
-} // namespace repack::cli
+} // namespace repack

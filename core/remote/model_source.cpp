@@ -3,12 +3,12 @@
 #include "core/io/source_spec.h"
 
 #ifdef REPACK_HAVE_REMOTE
-#include "core/remote/http_source.h"
-#include "core/remote/hub_client.h"
-#include "core/remote/s3_source.h"
+#include "http_source.h"
+#include "hub_client.h"
+#include "s3_source.h"
 #endif
 
-namespace repack::cli {
+namespace repack {
 
 namespace {
 
@@ -92,4 +92,4 @@ Result<RemoteFolder> listRemoteFolder(const std::string& text)
 #endif
 }
 
-} // namespace repack::cli
+} // namespace repack
