@@ -204,6 +204,20 @@ std::shared_ptr<const BlockCache::Block> BlockCache::lookup(uint64_t key, uint64
     return it->second.block;
 }
 
+void BlockCache::keep(
+    uint64_t key, uint64_t sourceBytes, uint64_t index, std::vector<std::byte> bytes)
+{
+    if (index >= (sourceBytes + kBlockBytes - 1) / kBlockBytes
+        || bytes.size() != std::min(kBlockBytes, sourceBytes - index * kBlockBytes))
+        return;
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_stats.requests;
+        m_stats.fetchedBytes += bytes.size();
+    }
+    insert(key, index, std::make_shared<const Block>(std::move(bytes)));
+}
+
 void BlockCache::insert(uint64_t key, uint64_t index, std::shared_ptr<const Block> block)
 {
     std::lock_guard lock(m_mutex);

@@ -63,6 +63,9 @@ public:
     Status prefetch(uint64_t key, uint64_t sourceBytes,
         std::span<const std::pair<uint64_t, uint64_t>> ranges, const RangeFetch& fetch,
         const CancelToken* cancel = nullptr);
+    // Keeps `bytes`, fetched by other means (the GET that opened the source), as block `index`
+    // of the source `key` of `sourceBytes` bytes: ignored unless they are that whole block.
+    void keep(uint64_t key, uint64_t sourceBytes, uint64_t index, std::vector<std::byte> bytes);
     // Lets go of the blocks of `key` (a source closed, or found changed).
     void forget(uint64_t key);
 

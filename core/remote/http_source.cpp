@@ -17,15 +17,25 @@ std::string versionOf(const RemoteFile& file)
 
 } // namespace
 
-Result<std::shared_ptr<HttpSource>> HttpSource::open(
-    const std::string& url, HttpOptions options, const CancelToken* cancel, BlockCache* cache)
+Result<std::shared_ptr<HttpSource>> HttpSource::open(const std::string& url, HttpOptions options,
+    const CancelToken* cancel, BlockCache* cache, FileRole role)
 {
     auto transport = std::make_unique<HttpTransport>(std::move(options));
-    auto file = transport->stat(url, cancel);
-    if (!file)
-        return file.error();
-    return std::make_shared<HttpSource>(
-        Made{}, std::move(*file), std::move(transport), cache ? *cache : BlockCache::shared());
+    BlockCache& blocks = cache ? *cache : BlockCache::shared();
+    if (role == FileRole::Data) {
+        auto file = transport->stat(url, cancel);
+        if (!file)
+            return file.error();
+        return std::make_shared<HttpSource>(Made{}, std::move(*file), std::move(transport), blocks);
+    }
+    auto first = transport->statReading(url, BlockCache::kBlockBytes, cancel);
+    if (!first)
+        return first.error();
+    auto source = std::make_shared<HttpSource>(
+        Made{}, std::move(first->file), std::move(transport), blocks);
+    if (!first->bytes.empty())
+        blocks.keep(source->m_key, source->m_file.size, 0, std::move(first->bytes));
+    return source;
 }
 
 HttpSource::HttpSource(
@@ -84,7 +94,7 @@ void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* 
 
 Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open)
 {
-    auto source = open(spec);
+    auto source = open(spec, FileRole::Model);
     if (!source)
         return source.error();
     return Model::openRemote(*source,
@@ -93,7 +103,7 @@ Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpene
             auto sibling = siblingSource(model, location);
             if (!sibling)
                 return sibling.error();
-            return open(*sibling);
+            return open(*sibling, FileRole::Data);
         });
 }
 
@@ -107,9 +117,9 @@ Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache*
     if (spec->isFolder())
         return Error::usage(
             spec->display() + ": a folder on a web server cannot be listed; name the .onnx file");
-    return openRemoteModel(
-        *spec, [cache](const SourceSpec& file) -> Result<std::shared_ptr<ByteSource>> {
-            auto opened = HttpSource::open(file.url, {}, nullptr, cache);
+    return openRemoteModel(*spec,
+        [cache](const SourceSpec& file, FileRole role) -> Result<std::shared_ptr<ByteSource>> {
+            auto opened = HttpSource::open(file.url, {}, nullptr, cache, role);
             if (!opened)
                 return opened.error();
             return std::shared_ptr<ByteSource>(*opened);

@@ -18,15 +18,22 @@
 
 namespace repack {
 
+// What a remote file is to the command: the model, whose structure is read from its start, or
+// a data file beside it, only sized until its tensors are read.
+enum class FileRole { Model, Data };
+
 class HttpSource final : public ByteSource {
     struct Made {
         explicit Made() = default;
     };
 
 public:
-    // `cache`: the process's shared one when null.
+    // `cache`: the process's shared one when null. A model file is opened by a GET of its first
+    // block instead of a HEAD (HttpTransport::statReading), kept in the cache for the structure
+    // walk that reads it from its start: one request fewer.
     static Result<std::shared_ptr<HttpSource>> open(const std::string& url,
-        HttpOptions options = {}, const CancelToken* cancel = nullptr, BlockCache* cache = nullptr);
+        HttpOptions options = {}, const CancelToken* cancel = nullptr, BlockCache* cache = nullptr,
+        FileRole role = FileRole::Data);
     HttpSource(Made, RemoteFile file, std::unique_ptr<HttpTransport> transport, BlockCache& cache);
     ~HttpSource() override;
 
@@ -54,7 +61,7 @@ private:
 };
 
 // Opens the file a spec names (a model, or a data file beside it) as a source.
-using SpecOpener = std::function<Result<std::shared_ptr<ByteSource>>(const SourceSpec&)>;
+using SpecOpener = std::function<Result<std::shared_ptr<ByteSource>>(const SourceSpec&, FileRole)>;
 // The model `spec` names, opened by `open`, and its data files: each location goes through
 // siblingSource (so it never leaves the server root, repository or bucket), then `open`. The one
 // way a remote model of any kind (http, hf://, s3://) finds its data files.

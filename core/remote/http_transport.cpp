@@ -403,6 +403,36 @@ HttpTransport::~HttpTransport()
         (*curlLibrary())->easyCleanup(static_cast<CURL*>(m_curl));
 }
 
+namespace {
+
+// The file `exchange` (a HEAD or a GET of it) found, `size` bytes.
+RemoteFile fileOf(
+    const Exchange& exchange, const std::string& url, const HttpOptions& options, uint64_t size)
+{
+    RemoteFile file;
+    file.url = url;
+    file.name = options.name;
+    file.location = exchange.url;
+    file.authAtLocation = exchange.sendAuth;
+    file.size = size;
+    file.etag = exchange.response.etag;
+    file.lastModified = exchange.response.lastModified;
+    return file;
+}
+
+// Why an answer of `status` to the stat of `what` (by `method`) is no file: NotFound for 404 and
+// 410, else Io.
+Error notAFile(
+    const std::string& what, long status, std::string_view method, const HttpOptions& options)
+{
+    if (status == 404 || status == 410)
+        return Error::notFound(what + ": not on the server (" + statusText(status) + ")");
+    return Error::io(
+        what + ": " + statusText(status) + " to " + std::string(method) + refusal(options, status));
+}
+
+} // namespace
+
 Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken* cancel)
 {
     const auto easy = easyOf(m_curl);
@@ -416,22 +446,81 @@ Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken
         !done)
         return done.error();
     const ResponseHead& head = exchange.response;
-    if (head.status == 404 || head.status == 410)
-        return Error::notFound(what + ": not on the server (" + statusText(head.status) + ")");
+    if (head.status == 403 || head.status == 405) {
+        auto first = getFirst(url, 1, cancel);
+        if (!first)
+            return first.error();
+        if (!*first)
+            return Error::io(what + ": " + statusText(head.status)
+                + " to HEAD, and a GET of its first byte is not answered with a range");
+        return std::move((*first)->file);
+    }
     if (head.status != 200)
-        return Error::io(
-            what + ": " + statusText(head.status) + " to HEAD" + refusal(m_options, head.status));
+        return notAFile(what, head.status, "HEAD", m_options);
     if (!head.contentLength)
         return Error::io(what + ": the server does not say the file's size (no Content-Length)");
-    RemoteFile file;
-    file.url = url;
-    file.name = m_options.name;
-    file.location = exchange.url;
-    file.authAtLocation = exchange.sendAuth;
-    file.size = *head.contentLength;
-    file.etag = head.etag;
-    file.lastModified = head.lastModified;
-    return file;
+    return fileOf(exchange, url, m_options, *head.contentLength);
+}
+
+Result<HttpTransport::FirstBytes> HttpTransport::statReading(
+    const std::string& url, uint64_t length, const CancelToken* cancel)
+{
+    auto first = getFirst(url, std::max<uint64_t>(length, 1), cancel);
+    if (!first)
+        return first.error();
+    if (*first)
+        return std::move(**first);
+    auto file = stat(url, cancel);
+    if (!file)
+        return file.error();
+    return FirstBytes{std::move(*file), {}};
+}
+
+Result<std::optional<HttpTransport::FirstBytes>> HttpTransport::getFirst(
+    const std::string& url, uint64_t length, const CancelToken* cancel)
+{
+    const auto easy = easyOf(m_curl);
+    if (!easy)
+        return easy.error();
+    const std::string what = m_options.name.empty() ? displayUrl(url) : m_options.name;
+    std::vector<std::byte> bytes(length);
+    std::optional<ContentRange> range;
+    bool noRange = false; // a 200: the body is the whole file, which is not read
+    Exchange exchange;
+    exchange.url = url;
+    auto setup = [&](Exchange& e) {
+        e.received = 0;
+        e.checked = false;
+        e.body = bytes;
+        e.range = std::make_pair(uint64_t{0}, length - 1);
+        e.accept = [&](const ResponseHead& head) -> Status {
+            if (head.status == 200) {
+                noRange = true;
+                return Error::corrupt(what + ": no range"); // stops the transfer; not reported
+            }
+            range = parseContentRange(head.contentRange);
+            if (head.status != 206 || !range || range->first != 0
+                || range->last + 1 != std::min(length, range->total))
+                return Error::corrupt(what + ": the server answered HTTP "
+                    + std::to_string(head.status) + " " + head.contentRange
+                    + " to a request of bytes 0-" + std::to_string(length - 1));
+            return {};
+        };
+    };
+    Status done = run(*easy, m_options, exchange, what, cancel, setup);
+    if (noRange || (done && exchange.response.status == 416))
+        return std::optional<FirstBytes>();
+    if (!done)
+        return done.error();
+    const long status = exchange.response.status;
+    if (status != 206)
+        return notAFile(what, status, "GET", m_options);
+    if (exchange.received != range->last + 1)
+        return Error::io(what + ": the server sent " + std::to_string(exchange.received)
+            + " of the " + std::to_string(range->last + 1) + " bytes asked");
+    bytes.resize(exchange.received);
+    return std::optional<FirstBytes>(
+        FirstBytes{fileOf(exchange, url, m_options, range->total), std::move(bytes)});
 }
 
 namespace {

@@ -94,9 +94,21 @@ public:
     HttpTransport(const HttpTransport&) = delete;
     HttpTransport& operator=(const HttpTransport&) = delete;
 
-    // HEAD of `url`, following redirects: its size and validators. NotFound for 404/410.
+    // HEAD of `url`, following redirects: its size and validators. NotFound for 404/410. A
+    // HEAD refused with 403 or 405 is asked again as a GET of one byte: a presigned URL is
+    // signed for GET alone, and some servers allow no HEAD.
     Result<RemoteFile> stat(const std::string& url, const CancelToken* cancel = nullptr);
 
+    // What stat says, by a GET of the file's first `length` (at least 1) bytes instead of a
+    // HEAD, with those bytes (fewer when the file is shorter): one request fewer for a file read
+    // from its start (a model's structure). A server that ignores ranges (200) or an empty file
+    // (416) is asked by stat instead, and then `bytes` is empty.
+    struct FirstBytes {
+        RemoteFile file;
+        std::vector<std::byte> bytes;
+    };
+    Result<FirstBytes> statReading(
+        const std::string& url, uint64_t length, const CancelToken* cancel = nullptr);
     // HEAD of `url` without following a redirect (a 3xx is an answer, with its Location): what
     // the Hub's resolve call says (core/remote/hub_client.h). Transient failures are tried again;
     // any other status is an answer, not an error.
@@ -117,6 +129,11 @@ public:
         const CancelToken* cancel = nullptr);
 
 private:
+    // A GET of bytes [0, length) of `url` (what stat and statReading ask with GET): nullopt when
+    // the answer gives no range (a 200 or a 416).
+    Result<std::optional<FirstBytes>> getFirst(
+        const std::string& url, uint64_t length, const CancelToken* cancel);
+
     HttpOptions m_options;
     // CURL*, one easy handle, reused so its connection is kept alive; null when libcurl cannot
     // be loaded (core/remote/curl_library.h), and then stat and read say why.

@@ -132,7 +132,7 @@ Status HubClient::pin(const SourceSpec& spec, const CancelToken* cancel)
 }
 
 Result<std::shared_ptr<ByteSource>> HubClient::open(
-    const SourceSpec& spec, const CancelToken* cancel)
+    const SourceSpec& spec, const CancelToken* cancel, FileRole role)
 {
     if (m_commit.empty())
         return Error::internal(spec.display() + ": HubClient::open before pin");
@@ -164,7 +164,7 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
         return Error::io(name + ": the Hub answered for commit " + metadata.commit);
     // Where the bytes are: the CDN a redirect named, else the file at the commit.
     const std::string target = metadata.location.empty() ? url : metadata.location;
-    auto source = HttpSource::open(target, optionsFor(target), cancel, m_cache);
+    auto source = HttpSource::open(target, optionsFor(target), cancel, m_cache, role);
     if (!source)
         return source.error().is(ErrorKind::Cancelled) ? source.error()
                                                        : source.error().prefixed(name + ": ");
@@ -233,7 +233,9 @@ Result<std::unique_ptr<Model>> openHubModel(
     auto client = std::make_shared<HubClient>(settings, cache);
     if (Status pinned = client->pin(spec); !pinned)
         return pinned.error();
-    return openRemoteModel(spec, [client](const SourceSpec& file) { return client->open(file); });
+    return openRemoteModel(spec, [client](const SourceSpec& file, FileRole role) {
+        return client->open(file, nullptr, role);
+    });
 }
 
 } // namespace repack

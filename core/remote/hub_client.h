@@ -13,6 +13,7 @@
 // resolve.
 #pragma once
 
+#include "http_source.h"
 #include "http_transport.h"
 
 #include "core/io/block_cache.h"
@@ -42,8 +43,8 @@ public:
 
     // The file `spec` names (its repository pinned), at the pinned commit: the cache's copy, else
     // the Hub's. It is named hf://ORG/REPO@COMMIT/PATH, never by a URL or a token.
-    Result<std::shared_ptr<ByteSource>> open(
-        const SourceSpec& spec, const CancelToken* cancel = nullptr);
+    Result<std::shared_ptr<ByteSource>> open(const SourceSpec& spec,
+        const CancelToken* cancel = nullptr, FileRole role = FileRole::Data);
 
     // The files under the folder `spec` names (hf://ORG/REPO[@REV]/DIR/), at the pinned commit
     // or else the spec's revision: one listing of the Hub's tree API, recursive, each further

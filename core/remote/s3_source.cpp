@@ -34,9 +34,10 @@ Result<std::unique_ptr<Model>> openS3Model(
         return Error::usage(
             spec.display() + ": an S3 folder cannot be listed yet; name the .onnx object");
     const S3Settings s3 = s3Settings(env);
-    auto open = [s3, cache](const SourceSpec& object) -> Result<std::shared_ptr<ByteSource>> {
-        auto source
-            = HttpSource::open(s3ObjectUrl(s3, object), s3HttpOptions(s3, object), nullptr, cache);
+    auto open = [s3, cache](const SourceSpec& object,
+                    FileRole role) -> Result<std::shared_ptr<ByteSource>> {
+        auto source = HttpSource::open(
+            s3ObjectUrl(s3, object), s3HttpOptions(s3, object), nullptr, cache, role);
         if (!source)
             return source.error();
         return std::shared_ptr<ByteSource>(*source);

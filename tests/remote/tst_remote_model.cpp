@@ -79,6 +79,7 @@ private slots:
     void indexesAsTheFileOnDiskWithoutItsWeights();
     void everyTensorReadIsTheFilesBytes();
     void externalDataBesideIt();
+    void anExternalModelIsItsStructureAndOneRequestPerDataFile();
     void missingOrEscapingDataIsAProblem();
     void aFileChangedOnTheServerFailsItsReads();
     void aSaveIsRefused();
@@ -141,6 +142,43 @@ void TestRemoteModel::externalDataBesideIt()
             ext = &t;
     QVERIFY(ext && ext->isExternal() && ext->external->file());
     QCOMPARE(ext->external->resolvedPath().string(), nginx.url("m/w.bin"));
+}
+
+void TestRemoteModel::anExternalModelIsItsStructureAndOneRequestPerDataFile()
+{
+    // Issue 38's count: the .onnx in at most 3 requests (no HEAD of its own: the first GET says
+    // its size), and one request per data file, which is only sized.
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    onnx::ModelProto model = fixtures::emptyModel();
+    std::string weights;
+    for (int i = 0; i < 30000; ++i) {
+        onnx::TensorProto t = fixtures::rawTensor(
+            "expert_" + std::to_string(i) + "_weight", onnx::TensorProto::FLOAT, {4});
+        t.clear_raw_data();
+        fixtures::setExternal(t, "w.bin", std::to_string(weights.size()), "16");
+        weights += std::string(16, static_cast<char>(i));
+        *model.mutable_graph()->add_initializer() = t;
+    }
+    fs::create_directories(nginx.www() / "m");
+    std::ofstream(nginx.www() / "m" / "w.bin", std::ios::binary) << weights;
+    QVERIFY(model.ByteSizeLong() > 2 * BlockCache::kBlockBytes); // more than one request's worth
+    BlockCache cache;
+    auto remote = serveAndOpen(nginx, model, cache);
+    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
+    QVERIFY2(!(*remote)->hasErrors(), fixtures::firstError(**remote).c_str());
+    QCOMPARE((*remote)->tensors().size(), size_t(30000));
+    size_t ofModel = 0;
+    std::vector<std::string> ofData;
+    for (const std::string& request : nginx.requests()) {
+        QVERIFY2(request != "HEAD /m/model.onnx", "the model's size comes with its first bytes");
+        if (request.ends_with("/m/model.onnx"))
+            ++ofModel;
+        else
+            ofData.push_back(request);
+    }
+    QVERIFY2(ofModel >= 1 && ofModel <= 3, std::to_string(ofModel).c_str());
+    QCOMPARE(ofData, std::vector<std::string>{"HEAD /m/w.bin"});
 }
 
 void TestRemoteModel::missingOrEscapingDataIsAProblem()

@@ -205,7 +205,7 @@ void TestS3Model::aRefusedSignatureIsAClearError()
     QTemporaryDir dir;
     START_S3RVER(server, fs::path(dir.path().toStdString()), true);
     const auto env = s3Environment(server, writeProfile(dir, profile), keys);
-    const std::string refused = "s3://models/m/model.onnx: HTTP 403 to HEAD: the server refused "
+    const std::string refused = "s3://models/m/model.onnx: HTTP 403 to GET: the server refused "
                                 "the request's signature or credentials";
 
     const auto opened = openS3Model(specOf("s3://models/m/model.onnx"), environmentOf(env));

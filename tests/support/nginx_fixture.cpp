@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fstream>
+
 namespace fixtures {
 
 namespace {
@@ -138,6 +140,20 @@ std::filesystem::path NginxFixture::www() const
 std::string NginxFixture::url(const std::string& name) const
 {
     return "http://127.0.0.1:" + std::to_string(m_port) + "/" + name;
+}
+
+std::vector<std::string> NginxFixture::requests() const
+{
+    std::vector<std::string> requests;
+    std::ifstream log(m_dir.filePath(QStringLiteral("access.log")).toStdString());
+    for (std::string line; std::getline(log, line);) {
+        // 127.0.0.1 - - [DATE] "GET /m/model.onnx HTTP/1.1" 206 ...
+        const size_t open = line.find('"');
+        const size_t protocol = line.find(" HTTP/", open);
+        if (open != std::string::npos && protocol != std::string::npos)
+            requests.push_back(line.substr(open + 1, protocol - open - 1));
+    }
+    return requests;
 }
 
 } // namespace fixtures

@@ -5,7 +5,10 @@
 
 #include <QProcess>
 #include <QString>
+
 #include <QTemporaryDir>
+#include <string>
+#include <vector>
 
 #include <filesystem>
 
@@ -26,6 +29,8 @@ public:
 
     std::filesystem::path www() const; // the folder served, empty at first
     std::string url(const std::string& name) const; // http://127.0.0.1:PORT/name
+    // The requests answered so far, from nginx's access log: "METHOD /path" each, in order.
+    std::vector<std::string> requests() const;
 
 private:
     QTemporaryDir m_dir;
