@@ -4,7 +4,9 @@
 # bytes each request sent. Median of RUNS runs (default 3) of /usr/bin/time.
 #   bench/remote_inspect.sh [BUILD_DIR]   (default build)
 # Models: a 1 GiB inline model (repack-genmodel --weights 1G --storage inline) and a 256 MiB
-# external one of 100,000 tensors (--weights 256M --tensors 100000).
+# external one of 100,000 tensors (--weights 256M --tensors 100000). The last row asks the
+# inline model through latency_proxy.py, which answers every request LATENCY_MS (default 20) ms
+# late: the issue's "20 ms added to every response".
 set -euo pipefail
 runs=${RUNS:-3}
 # The tools, checked, and median() (bench_env.sh); the build folder is the first argument.
@@ -35,3 +37,11 @@ printf '%-34s %12s %10s %9s %14s\n' "inspect --json URL" "model bytes" seconds r
 row "1 GiB inline" "http://127.0.0.1:$port/inline/model.onnx" "$scratch/www/inline/*"
 row "256 MiB external, 100k tensors" "http://127.0.0.1:$port/external/model.onnx" \
     "$scratch/www/external/*"
+latency=${LATENCY_MS:-20}
+/usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/latency_proxy.py" "$port" "$latency" \
+    "$scratch/proxy.port" &
+proxy=$!
+trap 'kill $proxy $server 2>/dev/null; wait $proxy $server 2>/dev/null; rm -rf "$scratch"' EXIT
+for ((i = 0; i < 100; i++)); do [[ -s $scratch/proxy.port ]] && break; sleep 0.05; done
+row "1 GiB inline, +${latency} ms a response" \
+    "http://127.0.0.1:$(cat "$scratch/proxy.port")/inline/model.onnx" "$scratch/www/inline/*"
