@@ -172,7 +172,8 @@ public:
                 continue;
             const std::string parent
                 = fs::path(t.external->location()).lexically_normal().parent_path().string();
-            if (!parent.empty() && std::find(folders.begin(), folders.end(), parent) == folders.end())
+            if (!parent.empty()
+                && std::find(folders.begin(), folders.end(), parent) == folders.end())
                 folders.push_back(parent);
         }
         FolderReport report;
