@@ -291,6 +291,7 @@ private slots:
     void aHubFolderIsReportedAsTheLocalFolder_data();
     void aHubFolderIsReportedAsTheLocalFolder();
     void aModelOfAHubFolderThatDoesNotParseIsNamed();
+    void aHubFolderComparesTheWeightsItsGraphsShare();
     void aListingNeverLeavesTheHub();
 };
 
@@ -599,6 +600,41 @@ void TestHubModel::aModelOfAHubFolderThatDoesNotParseIsNamed()
                  "broken.onnx does not load: hf://org/repo@" + kCommit + "/onnx/broken.onnx"),
         remote.out.constData());
     QCOMPARE(remote.out.count("\"tensors\": 3"), 3); // the three graphs that parse
+}
+
+// Two graphs of the folder store the same weights, each in its own data file (as Optimum's
+// decoder and decoder-with-past do): the report reads them to tell (at the CDN, without the
+// token) and finds what the local folder's report finds, two copies of each.
+void TestHubModel::aHubFolderComparesTheWeightsItsGraphsShare()
+{
+    HubFixture hub;
+    for (const std::string name : {"decoder_model", "decoder_with_past_model"}) {
+        onnx::ModelProto model = fixtures::emptyModel();
+        const std::string data = name + ".onnx_data";
+        hub.files["onnx/" + data]
+            = fixtures::addExternalPair(*model.mutable_graph(), data, 5000, 900, 7);
+        hub.files["onnx/" + name + ".onnx"] = model.SerializeAsString();
+    }
+    hub.lfs = dataFilesOf(hub.files);
+    QTemporaryDir dir;
+    writeLocally(hub.files, dir.path().toStdString() + "/local");
+    const std::string local = dir.path().toStdString() + "/local/onnx/";
+    const auto remote
+        = fixtures::runCli({"inspect", "--json", "hf://org/repo/onnx/"}, cliOptions(hub, dir));
+    const auto onDisk = fixtures::runCli({"inspect", "--json", QString::fromStdString(local)});
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    QVERIFY(onDisk.out.contains("\"copies\": 2"));
+    QByteArray remoteText = remote.out;
+    remoteText.replace(
+        QByteArray::fromStdString("hf://org/repo@" + kCommit + "/onnx/"), local.c_str());
+    QCOMPARE(remoteText, onDisk.out);
+    int dataRanges = 0;
+    for (const auto& r : hub.server.requests())
+        if (r.target.find(".onnx_data") != std::string::npos && r.method == "GET") {
+            QVERIFY2(HubFixture::atCdn(r) && r.header("authorization").empty(), r.target.c_str());
+            ++dataRanges;
+        }
+    QVERIFY(dataRanges >= 2);
 }
 
 void TestHubModel::aListingNeverLeavesTheHub()
