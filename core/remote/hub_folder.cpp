@@ -42,13 +42,14 @@ struct ListedFolder {
     std::shared_ptr<ByteSource> firstSource;
     const CancelToken* cancel = nullptr; // the inspection's, while it runs
 
-    // A file of the folder, at the pinned commit.
-    Result<std::shared_ptr<ByteSource>> open(const SourceSpec& file, const CancelToken* with)
+    // A file of the folder, at the pinned commit; `with` null: the inspection's token.
+    Result<std::shared_ptr<ByteSource>> open(
+        const SourceSpec& file, const CancelToken* with = nullptr)
     {
         std::lock_guard lock(clientMutex);
         if (file.file == firstModel && firstSource)
             return firstSource;
-        return client->open(file, with);
+        return client->open(file, with ? with : cancel);
     }
 };
 
@@ -139,7 +140,7 @@ public:
                 if (entry != listed->files.end() && !isModelName(fs::path(file.file).filename()))
                     return std::shared_ptr<ByteSource>(
                         std::make_shared<ListedSource>(listed, file, entry->second));
-                return listed->open(file, listed->cancel); // a model, or what the Hub says
+                return listed->open(file); // a model, or what the Hub says
             });
     }
     // A file of the Hub is a file of its own: no link, no second name.
