@@ -44,12 +44,12 @@ struct ListedFolder {
 
     // A file of the folder, at the pinned commit; `with` null: the inspection's token.
     Result<std::shared_ptr<ByteSource>> open(
-        const SourceSpec& file, const CancelToken* with = nullptr)
+        const SourceSpec& file, FileRole role, const CancelToken* with = nullptr)
     {
         std::lock_guard lock(clientMutex);
         if (file.file == firstModel && firstSource)
             return firstSource;
-        return client->open(file, with ? with : cancel);
+        return client->open(file, with ? with : cancel, role);
     }
 };
 
@@ -106,7 +106,7 @@ private:
         std::lock_guard lock(m_mutex);
         if (m_inner)
             return m_inner;
-        auto source = m_folder->open(m_spec, cancel);
+        auto source = m_folder->open(m_spec, FileRole::Data, cancel);
         if (!source)
             return source.error();
         if ((*source)->identity().size != m_identity.size)
@@ -135,12 +135,13 @@ public:
     Result<std::unique_ptr<Model>> open(const std::string& name) override
     {
         return openRemoteModel(fileSpec(name),
-            [listed = m_listed](const SourceSpec& file) -> Result<std::shared_ptr<ByteSource>> {
+            [listed = m_listed](
+                const SourceSpec& file, FileRole role) -> Result<std::shared_ptr<ByteSource>> {
                 const auto entry = listed->files.find(file.file);
-                if (entry != listed->files.end() && !isModelName(fs::path(file.file).filename()))
+                if (role == FileRole::Data && entry != listed->files.end())
                     return std::shared_ptr<ByteSource>(
                         std::make_shared<ListedSource>(listed, file, entry->second));
-                return listed->open(file); // a model, or what the Hub says
+                return listed->open(file, role); // a model, or what the Hub says
             });
     }
     // A file of the Hub is a file of its own: no link, no second name.
@@ -256,7 +257,7 @@ Result<FolderInspection> inspectHubFolder(const SourceSpec& spec, const HubSetti
         first.file += models.front();
         if (Status pinned = listed->client->pin(first, options.cancel); !pinned)
             return pinned.error();
-        auto source = listed->client->open(first, options.cancel);
+        auto source = listed->client->open(first, options.cancel, FileRole::Model);
         if (source) {
             if (!isListed(**source, listed->files.at(first.file)))
                 if (Status s = list(*listed, options.cancel); !s)
