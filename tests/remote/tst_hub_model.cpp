@@ -88,6 +88,7 @@ struct HubFixture {
     bool gated = false;
     std::string listingNext; // the second page's address, when not the Hub's own
     size_t pageSize = 2; // entries of a listing's page
+    bool branchMoved = false; // the listing at "main" is of another commit than its resolves
     fixtures::FaultServer server{
         [this](int socket, const fixtures::FaultRequest& r, int) { answer(socket, r); }};
 
@@ -144,7 +145,10 @@ struct HubFixture {
                         + R"(","size":0,"oid":"dir"})");
             const std::string size = std::to_string(bytes.size());
             entries.push_back(R"({"type":"file","path":")" + path + R"(","size":)" + size
-                + R"(,"oid":")" + gitOid(path) + "\""
+                + R"(,"oid":")"
+                + (branchMoved && r.target.find("/tree/main/") != std::string::npos ? "older"
+                                                                                    : gitOid(path))
+                + "\""
                 + (lfs.count(path)
                         ? R"(,"lfs":{"oid":")" + lfsOid(path) + R"(","size":)" + size + "}"
                         : std::string())
@@ -292,6 +296,7 @@ private slots:
     void aHubFolderIsReportedAsTheLocalFolder();
     void aModelOfAHubFolderThatDoesNotParseIsNamed();
     void aHubFolderComparesTheWeightsItsGraphsShare();
+    void aBranchThatMovedIsListedAgainAtTheCommit();
     void aListingNeverLeavesTheHub();
 };
 
@@ -634,6 +639,29 @@ void TestHubModel::aHubFolderComparesTheWeightsItsGraphsShare()
             ++dataRanges;
         }
     QVERIFY(dataRanges >= 2);
+}
+
+// The branch moved between the listing and the pin (the first model resolved is not the file
+// listed): the folder is listed again at the commit its models are read at.
+void TestHubModel::aBranchThatMovedIsListedAgainAtTheCommit()
+{
+    HubFixture hub;
+    hub.files = optimumFiles();
+    hub.lfs = dataFilesOf(hub.files);
+    hub.pageSize = 100;
+    hub.branchMoved = true;
+    QTemporaryDir dir;
+    const auto remote
+        = fixtures::runCli({"inspect", "--json", "hf://org/repo/onnx"}, cliOptions(hub, dir));
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    QVERIFY(remote.out.contains("\"tensors\": 3"));
+    std::vector<std::string> listings;
+    for (const auto& r : hub.server.requests())
+        if (r.target.starts_with("/api/"))
+            listings.push_back(r.target);
+    QCOMPARE(listings.size(), size_t(2));
+    QCOMPARE(listings[0], std::string("/api/models/org/repo/tree/main/onnx?recursive=true"));
+    QCOMPARE(listings[1], "/api/models/org/repo/tree/" + kCommit + "/onnx?recursive=true");
 }
 
 void TestHubModel::aListingNeverLeavesTheHub()
