@@ -159,9 +159,10 @@ void printFolderText(const FolderInspection& folder, std::ostream& out)
     }
 }
 
-int inspectFolderCommand(const char* dir, bool json, std::ostream& out, std::ostream& err)
+// The folder report (a local folder's, or a Hub folder's: the same report of the same files).
+int inspectFolderCommand(
+    Result<FolderInspection> folder, bool json, std::ostream& out, std::ostream& err)
 {
-    auto folder = inspectFolder(dir);
     if (!folder) {
         err << "onnx-repack: " << printable(folder.error().message) << '\n';
         return exitCodeFor(folder.error());
@@ -173,32 +174,6 @@ int inspectFolderCommand(const char* dir, bool json, std::ostream& out, std::ost
     const bool failed = std::any_of(folder->problems.begin(), folder->problems.end(),
         [](const FolderProblem& p) { return p.severity == Severity::Error; });
     return failed ? Failed : Ok;
-}
-
-// A folder of a Hub repository: the files the Hub lists in it, and how to inspect a model.
-int inspectHubFolder(const char* name, std::ostream& out, std::ostream& err)
-{
-    auto folder = listRemoteFolder(name);
-    if (!folder) {
-        err << "onnx-repack: " << printable(folder.error().message) << '\n';
-        return exitCodeFor(folder.error());
-    }
-    std::vector<std::string> models;
-    TextTable files({"FILE", "SIZE"});
-    for (const HubTreeEntry& f : folder->files) {
-        const std::string path
-            = f.path.substr(f.path.starts_with(folder->path) ? folder->path.size() : 0);
-        if (path.ends_with(".onnx"))
-            models.push_back(path);
-        files.addRow({printable(path), formatBytes(f.size)});
-    }
-    out << "Folder " << printable(folder->name) << ": " << models.size() << " model(s), "
-        << folder->files.size() << " file(s) (the Hub's listing)\n\n";
-    files.print(out, {1});
-    if (!models.empty())
-        out << "\nInspect a model: onnx-repack inspect " << printable(folder->name + models.front())
-            << '\n';
-    return Ok;
 }
 
 } // namespace
@@ -216,23 +191,18 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
         }
         audit.alignment = found->alignment;
     }
-    if (namesHubFolder(modelPath)) {
-        if (json || deep || !target.empty()) {
-            err << "onnx-repack: " << printable(modelPath)
-                << ": a folder of the Hub is listed as text only; inspect one of its models "
-                   "for --json, --deep or --target\n";
-            return Usage;
-        }
-        return inspectHubFolder(modelPath, out, err);
-    }
     std::error_code ec;
-    if (!namesRemoteModel(modelPath) && std::filesystem::is_directory(modelPath, ec)) {
+    const bool hubFolder = namesHubFolder(modelPath);
+    if (hubFolder
+        || (!namesRemoteModel(modelPath) && std::filesystem::is_directory(modelPath, ec))) {
         if (!target.empty()) {
             err << "onnx-repack: --target audits one model; inspect " << printable(modelPath)
                 << "/MODEL.onnx --target " << printable(target) << '\n';
             return Usage;
         }
-        return inspectFolderCommand(modelPath, json, out, err); // always compares (--deep)
+        // Always compares (--deep); a Hub folder is listed once, its models read at one commit.
+        return inspectFolderCommand(
+            hubFolder ? inspectRemoteFolder(modelPath) : inspectFolder(modelPath), json, out, err);
     }
     auto model = openModelArgument(modelPath);
     if (!model) {
@@ -262,8 +232,9 @@ Command addInspect(CLI::App& app)
     auto json = std::make_shared<bool>(false);
     sub->add_option("MODEL", *path,
            "The .onnx file (" + std::string(kModelForms)
-               + "), or a local folder of them: every graph, its data files, the weights stored "
-                 "more than once and the loaders that accept each graph")
+               + "), or a folder of them (local, or hf://ORG/REPO[@REV]/DIR): every graph, its "
+                 "data files, the weights stored more than once and the loaders that accept each "
+                 "graph")
         ->required();
     auto deep = std::make_shared<bool>(false);
     sub->add_flag("--json", *json,

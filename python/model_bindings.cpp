@@ -10,6 +10,7 @@
 #include "core/inspect/report.h"
 #include "core/json_stream.h"
 #include "core/plan/targets.h"
+#include "core/remote/model_source.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
@@ -130,14 +131,16 @@ py::array numpyOf(const Tensor& t)
     if (bytes.size() != *info.bytes)
         raise(Error::corrupt(info.qualifiedName() + ": " + std::to_string(bytes.size())
             + " bytes where its dtype and shape need " + std::to_string(*info.bytes)));
-    if (info.isExternal() && info.external->file())
+    // A remote model's bytes come from the block cache, not a mapping the array could keep.
+    if (info.isExternal() && info.external->file() && !model->isRemote())
         return viewArray(dt, shape, bytes, info.external->file());
     if (info.inlineRange && !t.owner->model->path().empty()) {
         auto file = modelFileMapping(*t.owner);
         auto view = take(file->view(info.inlineRange->offset, info.inlineRange->length));
         return viewArray(dt, shape, view, std::move(file));
     }
-    // Bytes parsed into the model (small payloads, typed fields, an in-memory model): a copy,
+    // Bytes parsed into the model (small payloads, typed fields, an in-memory model) or read
+    // from a server (a remote model's): a copy,
     // since the protos they live in change with the model.
     py::array array(dt, shape);
     std::memcpy(array.mutable_data(), bytes.data(), bytes.size());
@@ -259,12 +262,24 @@ fs::path toPath(py::handle path)
     return fs::path(text.cast<std::string>());
 }
 
-std::shared_ptr<PyModel> loadModel(const fs::path& path)
+bool ModelArgument::isRemote() const
+{
+    return !pathOnly && namesRemoteModel(text);
+}
+
+ModelArgument modelArgument(py::handle pathOrUrl)
+{
+    if (py::isinstance<py::str>(pathOrUrl))
+        return {pathOrUrl.cast<std::string>(), false};
+    return {toPath(pathOrUrl).string(), true};
+}
+
+std::shared_ptr<PyModel> loadModel(const ModelArgument& argument)
 {
     Result<std::unique_ptr<Model>> model = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
-        model = Model::load(path);
+        model = argument.pathOnly ? Model::load(argument.text) : openModelArgument(argument.text);
     }
     return std::make_shared<PyModel>(take(std::move(model)));
 }
@@ -273,7 +288,7 @@ std::shared_ptr<PyModel> modelOf(py::handle modelOrPath)
 {
     if (py::isinstance<PyModel>(modelOrPath))
         return modelOrPath.cast<std::shared_ptr<PyModel>>();
-    return loadModel(toPath(modelOrPath));
+    return loadModel(modelArgument(modelOrPath));
 }
 
 py::object fromJson(const std::string& text)
@@ -352,7 +367,10 @@ void registerModel(py::module_& m)
         "A loaded ONNX model: its tensors and where their bytes live. Loading reads no weight\n"
         "bytes; numpy() maps them on demand. save() and the external-data operations change\n"
         "it, after which it describes the new layout and older Tensor handles refuse to read.");
-    model.def_property_readonly("path", [](PyModel& m) { return m.model->path().string(); })
+    model
+        .def_property_readonly(
+            "path", [](PyModel& m) { return m.model->origin(); },
+            "the model's file; a model that is not a local file: its URL, without secrets")
         .def_property_readonly(
             "base_dir", [](PyModel& m) { return m.model->baseDir().string(); },
             "the folder external data locations resolve against")
@@ -392,16 +410,20 @@ void registerModel(py::module_& m)
             "the folder's housekeeping and the storage audit; deep=True also reads weights to\n"
             "find duplicate copies, target= audits for a target's readers.")
         .def("__repr__", [](PyModel& m) {
-            return "<onnx_repack.Model " + m.model->path().string() + ", "
+            return "<onnx_repack.Model " + m.model->origin() + ", "
                 + std::to_string(m.model->tensors().size()) + " tensors>";
         });
     addExternalDataOperations(model);
 
     m.def(
-        "load", [](const fs::path& path) { return loadModel(path); }, py::arg("path"),
+        "load", [](py::handle path) { return loadModel(modelArgument(path)); }, py::arg("path"),
         "Opens an ONNX model without reading its weights (the .onnx is mapped and indexed).\n"
-        "Raises Error when the file cannot be read or is not an ONNX model; broken tensor\n"
-        "references are listed in Model.problems and the model still opens.");
+        "path: a path (str or os.PathLike), or a str naming a model that is not a local file,\n"
+        "as the CLI takes it: http(s)://HOST/PATH, hf://ORG/REPO[@REV]/PATH, s3://BUCKET/KEY\n"
+        "(its structure is fetched without its weights; numpy() reads a tensor's bytes from\n"
+        "the server). Raises Error when the model cannot be read or is not an ONNX model (a\n"
+        "URL's errors name it without secrets); broken tensor references are listed in\n"
+        "Model.problems and the model still opens.");
 }
 
 } // namespace repack::python

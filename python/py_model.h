@@ -60,10 +60,21 @@ private:
 // Accepts a str or os.PathLike.
 std::filesystem::path toPath(pybind11::handle path);
 
-// A loaded model from a path, with the GIL released while it loads; raises on failure.
-std::shared_ptr<PyModel> loadModel(const std::filesystem::path& path);
+// What a str or os.PathLike names as a model: a str as the CLI's MODEL takes it (a path, an
+// http(s):// address, hf://ORG/REPO[@REV]/PATH or s3://BUCKET/KEY: core/remote/model_source.h),
+// an os.PathLike (or bytes) as a path, whatever it reads.
+struct ModelArgument {
+    std::string text;
+    bool pathOnly = false;
+    bool isRemote() const;
+};
+ModelArgument modelArgument(pybind11::handle pathOrUrl);
 
-// The model `modelOrPath` names: a Model, or a path loaded now.
+// The model `argument` names, loaded (a file) or opened (a URL) with the GIL released; raises
+// on failure, the message naming the URL without its secrets.
+std::shared_ptr<PyModel> loadModel(const ModelArgument& argument);
+
+// The model `modelOrPath` names: a Model, or a path or URL loaded now.
 std::shared_ptr<PyModel> modelOf(pybind11::handle modelOrPath);
 
 // Parses a JSON text into Python objects with the json module.

@@ -12,6 +12,7 @@
 #include "core/inspect/verify.h"
 #include "core/plan/placement_plan.h"
 #include "core/plan/save_plan.h"
+#include "core/remote/model_source.h"
 
 #include <sstream>
 
@@ -66,6 +67,11 @@ py::object planPy(py::handle modelOrPath, py::object output, bool diff, py::obje
     // Options first (a usage error before anything is read), for the output they name: the
     // model's own path unless told otherwise, as `onnx-repack plan`.
     const bool loaded = py::isinstance<PyModel>(modelOrPath);
+    if (output.is_none()
+        && (loaded ? modelOrPath.cast<PyModel&>().model->isRemote()
+                   : modelArgument(modelOrPath).isRemote()))
+        raiseUsage("plan: output= names the model a save would write (the model read is not a "
+                   "local file)");
     const fs::path outputModel = !output.is_none() ? toPath(output)
         : loaded                                   ? modelOrPath.cast<PyModel&>().model->path()
                                                    : toPath(modelOrPath);
@@ -89,12 +95,13 @@ py::object planPy(py::handle modelOrPath, py::object output, bool diff, py::obje
 
 py::object inspectFolderPy(py::handle dir)
 {
-    const fs::path path = toPath(dir);
+    const ModelArgument folderName = modelArgument(dir); // a path, or a Hub folder's hf:// name
     std::ostringstream out;
     Result<FolderInspection> folder = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
-        folder = inspectFolder(path);
+        folder = folderName.isRemote() ? inspectRemoteFolder(folderName.text)
+                                       : inspectFolder(folderName.text);
         if (folder)
             writeFolderJson(out, *folder);
     }
@@ -110,6 +117,7 @@ void registerReports(py::module_& m)
     options.disable_function_signatures();
     m.def("verify", &verifyPy, py::arg("model_or_path"),
         "verify(model_or_path) -> dict\n\n"
+        "model_or_path: a Model, or a path or URL as load() takes it.\n"
         "Reads every external byte range (bounded memory) and checks sizes and checksums: the\n"
         "document of `onnx-repack verify --json` (schema onnx-repack/verify/1, 'ok' says\n"
         "whether no error was found). Raises Error when the model cannot be read at all.");
@@ -119,7 +127,9 @@ void registerReports(py::module_& m)
         "(schema onnx-repack/folder/1): every model with its tensors, bytes, data files and the\n"
         "loaders that accept it; every data file and the models that read it ('used_by'); the\n"
         "weights stored more than once across the graphs ('shared', 'duplicated_bytes'); the\n"
-        "folder's problems. Raises FileNotFoundError when dir is no folder.");
+        "folder's problems. dir may be a folder of a Hub repository, hf://ORG/REPO[@REV]/DIR\n"
+        "(listed once, every graph read at one commit, the data files sized from the listing).\n"
+        "Raises FileNotFoundError when dir is no folder.");
     m.def("diff", &diffPy, py::arg("a"), py::arg("b"),
         "diff(a, b) -> dict\n\n"
         "Compares two models (paths or Models) tensor by tensor, matched by scope + name: the\n"

@@ -74,7 +74,7 @@ SaveOptions saveOptions(const SaveArgs& args, const fs::path& out)
 
 // Saves the model `owner` holds (loaded again from `input` when it changed meanwhile and the
 // caller gave a path, as the CLI does), or raises; the originals are untouched on failure.
-SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<fs::path>& input,
+SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<ModelArgument>& input,
     const fs::path& out, SaveArgs& args, SaveOptions options)
 {
     SaveWatch watch(args.progress, args.cancel);
@@ -384,7 +384,8 @@ void registerSave(py::module_& m)
             if (py::isinstance<PyModel>(modelOrPath))
                 return saveModel(modelOrPath.cast<std::shared_ptr<PyModel>>(), std::nullopt, out,
                     args, std::move(options));
-            const fs::path input = toPath(modelOrPath);
+            // A path, or a URL as load() takes it (the core says whether it saves that).
+            const ModelArgument input = modelArgument(modelOrPath);
             return saveModel(loadModel(input), input, out, args, std::move(options));
         },
         py::arg("model_or_path"), py::arg("out_path"), py::kw_only(),
@@ -405,8 +406,9 @@ void registerSave(py::module_& m)
                 "     base_dir=None, compact=None) -> SaveReport\n\n"
                 "Rewrites where tensors live, safely.\n\n"
                 "model_or_path is a Model (updated to the saved layout; its older Tensor\n"
-                "handles refuse to read), a path, or an onnx.ModelProto whose external tensors\n"
-                "resolve against base_dir (default: out_path's folder). out_path may be the\n"
+                "handles refuse to read), a path or a URL (as load() takes it), or an\n"
+                "onnx.ModelProto whose external tensors resolve against base_dir (default:\n"
+                "out_path's folder). out_path may be the\n"
                 "model's own path (in place); a missing folder is created. Crash-safe: at every\n"
                 "instant out_path opens as the complete old or the complete new model.")
             .c_str());

@@ -15,9 +15,6 @@
 namespace fs = std::filesystem;
 
 namespace repack {
-namespace {
-
-} // namespace
 
 Result<std::vector<std::string>> modelsInFolder(const fs::path& dir)
 {
@@ -38,9 +35,6 @@ Result<std::vector<std::string>> modelsInFolder(const fs::path& dir)
     return names;
 }
 
-namespace {
-
-// A location that leaves the folder as written: absolute, or ".." climbs out of it.
 bool escapesAsWritten(const std::string& location)
 {
     const fs::path written(location);
@@ -48,36 +42,69 @@ bool escapesAsWritten(const std::string& location)
     return written.is_absolute() || normal.empty() || *normal.begin() == "..";
 }
 
-// Where a data file a model names lies, as the loaders check it.
-struct DataPathFacts {
-    bool exists = false;
-    bool symlink = false;
-    uint64_t hardLinks = 1;
-    bool escapesAsWritten = false; // absolute, or ".." climbs out of the folder
-    bool inFolder = false; // canonical path in the canonical folder
-    bool besideRealModel = false; // canonical path in the folder of the model's canonical path
-};
+namespace {
 
-DataPathFacts factsOf(
-    const fs::path& dir, const std::string& modelName, const std::string& location)
-{
-    DataPathFacts f;
-    const fs::path written(location);
-    f.escapesAsWritten = escapesAsWritten(location);
-    const fs::path joined = dir / written;
-    struct stat st { };
-    if (::lstat(joined.c_str(), &st) == 0)
-        f.symlink = S_ISLNK(st.st_mode);
-    if (::stat(joined.c_str(), &st) == 0) {
-        f.exists = true;
-        f.hardLinks = static_cast<uint64_t>(st.st_nlink);
+// A folder on this machine: its files as the loaders find them.
+class LocalFolder final : public FolderAccess {
+public:
+    explicit LocalFolder(const fs::path& dir)
+        : m_dir(dir)
+    {
     }
-    const fs::path data = resolvedName(joined);
-    f.inFolder = !written.is_absolute() && isUnder(data, resolvedName(dir));
-    f.besideRealModel
-        = !written.is_absolute() && isUnder(data, resolvedName(dir / modelName).parent_path());
-    return f;
-}
+    std::string name() const override { return m_dir.string(); }
+    Result<std::vector<std::string>> models() override { return modelsInFolder(m_dir); }
+    Result<std::unique_ptr<Model>> open(const std::string& name) override
+    {
+        return Model::load(m_dir / name);
+    }
+    DataPathFacts facts(const std::string& modelName, const std::string& location) const override
+    {
+        DataPathFacts f;
+        const fs::path written(location);
+        f.escapesAsWritten = escapesAsWritten(location);
+        const fs::path joined = m_dir / written;
+        struct stat st { };
+        if (::lstat(joined.c_str(), &st) == 0)
+            f.symlink = S_ISLNK(st.st_mode);
+        if (::stat(joined.c_str(), &st) == 0) {
+            f.exists = true;
+            f.hardLinks = static_cast<uint64_t>(st.st_nlink);
+        }
+        const fs::path data = resolvedName(joined);
+        f.inFolder = !written.is_absolute() && isUnder(data, resolvedName(m_dir));
+        f.besideRealModel = !written.is_absolute()
+            && isUnder(data, resolvedName(m_dir / modelName).parent_path());
+        return f;
+    }
+    std::optional<uint64_t> size(const std::string& location) const override
+    {
+        std::error_code ec;
+        const auto bytes = fs::file_size(m_dir / location, ec);
+        if (ec)
+            return std::nullopt;
+        return bytes;
+    }
+    // The scan of the first model's folders (it finds the other readers itself).
+    FolderReport housekeeping(const Model& model, const std::set<std::string>&) override
+    {
+        FolderReport report = scanFolder(model);
+        for (auto* entries : {&report.unusedData, &report.leftovers})
+            for (FolderEntry& e : *entries)
+                e.path = relative(e.path);
+        for (fs::path& p : report.unreadable)
+            p = relative(p);
+        return report;
+    }
+
+private:
+    fs::path relative(const fs::path& path) const
+    {
+        const fs::path r = path.lexically_relative(m_dir);
+        return r.empty() ? path : r;
+    }
+
+    const fs::path m_dir;
+};
 
 std::string joinNames(const std::vector<std::string>& names)
 {
@@ -89,8 +116,8 @@ std::string joinNames(const std::vector<std::string>& names)
 
 class Inspector {
 public:
-    Inspector(const fs::path& dir, FolderInspection& out)
-        : m_dir(dir)
+    Inspector(FolderAccess& folder, FolderInspection& out)
+        : m_folder(folder)
         , m_out(out)
     {
     }
@@ -99,7 +126,7 @@ public:
     {
         FolderModel entry;
         entry.name = name;
-        auto loaded = Model::load(m_dir / name);
+        auto loaded = m_folder.open(name);
         if (!loaded) {
             problem(Severity::Error, name, code::ModelUnreadable,
                 name + " does not load: " + loaded.error().message);
@@ -134,9 +161,12 @@ public:
             [](const FolderModel& m) { return m.model != nullptr; });
         if (first == m_out.models.end())
             return;
-        const FolderReport report = scanFolder(*first->model);
+        std::set<std::string> used;
+        for (const auto& [location, users] : m_users)
+            used.insert(location);
+        const FolderReport report = m_folder.housekeeping(*first->model, used);
         for (const FolderEntry& e : report.unusedData) {
-            const std::string shown = relative(e.path);
+            const std::string shown = e.path.string();
             m_users.try_emplace(shown);
             problem(Severity::Warning, "", code::UnusedDataFile,
                 shown + " (" + formatBytes(e.bytes)
@@ -145,23 +175,19 @@ public:
         }
         for (const FolderEntry& e : report.leftovers)
             problem(Severity::Warning, "", code::LeftoverTemporary,
-                relative(e.path) + " (" + formatBytes(e.bytes)
+                e.path.string() + " (" + formatBytes(e.bytes)
                     + ") is left over from a save that stopped; `onnx-repack clean MODEL` "
                       "removes it");
         for (const fs::path& p : report.unreadable)
             problem(Severity::Warning, "", code::UnreadableSibling,
-                relative(p)
+                p.string()
                     + " could not be read: no file of the folder is called unused or left over");
     }
 
     void addFiles()
     {
         for (auto& [location, users] : m_users) {
-            FolderFile file{location, 0, users};
-            std::error_code ec;
-            const auto size = fs::file_size(m_dir / location, ec);
-            if (!ec)
-                file.bytes = size;
+            FolderFile file{location, m_folder.size(location).value_or(0), users};
             std::sort(file.usedBy.begin(), file.usedBy.end());
             m_out.files.push_back(std::move(file));
         }
@@ -221,15 +247,9 @@ private:
                                           : fs::path(location).lexically_normal().string();
     }
 
-    std::string relative(const fs::path& path) const
-    {
-        const fs::path r = path.lexically_relative(m_dir);
-        return r.empty() ? path.string() : r.string();
-    }
-
     void checkLoaders(const std::string& model, const std::string& location, LoaderVerdicts& v)
     {
-        const DataPathFacts f = factsOf(m_dir, model, location);
+        const DataPathFacts f = m_folder.facts(model, location);
         const std::string file = "'" + location + "'";
         if (f.symlink) {
             v.onnx = false;
@@ -247,7 +267,7 @@ private:
                 "onnx >= 1.21 and onnx_ir refuse " + model + ": its data file " + file + " has "
                     + std::to_string(f.hardLinks) + " hard links; "
                     + (interrupted ? "a save was interrupted after its commit: onnx-repack clean "
-                                + m_dir.string() + " finishes it (or says why it cannot)"
+                                + m_folder.name() + " finishes it (or says why it cannot)"
                                    : std::string("make it a file of its own (copy it over "
                                                  "itself), or repack the model")));
         }
@@ -278,7 +298,7 @@ private:
         m_out.problems.push_back({severity, model, "", std::string(code), std::move(message)});
     }
 
-    const fs::path& m_dir;
+    FolderAccess& m_folder;
     FolderInspection& m_out;
     std::map<std::string, std::vector<std::string>> m_users; // location -> models
 };
@@ -287,12 +307,18 @@ private:
 
 Result<FolderInspection> inspectFolder(const fs::path& dir, const FolderInspectOptions& options)
 {
-    auto names = modelsInFolder(dir);
+    LocalFolder folder(dir);
+    return inspectFolder(folder, options);
+}
+
+Result<FolderInspection> inspectFolder(FolderAccess& folder, const FolderInspectOptions& options)
+{
+    auto names = folder.models();
     if (!names)
         return names.error();
     FolderInspection out;
-    out.folder = dir;
-    Inspector inspector(dir, out);
+    out.folder = folder.name();
+    Inspector inspector(folder, out);
     for (const std::string& name : *names)
         inspector.addModel(name);
     inspector.addHousekeeping();

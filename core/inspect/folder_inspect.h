@@ -29,10 +29,13 @@
 #include "core/problem.h"
 #include "core/progress.h"
 #include "core/result.h"
+#include "folder_scan.h"
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,6 +103,41 @@ struct FolderInspectOptions {
     const CancelToken* cancel = nullptr;
 };
 
+// Where a data file a model of the folder names lies, as the loaders check it.
+struct DataPathFacts {
+    bool exists = false;
+    bool symlink = false;
+    uint64_t hardLinks = 1;
+    bool escapesAsWritten = false; // absolute, or ".." climbs out of the folder
+    bool inFolder = false; // canonical path in the canonical folder
+    bool besideRealModel = false; // canonical path in the folder of the model's canonical path
+};
+
+// A location that leaves the folder as written: absolute, or ".." climbs out of it.
+bool escapesAsWritten(const std::string& location);
+
+// What the folder report asks of a folder: a local one (inspectFolder(dir)), or the files of a
+// remote one (core/remote/hub_folder.h: a folder of a Hub repository). The report itself, what
+// it says of them, is inspectFolder(FolderAccess&) alone.
+class FolderAccess {
+public:
+    virtual ~FolderAccess() = default;
+    // The folder as the report names it.
+    virtual std::string name() const = 0;
+    // The models directly in the folder (never temporaries of saves), by name, sorted.
+    virtual Result<std::vector<std::string>> models() = 0;
+    // The model `name` (one of models()), or why it does not load.
+    virtual Result<std::unique_ptr<Model>> open(const std::string& name) = 0;
+    // Where the data file `location` that `model` names lies.
+    virtual DataPathFacts facts(const std::string& model, const std::string& location) const = 0;
+    // The size of the file at `location`, relative to the folder; nothing when it is missing.
+    virtual std::optional<uint64_t> size(const std::string& location) const = 0;
+    // The folder's housekeeping (folder_scan.h) seen from `model`, the first that loaded, with
+    // `used` the data files (as shown, relative) every model of the folder reads; paths
+    // relative to the folder.
+    virtual FolderReport housekeeping(const Model& model, const std::set<std::string>& used) = 0;
+};
+
 // The .onnx files directly in `dir` (symlinks to files too, never a save's temporaries), by
 // name. Fails when `dir` is no folder (NotFound) or cannot be listed.
 Result<std::vector<std::string>> modelsInFolder(const std::filesystem::path& dir);
@@ -110,6 +148,9 @@ Result<std::vector<std::string>> modelsInFolder(const std::filesystem::path& dir
 // another's (same dtype and shape): a folder of unique weights costs no reads.
 Result<FolderInspection> inspectFolder(
     const std::filesystem::path& dir, const FolderInspectOptions& options = {});
+// The same report of any folder: every model `folder` lists, opened by it.
+Result<FolderInspection> inspectFolder(
+    FolderAccess& folder, const FolderInspectOptions& options = {});
 
 // The one data file every graph of `folder` that stores tensors externally reads, when each
 // reads that file and no other (a folder saved with one shared data file), as the graphs name

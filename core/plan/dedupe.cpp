@@ -230,15 +230,21 @@ Result<std::vector<IdenticalAcross>> findIdenticalAcross(std::span<const Model* 
         std::vector<Copy> copies;
         // External tensors at one range of one file are one copy (a map: buckets of thousands
         // of same-shaped tensors made a scan of the copies so far quadratic).
-        std::map<std::pair<FileId, uint64_t>, size_t> atRange;
+        // A file is known by its device and inode; one that is not on disk (a remote model's,
+        // issue 38: its identity has none) by its name.
+        std::map<std::tuple<FileId, std::string, uint64_t>, size_t> atRange;
         for (TensorRef ref : members) {
             const TensorInfo& t = finder.info(ref);
             if (!t.isExternal() || !t.external->file()) {
                 copies.push_back({ref, {ref}});
                 continue;
             }
-            const FileId file = t.external->file()->identity().id;
-            auto [it, fresh] = atRange.emplace(std::pair(file, t.external->offset), copies.size());
+            const DataFile& file = *t.external->file();
+            const bool onDisk = file.source().isLocal();
+            auto [it, fresh] = atRange.emplace(
+                std::tuple(file.identity().id, onDisk ? std::string() : file.path().string(),
+                    t.external->offset),
+                copies.size());
             if (fresh)
                 copies.push_back({ref, {ref}});
             else

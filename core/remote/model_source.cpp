@@ -5,6 +5,7 @@
 #ifdef REPACK_HAVE_REMOTE
 #include "http_source.h"
 #include "hub_client.h"
+#include "hub_folder.h"
 #include "s3_source.h"
 #endif
 
@@ -73,21 +74,48 @@ bool namesHubFolder(const std::string& text)
     return spec->isFolder() || last.find('.') == std::string::npos;
 }
 
-Result<RemoteFolder> listRemoteFolder(const std::string& text)
+namespace {
+
+// The folder of a Hub repository `text` names, its path ending in '/'.
+Result<SourceSpec> hubFolderOf(const std::string& text)
 {
     auto spec = parseSource(text);
     if (!spec)
         return spec.error();
     if (!namesHubFolder(text))
         return Error::usage(spec->display() + ": not a folder of a Hub repository");
+    return asFolder(*spec);
+}
+
+} // namespace
+
+Result<RemoteFolder> listRemoteFolder(const std::string& text)
+{
+    auto spec = hubFolderOf(text);
+    if (!spec)
+        return spec.error();
 #ifdef REPACK_HAVE_REMOTE
-    const SourceSpec folder = asFolder(*spec);
+    const SourceSpec& folder = *spec;
     HubClient client(hubSettings(processEnvironment()));
     auto files = client.list(folder);
     if (!files)
         return files.error();
     return RemoteFolder{folder.display(), folder.file, std::move(*files)};
 #else
+    return localOnly(*spec);
+#endif
+}
+
+Result<FolderInspection> inspectRemoteFolder(
+    const std::string& text, const FolderInspectOptions& options)
+{
+    auto spec = hubFolderOf(text);
+    if (!spec)
+        return spec.error();
+#ifdef REPACK_HAVE_REMOTE
+    return inspectHubFolder(*spec, hubSettings(processEnvironment()), options);
+#else
+    (void)options;
     return localOnly(*spec);
 #endif
 }

@@ -4,6 +4,7 @@
 // or an S3 object: s3://BUCKET/KEY (core/remote/s3_source.h).
 #pragma once
 
+#include "core/inspect/folder_inspect.h"
 #include "core/io/hub_api.h"
 #include "core/model/model.h"
 #include "core/result.h"
@@ -35,5 +36,9 @@ struct RemoteFolder {
     std::vector<HubTreeEntry> files; // paths in the repository
 };
 Result<RemoteFolder> listRemoteFolder(const std::string& text);
+// The report `inspect DIR` gives of a local folder, of that folder (core/remote/hub_folder.h):
+// listed once, every model read at one commit.
+Result<FolderInspection> inspectRemoteFolder(
+    const std::string& text, const FolderInspectOptions& options = {});
 
 } // namespace repack

@@ -8,6 +8,9 @@ import numpy
 __version__: str
 
 PathLike = Union[str, os.PathLike[str]]
+# A path, or a str naming a model that is not a local file, as the CLI's MODEL:
+# http(s)://HOST/PATH, hf://ORG/REPO[@REV]/PATH, s3://BUCKET/KEY (an os.PathLike is always a path).
+ModelSource = Union[str, os.PathLike[str]]
 Size = Union[int, str]  # bytes, or text like "4KiB", "1MiB"
 ProgressCallback = Callable[[int, int, str], object]  # (bytes_done, bytes_total, tensor)
 
@@ -142,9 +145,9 @@ class CancelToken:
     @property
     def cancelled(self) -> bool: ...
 
-def load(path: PathLike) -> Model: ...
+def load(path: ModelSource) -> Model: ...
 def save(
-    model_or_path: Union[Model, PathLike, Any],  # Any: an onnx.ModelProto
+    model_or_path: Union[Model, ModelSource, Any],  # Any: an onnx.ModelProto
     out_path: PathLike,
     *,
     external_data: Optional[str] = None,
@@ -186,9 +189,9 @@ def convert_tensors_to_external(
 ) -> list[Any]: ...
 def convert_tensors_from_external(tensors: Iterable[Any], base_dir: PathLike) -> list[Any]: ...
 def save_proto(proto: Any, out_path: PathLike, base_dir: Optional[PathLike] = None, **options: Any) -> SaveReport: ...
-def verify(model_or_path: Union[Model, PathLike]) -> dict[str, Any]: ...
-def diff(a: Union[Model, PathLike], b: Union[Model, PathLike]) -> dict[str, Any]: ...
-def inspect_folder(dir: PathLike) -> dict[str, Any]: ...
+def verify(model_or_path: Union[Model, ModelSource]) -> dict[str, Any]: ...
+def diff(a: Union[Model, ModelSource], b: Union[Model, ModelSource]) -> dict[str, Any]: ...
+def inspect_folder(dir: ModelSource) -> dict[str, Any]: ...  # a path, or hf://ORG/REPO[@REV]/DIR
 def save_folder(
     dir: PathLike,
     out_dir: PathLike,
@@ -209,7 +212,7 @@ def save_folder(
     cancel: Union[None, CancelToken, threading.Event] = None,
 ) -> dict[str, Any]: ...
 def plan(
-    model_or_path: Union[Model, PathLike],
+    model_or_path: Union[Model, ModelSource],
     *,
     output: Optional[PathLike] = None,
     diff: bool = False,

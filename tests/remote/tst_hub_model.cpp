@@ -45,6 +45,36 @@ std::map<std::string, std::string> repositoryFiles()
     return {{"m/model.onnx", model.SerializeAsString()}, {"m/w.bin", data}};
 }
 
+// An export as Optimum writes it: onnx/ holding three graphs, each with its data file beside it
+// (kept in LFS), their weights of sizes no other graph's has (so a folder report compares none),
+// and a README above the folder.
+std::map<std::string, std::string> optimumFiles()
+{
+    std::map<std::string, std::string> files{{"README.md", "# a model\n"}};
+    uint8_t seed = 1;
+    for (const auto& [name, a, b] :
+        {std::tuple{"encoder_model", 3000, 700}, std::tuple{"decoder_model", 5000, 900},
+            std::tuple{"decoder_with_past_model", 6000, 1100}}) {
+        onnx::ModelProto model = fixtures::emptyModel();
+        onnx::GraphProto& graph = *model.mutable_graph();
+        *graph.add_initializer() = fixtures::rawTensor("small", onnx::TensorProto::FLOAT, {8});
+        const std::string data = std::string(name) + ".onnx_data";
+        files["onnx/" + data] = fixtures::addExternalPair(graph, data, a, b, seed);
+        files["onnx/" + std::string(name) + ".onnx"] = model.SerializeAsString();
+        seed += 2;
+    }
+    return files;
+}
+
+std::set<std::string> dataFilesOf(const std::map<std::string, std::string>& files)
+{
+    std::set<std::string> data;
+    for (const auto& [path, bytes] : files)
+        if (path.ends_with(".onnx_data"))
+            data.insert(path);
+    return data;
+}
+
 std::string header(const std::string& name, const std::string& value)
 {
     return name + ": " + value;
@@ -57,6 +87,8 @@ struct HubFixture {
     std::set<std::string> lfs = {"m/w.bin"};
     bool gated = false;
     std::string listingNext; // the second page's address, when not the Hub's own
+    size_t pageSize = 2; // entries of a listing's page
+    bool branchMoved = false; // the listing at "main" is of another commit than its resolves
     fixtures::FaultServer server{
         [this](int socket, const fixtures::FaultRequest& r, int) { answer(socket, r); }};
 
@@ -96,27 +128,52 @@ struct HubFixture {
             socket, "206 Partial Content", headers, content.substr(first, end - first + 1));
     }
 
-    // The tree of m/ in two pages: model.onnx and a folder, then w.bin (in LFS).
-    void list(int socket, const fixtures::FaultRequest& r)
+    // The tree of a folder (recursive, its subfolders listed as folders too), `pageSize`
+    // entries a page, each further page the one the Link header names (&cursor=N). A file in
+    // LFS lists its sha256, the X-Linked-Etag of its resolve; another its git blob id, the ETag.
+    void list(int socket, const fixtures::FaultRequest& r, const std::string& folder)
     {
-        const auto size
-            = [&](const std::string& path) { return std::to_string(files.at(path).size()); };
-        if (r.target.find("cursor=2") == std::string::npos) {
-            const std::string next = listingNext.empty()
-                ? endpoint() + "/api/models/org/repo/tree/main/m?recursive=true&cursor=2"
-                : listingNext;
-            fixtures::FaultServer::respond(socket, "200 OK",
-                {header("Content-Type", "application/json"),
-                    header("Link", "<" + next + ">; rel=\"next\"")},
-                R"([{"type":"file","path":"m/model.onnx","size":)" + size("m/model.onnx")
-                    + R"(,"oid":"1111"},{"type":"directory","path":"m/sub","size":0,"oid":"2222"}])");
-            return;
+        std::vector<std::string> entries;
+        std::set<std::string> folders;
+        for (const auto& [path, bytes] : files) {
+            if (!path.starts_with(folder + "/"))
+                continue;
+            for (size_t slash = path.find('/', folder.size() + 1); slash != std::string::npos;
+                 slash = path.find('/', slash + 1))
+                if (folders.insert(path.substr(0, slash)).second)
+                    entries.push_back(R"({"type":"directory","path":")" + path.substr(0, slash)
+                        + R"(","size":0,"oid":"dir"})");
+            const std::string size = std::to_string(bytes.size());
+            entries.push_back(R"({"type":"file","path":")" + path + R"(","size":)" + size
+                + R"(,"oid":")"
+                + (branchMoved && r.target.find("/tree/main/") != std::string::npos ? "older"
+                                                                                    : gitOid(path))
+                + "\""
+                + (lfs.count(path)
+                        ? R"(,"lfs":{"oid":")" + lfsOid(path) + R"(","size":)" + size + "}"
+                        : std::string())
+                + "}");
         }
-        fixtures::FaultServer::respond(socket, "200 OK",
-            {header("Content-Type", "application/json")},
-            R"([{"type":"file","path":"m/w.bin","size":)" + size("m/w.bin")
-                + R"(,"oid":"3333","lfs":{"oid":"sha-lfs","size":)" + size("m/w.bin") + "}}]");
+        const size_t cursor = r.target.find("&cursor=");
+        const size_t first
+            = cursor == std::string::npos ? 0 : std::stoul(r.target.substr(cursor + 8));
+        std::vector<std::string> headers{header("Content-Type", "application/json")};
+        if (first + pageSize < entries.size()) {
+            const std::string next = !listingNext.empty() ? listingNext
+                                                          : endpoint() + r.target.substr(0, cursor)
+                    + "&cursor=" + std::to_string(first + pageSize);
+            headers.push_back(header("Link", "<" + next + ">; rel=\"next\""));
+        }
+        std::string body = "[";
+        for (size_t i = first; i < entries.size() && i < first + pageSize; ++i)
+            body += (i == first ? "" : ",") + entries[i];
+        fixtures::FaultServer::respond(socket, "200 OK", headers, body + "]");
     }
+    std::string gitOid(const std::string& path) const
+    {
+        return "git-" + std::to_string(files.at(path).size());
+    }
+    static std::string lfsOid(const std::string& path) { return "sha-" + path; }
 
     void answer(int socket, const fixtures::FaultRequest& r)
     {
@@ -129,9 +186,12 @@ struct HubFixture {
                 serve(socket, r, file->second, {header("ETag", "\"cdn-" + file->first + "\"")});
             return;
         }
-        if (target.starts_with("/api/models/org/repo/tree/main/m")) {
-            list(socket, r);
-            return;
+        for (const std::string& revision : {std::string("main"), kCommit}) {
+            const std::string tree = "/api/models/org/repo/tree/" + revision + "/";
+            if (target.starts_with(tree)) {
+                list(socket, r, target.substr(tree.size()));
+                return;
+            }
         }
         const std::string old = "/org/old/resolve/";
         if (target.starts_with(old)) {
@@ -166,11 +226,12 @@ struct HubFixture {
                 {header("X-Error-Code", "EntryNotFound"), header("X-Repo-Commit", kCommit)}, "");
             return;
         }
-        const std::string etag = "\"git-" + std::to_string(file->second.size()) + "\"";
+        const std::string etag = "\"" + gitOid(path) + "\"";
         if (lfs.count(path)) {
             fixtures::FaultServer::respond(socket, "302 Found",
                 {header("Location", cdn() + "/cdn/" + path + "?Signature=xyz"),
-                    header("X-Repo-Commit", kCommit), header("X-Linked-Etag", "\"sha-lfs\""),
+                    header("X-Repo-Commit", kCommit),
+                    header("X-Linked-Etag", "\"" + lfsOid(path) + "\""),
                     header("X-Linked-Size", std::to_string(file->second.size())),
                     header("ETag", etag)},
                 "");
@@ -231,6 +292,11 @@ private slots:
     void offlineReadsTheCacheOnly();
     void theCliInspectsAndVerifiesAHubModel();
     void theCliListsAHubFolder();
+    void aHubFolderIsReportedAsTheLocalFolder_data();
+    void aHubFolderIsReportedAsTheLocalFolder();
+    void aModelOfAHubFolderThatDoesNotParseIsNamed();
+    void aHubFolderComparesTheWeightsItsGraphsShare();
+    void aBranchThatMovedIsListedAgainAtTheCommit();
     void aListingNeverLeavesTheHub();
 };
 
@@ -428,35 +494,181 @@ void TestHubModel::theCliInspectsAndVerifiesAHubModel()
 void TestHubModel::theCliListsAHubFolder()
 {
     HubFixture hub;
+    hub.pageSize = 1;
     QTemporaryDir dir;
     const fixtures::CliOptions options = cliOptions(hub, dir);
     const auto listed = fixtures::runCli({"inspect", "hf://org/repo/m"}, options);
     QVERIFY2(listed.exitCode == 0, listed.err.constData());
-    QVERIFY2(listed.out.startsWith("Folder hf://org/repo/m/: 1 model(s), 2 file(s)"),
+    QVERIFY2(listed.out.startsWith(QByteArray::fromStdString(
+                 "Folder hf://org/repo@" + kCommit + "/m/: 1 model(s), 1 data file(s)")),
         listed.out.constData());
     QVERIFY(listed.out.contains("model.onnx") && listed.out.contains("w.bin"));
-    QVERIFY(!listed.out.contains("sub"));
-    QVERIFY(listed.out.contains("onnx-repack inspect hf://org/repo/m/model.onnx"));
-    // One listing: its first page, then the page its Link names; nothing else is asked.
+    // One listing: its first page, then the page its Link names, both with the token.
     const auto requests = hub.server.requests();
-    QCOMPARE(requests.size(), size_t(2));
+    QVERIFY(requests.size() > 2);
     QCOMPARE(requests[0].method, std::string("GET"));
     QCOMPARE(requests[0].target, std::string("/api/models/org/repo/tree/main/m?recursive=true"));
     QCOMPARE(requests[1].target,
-        std::string("/api/models/org/repo/tree/main/m?recursive=true&cursor=2"));
+        std::string("/api/models/org/repo/tree/main/m?recursive=true&cursor=1"));
     QCOMPARE(requests[1].header("authorization"), "Bearer " + kToken);
-    const auto json = fixtures::runCli({"inspect", "--json", "hf://org/repo/m/"}, options);
-    QCOMPARE(json.exitCode, 2);
-    QVERIFY2(json.err.contains("listed as text only"), json.err.constData());
     const auto missing = fixtures::runCli({"inspect", "hf://org/none/m/"}, options);
     QVERIFY(missing.exitCode != 0);
     QVERIFY2(missing.err.contains("hf://org/none/m/: no such repository"), missing.err.constData());
 }
 
+void TestHubModel::aHubFolderIsReportedAsTheLocalFolder_data()
+{
+    QTest::addColumn<int>("pageSize");
+    QTest::addColumn<int>("pages");
+    QTest::addRow("one page") << 100 << 1;
+    QTest::addRow("two pages") << 4 << 2;
+}
+
+// `inspect hf://ORG/REPO/onnx [--json]` of an Optimum-shaped export: the report of the same
+// files in a local folder, but for their names; the folder listed once, the revision resolved
+// once, every model read at that commit, the data files only sized (from the listing).
+void TestHubModel::aHubFolderIsReportedAsTheLocalFolder()
+{
+    QFETCH(int, pageSize);
+    QFETCH(int, pages);
+    HubFixture hub;
+    hub.files = optimumFiles();
+    hub.lfs = dataFilesOf(hub.files);
+    hub.pageSize = size_t(pageSize);
+    QTemporaryDir dir;
+    writeLocally(hub.files, dir.path().toStdString() + "/local");
+    const std::string local = dir.path().toStdString() + "/local/onnx/";
+    const fixtures::CliOptions options = cliOptions(hub, dir);
+    size_t requestsOfJson = 0;
+    for (const QString format : {"--json", "--text"}) {
+        QStringList remoteArgs{"inspect", "hf://org/repo/onnx"};
+        QStringList localArgs{"inspect", QString::fromStdString(local)};
+        if (format == "--json") {
+            remoteArgs.insert(1, format);
+            localArgs.insert(1, format);
+        }
+        const auto remote = fixtures::runCli(remoteArgs, options);
+        const auto onDisk = fixtures::runCli(localArgs);
+        QVERIFY2(remote.exitCode == 0, remote.err.constData());
+        QVERIFY2(onDisk.exitCode == 0, onDisk.err.constData());
+        QByteArray remoteText = remote.out;
+        remoteText.replace(QByteArray::fromStdString("hf://org/repo@" + kCommit + "/onnx/"),
+            QByteArray::fromStdString(local));
+        QCOMPARE(remoteText, onDisk.out);
+        if (format == "--json")
+            requestsOfJson = hub.server.requests().size();
+    }
+    QVERIFY(requestsOfJson > 0);
+    const auto all = hub.server.requests();
+    const std::vector<fixtures::FaultRequest> requests(all.begin(), all.begin() + requestsOfJson);
+    int listings = 0, atBranch = 0, resolves = 0, ranges = 0;
+    for (const auto& r : requests) {
+        QVERIFY2(r.target.find(".onnx_data") == std::string::npos, r.target.c_str()); // sized
+        if (r.target.starts_with("/api/")) {
+            QVERIFY2(r.target.starts_with("/api/models/org/repo/tree/main/onnx?recursive=true"),
+                r.target.c_str());
+            ++listings;
+        } else if (r.target.find("/resolve/main/") != std::string::npos) {
+            QCOMPARE(r.target, std::string("/org/repo/resolve/main/onnx/decoder_model.onnx"));
+            QCOMPARE(r.method, std::string("HEAD"));
+            ++atBranch;
+        } else {
+            QVERIFY2(
+                r.target.starts_with("/org/repo/resolve/" + kCommit + "/onnx/"), r.target.c_str());
+            (r.method == "HEAD" ? resolves : ranges) += 1;
+        }
+    }
+    QCOMPARE(listings, pages);
+    QCOMPARE(atBranch, 1); // pinned once, by the first model's resolve (which opening it reuses)
+    QCOMPARE(resolves, 2); // the other two models, at the commit
+    QCOMPARE(ranges, 3); // each model's first block, which holds its whole structure here
+    qInfo("inspect --json hf://org/repo/onnx: %zu requests (%d listing page(s), 1 pin, %d "
+          "resolves, %d ranges)",
+        requests.size(), listings, resolves, ranges);
+}
+
+// A graph of the folder that does not parse is reported by name; the others still are.
+void TestHubModel::aModelOfAHubFolderThatDoesNotParseIsNamed()
+{
+    HubFixture hub;
+    hub.files = optimumFiles();
+    hub.files["onnx/broken.onnx"] = "not a model";
+    hub.lfs = dataFilesOf(hub.files);
+    QTemporaryDir dir;
+    const auto remote
+        = fixtures::runCli({"inspect", "--json", "hf://org/repo/onnx"}, cliOptions(hub, dir));
+    QCOMPARE(remote.exitCode, 1);
+    QVERIFY2(remote.out.contains("\"path\": \"broken.onnx\""), remote.out.constData());
+    QVERIFY2(remote.out.contains("\"code\": \"model-unreadable\""), remote.out.constData());
+    QVERIFY2(remote.out.contains(
+                 "broken.onnx does not load: hf://org/repo@" + kCommit + "/onnx/broken.onnx"),
+        remote.out.constData());
+    QCOMPARE(remote.out.count("\"tensors\": 3"), 3); // the three graphs that parse
+}
+
+// Two graphs of the folder store the same weights, each in its own data file (as Optimum's
+// decoder and decoder-with-past do): the report reads them to tell (at the CDN, without the
+// token) and finds what the local folder's report finds, two copies of each.
+void TestHubModel::aHubFolderComparesTheWeightsItsGraphsShare()
+{
+    HubFixture hub;
+    for (const std::string name : {"decoder_model", "decoder_with_past_model"}) {
+        onnx::ModelProto model = fixtures::emptyModel();
+        const std::string data = name + ".onnx_data";
+        hub.files["onnx/" + data]
+            = fixtures::addExternalPair(*model.mutable_graph(), data, 5000, 900, 7);
+        hub.files["onnx/" + name + ".onnx"] = model.SerializeAsString();
+    }
+    hub.lfs = dataFilesOf(hub.files);
+    QTemporaryDir dir;
+    writeLocally(hub.files, dir.path().toStdString() + "/local");
+    const std::string local = dir.path().toStdString() + "/local/onnx/";
+    const auto remote
+        = fixtures::runCli({"inspect", "--json", "hf://org/repo/onnx/"}, cliOptions(hub, dir));
+    const auto onDisk = fixtures::runCli({"inspect", "--json", QString::fromStdString(local)});
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    QVERIFY(onDisk.out.contains("\"copies\": 2"));
+    QByteArray remoteText = remote.out;
+    remoteText.replace(
+        QByteArray::fromStdString("hf://org/repo@" + kCommit + "/onnx/"), local.c_str());
+    QCOMPARE(remoteText, onDisk.out);
+    int dataRanges = 0;
+    for (const auto& r : hub.server.requests())
+        if (r.target.find(".onnx_data") != std::string::npos && r.method == "GET") {
+            QVERIFY2(HubFixture::atCdn(r) && r.header("authorization").empty(), r.target.c_str());
+            ++dataRanges;
+        }
+    QVERIFY(dataRanges >= 2);
+}
+
+// The branch moved between the listing and the pin (the first model resolved is not the file
+// listed): the folder is listed again at the commit its models are read at.
+void TestHubModel::aBranchThatMovedIsListedAgainAtTheCommit()
+{
+    HubFixture hub;
+    hub.files = optimumFiles();
+    hub.lfs = dataFilesOf(hub.files);
+    hub.pageSize = 100;
+    hub.branchMoved = true;
+    QTemporaryDir dir;
+    const auto remote
+        = fixtures::runCli({"inspect", "--json", "hf://org/repo/onnx"}, cliOptions(hub, dir));
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    QVERIFY(remote.out.contains("\"tensors\": 3"));
+    std::vector<std::string> listings;
+    for (const auto& r : hub.server.requests())
+        if (r.target.starts_with("/api/"))
+            listings.push_back(r.target);
+    QCOMPARE(listings.size(), size_t(2));
+    QCOMPARE(listings[0], std::string("/api/models/org/repo/tree/main/onnx?recursive=true"));
+    QCOMPARE(listings[1], "/api/models/org/repo/tree/" + kCommit + "/onnx?recursive=true");
+}
+
 void TestHubModel::aListingNeverLeavesTheHub()
 {
     HubCase c;
-    c.hub.listingNext = c.hub.cdn() + "/api/models/org/repo/tree/main/m?recursive=true&cursor=2";
+    c.hub.pageSize = 1;
+    c.hub.listingNext = c.hub.cdn() + "/api/models/org/repo/tree/main/m?recursive=true&cursor=1";
     HubClient client(c.hub.settings(c.cacheDir()));
     auto spec = parseSource("hf://org/repo/m/");
     QVERIFY(spec);

@@ -1,0 +1,262 @@
+"""Models that are not local files (issue 38): load(url), verify(url) and inspect_folder(url) take
+a URL as the CLI's MODEL does, and give what they give of a local copy of the same files. Served
+by Debian's nginx on 127.0.0.1 (skipped with a message when it is not installed): a web server,
+and a Hugging Face Hub for hf:// (the tree listing a static file, the resolve answers with
+X-Repo-Commit)."""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+import numpy as np
+
+import onnx_repack
+from support import make_model
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def nginx_executable():
+    found = shutil.which("nginx")
+    if found:
+        return found
+    for folder in ("/usr/sbin", "/sbin"):
+        if os.access(os.path.join(folder, "nginx"), os.X_OK):
+            return os.path.join(folder, "nginx")
+    return None
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def answers(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+class Nginx:
+    """nginx in the foreground (`nginx -p DIR -c CONF -e stderr`) serving DIR/www, and the
+    repository org/repo of a Hub: DIR/repo/PATH at /org/repo/resolve/REV/PATH, its tree
+    listing DIR/tree.json at /api/models/org/repo/tree/..."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="repack-nginx-")
+        for sub in ("www", "repo", "t"):
+            os.makedirs(os.path.join(self.dir, sub))
+        self.process = None
+        self.port = None
+
+    def config(self):
+        d = self.dir
+        return f"""daemon off; master_process off; pid {d}/nginx.pid; error_log stderr warn;
+events {{}}
+http {{
+  access_log {d}/access.log;
+  client_body_temp_path {d}/t/body; proxy_temp_path {d}/t/proxy;
+  fastcgi_temp_path {d}/t/fcgi; uwsgi_temp_path {d}/t/uwsgi; scgi_temp_path {d}/t/scgi;
+  server {{
+    listen 127.0.0.1:{self.port};
+    root {d}/www;
+    location ~ ^/api/models/org/repo/tree/ {{
+      default_type application/json;
+      alias {d}/tree.json;
+    }}
+    location ~ ^/org/repo/resolve/[^/]+/(.+)$ {{
+      alias {d}/repo/$1;
+      add_header X-Repo-Commit {COMMIT} always;
+    }}
+  }}
+}}
+"""
+
+    def start(self):
+        """None when serving, else why not."""
+        nginx = nginx_executable()
+        if not nginx:
+            return "nginx is not installed (apt-get install nginx-light)"
+        why = ""
+        for _ in range(5):  # another process may take the free port first
+            self.port = free_port()
+            conf = os.path.join(self.dir, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write(self.config())
+            self.process = subprocess.Popen([nginx, "-p", self.dir, "-c", conf, "-e", "stderr"],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and self.process.poll() is None:
+                if answers(self.port):
+                    return None
+                time.sleep(0.05)
+            self.stop()
+            why = self.process.stderr.read().decode(errors="replace")
+            if "Address already in use" not in why:
+                break
+        return f"nginx did not answer on 127.0.0.1:{self.port}: {why}"
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+    def close(self):
+        self.stop()
+        if self.process:
+            self.process.stderr.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}/{path}"
+
+    def requests(self):
+        """The request lines nginx logged so far ("HEAD /path HTTP/1.1")."""
+        path = os.path.join(self.dir, "access.log")
+        if not os.path.exists(path):
+            return []
+        with open(path) as f:
+            return [line.split('"')[1] for line in f if '"' in line]
+
+    def list_repository(self):
+        """tree.json: the files of DIR/repo as the Hub's tree API lists them (git blob ids as
+        nginx's ETag, which the resolve answers send)."""
+        entries = []
+        root = os.path.join(self.dir, "repo")
+        for folder, _, files in os.walk(root):
+            for name in sorted(files):
+                st = os.stat(os.path.join(folder, name))
+                entries.append({"type": "file", "size": st.st_size,
+                                "path": os.path.relpath(os.path.join(folder, name), root),
+                                "oid": f"{int(st.st_mtime):x}-{st.st_size:x}"})
+        with open(os.path.join(self.dir, "tree.json"), "w") as f:
+            json.dump(entries, f)
+
+
+class Remote(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Nginx()
+        why = cls.server.start()
+        if why:
+            cls.server.close()
+            raise unittest.SkipTest(why)
+        cls.saved_env = {k: os.environ.get(k) for k in
+                         ("HF_ENDPOINT", "HF_HOME", "HF_HUB_CACHE", "HF_TOKEN", "NO_PROXY",
+                          "HF_HUB_OFFLINE")}
+        os.environ.update({"HF_ENDPOINT": f"http://127.0.0.1:{cls.server.port}",
+                           "HF_HOME": os.path.join(cls.server.dir, "hf"),
+                           "HF_HUB_CACHE": os.path.join(cls.server.dir, "hf", "hub"),
+                           "NO_PROXY": "127.0.0.1,localhost"})
+        for name in ("HF_TOKEN", "HF_HUB_OFFLINE"):
+            os.environ.pop(name, None)
+        www = os.path.join(cls.server.dir, "www")
+        cls.local = make_model(os.path.join(www, "m"))
+        # An export folder of the Hub: two graphs holding the same weights (shared content the
+        # folder report finds by reading them), each with its own data file.
+        onnx_dir = os.path.join(cls.server.dir, "repo", "onnx")
+        make_model(onnx_dir, "decoder_model.onnx")
+        make_model(onnx_dir, "decoder_with_past_model.onnx")
+        cls.server.list_repository()
+
+    @classmethod
+    def tearDownClass(cls):
+        for k, v in cls.saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        cls.server.close()
+
+    def assertSameTensors(self, remote, local):
+        self.assertEqual([(t.name, t.scope, t.kind, str(t.dtype), t.shape, t.storage, t.location,
+                           t.offset, t.length) for t in remote.tensors],
+                         [(t.name, t.scope, t.kind, str(t.dtype), t.shape, t.storage, t.location,
+                           t.offset, t.length) for t in local.tensors])
+        for r, l in zip(remote.tensors, local.tensors):
+            np.testing.assert_array_equal(r.numpy(), l.numpy(), err_msg=r.name)
+
+    def test_load_url_gives_the_local_copys_tensors(self):
+        url = self.server.url("m/model.onnx")
+        remote = onnx_repack.load(url)
+        local = onnx_repack.load(self.local)
+        self.assertSameTensors(remote, local)
+        self.assertEqual(remote.problems, [])
+        self.assertEqual(remote.path, url)
+        report = remote.inspect()
+        expected = local.inspect()
+        self.assertEqual(report["tensors"], expected["tensors"])
+        self.assertEqual(report["problems"], expected["problems"])
+        self.assertIn("127.0.0.1", json.dumps(report))
+
+    def test_verify_url_is_verify_of_the_local_copy(self):
+        url = self.server.url("m/model.onnx")
+        remote = onnx_repack.verify(url)
+        local = onnx_repack.verify(self.local)
+        self.assertTrue(remote["ok"], remote)
+        text = json.dumps(remote).replace(url[:-len("model.onnx")],
+                                          os.path.dirname(self.local) + "/")
+        self.assertEqual(json.loads(text), local)
+
+    def test_errors_name_the_url_without_its_secrets(self):
+        url = self.server.url("m/none.onnx")
+        with self.assertRaises(onnx_repack.NotFound) as caught:
+            onnx_repack.load(url + "?X-Amz-Signature=secret")
+        self.assertIn(url, str(caught.exception))
+        self.assertNotIn("secret", str(caught.exception))
+        self.assertEqual(caught.exception.kind, "not_found")
+        with self.assertRaises(onnx_repack.UsageError) as caught:
+            onnx_repack.load(f"http://user:secret@127.0.0.1:{self.server.port}/m/model.onnx")
+        self.assertNotIn("secret", str(caught.exception))
+        with self.assertRaises(onnx_repack.UsageError):
+            onnx_repack.load("ftp://127.0.0.1/m/model.onnx")
+
+    def test_a_path_like_is_a_path(self):
+        import pathlib
+        with self.assertRaises(FileNotFoundError):
+            onnx_repack.load(pathlib.PurePosixPath("hf:", "org", "repo", "model.onnx"))
+
+    def test_save_takes_a_url_as_its_source(self):
+        # The core saves a remote model to a local folder, or says why it does not: the URL is
+        # opened as a URL, never taken for a path that does not exist.
+        out = os.path.join(self.server.dir, "saved", "model.onnx")
+        try:
+            onnx_repack.save(self.server.url("m/model.onnx"), out)
+        except onnx_repack.Error as error:
+            self.assertNotIsInstance(error, FileNotFoundError)
+            self.assertNotIn("does not exist", str(error))
+            return
+        self.assertSameTensors(onnx_repack.load(out), onnx_repack.load(self.local))
+
+    def test_inspect_folder_of_the_hub_is_the_local_folders_report(self):
+        before = len(self.server.requests())
+        remote = onnx_repack.inspect_folder("hf://org/repo/onnx")
+        local_dir = os.path.join(self.server.dir, "repo", "onnx")
+        local = onnx_repack.inspect_folder(local_dir)
+        name = f"hf://org/repo@{COMMIT}/onnx/"
+        self.assertEqual(remote["folder"], name)
+        text = json.dumps(remote).replace(name, local_dir + "/").replace(name[:-1], local_dir)
+        remote = json.loads(text)
+        remote["folder"] = local["folder"]
+        self.assertEqual(remote, local)
+        self.assertGreater(local["duplicated_bytes"], 0)  # the data files were read to tell
+        requests = self.server.requests()[before:]
+        self.assertEqual(sum("/api/models/org/repo/tree/main/onnx" in r for r in requests), 1,
+                         requests)
+        self.assertEqual(sum("/resolve/main/" in r for r in requests), 1, requests)  # one pin
+
+    def test_inspect_folder_of_a_missing_repository(self):
+        with self.assertRaises(onnx_repack.NotFound) as caught:
+            onnx_repack.inspect_folder("hf://org/none/onnx")
+        self.assertIn("hf://org/none/onnx/", str(caught.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
