@@ -82,22 +82,30 @@ void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* 
     (void)m_cache.prefetch(m_key, m_file.size, wanted, fetcher(cancel), cancel);
 }
 
-Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open)
+Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open,
+    const CancelToken* cancel, const ProgressCallback& progress)
 {
-    auto source = open(spec);
+    auto source = open(spec, cancel);
     if (!source)
         return source.error();
-    return Model::openRemote(*source,
-        [model = spec, open = std::move(open)](
+    // The model keeps its sibling opener; the caller's token only lives through this call.
+    auto opening = std::make_shared<std::atomic<const CancelToken*>>(cancel);
+    auto opened = Model::openRemote(
+        *source,
+        [model = spec, open = std::move(open), opening](
             const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
             auto sibling = siblingSource(model, location);
             if (!sibling)
                 return sibling.error();
-            return open(*sibling);
-        });
+            return open(*sibling, opening->load());
+        },
+        cancel, progress);
+    opening->store(nullptr);
+    return opened;
 }
 
-Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache)
+Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache,
+    const CancelToken* cancel, const ProgressCallback& progress)
 {
     auto spec = parseSource(url);
     if (!spec)
@@ -108,12 +116,15 @@ Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache*
         return Error::usage(
             spec->display() + ": a folder on a web server cannot be listed; name the .onnx file");
     return openRemoteModel(
-        *spec, [cache](const SourceSpec& file) -> Result<std::shared_ptr<ByteSource>> {
-            auto opened = HttpSource::open(file.url, {}, nullptr, cache);
+        *spec,
+        [cache](const SourceSpec& file,
+            const CancelToken* stop) -> Result<std::shared_ptr<ByteSource>> {
+            auto opened = HttpSource::open(file.url, {}, stop, cache);
             if (!opened)
                 return opened.error();
             return std::shared_ptr<ByteSource>(*opened);
-        });
+        },
+        cancel, progress);
 }
 
 } // namespace repack
