@@ -45,16 +45,25 @@ Result<std::unique_ptr<Model>> Model::loadDetached(
     return model;
 }
 
-Result<std::unique_ptr<Model>> Model::openRemote(
-    std::shared_ptr<ByteSource> source, SiblingOpener openSibling)
+Result<std::unique_ptr<Model>> Model::openRemote(std::shared_ptr<ByteSource> source,
+    SiblingOpener openSibling, const CancelToken* cancel, const ProgressCallback& progress)
 {
     const std::string name = source->displayName();
     return guardMemory(name + ": indexing its tensors", [&]() -> Result<std::unique_ptr<Model>> {
         const uint64_t size = source->identity().size;
         if (size == 0)
             return Error::corrupt(name + ": empty file");
+        uint64_t fetched = 0;
         auto image = StructureImage::fetch(
-            size, [&](uint64_t offset, uint64_t length) { return source->read(offset, length); },
+            size,
+            [&](uint64_t offset, uint64_t length) {
+                auto bytes = source->read(offset, length, cancel);
+                if (bytes && progress) {
+                    fetched += length;
+                    progress(Progress{fetched, size, {}, "fetching the structure"});
+                }
+                return bytes;
+            },
             name);
         if (!image)
             return image.error();

@@ -5,6 +5,7 @@
 
 #include "core/io/tensor_bytes.h"
 #include "core/problem.h"
+#include "core/progress.h"
 #include "core/result.h"
 #include "data_file.h"
 #include "external_reference.h"
@@ -74,8 +75,11 @@ public:
     // `source`: its structure fetched without its weights (structure_image.h), its external data
     // files opened by `openSibling` from their locations, each byte of them read when asked. It
     // has no path and no folder: it is inspected, verified and compared, never saved in place.
-    static Result<std::unique_ptr<Model>> openRemote(
-        std::shared_ptr<ByteSource> source, SiblingOpener openSibling);
+    // `cancel` stops the fetch of the structure (ErrorKind::Cancelled); `progress` hears the
+    // bytes fetched so far, of at most the file's size.
+    static Result<std::unique_ptr<Model>> openRemote(std::shared_ptr<ByteSource> source,
+        SiblingOpener openSibling, const CancelToken* cancel = nullptr,
+        const ProgressCallback& progress = {});
     bool isRemote() const { return static_cast<bool>(m_openSibling); }
     // What names the model in reports: its path, or a remote model's address (no secrets).
     std::string origin() const

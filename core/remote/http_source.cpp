@@ -92,22 +92,30 @@ void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* 
     (void)m_cache.prefetch(m_key, m_file.size, wanted, fetcher(cancel), cancel);
 }
 
-Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open)
+Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open,
+    const CancelToken* cancel, const ProgressCallback& progress)
 {
-    auto source = open(spec, FileRole::Model);
+    auto source = open(spec, FileRole::Model, cancel);
     if (!source)
         return source.error();
-    return Model::openRemote(*source,
-        [model = spec, open = std::move(open)](
+    // The model keeps its sibling opener; the caller's token only lives through this call.
+    auto opening = std::make_shared<std::atomic<const CancelToken*>>(cancel);
+    auto opened = Model::openRemote(
+        *source,
+        [model = spec, open = std::move(open), opening](
             const std::string& location) -> Result<std::shared_ptr<ByteSource>> {
             auto sibling = siblingSource(model, location);
             if (!sibling)
                 return sibling.error();
-            return open(*sibling, FileRole::Data);
-        });
+            return open(*sibling, FileRole::Data, opening->load());
+        },
+        cancel, progress);
+    opening->store(nullptr);
+    return opened;
 }
 
-Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache)
+Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache,
+    const CancelToken* cancel, const ProgressCallback& progress)
 {
     auto spec = parseSource(url);
     if (!spec)
@@ -117,13 +125,16 @@ Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache*
     if (spec->isFolder())
         return Error::usage(
             spec->display() + ": a folder on a web server cannot be listed; name the .onnx file");
-    return openRemoteModel(*spec,
-        [cache](const SourceSpec& file, FileRole role) -> Result<std::shared_ptr<ByteSource>> {
-            auto opened = HttpSource::open(file.url, {}, nullptr, cache, role);
+    return openRemoteModel(
+        *spec,
+        [cache](const SourceSpec& file, FileRole role,
+            const CancelToken* stop) -> Result<std::shared_ptr<ByteSource>> {
+            auto opened = HttpSource::open(file.url, {}, stop, cache, role);
             if (!opened)
                 return opened.error();
             return std::shared_ptr<ByteSource>(*opened);
-        });
+        },
+        cancel, progress);
 }
 
 } // namespace repack

@@ -12,6 +12,7 @@
 #include "core/io/source_spec.h"
 #include "core/model/model.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -60,15 +61,22 @@ private:
     std::unique_ptr<HttpTransport> m_transport; // the one that opened the file: its connection
 };
 
-// Opens the file a spec names (a model, or a data file beside it) as a source.
-using SpecOpener = std::function<Result<std::shared_ptr<ByteSource>>(const SourceSpec&, FileRole)>;
+// Opens the file a spec names (a model, or a data file beside it) as a source; `cancel` (may be
+// null) stops its requests.
+using SpecOpener = std::function<Result<std::shared_ptr<ByteSource>>(
+    const SourceSpec&, FileRole, const CancelToken* cancel)>;
 // The model `spec` names, opened by `open`, and its data files: each location goes through
 // siblingSource (so it never leaves the server root, repository or bucket), then `open`. The one
-// way a remote model of any kind (http, hf://, s3://) finds its data files.
-Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open);
+// way a remote model of any kind (http, hf://, s3://) finds its data files. `cancel` stops the
+// opening (ErrorKind::Cancelled): the model's file, its structure and the data files opened
+// meanwhile; a data file the model opens later (a reindex) is not asked by it. `progress` hears
+// the bytes of the structure fetched (Model::openRemote).
+Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open,
+    const CancelToken* cancel = nullptr, const ProgressCallback& progress = {});
 
 // The model at `url` (http or https) with its data files beside it, every source read through
 // `cache` (the process's shared one when null): what `inspect URL` and `verify URL` open.
-Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache = nullptr);
+Result<std::unique_ptr<Model>> openHttpModel(const std::string& url, BlockCache* cache = nullptr,
+    const CancelToken* cancel = nullptr, const ProgressCallback& progress = {});
 
 } // namespace repack

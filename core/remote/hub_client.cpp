@@ -223,19 +223,22 @@ Result<std::vector<HubTreeEntry>> HubClient::list(const SourceSpec& spec, const 
     }
 }
 
-Result<std::unique_ptr<Model>> openHubModel(
-    const SourceSpec& spec, const HubSettings& settings, BlockCache* cache)
+Result<std::unique_ptr<Model>> openHubModel(const SourceSpec& spec, const HubSettings& settings,
+    BlockCache* cache, const CancelToken* cancel, const ProgressCallback& progress)
 {
     if (spec.kind != SourceSpec::Kind::Hub)
         return Error::usage(spec.display() + ": not a Hub file (hf://ORG/REPO/PATH)");
     if (spec.isFolder())
         return Error::usage(spec.display() + ": a folder, not a model; name its .onnx file");
     auto client = std::make_shared<HubClient>(settings, cache);
-    if (Status pinned = client->pin(spec); !pinned)
+    if (Status pinned = client->pin(spec, cancel); !pinned)
         return pinned.error();
-    return openRemoteModel(spec, [client](const SourceSpec& file, FileRole role) {
-        return client->open(file, nullptr, role);
-    });
+    return openRemoteModel(
+        spec,
+        [client](const SourceSpec& file, FileRole role, const CancelToken* stop) {
+            return client->open(file, stop, role);
+        },
+        cancel, progress);
 }
 
 } // namespace repack

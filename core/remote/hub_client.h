@@ -70,7 +70,9 @@ private:
 
 // The model `spec` (a Hub file) names, with its data files beside it in the same commit: what
 // `inspect hf://...` and `verify hf://...` open. Nothing is written, in the cache or elsewhere.
-Result<std::unique_ptr<Model>> openHubModel(
-    const SourceSpec& spec, const HubSettings& settings, BlockCache* cache = nullptr);
+// `cancel` and `progress` as openRemoteModel's.
+Result<std::unique_ptr<Model>> openHubModel(const SourceSpec& spec, const HubSettings& settings,
+    BlockCache* cache = nullptr, const CancelToken* cancel = nullptr,
+    const ProgressCallback& progress = {});
 
 } // namespace repack

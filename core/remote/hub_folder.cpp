@@ -135,13 +135,13 @@ public:
     Result<std::unique_ptr<Model>> open(const std::string& name) override
     {
         return openRemoteModel(fileSpec(name),
-            [listed = m_listed](
-                const SourceSpec& file, FileRole role) -> Result<std::shared_ptr<ByteSource>> {
+            [listed = m_listed](const SourceSpec& file, FileRole role,
+                const CancelToken* stop) -> Result<std::shared_ptr<ByteSource>> {
                 const auto entry = listed->files.find(file.file);
                 if (role == FileRole::Data && entry != listed->files.end())
                     return std::shared_ptr<ByteSource>(
                         std::make_shared<ListedSource>(listed, file, entry->second));
-                return listed->open(file, role); // a model, or what the Hub says
+                return listed->open(file, role, stop); // a model, or what the Hub says
             });
     }
     // A file of the Hub is a file of its own: no link, no second name.

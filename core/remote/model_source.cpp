@@ -28,7 +28,8 @@ bool namesRemoteModel(const std::string& text)
     return spec && spec->isRemote();
 }
 
-Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
+Result<std::unique_ptr<Model>> openModelArgument(
+    const std::string& text, const CancelToken* cancel, const ProgressCallback& progress)
 {
     auto spec = parseSource(text);
     if (!spec)
@@ -41,11 +42,14 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text)
     case SourceSpec::Kind::Hub: {
 #ifdef REPACK_HAVE_REMOTE
         if (spec->kind == SourceSpec::Kind::S3)
-            return openS3Model(*spec, processEnvironment());
+            return openS3Model(*spec, processEnvironment(), nullptr, cancel, progress);
         if (spec->kind == SourceSpec::Kind::Hub)
-            return openHubModel(*spec, hubSettings(processEnvironment()));
-        return openHttpModel(text);
+            return openHubModel(
+                *spec, hubSettings(processEnvironment()), nullptr, cancel, progress);
+        return openHttpModel(text, nullptr, cancel, progress);
 #else
+        (void)cancel;
+        (void)progress;
         return localOnly(*spec);
 #endif
     }

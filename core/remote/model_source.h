@@ -7,6 +7,7 @@
 #include "core/inspect/folder_inspect.h"
 #include "core/io/hub_api.h"
 #include "core/model/model.h"
+#include "core/progress.h"
 #include "core/result.h"
 
 #include <memory>
@@ -23,8 +24,11 @@ bool namesRemoteModel(const std::string& text);
 inline constexpr std::string_view kModelForms
     = "a path, an http(s):// address, hf://ORG/REPO[@REV]/PATH or s3://BUCKET/KEY";
 
-// The model `text` names: Model::load of a path, Model::openRemote of a URL.
-Result<std::unique_ptr<Model>> openModelArgument(const std::string& text);
+// The model `text` names: Model::load of a path, Model::openRemote of a URL. `cancel` stops the
+// opening of a URL within about a second (ErrorKind::Cancelled), `progress` hears the bytes of
+// its structure fetched (the desktop app's File > Open URL…); a path's load takes neither.
+Result<std::unique_ptr<Model>> openModelArgument(const std::string& text,
+    const CancelToken* cancel = nullptr, const ProgressCallback& progress = {});
 
 // Whether `text` names a folder of a Hub repository: hf://ORG/REPO[@REV]/DIR/, or a DIR whose
 // last part has no '.' (hf://ORG/REPO/onnx).

@@ -25,8 +25,8 @@ HttpOptions s3HttpOptions(const S3Settings& s3, const SourceSpec& spec)
     return options;
 }
 
-Result<std::unique_ptr<Model>> openS3Model(
-    const SourceSpec& spec, const Environment& env, BlockCache* cache)
+Result<std::unique_ptr<Model>> openS3Model(const SourceSpec& spec, const Environment& env,
+    BlockCache* cache, const CancelToken* cancel, const ProgressCallback& progress)
 {
     if (spec.kind != SourceSpec::Kind::S3)
         return Error::usage(spec.display() + ": not an s3:// name");
@@ -34,15 +34,15 @@ Result<std::unique_ptr<Model>> openS3Model(
         return Error::usage(
             spec.display() + ": an S3 folder cannot be listed yet; name the .onnx object");
     const S3Settings s3 = s3Settings(env);
-    auto open = [s3, cache](const SourceSpec& object,
-                    FileRole role) -> Result<std::shared_ptr<ByteSource>> {
+    auto open = [s3, cache](const SourceSpec& object, FileRole role,
+                    const CancelToken* stop) -> Result<std::shared_ptr<ByteSource>> {
         auto source = HttpSource::open(
-            s3ObjectUrl(s3, object), s3HttpOptions(s3, object), nullptr, cache, role);
+            s3ObjectUrl(s3, object), s3HttpOptions(s3, object), stop, cache, role);
         if (!source)
             return source.error();
         return std::shared_ptr<ByteSource>(*source);
     };
-    return openRemoteModel(spec, open);
+    return openRemoteModel(spec, open, cancel, progress);
 }
 
 } // namespace repack

@@ -21,7 +21,9 @@ HttpOptions s3HttpOptions(const S3Settings& s3, const SourceSpec& spec);
 // The model at `spec` (s3://BUCKET/KEY) with its data files beside it in the same bucket, every
 // source read through `cache` (the process's shared one when null): what `inspect s3://...`
 // and `verify s3://...` open.
-Result<std::unique_ptr<Model>> openS3Model(
-    const SourceSpec& spec, const Environment& env, BlockCache* cache = nullptr);
+// `cancel` and `progress` as openRemoteModel's.
+Result<std::unique_ptr<Model>> openS3Model(const SourceSpec& spec, const Environment& env,
+    BlockCache* cache = nullptr, const CancelToken* cancel = nullptr,
+    const ProgressCallback& progress = {});
 
 } // namespace repack

@@ -185,12 +185,6 @@ Result<RemoteFile> TestHttpTransport::serveAndStat(fixtures::NginxFixture& nginx
     return transport.stat(nginx.url(name));
 }
 
-#define SKIP_WITHOUT_NGINX()                                                                       \
-    do {                                                                                           \
-        if (fixtures::NginxFixture::executable().isEmpty())                                        \
-            QSKIP("nginx is not installed (apt-get install nginx-light): nginx tests skipped");    \
-    } while (false)
-
 void TestHttpTransport::statGivesSizeAndValidators()
 {
     fixtures::NginxFixture nginx;

@@ -24,12 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-#define SKIP_WITHOUT_NGINX()                                                                       \
-    do {                                                                                           \
-        if (fixtures::NginxFixture::executable().isEmpty())                                        \
-            QSKIP("nginx is not installed (apt-get install nginx-light): nginx tests skipped");    \
-    } while (false)
-
 // Inline weights of 1 MiB and more, small inline tensors, one in a Constant node and one in a
 // subgraph; with `external`, two tensors in "w.bin" beside the model (written too).
 onnx::ModelProto modelOf(const fs::path& dir, bool external)

@@ -39,3 +39,11 @@ private:
 };
 
 } // namespace fixtures
+
+// Skips the test function, saying why, when nginx is not installed (in a suite, which
+// includes <QTest>).
+#define SKIP_WITHOUT_NGINX()                                                                       \
+    do {                                                                                           \
+        if (fixtures::NginxFixture::executable().isEmpty())                                        \
+            QSKIP("nginx is not installed (apt-get install nginx-light): nginx tests skipped");    \
+    } while (false)

@@ -5,6 +5,7 @@
 #include "core/inspect/audit.h"
 #include "core/inspect/folder_scan.h"
 #include "core/model/model.h"
+#include "core/remote/model_source.h"
 
 #include <QFileInfo>
 #include <QHash>
@@ -124,6 +125,7 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
 {
     ModelSnapshot snap;
     snap.path = QString::fromStdString(model.path().string());
+    snap.remote = model.isRemote();
     snap.protobufBytes = model.fileBytes();
 
     const auto& tensors = model.tensors();
@@ -177,11 +179,12 @@ bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b)
         });
 }
 
-LoadedModel loadModel(const QString& path)
+LoadedModel loadModel(const QString& path, const repack::CancelToken* cancel,
+    const repack::ProgressCallback& progress)
 {
     LoadedModel loaded;
     loaded.path = path;
-    auto model = repack::Model::load(path.toStdString());
+    auto model = repack::openModelArgument(path.toStdString(), cancel, progress);
     if (!model) {
         loaded.error = QString::fromStdString(model.error().message);
         return loaded;
@@ -189,7 +192,7 @@ LoadedModel loadModel(const QString& path)
     loaded.model = std::move(model.value());
     loaded.snapshot = takeSnapshot(*loaded.model);
     addFolderProblems(loaded.snapshot, *loaded.model);
-    loaded.snapshot.path = QFileInfo(path).absoluteFilePath();
+    loaded.snapshot.path = loaded.model->isRemote() ? path : QFileInfo(path).absoluteFilePath();
     return loaded;
 }
 

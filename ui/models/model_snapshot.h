@@ -6,6 +6,7 @@
 
 #include "core/inspect/file_layout.h"
 #include "core/plan/save_options.h"
+#include "core/progress.h"
 
 #include <QList>
 #include <QString>
@@ -53,7 +54,8 @@ struct FileTotal {
 };
 
 struct ModelSnapshot {
-    QString path;
+    QString path; // absolute, or the URL a remote model was opened from, as given
+    bool remote = false; // opened from a URL (repack::Model::isRemote): read-only
     uint64_t protobufBytes = 0;
     uint64_t inlineBytes = 0;
     uint64_t externalBytes = 0;
@@ -84,11 +86,13 @@ bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b);
 struct LoadedModel {
     QString path; // as asked for
     std::shared_ptr<repack::Model> model; // null when it cannot be opened
-    ModelSnapshot snapshot; // snapshot.path is absolute
+    ModelSnapshot snapshot; // snapshot.path is absolute (a URL as asked for)
     QString error; // why not, when `model` is null
 };
 
-// Model::load, takeSnapshot and addFolderProblems; no GUI, for a worker thread.
-LoadedModel loadModel(const QString& path);
+// The model `path` names (a path or a URL: repack::openModelArgument), its snapshot and
+// addFolderProblems; no GUI, for a worker thread. `cancel` and `progress` reach a URL's fetch.
+LoadedModel loadModel(const QString& path, const repack::CancelToken* cancel = nullptr,
+    const repack::ProgressCallback& progress = {});
 
 } // namespace ui

@@ -1,6 +1,8 @@
-// Opens models off the GUI thread: Model::load and the snapshot run on a worker while the
-// window keeps painting and answering, and shows its current model until the new one is in.
-// A newer open replaces one still loading, whose result then never arrives.
+// Opens models off the GUI thread: the model (a path or a URL, repack::openModelArgument) and its
+// snapshot are made on a worker while the window keeps painting and answering, and shows its
+// current model until the new one is in. A newer open replaces one still loading, whose result
+// then never arrives; cancel() drops the one loading. A URL's fetch hears both through a cancel
+// token (it stops within about a second) and reports the bytes fetched.
 #pragma once
 
 #include "ui/models/model_snapshot.h"
@@ -8,26 +10,44 @@
 
 #include <QObject>
 
+#include <memory>
+
+class QTimer;
+
 namespace ui {
 
 class ModelOpener : public QObject {
     Q_OBJECT
 public:
     explicit ModelOpener(QObject* parent = nullptr);
+    ~ModelOpener() override;
 
     // Starts loading `path`; `quiet` travels with it to failed().
     void open(const QString& path, bool quiet);
     bool isLoading() const { return !m_path.isEmpty(); }
+    QString path() const { return m_path; } // the model being loaded, as asked for
+    // Drops the open running now (its result never arrives) and stops its fetch; cancelled()
+    // says so at once. Nothing when none runs.
+    void cancel();
 
 Q_SIGNALS:
     // Emitted once the load is over (isLoading() is false by then).
     void opened(const ui::LoadedModel& loaded);
     void failed(const QString& path, const QString& error, bool quiet);
+    void cancelled(const QString& path);
+    // Bytes of a URL's structure fetched so far, of at most `total` (the file's size); a few
+    // times a second while they grow.
+    void progress(quint64 done, quint64 total);
 
 private:
+    struct Shared;
     void onFinished(const LoadedModel& loaded);
+    void poll();
 
     JobTracker m_jobs;
+    std::shared_ptr<Shared> m_shared; // the open running now
+    QTimer* m_poll;
+    quint64 m_reported = 0;
     QString m_path; // the model being loaded, empty when none
     bool m_quiet = false;
 };

@@ -87,7 +87,11 @@ SaveFlow::SaveFlow(
     connect(m_owner, &ModelOwner::writable, this, &SaveFlow::resume);
     connect(m_job, &SaveJob::progressChanged, this, &SaveFlow::onProgress);
     connect(m_job, &SaveJob::finished, this, &SaveFlow::onFinished);
-    connect(m_busy, &BusyIndicator::cancelClicked, this, &SaveFlow::cancel);
+    // The indicator's Cancel also stops an open of the window: only a running save is ours.
+    connect(m_busy, &BusyIndicator::cancelClicked, this, [this] {
+        if (isRunning())
+            cancel();
+    });
 }
 
 bool SaveFlow::isRunning() const

@@ -1,10 +1,13 @@
 #include "display_name.h"
 
+#include "core/io/source_spec.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QFontMetrics>
 
 #include <algorithm>
+#include <utility>
 
 namespace ui {
 namespace {
@@ -16,7 +19,32 @@ QString named(const QString& name, const QString& folder)
     return QStringLiteral("%1 (%2)").arg(name, folder);
 }
 
+// The file name and the folder `path` is named by: a URL's as written (no query), a path's
+// absolute, with "~".
+std::pair<QString, QString> nameAndFolder(const QString& path)
+{
+    if (isRemoteName(path)) {
+        const QString shown = shownName(path);
+        const qsizetype slash = shown.lastIndexOf(u'/');
+        return {shown.mid(slash + 1), shown.left(slash)};
+    }
+    const QFileInfo file(QDir::cleanPath(QFileInfo(path).absoluteFilePath()));
+    return {file.fileName(), homePath(file.path())};
+}
+
 } // namespace
+
+bool isRemoteName(const QString& text)
+{
+    const auto spec = repack::parseSource(text.toStdString());
+    return spec && spec->isRemote();
+}
+
+QString shownName(const QString& text)
+{
+    const auto spec = repack::parseSource(text.toStdString());
+    return spec && spec->isRemote() ? QString::fromStdString(spec->display()) : text;
+}
 
 QString homePath(const QString& path)
 {
@@ -34,23 +62,21 @@ QString homePath(const QString& path)
 
 QString displayName(const QString& path, int characters)
 {
-    const QFileInfo file(QDir::cleanPath(QFileInfo(path).absoluteFilePath()));
-    QString folder = homePath(file.path());
+    auto [name, folder] = nameAndFolder(path);
     if (folder.size() > characters && characters > 1) {
         // More of the end than of the start: the folders nearest the file tell models apart.
         const int head = (characters - 1) / 3;
         const int tail = characters - 1 - head;
         folder = folder.left(head) + kEllipsis + folder.right(tail);
     }
-    return named(file.fileName(), folder);
+    return named(name, folder);
 }
 
 QString displayName(const QString& path, const QFontMetrics& metrics, int width)
 {
-    const QFileInfo file(QDir::cleanPath(QFileInfo(path).absoluteFilePath()));
-    const QString folder = homePath(file.path());
-    const int room = width - metrics.horizontalAdvance(named(file.fileName(), QString()));
-    return named(file.fileName(), metrics.elidedText(folder, Qt::ElideMiddle, std::max(room, 0)));
+    const auto [name, folder] = nameAndFolder(path);
+    const int room = width - metrics.horizontalAdvance(named(name, QString()));
+    return named(name, metrics.elidedText(folder, Qt::ElideMiddle, std::max(room, 0)));
 }
 
 } // namespace ui

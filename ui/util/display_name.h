@@ -7,6 +7,8 @@
 //   end (the part that tells folders apart) and a message box wraps, so neither has a width to
 //   measure; the budget keeps the title's name visible on a 1024 px screen;
 // - a menu entry by its width in the menu's font (QFontMetrics, Qt::ElideMiddle).
+// A model opened from a URL (File > Open URL…) is named the same way by its address without
+// secrets (SourceSpec::display(): no query string): "model.onnx (hf://org/repo/onnx)".
 #pragma once
 
 #include <QString>
@@ -17,6 +19,12 @@ namespace ui {
 
 // Characters of a folder shown in a title or a prompt before it is elided in the middle.
 inline constexpr int kFolderCharacters = 48;
+
+// Whether `text` names a model on a server (http(s)://, hf://, s3://), not a local path: one
+// opened read-only (core/io/source_spec.h).
+bool isRemoteName(const QString& text);
+// `text` as it may be shown and remembered: a URL without what may be secret, a path as given.
+QString shownName(const QString& text);
 
 // `path` (absolute or not) as an absolute path, the home folder written "~".
 QString homePath(const QString& path);

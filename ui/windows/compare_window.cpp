@@ -4,6 +4,7 @@
 #include "ui/models/model_snapshot.h"
 #include "ui/util/background.h"
 #include "ui/util/byte_format.h"
+#include "ui/util/display_name.h"
 #include "ui/views/large_table.h"
 #include "ui/views/layout_diff_view.h"
 #include "ui/views/layout_palette.h"
@@ -11,6 +12,7 @@
 #include "core/inspect/diff.h"
 #include "core/inspect/file_layout.h"
 #include "core/model/model.h"
+#include "core/remote/model_source.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -103,10 +105,11 @@ struct CompareWindow::Opened {
     QString error;
 };
 
-std::shared_ptr<CompareWindow::Opened> CompareWindow::open(const QString& path)
+std::shared_ptr<CompareWindow::Opened> CompareWindow::open(
+    const QString& path, const repack::CancelToken* cancel)
 {
     auto one = std::make_shared<Opened>();
-    auto model = repack::Model::load(path.toStdString());
+    auto model = repack::openModelArgument(path.toStdString(), cancel);
     if (!model) {
         one->error = qs(model.error().message);
         return one;
@@ -264,16 +267,17 @@ void CompareWindow::compare(const QString& a, const QString& b)
     m_stage = Stage::Loading;
     m_contentCompared = false;
     m_lastError.clear();
-    m_titles->setText(
-        tr("<b>A</b> %1 &nbsp;&nbsp; <b>B</b> %2").arg(a.toHtmlEscaped(), b.toHtmlEscaped()));
+    m_titles->setText(tr("<b>A</b> %1 &nbsp;&nbsp; <b>B</b> %2")
+                          .arg(shownName(a).toHtmlEscaped(), shownName(b).toHtmlEscaped()));
     m_status->setText(tr("Loading both models…"));
     m_progress->setRange(0, 0);
     m_progress->show();
     m_cancel->show();
     m_opened = {};
-    m_jobs.start([a] { return open(a); },
+    // Either may be a URL: the shared token stops its fetch.
+    m_jobs.start([a, shared = m_shared] { return open(a, &shared->cancel); },
         [this](const std::shared_ptr<Opened>& opened) { onOpened(0, opened); });
-    m_openB.start([b] { return open(b); },
+    m_openB.start([b, shared = m_shared] { return open(b, &shared->cancel); },
         [this](const std::shared_ptr<Opened>& opened) { onOpened(1, opened); });
 }
 

@@ -21,8 +21,9 @@ class QPushButton;
 class QTableView;
 
 namespace repack {
+class CancelToken;
 class Model;
-}
+} // namespace repack
 
 namespace ui {
 
@@ -69,8 +70,8 @@ private:
     struct Loaded;
     struct Compared;
 
-    // One model loaded and its layout snapshot taken, on a worker.
-    static std::shared_ptr<Opened> open(const QString& path);
+    // One model (a path or a URL) loaded and its layout snapshot taken, on a worker.
+    static std::shared_ptr<Opened> open(const QString& path, const repack::CancelToken* cancel);
     // Both opened: their layouts diffed without reading bytes, on a worker.
     static std::shared_ptr<Loaded> diffLayouts(
         const std::shared_ptr<Opened>& a, const std::shared_ptr<Opened>& b);

@@ -12,6 +12,7 @@
 #include "ui/save/save_planning.h"
 #include "ui/save/save_preview.h"
 #include "ui/util/background.h"
+#include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
 #include "ui/util/job_tracker.h"
 #include "ui/util/settings_store.h"
@@ -103,6 +104,12 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_opener, &ModelOpener::opened, this, &MainWindow::onOpened);
     connect(m_opener, &ModelOpener::failed, this, &MainWindow::onOpenFailed);
+    connect(m_opener, &ModelOpener::progress, this, &MainWindow::onOpenProgress);
+    connect(m_opener, &ModelOpener::cancelled, this, [this](const QString& path) {
+        setBusy({});
+        statusBar()->showMessage(tr("Opening %1 cancelled").arg(displayName(path)), 5000);
+    });
+    connect(m_busy, &BusyIndicator::cancelClicked, this, &MainWindow::cancelOpen);
     connect(m_saveFlow, &SaveFlow::aboutToWrite, this, &MainWindow::unwatchFiles);
     connect(m_saveFlow, &SaveFlow::busyChanged, this, &MainWindow::setBusy);
     connect(m_saveFlow, &SaveFlow::saved, this, &MainWindow::onSaved);
@@ -207,6 +214,7 @@ bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
     box.setEscapeButton(QMessageBox::Cancel);
     // A save the preview already refuses is no choice: say why on the button.
     const QString blocker = isSaving()      ? tr("The model is being saved with its folder")
+        : isReadOnly()                      ? readOnlyReason()
         : !m_panel->saveBlocker().isEmpty() ? m_panel->saveBlocker()
                                             : m_panel->validationError();
     if (!blocker.isEmpty()) {
@@ -232,6 +240,19 @@ bool MainWindow::startOpen(const QString& path, bool quiet)
     return true;
 }
 
+void MainWindow::cancelOpen()
+{
+    m_opener->cancel();
+}
+
+void MainWindow::onOpenProgress(quint64 done, quint64 total)
+{
+    if (isLoading())
+        m_busy->setText(
+            tr("Fetching %1: %2 of at most %3")
+                .arg(displayName(m_opener->path()), formatBytes(done), formatBytes(total)));
+}
+
 bool MainWindow::isLoading() const
 {
     return m_opener->isLoading();
@@ -241,7 +262,7 @@ void MainWindow::onOpenFailed(const QString& path, const QString& error, bool qu
 {
     setBusy({});
     m_lastError = error;
-    statusBar()->showMessage(tr("Cannot open %1").arg(path), 8000);
+    statusBar()->showMessage(tr("Cannot open %1").arg(shownName(path)), 8000);
     if (!quiet)
         QMessageBox::warning(this, tr("Cannot open model"), m_lastError);
     Q_EMIT openFailed(path, error);
@@ -293,10 +314,11 @@ void MainWindow::showSnapshot(bool sameTensors)
 void MainWindow::updateTitle()
 {
     // The folder as a path: export folders hold models of one name (x/a/model.onnx, y/a/…).
-    setWindowTitle(m_snapshot.path.isEmpty()
-            ? tr("Onnx Repack")
+    setWindowTitle(m_snapshot.path.isEmpty() ? tr("Onnx Repack")
+            : m_snapshot.remote
+            ? tr("%1 (read-only) — Onnx Repack").arg(displayName(m_snapshot.path))
             : tr("%1 — Onnx Repack").arg(displayName(m_snapshot.path)));
-    setWindowFilePath(m_snapshot.path);
+    setWindowFilePath(m_snapshot.remote ? QString() : m_snapshot.path);
 }
 
 void MainWindow::updatePreview()
@@ -380,8 +402,9 @@ bool MainWindow::isPlanning() const
 
 void MainWindow::open()
 {
-    const QString start
-        = m_snapshot.path.isEmpty() ? QString() : QFileInfo(m_snapshot.path).absolutePath();
+    const QString start = m_snapshot.path.isEmpty() || m_snapshot.remote
+        ? QString()
+        : QFileInfo(m_snapshot.path).absolutePath();
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open ONNX Model"), start, tr("ONNX models (*.onnx);;All files (*)"));
     if (!path.isEmpty())
@@ -396,7 +419,7 @@ void MainWindow::reload()
 
 void MainWindow::save()
 {
-    if (!m_snapshot.path.isEmpty())
+    if (!m_snapshot.path.isEmpty() && !isReadOnly())
         saveTo(m_snapshot.path);
 }
 
@@ -404,8 +427,13 @@ void MainWindow::saveAs()
 {
     if (!m_models.hasModel())
         return;
+    // A model opened from a URL is saved to a local folder: its name is offered in the home
+    // folder.
+    const QString start = isReadOnly()
+        ? QDir::home().filePath(QFileInfo(shownName(m_snapshot.path)).fileName())
+        : m_snapshot.path;
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Save Model As"), m_snapshot.path, tr("ONNX models (*.onnx)"));
+        this, tr("Save Model As"), start, tr("ONNX models (*.onnx)"));
     if (!path.isEmpty())
         saveTo(path);
 }
@@ -442,7 +470,8 @@ SaveJob* MainWindow::saveJob() const
 
 void MainWindow::setBusy(const QString& what)
 {
-    m_busy->show(what, m_saveFlow->isRunning()); // its own save can be cancelled here
+    // Its own save and an open (a URL's fetch) can be cancelled here.
+    m_busy->show(what, m_saveFlow->isRunning() || isLoading());
     updateActions();
 }
 
@@ -453,9 +482,10 @@ void MainWindow::updateActions()
     const bool canSave = !saving && !isLoading() && m_models.hasModel();
     // When the preview says the save would fail, the buttons say why instead of trying.
     const QString blocker = m_panel->saveBlocker();
-    m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange);
+    m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange && !isReadOnly());
     m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
-    m_saveAction->setToolTip(!blocker.isEmpty() ? blocker
+    m_saveAction->setToolTip(isReadOnly() ? readOnlyReason()
+            : !blocker.isEmpty()          ? blocker
             : m_nothingToChange ? tr("Nothing to change: the files are already laid out as planned")
                                 : tr("Save the model with these options"));
     m_saveAsAction->setToolTip(
@@ -498,6 +528,8 @@ void MainWindow::unwatchFiles()
 void MainWindow::watchFiles()
 {
     unwatchFiles();
+    if (m_snapshot.remote)
+        return; // nothing on disk to watch: a URL is read as it was when opened
     QStringList paths{m_snapshot.path};
     for (const repack::FileLayout& file : m_snapshot.layouts)
         paths << local(file.path);
@@ -528,7 +560,14 @@ void MainWindow::askToReload()
 
 QString MainWindow::heldPath() const
 {
-    return m_models.hasModel() ? m_snapshot.path : QString();
+    // A model read from a URL holds no file a folder's save could write.
+    return m_models.hasModel() && !isReadOnly() ? m_snapshot.path : QString();
+}
+
+QString MainWindow::readOnlyReason() const
+{
+    return tr("%1 was opened from a URL and is read-only: Save As… writes a local copy")
+        .arg(displayName(m_snapshot.path));
 }
 
 QString MainWindow::whyNotLend() const

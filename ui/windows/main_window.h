@@ -64,6 +64,13 @@ public:
     // With pins or changed options pending, asks first (Save / Discard / Cancel): false when
     // cancelled; after Save, the open starts once the save has succeeded.
     bool openFile(const QString& path, bool quiet = false);
+    // File > Open URL…: a model on a server (http(s)://, hf://, s3://) opened read-only through
+    // openFile; a folder of the Hub is refused, saying so (not yet). False when nothing started.
+    bool openUrl(const QString& url);
+    // Stops the open running now (the Cancel of the status bar); the window keeps its model.
+    void cancelOpen();
+    // The model shown was opened from a URL: it is saved elsewhere (Save As…), never in place.
+    bool isReadOnly() const { return m_snapshot.remote; }
     // Pins or options changed since the model was opened or saved: what closing it would lose.
     bool hasPendingWork() const;
     // File > Quit: closes every window, each asking about its pending work.
@@ -101,6 +108,7 @@ public:
     PlacementView* placementView() const { return m_placementView; }
     // File > Save: disabled, saying why, while the preview finds it would change nothing.
     QAction* saveAction() const { return m_saveAction; }
+    QAction* saveAsAction() const { return m_saveAsAction; }
     // The repack panel's options with the placement pins: what Save and the preview use.
     repack::Result<repack::SaveOptions> saveOptions() const;
     // The placement plan as a SPEC 5b JSON file, and back as the pins (one undoable edit,
@@ -122,6 +130,7 @@ public:
 
 public Q_SLOTS:
     void open();
+    void openUrlDialog();
     void reload();
     void save();
     void saveAs();
@@ -160,6 +169,7 @@ private:
     void createWidgets();
     void onOpened(const LoadedModel& loaded);
     void onOpenFailed(const QString& path, const QString& error, bool quiet);
+    void onOpenProgress(quint64 done, quint64 total);
     // Shows m_snapshot in every view; `sameTensors`: only where tensors are stored changed.
     void showSnapshot(bool sameTensors = false);
     // Plans the save of saveOptions() on a worker; the repack panel and the Before / after dock
@@ -173,6 +183,8 @@ private:
     void addPlanActions(QMenu* file, QMenu* edit);
     void addCompactActions(QMenu* menu);
     void updateTitle();
+    // Why Save is disabled for a model opened from a URL.
+    QString readOnlyReason() const;
     void fitOnScreen();
     void setBusy(const QString& what);
     void updateActions();

@@ -20,6 +20,11 @@ void MainWindow::createActions()
     m_openAction = file->addAction(
         QIcon::fromTheme(QStringLiteral("document-open")), tr("&Open…"), this, &MainWindow::open);
     m_openAction->setShortcut(QKeySequence::Open);
+    QAction* openUrl = file->addAction(tr("Open &URL…"), this, &MainWindow::openUrlDialog);
+    openUrl->setObjectName(QStringLiteral("openUrlAction"));
+    openUrl->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    openUrl->setToolTip(tr("A model on a server (https://, hf://ORG/REPO/PATH, s3://BUCKET/KEY), "
+                           "read-only: Save As… writes a local copy"));
     QAction* openFolder = file->addAction(tr("Open &Folder…"), this, &MainWindow::openFolderDialog);
     openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openFolder->setToolTip(tr("A folder of graphs as one unit: the weights they repeat, and one "

@@ -1,17 +1,22 @@
-// MainWindow: what opens beside the window's model: a folder of graphs, a Compare window, and
-// models or folders dropped on the window.
+// MainWindow: what opens beside the window's model: a model on a server (File > Open URL…), a
+// folder of graphs, a Compare window, and models or folders dropped on the window.
 #include "main_window.h"
 
 #include "compare_window.h"
 #include "folder_window.h"
+#include "open_url_dialog.h"
 #include "open_windows.h"
+#include "recent_files.h"
+#include "ui/util/display_name.h"
 
 #include "core/file_names.h"
+#include "core/remote/model_source.h"
 
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QStatusBar>
 #include <QTimer>
@@ -44,7 +49,46 @@ QString droppedFolder(const QMimeData* mime)
     return {};
 }
 
+// The folder a file dialog starts in beside the open model: the home folder beside a URL.
+QString besideModel(const ModelSnapshot& snapshot)
+{
+    if (snapshot.path.isEmpty() || snapshot.remote)
+        return {};
+    return QFileInfo(snapshot.path).absolutePath();
+}
+
 } // namespace
+
+void MainWindow::openUrlDialog()
+{
+    QStringList urls;
+    for (const QString& file : m_recent->files())
+        if (isRemoteName(file))
+            urls << file;
+    OpenUrlDialog dialog(urls, this);
+    if (dialog.exec() == QDialog::Accepted)
+        openUrl(dialog.url());
+}
+
+bool MainWindow::openUrl(const QString& url)
+{
+    if (const QString why = OpenUrlDialog::urlError(url); !why.isEmpty() || url.isEmpty()) {
+        m_lastError = why.isEmpty() ? tr("No URL given") : why;
+        QMessageBox::warning(this, tr("Cannot open URL"), m_lastError);
+        Q_EMIT openFailed(url, m_lastError);
+        return false;
+    }
+    if (repack::namesHubFolder(url.toStdString())) {
+        m_lastError = tr("%1 is a folder of the Hub: folders from the Hub cannot be opened here "
+                         "yet. Name one of its .onnx files, or list them with onnx-repack "
+                         "inspect %1.")
+                          .arg(shownName(url));
+        QMessageBox::information(this, tr("Cannot open URL"), m_lastError);
+        Q_EMIT openFailed(url, m_lastError);
+        return false;
+    }
+    return openFile(url);
+}
 
 void MainWindow::compareWithFile()
 {
@@ -53,7 +97,7 @@ void MainWindow::compareWithFile()
         return;
     }
     const QString path = QFileDialog::getOpenFileName(this, tr("Compare With"),
-        QFileInfo(m_snapshot.path).absolutePath(), tr("ONNX models (*.onnx);;All files (*)"));
+        besideModel(m_snapshot), tr("ONNX models (*.onnx);;All files (*)"));
     if (!path.isEmpty())
         compareWith(path);
 }
@@ -72,9 +116,8 @@ CompareWindow* MainWindow::compareWith(const QString& path)
 
 void MainWindow::openFolderDialog()
 {
-    const QString start
-        = m_snapshot.path.isEmpty() ? QString() : QFileInfo(m_snapshot.path).absolutePath();
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Folder of Graphs"), start);
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, tr("Open Folder of Graphs"), besideModel(m_snapshot));
     if (!dir.isEmpty())
         openFolder(dir);
 }

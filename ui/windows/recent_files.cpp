@@ -46,7 +46,9 @@ RecentFiles::RecentFiles(QMenu* menu, QObject* parent)
 
 void RecentFiles::add(const QString& path)
 {
-    const QString absolute = QFileInfo(path).absoluteFilePath();
+    // A URL is remembered without what may be secret (a signed URL's query).
+    const QString absolute
+        = isRemoteName(path) ? shownName(path) : QFileInfo(path).absoluteFilePath();
     m_files = setting(kKey).toStringList();
     addTo(m_files, absolute);
     // Stored merged with the list on disk, which other processes may have changed.
@@ -67,7 +69,7 @@ void RecentFiles::rebuildMenu()
     const int width = metrics.averageCharWidth() * kEntryCharacters;
     for (const QString& file : std::as_const(m_files)) {
         QAction* action = m_menu->addAction(displayName(file, metrics, width));
-        action->setToolTip(QDir::toNativeSeparators(file));
+        action->setToolTip(isRemoteName(file) ? file : QDir::toNativeSeparators(file));
         connect(action, &QAction::triggered, this, [this, file] { Q_EMIT openRequested(file); });
     }
     m_menu->setEnabled(!m_files.isEmpty());

@@ -1,4 +1,4 @@
-// The File > Open Recent menu, remembered in QSettings.
+// The File > Open Recent menu, remembered in QSettings: paths, and URLs without their secrets.
 #pragma once
 
 #include <QObject>

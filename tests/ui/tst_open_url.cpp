@@ -1,0 +1,376 @@
+// File > Open URL… (issue 38): a model served by Debian's nginx on 127.0.0.1 opens through the
+// window's one opening path (MainWindow::openUrl, what the menu's dialog calls) and shows the
+// tensors of its local copy; it is read-only (Save disabled, saying why; Save As… is a normal
+// save and its refusal a normal error); it is compared with a local model; Cancel during a
+// stalled fetch (a FaultServer that never answers) returns at once and frees the worker within
+// two seconds, the window unchanged; a bad URL, or a folder of the Hub, is refused naming it.
+#include "dialog_answerer.h"
+#include "ui_fixtures.h"
+
+#include "tests/support/fault_server.h"
+#include "tests/support/nginx_fixture.h"
+#include "ui/models/layout_diff.h"
+#include "ui/models/tensor_table_model.h"
+#include "ui/save/model_opener.h"
+#include "ui/util/display_name.h"
+#include "ui/util/settings_store.h"
+#include "ui/windows/compare_window.h"
+#include "ui/windows/main_window.h"
+#include "ui/windows/open_url_dialog.h"
+#include "ui/windows/recent_files.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QThreadPool>
+#include <QtTest>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+QString qs(const std::string& text)
+{
+    return QString::fromStdString(text);
+}
+
+// The rows of the window's table: name, size and storage of each tensor, in order.
+QStringList tableRows(const ui::MainWindow& window)
+{
+    QStringList rows;
+    for (const ui::TensorRow& row : window.snapshot().tensors)
+        rows << QStringLiteral("%1|%2|%3|%4")
+                    .arg(row.name)
+                    .arg(row.bytes)
+                    .arg(row.storage)
+                    .arg(row.offset);
+    return rows;
+}
+
+// `window` opened `path` (true) as File > Open URL… opens a URL (File > Open a path), or said
+// why not (false, `error` set).
+bool opens(ui::MainWindow& window, const QString& path, QString* error = nullptr)
+{
+    QSignalSpy ok(&window, &ui::MainWindow::modelOpened);
+    QSignalSpy failed(&window, &ui::MainWindow::openFailed);
+    const bool started
+        = ui::isRemoteName(path) ? window.openUrl(path) : window.openFile(path, true);
+    if (!started || !QTest::qWaitFor([&] { return !ok.isEmpty() || !failed.isEmpty(); }, 30000))
+        return false;
+    if (error && !failed.isEmpty())
+        *error = failed.constFirst().value(1).toString();
+    return !ok.isEmpty();
+}
+
+} // namespace
+
+class TestOpenUrl : public QObject {
+    Q_OBJECT
+
+private:
+    fixtures::NginxFixture m_nginx;
+    QString m_local; // the model served, as a local file
+    QString m_url; // its address
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("onnx-repack-tests"));
+        QSettings().clear();
+        if (fixtures::NginxFixture::executable().isEmpty())
+            return;
+        const QString dir = qs((m_nginx.www() / "m").string());
+        QVERIFY(QDir().mkpath(dir));
+        QVERIFY(!uifixtures::writeMixedModel(dir).empty());
+        const QString why = m_nginx.start();
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        m_local = QDir(dir).filePath(QStringLiteral("model.onnx"));
+        m_url = qs(m_nginx.url("m/model.onnx"));
+    }
+
+    void showsTheTensorsOfItsLocalCopy()
+    {
+        SKIP_WITHOUT_NGINX();
+        DialogAnswerer answerer;
+        ui::MainWindow local;
+        QVERIFY(opens(local, m_local));
+        ui::MainWindow remote;
+        QString error;
+        QVERIFY2(opens(remote, m_url, &error), qPrintable(error));
+        QVERIFY(answerer.titles.isEmpty());
+        QVERIFY(remote.isReadOnly());
+        QCOMPARE(remote.snapshot().tensors.size(), 6);
+        QCOMPARE(tableRows(remote), tableRows(local));
+        QCOMPARE(remote.tensorModel()->rowCount(), local.tensorModel()->rowCount());
+        QCOMPARE(remote.currentPath(), m_url);
+        // The title and File > Open Recent name it by its address.
+        QVERIFY2(remote.windowTitle().startsWith(QStringLiteral("model.onnx (http://127.0.0.1:")),
+            qPrintable(remote.windowTitle()));
+        QVERIFY2(remote.windowTitle().contains(QStringLiteral("(read-only)")),
+            qPrintable(remote.windowTitle()));
+        QVERIFY(!local.windowTitle().contains(QStringLiteral("read-only")));
+        ui::waitForSettingsWritten();
+        QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), m_url);
+    }
+
+    void aSignedUrlIsShownAndRememberedWithoutItsQuery()
+    {
+        SKIP_WITHOUT_NGINX();
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        const QString signedUrl = m_url + QStringLiteral("?X-Amz-Signature=secret123");
+        QString error;
+        QVERIFY2(opens(window, signedUrl, &error), qPrintable(error));
+        QVERIFY(!window.windowTitle().contains(QStringLiteral("secret123")));
+        ui::waitForSettingsWritten();
+        const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+        QCOMPARE(recent.value(0), m_url);
+        QVERIFY(!recent.join(u' ').contains(QStringLiteral("secret123")));
+    }
+
+    void saveInPlaceIsDisabledSayingWhy()
+    {
+        SKIP_WITHOUT_NGINX();
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        QVERIFY(opens(window, m_url));
+        QTRY_VERIFY(!window.isPlanning());
+        QVERIFY(!window.saveAction()->isEnabled());
+        QVERIFY2(window.saveAction()->toolTip().contains(QStringLiteral("read-only")),
+            qPrintable(window.saveAction()->toolTip()));
+        QVERIFY2(window.saveAsAction()->isEnabled(), qPrintable(window.saveAsAction()->toolTip()));
+        // Save (the shortcut, or a caller) writes nothing to a URL.
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        window.save();
+        QTest::qWait(100);
+        QVERIFY(finished.isEmpty());
+        QVERIFY(!window.isSaving());
+    }
+
+    // Save As… goes through the normal save: it writes a local copy, or (while the core refuses
+    // a remote model's save) ends with the core's message in a dialog, the window unchanged.
+    void saveAsIsANormalSave()
+    {
+        SKIP_WITHOUT_NGINX();
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        QVERIFY(opens(window, m_url));
+        QTRY_VERIFY(!window.isPlanning());
+        QTemporaryDir out;
+        const QString target = out.filePath(QStringLiteral("copy/model.onnx"));
+        QVERIFY(QDir().mkpath(out.filePath(QStringLiteral("copy"))));
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(target));
+        QVERIFY(finished.wait(30000));
+        if (finished.constFirst().value(0).toBool()) {
+            qInfo("saved: the core saves a remote model");
+            QCOMPARE(window.currentPath(), QFileInfo(target).absoluteFilePath());
+            QVERIFY(!window.isReadOnly());
+            return;
+        }
+        QTRY_VERIFY(!answerer.titles.isEmpty());
+        qInfo("refused: %s", qPrintable(answerer.texts.constFirst()));
+        QVERIFY2(!answerer.texts.constFirst().trimmed().isEmpty(), "an error dialog without text");
+        QCOMPARE(window.currentPath(), m_url);
+        QVERIFY(window.isReadOnly());
+    }
+
+    void comparesWithALocalModel()
+    {
+        SKIP_WITHOUT_NGINX();
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        QVERIFY(opens(window, m_url));
+        ui::CompareWindow* compare = window.compareWith(m_local);
+        QVERIFY(compare);
+        QSignalSpy finished(compare, &ui::CompareWindow::finished);
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(finished.constFirst().value(0).toBool(), qPrintable(compare->lastError()));
+        const auto diff = compare->layoutDiff();
+        QVERIFY(diff);
+        QCOMPARE(diff->tensors.size(), size_t(6));
+        QCOMPARE(diff->count(ui::ChangeKind::Unchanged), size_t(6));
+        compare->close();
+    }
+
+    void cancelDuringAStalledFetchLeavesTheWindowAsItWas()
+    {
+        SKIP_WITHOUT_NGINX();
+        // The model's HEAD is answered; its bytes never come.
+        std::atomic<bool> stalled{false};
+        const std::string size = std::to_string(fs::file_size(m_local.toStdString()));
+        fixtures::FaultServer server([&](int socket, const fixtures::FaultRequest& request, int) {
+            if (request.method == "HEAD") {
+                fixtures::FaultServer::respond(socket, "200 OK",
+                    {"Content-Length: " + size, "ETag: \"v1\"", "Accept-Ranges: bytes"}, {});
+                return;
+            }
+            stalled = true;
+            server.stall(socket);
+        });
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(opens(window, m_local));
+        const QStringList before = tableRows(window);
+        QSignalSpy failed(&window, &ui::MainWindow::openFailed);
+        QSignalSpy openedSpy(&window, &ui::MainWindow::modelOpened);
+        QVERIFY(window.openUrl(qs(server.url("m/model.onnx"))));
+        QVERIFY(QTest::qWaitFor([&] { return stalled.load(); }, 10000));
+        QVERIFY(window.isLoading());
+        // The status bar's Cancel, as a user clicks it.
+        QPushButton* cancel = nullptr;
+        for (QPushButton* button : window.statusBar()->findChildren<QPushButton*>())
+            if (button->text() == QStringLiteral("Cancel") && button->isVisible())
+                cancel = button;
+        QVERIFY2(cancel, "no Cancel in the status bar while a URL is fetched");
+        QElapsedTimer clock;
+        clock.start();
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(!window.isLoading());
+        // The worker's fetch stops too (libcurl's progress callback), not after a timeout.
+        QTRY_COMPARE_WITH_TIMEOUT(QThreadPool::globalInstance()->activeThreadCount(), 0, 2000);
+        QVERIFY2(clock.elapsed() < 2000, qPrintable(QString::number(clock.elapsed())));
+        server.stop();
+        QTest::qWait(100);
+        QVERIFY(openedSpy.isEmpty());
+        QVERIFY(failed.isEmpty());
+        QVERIFY(answerer.titles.isEmpty());
+        QCOMPARE(window.currentPath(), QFileInfo(m_local).absoluteFilePath());
+        QCOMPARE(tableRows(window), before);
+        QVERIFY(!window.isReadOnly());
+        QVERIFY(!cancel->isVisible());
+    }
+
+    // The opener reports the bytes of the structure fetched while the rest of the opening (here
+    // a data file's HEAD that takes 800 ms) goes on.
+    void reportsTheBytesFetched()
+    {
+        SKIP_WITHOUT_NGINX();
+        std::string model;
+        {
+            std::ifstream in(m_local.toStdString(), std::ios::binary);
+            model.assign(std::istreambuf_iterator<char>(in), {});
+        }
+        const std::string size = std::to_string(model.size());
+        const auto weights
+            = fs::file_size(fs::path(m_local.toStdString()).parent_path() / "weights.bin");
+        fixtures::FaultServer server([&](int socket, const fixtures::FaultRequest& request, int) {
+            if (request.target.ends_with("weights.bin")) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(800));
+                fixtures::FaultServer::respond(socket, "200 OK",
+                    {"Content-Length: " + std::to_string(weights), "ETag: \"w\""}, {});
+                return;
+            }
+            if (request.method == "HEAD") {
+                fixtures::FaultServer::respond(
+                    socket, "200 OK", {"Content-Length: " + size, "ETag: \"m\""}, {});
+                return;
+            }
+            const auto [first, asked] = request.range.value();
+            const uint64_t last = std::min<uint64_t>(asked, model.size() - 1); // as nginx cuts
+            fixtures::FaultServer::respond(socket, "206 Partial Content",
+                {"Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) + "/"
+                        + size,
+                    "ETag: \"m\""},
+                std::string_view(model).substr(first, last - first + 1));
+        });
+        ui::ModelOpener opener;
+        QSignalSpy progress(&opener, &ui::ModelOpener::progress);
+        QSignalSpy done(&opener, &ui::ModelOpener::opened);
+        QSignalSpy failed(&opener, &ui::ModelOpener::failed);
+        opener.open(qs(server.url("m/model.onnx")), true);
+        QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty() || !failed.isEmpty(); }, 20000));
+        QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(1).toString()));
+        QVERIFY(!progress.isEmpty());
+        QCOMPARE(progress.constLast().value(0).toULongLong(), quint64(model.size()));
+        QCOMPARE(progress.constLast().value(1).toULongLong(), quint64(model.size()));
+    }
+
+    void aBadUrlIsRefusedNamingIt_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addRow("unknown scheme") << QStringLiteral("ftp://host/m/model.onnx");
+        QTest::addRow("Hub repository without its organisation")
+            << QStringLiteral("hf://model.onnx");
+        QTest::addRow("local path") << QStringLiteral("/tmp/model.onnx");
+    }
+
+    void aBadUrlIsRefusedNamingIt()
+    {
+        QFETCH(QString, url);
+        ui::OpenUrlDialog dialog({});
+        dialog.setUrl(url);
+        QVERIFY2(dialog.error().contains(url), qPrintable(dialog.error()));
+        QVERIFY(!dialog.openButton()->isEnabled());
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        QSignalSpy failed(&window, &ui::MainWindow::openFailed);
+        QVERIFY(!window.openUrl(url));
+        QCOMPARE(failed.size(), 1);
+        QVERIFY2(window.lastError().contains(url), qPrintable(window.lastError()));
+        QTRY_COMPARE(answerer.titles.size(), 1);
+        QVERIFY(!window.isLoading());
+    }
+
+    void aGoodUrlIsAccepted()
+    {
+        ui::OpenUrlDialog dialog({QStringLiteral("hf://org/repo/model.onnx")});
+        dialog.setUrl(QStringLiteral("s3://bucket/m/model.onnx"));
+        QCOMPARE(dialog.error(), QString());
+        QVERIFY(dialog.openButton()->isEnabled());
+        QCOMPARE(dialog.urlBox()->count(), 1);
+    }
+
+    void aMissingModelIsAnErrorNamingIt()
+    {
+        SKIP_WITHOUT_NGINX();
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        const QString url = qs(m_nginx.url("m/absent.onnx"));
+        QString error;
+        QVERIFY(!opens(window, url, &error));
+        QVERIFY2(error.contains(url), qPrintable(error));
+        QTRY_COMPARE(answerer.titles.size(), 1);
+        QVERIFY(answerer.texts.constFirst().contains(url));
+    }
+
+    void aHubFolderIsNotYet()
+    {
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        QSignalSpy failed(&window, &ui::MainWindow::openFailed);
+        QVERIFY(!window.openUrl(QStringLiteral("hf://org/repo/onnx")));
+        QCOMPARE(failed.size(), 1);
+        QVERIFY2(window.lastError().contains(QStringLiteral("hf://org/repo/onnx"))
+                && window.lastError().contains(QStringLiteral("not")),
+            qPrintable(window.lastError()));
+        QVERIFY(!window.isLoading());
+    }
+
+    void theMenuHasOpenUrl()
+    {
+        ui::MainWindow window;
+        auto* action = window.findChild<QAction*>(QStringLiteral("openUrlAction"));
+        QVERIFY(action);
+        QVERIFY(action->isEnabled());
+        QCOMPARE(action->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_L));
+    }
+};
+
+QTEST_MAIN(TestOpenUrl)
+#include "tst_open_url.moc"
