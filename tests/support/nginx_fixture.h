@@ -39,3 +39,10 @@ private:
 };
 
 } // namespace fixtures
+
+// In a Qt Test function: skips it, saying why, when nginx is not installed.
+#define SKIP_WITHOUT_NGINX()                                                                       \
+    do {                                                                                           \
+        if (fixtures::NginxFixture::executable().isEmpty())                                        \
+            QSKIP("nginx is not installed (apt-get install nginx-light): nginx tests skipped");    \
+    } while (false)
