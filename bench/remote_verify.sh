@@ -7,20 +7,9 @@
 # Model: repack-genmodel --weights 1G (external, one data file, dense).
 set -euo pipefail
 runs=${RUNS:-3}
-# The tools, checked, and median() (bench_env.sh); the build folder is the first argument.
-REPACK_BUILD_DIR=$(realpath "${1:-build}")
-# shellcheck source=bench_env.sh disable=SC2154 # sets build, gen, cli
-source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
-command -v curl >/dev/null || { echo "needs curl: apt-get install curl" >&2; exit 2; }
-scratch=$(mktemp -d /var/tmp/repack-remote.XXXXXX)
-mkdir -p "$scratch/www/m"
-# shellcheck source=bench_nginx.sh disable=SC2154 # sets port, server; served()
-source "$(dirname "${BASH_SOURCE[0]}")/bench_nginx.sh"
-"$gen" --out "$scratch/www/m/model.onnx" --weights 1G >/dev/null
-settle "$scratch"/www/m/*
-sleep 0.5
-base="http://127.0.0.1:$port/m"
-total=$(du -cb "$scratch"/www/m/* | tail -n 1 | cut -f1)
+# The tools, median(), the served model and its URL (bench_served_model.sh).
+# shellcheck source=bench_served_model.sh disable=SC2154 # sets cli, scratch, base, total
+source "$(dirname "${BASH_SOURCE[0]}")/bench_served_model.sh"
 
 curl_s="" verify_s="" verify_k="" verify_served="" curl_served=""
 for ((r = 0; r < runs; r++)); do

@@ -4,6 +4,8 @@
 #include "core/model/model.h"
 #include "core/plan/placement_plan.h"
 #include "core/plan/targets.h"
+#include "core/remote/model_source.h"
+#include "terminal_text.h"
 
 #include <CLI/CLI.hpp>
 
@@ -110,6 +112,22 @@ std::optional<SaveOptions> parseLayoutOptions(
     for (const auto& note : result->notes)
         std::cerr << "onnx-repack: note: " << note << '\n';
     return std::move(result->options);
+}
+
+std::optional<std::string> outputModelFor(const std::string& input, const std::string& output)
+{
+    if (namesRemoteModel(output)) {
+        std::cerr << "onnx-repack: -o " << printable(output)
+                  << ": the output must be a local path (repacks write local files only)\n";
+        return std::nullopt;
+    }
+    if (output.empty() && namesRemoteModel(input)) {
+        std::cerr << "onnx-repack: " << printable(input)
+                  << " is read from a server and cannot be repacked in place: name a local "
+                     "output with -o OUT\n";
+        return std::nullopt;
+    }
+    return output.empty() ? input : output;
 }
 
 Status readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options)

@@ -48,6 +48,12 @@ std::optional<FolderSaveOptions> folderSaveOptions(const LayoutArgs& args,
     const std::string& outDir, const std::string& sharedData,
     const std::vector<std::string>& models);
 
+// The model a repack of IN (a path or, issue 38, a URL: core/remote/model_source.h) writes:
+// `output`, or IN itself (in place) when it is empty. A remote IN is only ever written to a local
+// -o (in place is impossible), and -o is always a local path: nullopt after saying why on
+// stderr (a usage error).
+std::optional<std::string> outputModelFor(const std::string& input, const std::string& output);
+
 // Reads --plan, when given, into `options.placements` for `model`; the plan file's error
 // (naming the file and the tensor) otherwise.
 Status readPlanOption(const LayoutArgs& args, const Model& model, SaveOptions& options);

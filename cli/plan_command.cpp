@@ -12,6 +12,7 @@
 #include "core/model/model.h"
 #include "core/plan/placement_plan.h"
 #include "core/plan/save_plan.h"
+#include "core/remote/model_source.h"
 #include "core/save/folder_save.h"
 
 #include <CLI/CLI.hpp>
@@ -277,11 +278,13 @@ int planCommand(const PlanArgs& args)
                   << printable(args.input) << " is one model\n";
         return Usage;
     }
-    const std::string output = args.output.empty() ? args.input : args.output;
-    auto options = parseLayoutOptions(args.layout, output);
+    const auto output = outputModelFor(args.input, args.output);
+    if (!output)
+        return Usage;
+    auto options = parseLayoutOptions(args.layout, *output);
     if (!options)
         return Usage;
-    auto model = Model::load(args.input);
+    auto model = openModelArgument(args.input);
     if (!model) {
         std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
         return exitCodeFor(model.error());
@@ -290,7 +293,7 @@ int planCommand(const PlanArgs& args)
         std::cerr << "onnx-repack: " << printable(s.error().message) << '\n';
         return exitCodeFor(s.error());
     }
-    auto plan = planSave(**model, output, *options);
+    auto plan = planSave(**model, *output, *options);
     if (!plan) {
         std::cerr << "onnx-repack: " << printable(plan.error().message) << '\n';
         return exitCodeFor(plan.error());
@@ -302,7 +305,7 @@ int planCommand(const PlanArgs& args)
         else
             printPlanDiff(diff);
     } else if (args.json) {
-        writePlanJson(std::cout, **model, *plan, output);
+        writePlanJson(std::cout, **model, *plan, *output);
     } else {
         printPlan(**model, *plan);
     }
@@ -316,10 +319,12 @@ Command addPlan(CLI::App& app)
     auto* sub = app.add_subcommand(
         "plan", "Print where a repack would put every tensor, without writing anything");
     auto args = std::make_shared<PlanArgs>();
-    sub->add_option("IN", args->input, "The model to read, or a folder of graphs")->required();
+    sub->add_option("IN", args->input,
+           "The model to read (" + std::string(kModelForms) + "), or a folder of graphs")
+        ->required();
     sub->add_option("-o,--output", args->output,
-        "The model a repack would write (default IN): names the default data file; for a "
-        "folder IN, the folder");
+        "The model a repack would write (default IN; required for a model read from a server): "
+        "names the default data file; for a folder IN, the folder");
     sub->add_option("--shared-data", args->sharedData,
            "For a folder IN: the one data file its graphs would share (onnx-repack/folder-plan/1 "
            "with --json)")

@@ -8,6 +8,7 @@
 #include "core/model/model.h"
 #include "core/plan/placement_plan.h"
 #include "core/plan/targets.h"
+#include "core/remote/model_source.h"
 #include "core/save/folder_save.h"
 #include "core/save/output_folder.h"
 #include "core/save/save.h"
@@ -190,10 +191,16 @@ int repack(const RepackArgs& args)
                   << printable(args.input) << " is one model\n";
         return Usage;
     }
+    if (!outputModelFor(args.input, args.output))
+        return Usage;
     auto layout = parseLayoutOptions(args.layout, args.output);
     if (!layout)
         return Usage;
     SaveOptions options = std::move(*layout);
+    // A model read from a server (issue 38) is written to the local output, each byte it needs
+    // fetched once; one changed on the server meanwhile fails the save (Changed), never retried
+    // as a local model another save changed is.
+    const bool remote = namesRemoteModel(args.input);
 
     const auto created = createOutputFolders(args.output);
     if (!created) {
@@ -209,15 +216,16 @@ int repack(const RepackArgs& args)
     std::map<fs::path, uintmax_t> oldSizes;
     const auto attempt = [&](bool) -> Result<SaveReport> {
         options.placements.clear(); // --plan is read again for the model as it is now
-        auto model = Model::load(args.input);
+        auto model = openModelArgument(args.input);
         if (!model)
             return model.error();
         if (Status s = readPlanOption(args.layout, **model, options); !s)
             return s.error();
-        oldSizes = dataFileSizes(**model, args.input);
+        if (!remote)
+            oldSizes = dataFileSizes(**model, args.input);
         return save(**model, args.output, options);
     };
-    auto report = saveRetrying(attempt, true, [&] {
+    auto report = saveRetrying(attempt, !remote, [&] {
         std::cerr << "onnx-repack: " << printable(args.input)
                   << " was changed by another save meanwhile; reading it again to apply "
                      "these options\n";
@@ -242,10 +250,13 @@ Command addRepack(CLI::App& app)
     auto args = std::make_shared<RepackArgs>();
     const std::string defaultWait = secondsText(SaveOptions().lockWaitMs / 1000.0);
     SaveRequest& request = args->layout.request;
-    sub->add_option("IN", args->input, "The model to read, or a folder of graphs")->required();
+    sub->add_option("IN", args->input,
+           "The model to read (" + std::string(kModelForms) + "), or a folder of graphs")
+        ->required();
     sub->add_option("-o,--output", args->output,
-           "The model to write (may equal IN); a missing folder is created. For a folder IN: "
-           "the folder to write (may equal IN)")
+           "The model to write, a local path (may equal a local IN); a missing folder is created; "
+           "a model read from a server is fetched once into it, never downloaded first. For a "
+           "folder IN: the folder to write (may equal IN)")
         ->required();
     sub->add_option("--shared-data", args->sharedData,
            "For a folder IN: the one data file all its graphs read, each distinct weight "

@@ -85,6 +85,8 @@ std::optional<std::vector<FolderModel>> modelsIn(const fs::path& dir)
 
 std::vector<fs::path> filesReadBy(const Model& model)
 {
+    if (model.isRemote()) // its files are on a server: none of them is on this disk
+        return {};
     std::set<fs::path> read;
     const fs::path* last = nullptr; // tensors of one file share one path object
     for (const auto& t : model.tensors()) {

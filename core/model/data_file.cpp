@@ -21,7 +21,7 @@ DataFile::DataFile(std::shared_ptr<ByteSource> source)
 
 DataFile::~DataFile() = default;
 
-Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t length)
+Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t length) const
 {
     // Held over the read: a view is served wholly before or wholly after an invalidate().
     std::lock_guard lock(m_mutex);
@@ -34,7 +34,8 @@ Result<std::span<const std::byte>> DataFile::view(uint64_t offset, uint64_t leng
     return static_cast<LocalSource&>(*m_source).view(offset, length);
 }
 
-Result<TensorBytes> DataFile::read(uint64_t offset, uint64_t length, const CancelToken* cancel)
+Result<TensorBytes> DataFile::read(
+    uint64_t offset, uint64_t length, const CancelToken* cancel) const
 {
     if (m_source->isLocal()) {
         auto bytes = view(offset, length);
@@ -47,7 +48,8 @@ Result<TensorBytes> DataFile::read(uint64_t offset, uint64_t length, const Cance
     return m_source->read(offset, length, cancel);
 }
 
-Status DataFile::readInto(uint64_t offset, std::span<std::byte> into, const CancelToken* cancel)
+Status DataFile::readInto(
+    uint64_t offset, std::span<std::byte> into, const CancelToken* cancel) const
 {
     if (m_source->isLocal()) { // a view of the mapping, as read() gives it
         auto bytes = read(offset, into.size(), cancel);

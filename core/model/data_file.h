@@ -41,14 +41,15 @@ public:
 
     // The bytes [offset, offset + length), mapped on first use. Fails when the file is
     // unreadable, the range lies past its end, or the file has been invalidated.
-    Result<std::span<const std::byte>> view(uint64_t offset, uint64_t length);
+    Result<std::span<const std::byte>> view(uint64_t offset, uint64_t length) const;
 
     // The bytes [offset, offset + length) as a tensor's: a view of the mapping of a local file
     // (as view()), the source's own bytes for another. Fails as view() does.
-    Result<TensorBytes> read(uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr);
+    Result<TensorBytes> read(
+        uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr) const;
     // The same bytes copied into `into`: a remote file's large range is fetched straight there.
     Status readInto(
-        uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr);
+        uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr) const;
     bool isLocal() const { return m_source->isLocal(); }
 
     // Drops the mapped pages from this process's memory (they stay in the page cache and are

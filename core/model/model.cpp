@@ -80,6 +80,7 @@ Result<std::unique_ptr<Model>> Model::openRemote(std::shared_ptr<ByteSource> sou
             = std::make_shared<DataFile>(structureBackedSource(shared, std::move(source)));
         model->m_fileBytes = size;
         model->m_openSibling = std::move(openSibling);
+        model->m_image = shared;
         model->adoptIndex(std::move(*index));
         model->resolve();
         return model;
@@ -339,6 +340,10 @@ void Model::invalidateDataFiles(const std::vector<fs::path>& replaced, const std
 
 void Model::adoptSave(const SavedModel& saved)
 {
+    // A remote model saved to a local path is that local model from now on: its data files are
+    // resolved on disk beside it, no longer on the server.
+    m_openSibling = nullptr;
+    m_image.reset();
     adoptSavedFile(saved.path, saved.identity, saved.payloads);
     invalidateDataFiles(saved.replaced, saved.replacedReason);
     // With initializers left out of the protos (millions of tiny tensors), the file just

@@ -31,6 +31,8 @@ class Arena;
 
 namespace repack {
 
+class StructureImage; // structure_image.h: a remote .onnx without its weights
+
 // TensorBytes, what Model::read gives: core/io/tensor_bytes.h.
 
 // Where a detached model reads the raw_data payloads its file leaves out (a hole where each
@@ -74,9 +76,10 @@ public:
     // A model that is not a local file (issue 38: a web server, the Hub, S3), read from
     // `source`: its structure fetched without its weights (structure_image.h), its external data
     // files opened by `openSibling` from their locations, each byte of them read when asked. It
-    // has no path and no folder: it is inspected, verified and compared, never saved in place.
-    // `cancel` stops the fetch of the structure (ErrorKind::Cancelled); `progress` hears the
-    // bytes fetched so far, of at most the file's size.
+    // has no path and no folder: it is inspected, verified and compared, and saved to a local
+    // path (never in place), after which it is that local model. `cancel` stops the fetch of the
+    // structure (ErrorKind::Cancelled); `progress` hears the bytes fetched so far, of at most the
+    // file's size.
     static Result<std::unique_ptr<Model>> openRemote(std::shared_ptr<ByteSource> source,
         SiblingOpener openSibling, const CancelToken* cancel = nullptr,
         const ProgressCallback& progress = {});
@@ -234,6 +237,9 @@ private:
     std::shared_ptr<DataFile> m_modelFile;
     PayloadLender m_lender; // a detached model's: the payloads m_modelFile leaves out
     SiblingOpener m_openSibling; // a remote model's (openRemote)
+    // A remote model's structure (openRemote): what its protos are parsed from; the bytes it
+    // leaves out are the payloads the parse leaves in the file (m_inFile), read from the source.
+    std::shared_ptr<const StructureImage> m_image;
     std::vector<onnx::TensorProto*> m_materialized;
     ElidedElements m_leftOut; // main graph initializers and nodes not in m_proto
 };

@@ -6,6 +6,7 @@
 
 #include "core/mapped_memory.h"
 #include "core/posix_file.h"
+#include "structure_image.h"
 #include "tensor_protos.h"
 #include "wire_scan.h"
 
@@ -67,12 +68,39 @@ std::unique_ptr<google::protobuf::Arena> newArena()
     return std::make_unique<google::protobuf::Arena>(options);
 }
 
-Result<Parsed> parseMapped(
-    std::span<const std::byte> file, const fs::path& path, const ElideRule& leaveOut)
+// Whether every byte `image` (a remote model's structure) left out lies in a payload the scan
+// stripped (`payloads`, in file order): the parse must never take the zeros that stand for it.
+Status checkLeftOutBytes(
+    const StructureImage& image, const std::vector<RawPayload>& payloads, const fs::path& path)
+{
+    const uint64_t size = image.bytes().size();
+    size_t p = 0;
+    for (uint64_t at = 0; at < size; at += StructureImage::kBlockBytes) {
+        const FileRange block{at, std::min(StructureImage::kBlockBytes, size - at)};
+        if (image.covers(block))
+            continue;
+        while (p < payloads.size()
+            && (!payloads[p].stripped || payloads[p].offset + payloads[p].length <= at))
+            ++p;
+        if (p == payloads.size() || payloads[p].offset > at
+            || payloads[p].offset + payloads[p].length < at + block.length)
+            return Error::internal(path.string() + ": bytes " + std::to_string(at) + "-"
+                + std::to_string(at + block.length)
+                + " were not fetched, yet are not a payload read from the server");
+    }
+    return {};
+}
+
+// `image`: a remote model's structure, `file` its bytes.
+Result<Parsed> parseMapped(std::span<const std::byte> file, const fs::path& path,
+    const ElideRule& leaveOut, const StructureImage* image)
 {
     auto scan = scanModel(file, path.string(), Model::kInFileMinBytes, leaveOut);
     if (!scan)
         return scan.error();
+    if (image)
+        if (Status s = checkLeftOutBytes(*image, scan->payloads, path); !s)
+            return s.error();
     Parsed parsed{newArena(), nullptr, {}, std::move(scan->elided)};
     auto proto = parseModel(scan->changed
             ? std::string_view(scan->skeleton)
@@ -195,7 +223,10 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut, bool node
 {
     if (!m_modelFile)
         return Error::internal(m_path.string() + ": the model file is no longer mapped");
-    auto bytes = m_modelFile->view(0, m_fileBytes);
+    // A remote model's structure is in memory: the payloads it leaves out are the large ones
+    // the scan strips (kInFileMinBytes is far below the image's block), read from the source.
+    auto bytes = m_image ? Result<std::span<const std::byte>>(m_image->bytes())
+                         : m_modelFile->view(0, m_fileBytes);
     if (!bytes)
         return bytes.error();
     Result<Parsed> parsed = Error::internal("not run");
@@ -203,8 +234,9 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut, bool node
     if (leaveOut)
         elide.select = [&](uint64_t i) { return i < m_tensors.size() && leaveOut(i); };
     elide.nodes = nodes;
-    if (Status s
-        = readMapped(m_path.string(), [&] { parsed = parseMapped(*bytes, m_path, elide); });
+    const fs::path name = origin();
+    if (Status s = readMapped(
+            name.string(), [&] { parsed = parseMapped(*bytes, name, elide, m_image.get()); });
         !s)
         return s.error();
     if (!parsed)

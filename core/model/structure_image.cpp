@@ -7,6 +7,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <utility>
@@ -310,6 +311,16 @@ public:
         if (m_image->covers({offset, length}))
             return TensorBytes::lent(m_image->bytes().subspan(offset, length), m_image);
         return m_remote->read(offset, length, cancel);
+    }
+    // A large payload (a save copying it) goes straight from the server into `into`.
+    Status readInto(uint64_t offset, std::span<std::byte> into, const CancelToken* cancel) override
+    {
+        if (m_image->covers({offset, into.size()})) {
+            const auto bytes = m_image->bytes().subspan(offset, into.size());
+            std::copy(bytes.begin(), bytes.end(), into.begin());
+            return {};
+        }
+        return m_remote->readInto(offset, into, cancel);
     }
     void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
     {

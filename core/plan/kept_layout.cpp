@@ -240,6 +240,9 @@ bool planKeepsLayout(
 std::vector<bool> keptDataFiles(
     const Model& model, const fs::path& modelPath, const SavePlan& plan, const SaveOptions& options)
 {
+    // A remote model's data files are not on this disk: every one is written.
+    if (model.isRemote())
+        return std::vector<bool>(plan.files.size(), false);
     const fs::path dir = fs::absolute(modelPath).lexically_normal().parent_path();
     std::vector<bool> kept(plan.files.size(), true);
     std::vector<const DataFile*> read(plan.files.size(), nullptr); // what its tensors read now

@@ -92,8 +92,7 @@ Result<DataWriter::SourceRange> DataWriter::sourceOf(size_t tensor) const
     if (t.isExternal()) {
         if (!t.external->file())
             return Error::corrupt(t.qualifiedName() + ": its external data failed validation");
-        return SourceRange{
-            &t.external->resolvedPath(), t.external->file()->identity(), t.external->offset};
+        return SourceRange{t.external->file().get(), t.external->offset};
     }
     const DataFile* model = m_model.inFileSource();
     if (!t.inlineRange || !model)
@@ -102,13 +101,13 @@ Result<DataWriter::SourceRange> DataWriter::sourceOf(size_t tensor) const
         return Error::corrupt(t.qualifiedName() + ": raw_data holds "
             + std::to_string(t.inlineRange->length) + " bytes, dtype x shape needs "
             + std::to_string(t.byteSize()));
-    return SourceRange{&model->path(), model->identity(), t.inlineRange->offset};
+    return SourceRange{model, t.inlineRange->offset};
 }
 
 Result<int> DataWriter::sourceFd(size_t tensor, const SourceRange& source)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
-    const auto& path = *source.path;
+    const auto& path = source.file->path();
     auto it = std::find_if(
         m_sources.begin(), m_sources.end(), [&](const Source& s) { return s.path == path; });
     if (it != m_sources.end()) {
@@ -121,7 +120,7 @@ Result<int> DataWriter::sourceFd(size_t tensor, const SourceRange& source)
     // Never read a file other than the one validated: a replaced or rewritten file would give
     // other bytes at the old offsets.
     auto identity = identityOf(fd->get());
-    if (!identity || !(*identity == source.identity))
+    if (!identity || !(*identity == source.file->identity()))
         return Error{t.qualifiedName() + ": " + path.string()
                 + " changed since the model was opened (replaced or modified); reopen the model",
             ErrorKind::Changed};
@@ -130,6 +129,25 @@ Result<int> DataWriter::sourceFd(size_t tensor, const SourceRange& source)
         m_sources.erase(m_sources.begin());
     m_sources.push_back({path, std::move(*fd)});
     return m_sources.back().fd.get();
+}
+
+Status DataWriter::readSource(
+    size_t tensor, const SourceRange& source, uint64_t at, std::span<std::byte> into)
+{
+    const TensorInfo& t = m_model.tensors()[tensor];
+    const uint64_t offset = source.offset + at;
+    Status read = Error::internal("not read");
+    if (source.file->isLocal()) {
+        auto src = sourceFd(tensor, source);
+        if (!src)
+            return src.error();
+        read = preadExact(*src, into, offset, source.file->path());
+    } else {
+        read = source.file->readInto(offset, into, m_options.cancel);
+    }
+    if (!read)
+        return Error{t.qualifiedName() + ": " + read.error().message, read.error().kind};
+    return {};
 }
 
 Status DataWriter::checkDigest(size_t tensor, const std::string& actual)
@@ -160,7 +178,8 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
     bool countProgress)
 {
     const TensorInfo& t = m_model.tensors()[tensor];
-    auto src = sourceFd(tensor, source);
+    const bool local = source.file->isLocal();
+    auto src = local ? sourceFd(tensor, source) : Result<int>(-1);
     if (!src)
         return src.error();
     const bool hashing = verify && (m_options.checksum || !t.external->checksum->empty());
@@ -168,9 +187,10 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
     Sha1 sha;
     uint64_t done = 0;
     // In the kernel: copy_file_range (one file system), else sendfile (across file systems,
-    // e.g. from a memfd or tmpfs: one copy instead of two), else through the buffer.
+    // e.g. from a memfd or tmpfs: one copy instead of two), else through the buffer. A remote
+    // file's bytes come through the buffer, fetched straight into it.
     enum class Copy { FileRange, SendFile, Buffer };
-    Copy mode = hashing ? Copy::Buffer : Copy::FileRange;
+    Copy mode = hashing || !local ? Copy::Buffer : Copy::FileRange;
     while (done < length) {
         const uint64_t chunk = std::min(kCopyChunk, length - done);
         if (mode != Copy::Buffer) {
@@ -194,7 +214,7 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
                 return Error::io(
                     systemMessage("cannot copy " + t.qualifiedName() + " into", targetPath));
             if (n == 0)
-                return Error::changed(t.qualifiedName() + ": " + source.path->string()
+                return Error::changed(t.qualifiedName() + ": " + source.file->path().string()
                     + " ended while copying (truncated underneath?)");
             done += static_cast<uint64_t>(n);
             startWriteback(targetFd, targetOffset + done);
@@ -206,8 +226,8 @@ Status DataWriter::copyRange(size_t tensor, const SourceRange& source, uint64_t 
             m_buffer.emplace(kBufferBytes);
         const size_t piece = static_cast<size_t>(std::min<uint64_t>(chunk, m_buffer->size()));
         std::span<std::byte> view(m_buffer->data(), piece);
-        if (Status s = preadExact(*src, view, source.offset + done, *source.path); !s)
-            return Error{t.qualifiedName() + ": " + s.error().message, s.error().kind};
+        if (Status s = readSource(tensor, source, done, view); !s)
+            return s;
         if (hashing)
             sha.update(view);
         if (Status s = pwriteAll(targetFd, view, targetOffset + done, targetPath); !s)
@@ -315,9 +335,16 @@ Status DataWriter::copyPayload(size_t tensor, int targetFd, uint64_t targetOffse
     const DataFile* model = m_model.inFileSource();
     if (!t.inlineRange || !model)
         return Error::internal(t.qualifiedName() + ": its bytes are not in a file");
-    const SourceRange source{&model->path(), model->identity(), t.inlineRange->offset};
+    const SourceRange source{model, t.inlineRange->offset};
     return copyRange(tensor, source, t.inlineRange->length, targetFd, targetOffset, targetPath,
         false, countProgress);
+}
+
+Status DataWriter::copyCopied(size_t tensor, const DataFile& file, uint64_t offset, uint64_t length,
+    int targetFd, uint64_t targetOffset, const std::filesystem::path& targetPath)
+{
+    return copyRange(tensor, SourceRange{&file, offset}, length, targetFd, targetOffset, targetPath,
+        false, false);
 }
 
 Status DataWriter::write(size_t file, int targetFd, const std::filesystem::path& targetPath)
@@ -358,13 +385,10 @@ Result<std::string> DataWriter::readExternal(size_t tensor)
     auto source = sourceOf(tensor);
     if (!source)
         return source.error();
-    auto src = sourceFd(tensor, *source);
-    if (!src)
-        return src.error();
     std::string bytes(t.byteSize(), '\0');
     auto view = std::as_writable_bytes(std::span(bytes.data(), bytes.size()));
-    if (Status s = preadExact(*src, view, source->offset, *source->path); !s)
-        return Error{t.qualifiedName() + ": " + s.error().message, s.error().kind};
+    if (Status s = readSource(tensor, *source, 0, view); !s)
+        return s.error();
     if (!t.external->checksum->empty())
         if (Status s = checkDigest(tensor, Sha1::of(view)); !s)
             return s.error();

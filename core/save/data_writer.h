@@ -1,9 +1,11 @@
 // Streams the bytes of a save plan's data files into new files: external sources are copied
 // file-to-file (copy_file_range, falling back to a bounded buffer), inline sources are written
-// from the model. Memory use is one buffer, whatever the model's size; open source files are
-// bounded too, whatever the number of data files. Every source file opened is checked to be
-// the very file that was validated (device, inode, size, modification time), and a tensor's
-// bytes are checked against its checksum key when it has one.
+// from the model. A remote model's files (issue 38: a web server, the Hub, S3) are read through
+// their ByteSource into the same buffer, each range once, straight from the transport. Memory use
+// is one buffer, whatever the model's size; open source files are bounded too, whatever the number
+// of data files. Every source file opened is checked to be the very file that was validated
+// (device, inode, size, modification time), and a tensor's bytes are checked against its checksum
+// key when it has one.
 #pragma once
 
 #include "core/model/data_file.h"
@@ -39,6 +41,11 @@ public:
     // checksum like data file copies; progress counts them once (`countProgress`).
     Status copyPayload(size_t tensor, int targetFd, uint64_t targetOffset,
         const std::filesystem::path& targetPath, bool countProgress);
+    // copyPayload() of bytes this save already copied once: `length` bytes at `offset` of the
+    // local `file` (the first model temporary), so a remote payload is fetched once however
+    // many model files it goes into. Progress is not counted again.
+    Status copyCopied(size_t tensor, const DataFile& file, uint64_t offset, uint64_t length,
+        int targetFd, uint64_t targetOffset, const std::filesystem::path& targetPath);
     // The bytes copyPayload() copies for `tensor`, or nullopt when they are not in a file.
     std::optional<uint64_t> payloadLength(size_t tensor) const;
     // Starts a new target file (for the background writeback of copies into it).
@@ -51,14 +58,18 @@ public:
 
 private:
     // Where a tensor's bytes lie in a file: its external data, or its raw_data payload still in
-    // the .onnx file (inline tensors the save did not materialize).
+    // the .onnx file (inline tensors the save did not materialize). A local file is read by
+    // its path (checked to be the file validated), any other through the file's source.
     struct SourceRange {
-        const std::filesystem::path* path = nullptr;
-        FileIdentity identity;
+        const DataFile* file = nullptr;
         uint64_t offset = 0;
     };
     Result<SourceRange> sourceOf(size_t tensor) const;
     Result<int> sourceFd(size_t tensor, const SourceRange& source);
+    // Bytes [source.offset + at, + into.size()) of the tensor's file into `into`: pread of a
+    // local file, the source's readInto (straight from the server for a large range) otherwise.
+    Status readSource(
+        size_t tensor, const SourceRange& source, uint64_t at, std::span<std::byte> into);
     Status checkDigest(size_t tensor, const std::string& actual);
     Status copyRange(size_t tensor, const SourceRange& source, uint64_t length, int targetFd,
         uint64_t targetOffset, const std::filesystem::path& targetPath, bool verify,

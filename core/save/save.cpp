@@ -167,12 +167,8 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     const fs::path path = fs::absolute(pathIn).lexically_normal();
     const fs::path dir = path.parent_path();
     const std::string cannot = "cannot save " + path.string() + ": ";
-    // Its bytes are read over the network, one request per block: a save copies them by file
-    // (issue 38 brings remote-to-local repacks in their own step).
-    if (model.isRemote())
-        return Error::usage(cannot + model.origin()
-            + " is read from a server: saving it is not supported yet; download it and repack the "
-              "local copy");
+    // A remote model (issue 38) is saved to a local path, its bytes read from the server
+    // through its sources as the data files are written; it has no path, so never in place.
     auto plan = planSave(model, path, options);
     if (!plan)
         return plan.error().prefixed(cannot);
@@ -282,7 +278,9 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
         modelViaTemps = std::move(*temp);
     }
     rewrite.relocate(finalNames);
-    auto modelFinal = writeModelTemp(model, path, splices, writer, !modelViaTemps, cleanup);
+    // A remote model's payloads come from the first model file, not from the server again.
+    auto modelFinal = writeModelTemp(model, path, splices, writer, !modelViaTemps, cleanup,
+        model.isRemote() && modelViaTemps ? &*modelViaTemps : nullptr);
     if (!modelFinal)
         return modelFinal.error().prefixed(cannot);
     crashPoint("models-written");

@@ -1,12 +1,14 @@
 #include "save_steps.h"
 
 #include "core/inspect/readers.h"
+#include "core/model/data_file.h"
 #include "core/model/model.h"
 #include "core/posix_file.h"
 #include "crash_point.h"
 #include "data_writer.h"
 
 #include <cerrno>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -124,8 +126,11 @@ Splices splicesOf(const Model& model, const SavePlan& plan, const DataWriter& wr
 }
 
 Result<ModelTemp> writeModelTemp(Model& model, const fs::path& modelPath, const Splices& splices,
-    DataWriter& writer, bool countProgress, TempCleanup& cleanup)
+    DataWriter& writer, bool countProgress, TempCleanup& cleanup, const ModelTemp* copiedFrom)
 {
+    std::optional<DataFile> copied;
+    if (copiedFrom)
+        copied.emplace(copiedFrom->file.path, copiedFrom->identity);
     auto temp = createReplacementFor(modelPath);
     if (!temp)
         return temp.error();
@@ -136,6 +141,10 @@ Result<ModelTemp> writeModelTemp(Model& model, const fs::path& modelPath, const 
     auto written = writeModel(
         model.protoLeavingOut(), fd, tempPath, splices.payloads,
         [&](size_t payload, int target, uint64_t offset) {
+            if (copied)
+                return writer.copyCopied(splices.tensors[payload], *copied,
+                    copiedFrom->written.payloadOffsets[payload], splices.payloads[payload].length,
+                    target, offset, tempPath);
             return writer.copyPayload(
                 splices.tensors[payload], target, offset, tempPath, countProgress);
         },

@@ -70,9 +70,12 @@ struct ModelTemp {
 };
 
 // Writes `model` to a new temporary for `modelPath`, registered with `cleanup`; the spliced
-// payloads are copied by `writer` (progress counted when `countProgress`).
+// payloads are copied by `writer` (progress counted when `countProgress`) from their sources,
+// or, given `copiedFrom` (a model temporary written with the same splices), from there: a remote
+// model's payloads are fetched once for both of a save's model files.
 Result<ModelTemp> writeModelTemp(Model& model, const std::filesystem::path& modelPath,
-    const Splices& splices, DataWriter& writer, bool countProgress, TempCleanup& cleanup);
+    const Splices& splices, DataWriter& writer, bool countProgress, TempCleanup& cleanup,
+    const ModelTemp* copiedFrom = nullptr);
 
 // Where the spliced payloads now lie in the committed model file `committed`.
 std::vector<std::pair<onnx::TensorProto*, FileRange>> payloadRanges(

@@ -77,6 +77,8 @@ Result<SourceWatch> SourceWatch::start(const Model& model, const CancelToken* ca
         if (!t.isExternal() || !t.external->file() || !seen.insert(t.external->file().get()).second)
             continue;
         const DataFile& file = *t.external->file();
+        if (!file.isLocal()) // a remote file: every response is checked against its version
+            continue;
         if (Status s = watch.watch(file.path(), file.identity(), cancel); !s)
             return s.error();
     }

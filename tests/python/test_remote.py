@@ -224,16 +224,19 @@ class Remote(unittest.TestCase):
             onnx_repack.load(pathlib.PurePosixPath("hf:", "org", "repo", "model.onnx"))
 
     def test_save_takes_a_url_as_its_source(self):
-        # The core saves a remote model to a local folder, or says why it does not: the URL is
-        # opened as a URL, never taken for a path that does not exist.
+        # A remote model saved to a local folder is what a save of the local copy writes, byte
+        # for byte: the URL is opened as a URL, never taken for a path that does not exist.
         out = os.path.join(self.server.dir, "saved", "model.onnx")
-        try:
-            onnx_repack.save(self.server.url("m/model.onnx"), out)
-        except onnx_repack.Error as error:
-            self.assertNotIsInstance(error, FileNotFoundError)
-            self.assertNotIn("does not exist", str(error))
-            return
+        twin = os.path.join(self.server.dir, "saved-twin", "model.onnx")
+        onnx_repack.save(self.server.url("m/model.onnx"), out)
+        onnx_repack.save(self.local, twin)
         self.assertSameTensors(onnx_repack.load(out), onnx_repack.load(self.local))
+        self.assertEqual(sorted(os.listdir(os.path.dirname(out))),
+                         sorted(os.listdir(os.path.dirname(twin))))
+        for name in os.listdir(os.path.dirname(out)):
+            with open(os.path.join(os.path.dirname(out), name), "rb") as a, \
+                    open(os.path.join(os.path.dirname(twin), name), "rb") as b:
+                self.assertEqual(a.read(), b.read(), name)
 
     def test_inspect_folder_of_the_hub_is_the_local_folders_report(self):
         before = len(self.server.requests())

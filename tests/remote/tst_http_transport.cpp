@@ -6,6 +6,7 @@
 #include "core/remote/http_transport.h"
 #include "tests/support/fault_server.h"
 #include "tests/support/nginx_fixture.h"
+#include "tests/support/quick_http.h"
 #include "tests/support/result_checks.h"
 
 #include <QTest>
@@ -45,38 +46,13 @@ void writeFile(const fs::path& path, const std::string& bytes)
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-// Quick to give up and quick to try again: the suites' faults need no patience.
-HttpOptions quickOptions()
-{
-    HttpOptions options;
-    options.connectTimeout = 5000ms;
-    options.lowSpeedTime = 2s;
-    options.maxAttempts = 3;
-    options.backoffBase = 10ms;
-    options.backoffCap = 50ms;
-    options.retryAfterCap = 100ms;
-    return options;
-}
-
 const std::string kEtag = "\"5f-abc\"";
 
-// Answers as a static file server does: HEAD with the size and ETag, a range GET with a 206
-// whose head promises the range asked and whose body stops after `sendAtMost` bytes.
+// Answers as a static file server does (FaultServer::answerAsFile), with kEtag.
 void answerAsAFile(int socket, const FaultRequest& request, const std::string& bytes,
     size_t sendAtMost = std::string::npos)
 {
-    const std::string size = std::to_string(bytes.size());
-    if (request.method == "HEAD") {
-        FaultServer::respond(socket, "200 OK",
-            {"Content-Length: " + size, "ETag: " + kEtag, "Accept-Ranges: bytes"}, {});
-        return;
-    }
-    const auto [first, last]
-        = request.range.value_or(std::make_pair(uint64_t(0), uint64_t(bytes.size() - 1)));
-    FaultServer::respond(socket, "206 Partial Content",
-        {"Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + size,
-            "Content-Length: " + std::to_string(last - first + 1), "ETag: " + kEtag},
-        std::string_view(bytes).substr(first, std::min<uint64_t>(last - first + 1, sendAtMost)));
+    FaultServer::answerAsFile(socket, request, bytes, kEtag, sendAtMost);
 }
 
 // What `read` returned on a thread of its own, and whether it did within `limit`; when not,
@@ -189,7 +165,7 @@ void TestHttpTransport::statGivesSizeAndValidators()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = serveAndStat(nginx, transport, "m.bin", payload(100000));
     QVERIFY_OK(file);
     QCOMPARE(file->size, 100000u);
@@ -202,7 +178,7 @@ void TestHttpTransport::statOfAMissingFileIsNotFound()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     QVERIFY_OK(serveAndStat(nginx, transport, "m.bin", payload(10)));
     const auto file = transport.stat(nginx.url("other.bin"));
     QVERIFY_FAILS_WITH(file, nginx.url("other.bin") + ": not on the server (HTTP 404)");
@@ -228,7 +204,7 @@ void TestHttpTransport::readsExactlyTheRangeAsked()
     const std::string bytes = payload(100000);
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = serveAndStat(nginx, transport, "m.bin", bytes);
     QVERIFY_OK(file);
     const auto read = transport.read(*file, offset, length);
@@ -257,7 +233,7 @@ void TestHttpTransport::aRangePastTheEndIsRefusedWithoutARequest()
     FaultServer server([](int socket, const FaultRequest& request, int) {
         answerAsAFile(socket, request, payload(100000));
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
     const auto read = transport.read(*file, offset, length);
@@ -271,7 +247,7 @@ void TestHttpTransport::aFileReplacedOnTheServerIsChanged()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = serveAndStat(nginx, transport, "m.bin", payload(100000));
     QVERIFY_OK(file);
     QVERIFY_OK(transport.read(*file, 0, 1000));
@@ -290,7 +266,7 @@ void TestHttpTransport::aServerDownIsAnErrorNamingTheUrlWithoutSecrets()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     QVERIFY_OK(serveAndStat(nginx, transport, "m.bin", payload(1000)));
     std::string url = nginx.url("m.bin?token=SECRET");
     url.insert(url.find("127.0.0.1"), "user:PASSWORD@");
@@ -330,7 +306,7 @@ void TestHttpTransport::withoutAStrongEtagTheDateGuardsTheReads()
                 bytes.substr(first, last - first + 1));
         }
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
     QVERIFY(!file->strongEtag());
@@ -365,7 +341,7 @@ void TestHttpTransport::aServerIgnoringRangeIsRefusedWithoutReadingItsBody()
         while (sent < kLarge && !server.stopping() && FaultServer::send(socket, chunk))
             sent += chunk.size();
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
     const auto read = transport.read(*file, 10, 100);
@@ -410,7 +386,7 @@ void TestHttpTransport::aWrongContentRangeIsRefused()
             headers.push_back("Content-Range: " + contentRange.toStdString());
         FaultServer::respond(socket, "206 Partial Content", headers, bytes.substr(10, 100));
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
     const auto read = transport.read(*file, 10, 100);
@@ -427,7 +403,7 @@ void TestHttpTransport::aShortBodyIsRefused()
         const uint64_t asked = request.range ? request.range->second - request.range->first + 1 : 0;
         answerAsAFile(socket, request, bytes, asked / 2);
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
     const auto read = transport.read(*file, 0, 100);
@@ -447,7 +423,7 @@ void TestHttpTransport::aBodyCutShortResumesFromTheByteReceived()
     FaultServer server([&](int socket, const FaultRequest& request, int index) {
         answerAsAFile(socket, request, bytes, index == 1 ? 3000 : std::string::npos);
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
     const auto read = transport.read(*file, 500, 20000);
@@ -475,7 +451,7 @@ void TestHttpTransport::aBodyWithoutLengthEndingEarlyIsReadOn()
                 + std::to_string(last) + "/100000\r\nETag: " + kEtag
                 + "\r\nConnection: close\r\n\r\n" + bytes.substr(first, 3000));
     });
-    HttpTransport transport(quickOptions()); // 3 answers at the most
+    HttpTransport transport(fixtures::quickHttpOptions()); // 3 answers at the most
     const auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
     const auto read = transport.read(*file, 100, 9000);
@@ -516,7 +492,7 @@ void TestHttpTransport::transientFailuresAreTriedAgain()
         }
         answerAsAFile(socket, request, bytes);
     });
-    HttpTransport transport(quickOptions()); // Retry-After capped at 100 ms
+    HttpTransport transport(fixtures::quickHttpOptions()); // Retry-After capped at 100 ms
     const auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
     QCOMPARE(file->size, 1000u);
@@ -531,7 +507,7 @@ void TestHttpTransport::aRefusalIsNotTriedAgain()
     FaultServer server([](int socket, const FaultRequest&, int) {
         FaultServer::respond(socket, "403 Forbidden", {}, "no");
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = transport.stat(server.url("m.bin?X-Signature=SECRET"));
     // A HEAD refused is asked once more, as a GET (a URL may be signed for GET alone); neither
     // refusal is tried again.
@@ -554,7 +530,7 @@ void TestHttpTransport::aUrlSignedForGetIsStatByAGetOfOneByte()
         else
             answerAsAFile(socket, request, bytes);
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto file = transport.stat(server.url("m.bin?X-Amz-Signature=S"));
     QVERIFY_OK(file);
     QCOMPARE(file->size, 3000u);
@@ -590,7 +566,7 @@ void TestHttpTransport::statReadingGivesTheFirstBytesInOneRequest()
         }
         answerAsAFile(socket, request, bytes);
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto first = transport.statReading(server.url("m.bin"), static_cast<uint64_t>(asked));
     QVERIFY_OK(first);
     QCOMPARE(first->file.size, uint64_t(size));
@@ -621,7 +597,7 @@ void TestHttpTransport::statReadingOfAServerIgnoringRangeAsksHead()
         while (sent < kLarge && !server.stopping() && FaultServer::send(socket, chunk))
             sent += chunk.size();
     });
-    HttpTransport transport(quickOptions());
+    HttpTransport transport(fixtures::quickHttpOptions());
     const auto first = transport.statReading(server.url("m.bin"), 1024);
     QVERIFY_OK(first);
     QCOMPARE(first->file.size, 1000u); // the HEAD's answer
@@ -641,7 +617,7 @@ void TestHttpTransport::aStalledBodyTimesOut()
             return;
         server.stall(socket);
     });
-    HttpOptions options = quickOptions();
+    HttpOptions options = fixtures::quickHttpOptions();
     options.lowSpeedTime = 1s;
     options.maxAttempts = 1;
     HttpTransport transport(options);
@@ -666,7 +642,7 @@ void TestHttpTransport::cancelStopsAStalledTransfer()
         stalled.set_value();
         server.stall(socket);
     });
-    HttpOptions options = quickOptions();
+    HttpOptions options = fixtures::quickHttpOptions();
     options.lowSpeedTime = 600s; // only the cancel ends it
     HttpTransport transport(options);
     const auto file = transport.stat(server.url("m.bin"));
@@ -700,7 +676,7 @@ void TestHttpTransport::authHeadersStayWithinTheOrigin()
             FaultServer::respond(
                 socket, "307 Temporary Redirect", {"Location: " + elsewhere.url("cdn.bin")}, {});
     });
-    HttpOptions options = quickOptions();
+    HttpOptions options = fixtures::quickHttpOptions();
     options.authHeaders = {"Authorization: Bearer TOKEN"};
     HttpTransport transport(options);
     const auto file = transport.stat(origin.url("start"));

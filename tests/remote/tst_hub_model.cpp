@@ -4,7 +4,8 @@
 // read there without the token; a relative redirect (a renamed repository) keeps it; the Hub's
 // refusals (gated, no such repository, revision or file) are errors naming the hf:// file; a file
 // the HF cache holds for the commit is read from disk and never asked for. The CLI's inspect and
-// verify take the hf:// name and report what they report of the same files on disk.
+// verify take the hf:// name and report what they report of the same files on disk; its repack
+// writes what a repack of them writes.
 #include "core/io/hub_cache.h"
 #include "core/io/source_spec.h"
 #include "core/model/model.h"
@@ -291,6 +292,7 @@ private slots:
     void aCachedFileIsReadFromDisk();
     void offlineReadsTheCacheOnly();
     void theCliInspectsAndVerifiesAHubModel();
+    void theCliRepacksAHubModelIntoALocalFolder();
     void theCliListsAHubFolder();
     void aHubFolderIsReportedAsTheLocalFolder_data();
     void aHubFolderIsReportedAsTheLocalFolder();
@@ -489,6 +491,35 @@ void TestHubModel::theCliInspectsAndVerifiesAHubModel()
     QVERIFY(unreadable.exitCode != 0);
     QVERIFY2(unreadable.out.contains("\"path\": \"hf://org/repo/m/none.onnx\""),
         unreadable.out.constData());
+}
+
+// Step 9: repack hf://... -o OUT writes what a repack of the same files on disk writes; the
+// token is in no message and nothing goes into the HF cache.
+void TestHubModel::theCliRepacksAHubModelIntoALocalFolder()
+{
+    HubFixture hub;
+    QTemporaryDir dir;
+    const std::string local = writeLocally(hub.files, dir.path().toStdString() + "/local");
+    const fixtures::CliOptions options = cliOptions(hub, dir);
+    const QStringList layout{"--threshold", "2KiB", "--align", "0"};
+    const auto remote = fixtures::runCli(
+        QStringList{"repack", "hf://org/repo/m/model.onnx", "-o", dir.filePath("a/model.onnx")}
+            + layout,
+        options);
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    const auto onDisk = fixtures::runCli(
+        QStringList{"repack", QString::fromStdString(local), "-o", dir.filePath("b/model.onnx")}
+        + layout);
+    QCOMPARE(onDisk.exitCode, 0);
+    for (const char* name : {"model.onnx", "model.onnx.data"}) {
+        const auto bytesOf = [&](const char* folder) {
+            std::ifstream in(fs::path(dir.path().toStdString()) / folder / name, std::ios::binary);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        };
+        QVERIFY2(!bytesOf("b").empty() && bytesOf("a") == bytesOf("b"), name);
+    }
+    QVERIFY(!remote.out.contains(kToken.c_str()) && !remote.err.contains(kToken.c_str()));
+    QVERIFY(!fs::exists(dir.path().toStdString() + "/cache")); // nothing written there
 }
 
 void TestHubModel::theCliListsAHubFolder()

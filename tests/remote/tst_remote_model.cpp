@@ -2,14 +2,15 @@
 // indexes it as Model::load indexes the same files on disk, fetching its structure and not its
 // weights; every tensor read from it is the file's bytes (never the zeros of a byte left out);
 // its external data is found beside it and never outside the server's root; a file changed on
-// the server fails the reads; a save of it is refused. The CLI's inspect and verify take its URL.
+// the server fails the reads (its save to a local folder: tst_remote_repack). The CLI's inspect and
+// verify take its URL.
 #include "core/model/model.h"
 #include "core/remote/http_source.h"
-#include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/model_checks.h"
 #include "tests/support/nginx_fixture.h"
+#include "tests/support/served_models.h"
 #include "tests/support/tensor_builder.h"
 
 #include "core/io/source_spec.h"
@@ -24,42 +25,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Inline weights of 1 MiB and more, small inline tensors, one in a Constant node and one in a
-// subgraph; with `external`, two tensors in "w.bin" beside the model (written too).
-onnx::ModelProto modelOf(const fs::path& dir, bool external)
-{
-    onnx::ModelProto model = fixtures::emptyModel();
-    onnx::GraphProto& graph = *model.mutable_graph();
-    for (int i = 0; i < 3; ++i)
-        *graph.add_initializer() = fixtures::rawTensor("w" + std::to_string(i),
-            onnx::TensorProto::FLOAT, {256, 1024}, fixtures::patternBytes(1 << 20, uint8_t(i)));
-    *graph.add_initializer() = fixtures::rawTensor("bias", onnx::TensorProto::FLOAT, {16});
-    *graph.add_initializer() = fixtures::typedTensor("typed", onnx::TensorProto::INT64, {40});
-    fixtures::addConstant(
-        graph, "c", fixtures::rawTensor("c_value", onnx::TensorProto::FLOAT, {100000}));
-    onnx::NodeProto& branch = fixtures::addNode(graph, "If", "branch");
-    *fixtures::addSubgraph(branch, "then_branch").add_initializer()
-        = fixtures::rawTensor("inner", onnx::TensorProto::FLOAT, {70000});
-    if (external) {
-        fs::create_directories(dir);
-        std::ofstream(dir / "w.bin", std::ios::binary)
-            << fixtures::addExternalPair(graph, "w.bin", 75000, 1250, 7);
-    }
-    return model;
-}
-
-void writeModel(const onnx::ModelProto& model, const fs::path& path)
-{
-    fs::create_directories(path.parent_path());
-    std::ofstream out(path, std::ios::binary);
-    model.SerializeToOstream(&out);
-}
-
 // Serves `model` as m/model.onnx (its data files already in nginx's folder) and opens it.
 Result<std::unique_ptr<Model>> serveAndOpen(
     fixtures::NginxFixture& nginx, const onnx::ModelProto& model, BlockCache& cache)
 {
-    writeModel(model, nginx.www() / "m" / "model.onnx");
+    fixtures::writeModelFile(model, nginx.www() / "m" / "model.onnx");
     if (const QString why = nginx.start(); !why.isEmpty())
         return Error::io(why.toStdString());
     return openHttpModel(nginx.url("m/model.onnx"), &cache);
@@ -76,7 +46,6 @@ private slots:
     void anExternalModelIsItsStructureAndOneRequestPerDataFile();
     void missingOrEscapingDataIsAProblem();
     void aFileChangedOnTheServerFailsItsReads();
-    void aSaveIsRefused();
     void theCliInspectsAndVerifiesAUrl();
     void theCliDiffsAUrlAgainstALocalCopy();
     void twoServedFilesOfOneSizeAreCompared();
@@ -87,7 +56,7 @@ void TestRemoteModel::indexesAsTheFileOnDiskWithoutItsWeights()
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
     BlockCache cache;
-    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", false), cache);
+    auto remote = serveAndOpen(nginx, fixtures::servedModel(nginx.www() / "m", false), cache);
     QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     auto local = Model::load(nginx.www() / "m" / "model.onnx");
     QVERIFY(local);
@@ -114,7 +83,7 @@ void TestRemoteModel::everyTensorReadIsTheFilesBytes()
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
     BlockCache cache;
-    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    auto remote = serveAndOpen(nginx, fixtures::servedModel(nginx.www() / "m", true), cache);
     QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     auto local = Model::load(nginx.www() / "m" / "model.onnx");
     QVERIFY(local);
@@ -127,7 +96,7 @@ void TestRemoteModel::externalDataBesideIt()
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
     BlockCache cache;
-    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    auto remote = serveAndOpen(nginx, fixtures::servedModel(nginx.www() / "m", true), cache);
     QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     QVERIFY2(!(*remote)->hasErrors(), fixtures::firstError(**remote).c_str());
     const TensorInfo* ext = nullptr;
@@ -179,7 +148,7 @@ void TestRemoteModel::missingOrEscapingDataIsAProblem()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    onnx::ModelProto model = modelOf(nginx.www() / "m", true);
+    onnx::ModelProto model = fixtures::servedModel(nginx.www() / "m", true);
     fs::remove(nginx.www() / "m" / "w.bin");
     onnx::TensorProto up = fixtures::rawTensor("up", onnx::TensorProto::FLOAT, {4});
     up.clear_raw_data();
@@ -208,7 +177,7 @@ void TestRemoteModel::aFileChangedOnTheServerFailsItsReads()
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
     BlockCache cache;
-    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", true), cache);
+    auto remote = serveAndOpen(nginx, fixtures::servedModel(nginx.www() / "m", true), cache);
     QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
     // Another data file of the same size, a second later (nginx's ETag is mtime and size).
     const fs::path data = nginx.www() / "m" / "w.bin";
@@ -228,28 +197,12 @@ void TestRemoteModel::aFileChangedOnTheServerFailsItsReads()
     QFAIL("no ext_a");
 }
 
-void TestRemoteModel::aSaveIsRefused()
-{
-    fixtures::NginxFixture nginx;
-    SKIP_WITHOUT_NGINX();
-    BlockCache cache;
-    auto remote = serveAndOpen(nginx, modelOf(nginx.www() / "m", false), cache);
-    QVERIFY2(remote, remote ? "" : remote.error().message.c_str());
-    QTemporaryDir out;
-    const fs::path target = fs::path(out.path().toStdString()) / "model.onnx";
-    auto saved = save(**remote, target, SaveOptions{});
-    QVERIFY(!saved);
-    QVERIFY(saved.error().is(ErrorKind::Usage));
-    QVERIFY2(saved.error().message.find("read from a server") != std::string::npos,
-        saved.error().message.c_str());
-    QVERIFY(!fs::exists(target));
-}
-
 void TestRemoteModel::theCliInspectsAndVerifiesAUrl()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    writeModel(modelOf(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
+    fixtures::writeModelFile(
+        fixtures::servedModel(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
     QCOMPARE(nginx.start(), QString());
     const QString url = QString::fromStdString(nginx.url("m/model.onnx"));
     const QString path = QString::fromStdString((nginx.www() / "m" / "model.onnx").string());
@@ -288,7 +241,8 @@ void TestRemoteModel::theCliDiffsAUrlAgainstALocalCopy()
 {
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    writeModel(modelOf(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
+    fixtures::writeModelFile(
+        fixtures::servedModel(nginx.www() / "m", true), nginx.www() / "m" / "model.onnx");
     const QString why = nginx.start();
     QVERIFY2(why.isEmpty(), qPrintable(why));
     QTemporaryDir copy;
@@ -316,7 +270,8 @@ void TestRemoteModel::twoServedFilesOfOneSizeAreCompared()
     // server of one size, one byte apart, are read and found different.
     fixtures::NginxFixture nginx;
     SKIP_WITHOUT_NGINX();
-    writeModel(modelOf(nginx.www() / "a", true), nginx.www() / "a" / "model.onnx");
+    fixtures::writeModelFile(
+        fixtures::servedModel(nginx.www() / "a", true), nginx.www() / "a" / "model.onnx");
     fs::copy(nginx.www() / "a", nginx.www() / "b", fs::copy_options::recursive);
     flipByte(nginx.www() / "b" / "w.bin", 1000);
     const QString why = nginx.start();

@@ -155,6 +155,21 @@ bool FaultServer::respond(int socket, const std::string& status,
     return send(socket, head) && send(socket, body);
 }
 
+bool FaultServer::answerAsFile(int socket, const FaultRequest& request, std::string_view bytes,
+    const std::string& etag, size_t sendAtMost)
+{
+    const std::string size = std::to_string(bytes.size());
+    if (request.method == "HEAD")
+        return respond(socket, "200 OK",
+            {"Content-Length: " + size, "ETag: " + etag, "Accept-Ranges: bytes"}, {});
+    const auto [first, last]
+        = request.range.value_or(std::make_pair(uint64_t(0), uint64_t(bytes.size() - 1)));
+    return respond(socket, "206 Partial Content",
+        {"Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last) + "/" + size,
+            "Content-Length: " + std::to_string(last - first + 1), "ETag: " + etag},
+        bytes.substr(first, std::min<uint64_t>(last - first + 1, sendAtMost)));
+}
+
 void FaultServer::stall(int socket) const
 {
     char byte = 0;

@@ -49,6 +49,11 @@ public:
     // `headers` has one + "Connection: close", then `body`.
     static bool respond(int socket, const std::string& status,
         const std::vector<std::string>& headers, std::string_view body);
+    // Answers as a static file server does: HEAD with the size of `bytes` and `etag`, a range
+    // GET with a 206 whose head promises the range asked and whose body stops after `sendAtMost`
+    // bytes (a connection reset mid-body).
+    static bool answerAsFile(int socket, const FaultRequest& request, std::string_view bytes,
+        const std::string& etag, size_t sendAtMost = std::string::npos);
     // Holds the connection open and silent until the client closes it or the server stops.
     void stall(int socket) const;
 
