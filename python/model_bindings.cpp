@@ -305,7 +305,7 @@ void registerModel(py::module_& m)
         "onnx_repack.Error (kind 'changed') instead of reading: read model.tensors again.")
         .def_property_readonly("name", [](const Tensor& t) { return t.info.name; })
         .def_property_readonly(
-            "scope", [](const Tensor& t) { return t.info.scope; },
+            "scope", [](const Tensor& t) { return t.info.scope.str(); },
             "'graph', 'graph/<node>/<attribute>' for subgraphs, 'function:<domain>:<name>'")
         .def_property_readonly(
             "kind", [](const Tensor& t) { return std::string(kindName(t.info.kind)); },

@@ -33,7 +33,7 @@ std::optional<uint64_t> parseUnsigned(std::string_view text)
 
 } // namespace
 
-std::shared_ptr<const DataLocation> DataLocations::get(
+Shared<DataLocation> DataLocations::get(
     std::string_view location, const fs::path& resolved, const std::shared_ptr<DataFile>& file)
 {
     Outcomes* outcomes = m_last;
@@ -41,15 +41,14 @@ std::shared_ptr<const DataLocation> DataLocations::get(
         auto it = m_byLocation.find(location);
         if (it == m_byLocation.end()) {
             it = m_byLocation.emplace(std::string(location), Outcomes{}).first;
-            it->second[0] = std::make_shared<const DataLocation>(DataLocation{it->first, {}, {}});
+            it->second[0] = Shared<DataLocation>::make({it->first, {}, {}});
         }
         outcomes = m_last = &it->second;
     }
     auto& shared = (*outcomes)[resolved.empty() ? 0 : file ? 2 : 1];
     // The paths' texts compared, not their parts: one resolver wrote both, lexically normal.
     if (!shared || shared->resolvedPath.native() != resolved.native() || shared->file != file)
-        shared = std::make_shared<const DataLocation>(
-            DataLocation{(*outcomes)[0]->location, resolved, file});
+        shared = Shared<DataLocation>::make({(*outcomes)[0]->location, resolved, file});
     return shared;
 }
 

@@ -35,11 +35,11 @@ struct ExternalEntries {
 // asked for and handed to every tensor after, as long as the path and file asked for agree.
 class DataLocations {
 public:
-    std::shared_ptr<const DataLocation> get(std::string_view location,
-        const std::filesystem::path& resolved = {}, const std::shared_ptr<DataFile>& file = {});
+    Shared<DataLocation> get(std::string_view location, const std::filesystem::path& resolved = {},
+        const std::shared_ptr<DataFile>& file = {});
 
 private:
-    using Outcomes = std::array<std::shared_ptr<const DataLocation>, 3>;
+    using Outcomes = std::array<Shared<DataLocation>, 3>;
     std::map<std::string, Outcomes, std::less<>> m_byLocation;
     Outcomes* m_last = nullptr; // most tensors name the location the one before named
 };

@@ -139,7 +139,7 @@ void addProblem(std::vector<Problem>& problems, const TensorInfo& info, std::str
         info.qualifiedName() + ": " + std::move(message)});
 }
 
-TensorInfo describeTensor(const TensorFields& t, std::string name, std::string scope,
+TensorInfo describeTensor(const TensorFields& t, std::string name, SharedString scope,
     TensorKind kind, std::vector<Problem>& problems)
 {
     TensorInfo info;

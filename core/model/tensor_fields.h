@@ -50,7 +50,7 @@ bool readTensorField(wire::Reader& r, const wire::Field& f, TensorFields& t);
 
 // The TensorInfo of `t`: its name, scope and kind as given, dtype, shape, element and byte
 // counts; the problems of its dtype and shape added to `problems`. Storage is the caller's.
-TensorInfo describeTensor(const TensorFields& t, std::string name, std::string scope,
+TensorInfo describeTensor(const TensorFields& t, std::string name, SharedString scope,
     TensorKind kind, std::vector<Problem>& problems);
 
 // Inline data whose size disagrees with dtype x shape: `rawHeld` bytes of raw_data, or

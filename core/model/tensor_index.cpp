@@ -101,7 +101,7 @@ public:
             return fail(r);
         m_out.hasGraph = !graph.empty();
         m_out.functionCount = functions.size();
-        if (!graph.empty() && !this->graph(graph, 1, "graph", &m_mainGraphHasNodes))
+        if (!graph.empty() && !this->graph(graph, 1, SharedString("graph"), &m_mainGraphHasNodes))
             return false;
         for (const Span& function : functions)
             if (!this->function(function))
@@ -161,7 +161,7 @@ private:
         return true;
     }
 
-    bool graph(SpanList spans, int depth, const std::string& scope, bool* hasNodes = nullptr)
+    bool graph(SpanList spans, int depth, const SharedString& scope, bool* hasNodes = nullptr)
     {
         Spans sparse;
         // Per occurrence of the graph, from its first node's tag to its last node's end: the
@@ -321,7 +321,7 @@ private:
             return false;
         m_marker.enterGraph();
         const bool done = nodeList(one(span), 1, FP::kNodeFieldNumber,
-            "function:" + std::string(domain) + ":" + std::string(name));
+            SharedString("function:" + std::string(domain) + ":" + std::string(name)));
         m_marker.leaveGraph();
         return done;
     }
@@ -339,7 +339,7 @@ private:
     // start at a field) at nesting `parentDepth`: its fields numbered `field`, read in a pass of
     // their own after its other fields, so that no list of a graph's nodes is kept (16 bytes a
     // node, 1.6 MB at 100,000 nodes).
-    bool nodeList(SpanList spans, int parentDepth, uint32_t field, const std::string& scope)
+    bool nodeList(SpanList spans, int parentDepth, uint32_t field, const SharedString& scope)
     {
         const int depth = parentDepth + 1;
         int index = 0;
@@ -406,7 +406,7 @@ private:
         return true;
     }
 
-    bool attribute(const Span& span, int depth, const std::string& scope, const std::string& label,
+    bool attribute(const Span& span, int depth, const SharedString& scope, const std::string& label,
         const NodeFields& node, int nodeIndex)
     {
         std::string_view name;
@@ -473,10 +473,11 @@ private:
                     base + "[" + std::to_string(i) + "]", false))
                 return false;
         const std::string sub = scope + "/" + label + "/" + std::string(name);
-        if (!g.empty() && !graph(g, depth + 1, sub))
+        if (!g.empty() && !graph(g, depth + 1, SharedString(sub)))
             return false;
         for (size_t i = 0; i < graphs.size(); ++i)
-            if (!graph(one(graphs[i]), depth + 1, sub + "[" + std::to_string(i) + "]"))
+            if (!graph(
+                    one(graphs[i]), depth + 1, SharedString(sub + "[" + std::to_string(i) + "]")))
                 return false;
         const bool standard = node.domain.empty() || node.domain == "ai.onnx";
         if (standard && value && name == "value" && !m_locations) {
@@ -489,7 +490,7 @@ private:
     }
 
     // A sparse tensor's values and indices; `initializer`: of a graph (named for lookups).
-    bool sparseTensor(SpanList spans, int depth, const std::string& scope,
+    bool sparseTensor(SpanList spans, int depth, const SharedString& scope,
         const std::string& fallback, bool initializer)
     {
         Spans values, indices;
@@ -516,7 +517,7 @@ private:
     }
 
     // Reads the TensorProto made of `spans` and adds it to the index.
-    bool tensor(SpanList spans, int depth, const std::string& scope, TensorKind kind,
+    bool tensor(SpanList spans, int depth, const SharedString& scope, TensorKind kind,
         const std::string& fallback)
     {
         m_fields.clear();

@@ -7,20 +7,25 @@ namespace repack {
 
 // The index of a model of 100,000 external tensors holds one of each per tensor (issue 37): an
 // entry that grows is a decision, not an accident.
-static_assert(sizeof(ExternalRef) <= 40, "ExternalRef is held once per external tensor");
+static_assert(sizeof(SharedString) == 8, "TensorInfo::scope is held once per tensor");
+static_assert(sizeof(ExternalRef) <= 32, "ExternalRef is held once per tensor, in its entry");
 static_assert(sizeof(TensorInfo) <= 144, "TensorInfo is held once per tensor");
+
+const Shared<DataLocation>& ExternalRef::noLocation()
+{
+    static const Shared<DataLocation> none = Shared<DataLocation>::make({});
+    return none;
+}
 
 const DataLocation& ExternalRef::where() const
 {
-    static const DataLocation none;
-    return m_where ? *m_where : none;
+    return m_where ? *m_where : *noLocation();
 }
 
 void ExternalRef::dropFile()
 {
     if (m_where && m_where->file)
-        m_where = std::make_shared<const DataLocation>(
-            DataLocation{m_where->location, m_where->resolvedPath, nullptr});
+        m_where = Shared<DataLocation>::make({m_where->location, m_where->resolvedPath, nullptr});
 }
 
 std::optional<uint64_t> elementCount(std::span<const int64_t> dims)

@@ -34,8 +34,8 @@ struct DataLocation {
 };
 
 // An external tensor's reference: its own byte range and checksum, and its shared location.
-// 40 bytes, of which what most external tensors lack (a length, a checksum) costs 8 each: an
-// index of 100,000 external tensors holds one per tensor.
+// 32 bytes, kept in the tensor's entry (TensorInfo::external), no allocation of its own: an
+// index of 100,000 external tensors holds one per tensor (issue 37).
 class ExternalRef {
 public:
     uint64_t offset = 0;
@@ -43,19 +43,48 @@ public:
     Rare<std::string> checksum; // hex SHA-1, when present
 
     // A 'location' key was given (possibly empty).
-    bool hasLocation() const { return m_where != nullptr; }
+    bool hasLocation() const { return m_where && !(m_where == noLocation()); }
     const std::string& location() const { return where().location; }
     const std::filesystem::path& resolvedPath() const { return where().resolvedPath; }
     const std::shared_ptr<DataFile>& file() const { return where().file; }
-    // The shared part, null when no location was given.
-    const std::shared_ptr<const DataLocation>& shared() const { return m_where; }
-    void setShared(std::shared_ptr<const DataLocation> where) { m_where = std::move(where); }
+    // The shared part, null when no location was given: one address per shared location.
+    const DataLocation* shared() const { return hasLocation() ? m_where.get() : nullptr; }
+    void setShared(Shared<DataLocation> where) { m_where = std::move(where); }
     // Keeps the location and its resolved path, drops the file: never read through it.
     void dropFile();
 
 private:
+    friend class ExternalField;
+    // Written: a reference, with or without a location (TensorInfo::external.present()).
+    bool written() const { return bool(m_where); }
+    void markWritten()
+    {
+        if (!m_where)
+            m_where = noLocation();
+    }
+    // The location of a reference written without one: empty, shared by all such references.
+    static const Shared<DataLocation>& noLocation();
     const DataLocation& where() const;
-    std::shared_ptr<const DataLocation> m_where;
+    Shared<DataLocation> m_where;
+};
+
+// TensorInfo::external: the tensor's ExternalRef, inside the entry, read as through a pointer
+// (`info.external->offset`); absent (a default ExternalRef is read) until written through it.
+class ExternalField {
+public:
+    bool present() const { return m_ref.written(); }
+    const ExternalRef& operator*() const { return m_ref; }
+    const ExternalRef* operator->() const { return &m_ref; }
+    ExternalRef& operator*()
+    {
+        m_ref.markWritten();
+        return m_ref;
+    }
+    ExternalRef* operator->() { return &**this; }
+    void reset() { m_ref = ExternalRef{}; }
+
+private:
+    ExternalRef m_ref;
 };
 
 // A byte range of the .onnx file itself: a raw_data payload Model::load left in the file.
@@ -74,11 +103,13 @@ using Count = Compact<uint64_t, UINT64_MAX>;
 std::optional<uint64_t> elementCount(std::span<const int64_t> dims);
 
 // An entry costs 144 bytes with no allocation of its own for an unnamed or short-named
-// tensor of up to two dims, which is what a model of millions of tiny tensors holds: what only
-// some tensors have (an external reference, a reason to stay inline) is a pointer.
+// tensor of up to two dims, external or not, which is what a model of many small tensors holds:
+// the scope is one string per graph, an external reference sits in the entry, and what only
+// some tensors have (a checksum, a reason to stay inline) is a pointer.
 struct TensorInfo {
     std::string name;
-    std::string scope;
+    SharedString scope; // one string for all tensors of a graph
+
     TensorKind kind = TensorKind::Initializer;
     Storage storage = Storage::Raw;
     bool hasError = false; // some error-severity problem names this tensor
@@ -88,7 +119,7 @@ struct TensorInfo {
     int32_t dataType = 0;
     Dims shape;
     Count bytes; // packed byte size; strings: sum of lengths
-    Rare<ExternalRef> external; // present when storage == External
+    ExternalField external; // present when storage == External
     // Storage::Raw whose raw_data is still in the .onnx file (proto->raw_data() is empty until
     // Model::materializeInline()); Model::read maps it.
     Compact<FileRange, kNoFileRange> inlineRange;

@@ -41,6 +41,7 @@ private slots:
     void nothingElseIsFound();
     void loadingMapsNothing();
     void oneMappingPerFile();
+    void entriesShareScopesAndHoldReferences();
     void hugeShapes_data();
     void hugeShapes();
 
@@ -305,6 +306,31 @@ void TestTensorIndex::oneMappingPerFile()
         QCOMPARE(bytesOf(*bytes), expected[i]);
     }
     QCOMPARE(shared->mapCount(), 1);
+}
+
+// Issue 37: an entry allocates nothing for its scope or its external reference. The tensors of
+// one graph hold one scope string (not a copy each), and an external tensor's reference lies
+// inside its entry (not on the heap).
+void TestTensorIndex::entriesShareScopesAndHoldReferences()
+{
+    auto fresh = Model::load(m_dir.filePath("model.onnx").toStdString());
+    QVERIFY_OK(fresh);
+    std::map<std::string, const std::string*> scopeText;
+    int external = 0;
+    for (const TensorInfo& t : (*fresh)->tensors()) {
+        const std::string& scope = t.scope;
+        const auto [first, added] = scopeText.emplace(scope, &scope);
+        if (!added && first->second != &scope)
+            QFAIL(qPrintable("two copies of scope '" + qs(scope) + "' (" + qs(t.name) + ")"));
+        if (!t.isExternal())
+            continue;
+        ++external;
+        const auto* entry = reinterpret_cast<const char*>(&t);
+        const auto* ref = reinterpret_cast<const char*>(&*t.external);
+        QVERIFY2(ref >= entry && ref < entry + sizeof(TensorInfo), t.name.c_str());
+    }
+    QCOMPARE(external, 4);
+    QVERIFY(scopeText.size() >= 5); // graph, subgraphs at depth, the function
 }
 
 void TestTensorIndex::hugeShapes_data()
