@@ -93,23 +93,6 @@ Result<SourceSpec> hubFolderOf(const std::string& text)
 
 } // namespace
 
-Result<RemoteFolder> listRemoteFolder(const std::string& text)
-{
-    auto spec = hubFolderOf(text);
-    if (!spec)
-        return spec.error();
-#ifdef REPACK_HAVE_REMOTE
-    const SourceSpec& folder = *spec;
-    HubClient client(hubSettings(processEnvironment()));
-    auto files = client.list(folder);
-    if (!files)
-        return files.error();
-    return RemoteFolder{folder.display(), folder.file, std::move(*files)};
-#else
-    return localOnly(*spec);
-#endif
-}
-
 Result<FolderInspection> inspectRemoteFolder(
     const std::string& text, const FolderInspectOptions& options)
 {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include "core/inspect/folder_inspect.h"
-#include "core/io/hub_api.h"
 #include "core/model/model.h"
 #include "core/progress.h"
 #include "core/result.h"
@@ -33,13 +32,6 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text,
 // Whether `text` names a folder of a Hub repository: hf://ORG/REPO[@REV]/DIR/, or a DIR whose
 // last part has no '.' (hf://ORG/REPO/onnx).
 bool namesHubFolder(const std::string& text);
-// The files of that folder (core/remote/hub_client.h), listed under `name`.
-struct RemoteFolder {
-    std::string name; // hf://ORG/REPO[@REV]/DIR/
-    std::string path; // DIR/ in the repository ("" for its root)
-    std::vector<HubTreeEntry> files; // paths in the repository
-};
-Result<RemoteFolder> listRemoteFolder(const std::string& text);
 // The report `inspect DIR` gives of a local folder, of that folder (core/remote/hub_folder.h):
 // listed once, every model read at one commit.
 Result<FolderInspection> inspectRemoteFolder(
