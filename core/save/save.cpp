@@ -11,6 +11,8 @@
 #include "clean.h"
 #include "core/inspect/readers.h"
 #include "core/inspect/verify.h"
+#include "core/io/environment.h"
+#include "core/io/hub_cache.h"
 #include "core/model/model.h"
 #include "core/save_lock.h"
 #include "crash_point.h"
@@ -161,6 +163,26 @@ private:
     std::vector<std::vector<fs::path>> m_created;
 };
 
+// Nothing is ever written into the Hugging Face cache (issue 38): its snapshot files are links
+// into blobs other snapshots share, and huggingface_hub trusts them to be what the Hub served. A
+// remote model, which may have been read from there, is saved elsewhere; `dir`, the output's
+// folder, is compared through its links, so a path into the cache by another name is refused.
+Status outsideHubCache(const fs::path& dir)
+{
+    const fs::path cache = hubSettings(processEnvironment()).cache;
+    std::error_code ec;
+    const fs::path root = cache.empty() ? fs::path() : fs::weakly_canonical(cache, ec);
+    if (root.empty() || ec)
+        return {};
+    const fs::path where = fs::weakly_canonical(dir, ec);
+    if (ec)
+        return {};
+    if (std::mismatch(root.begin(), root.end(), where.begin(), where.end()).first != root.end())
+        return {};
+    return Error::usage(dir.string() + " is inside the Hugging Face cache (" + cache.string()
+        + "), which is never written: save the model to another folder");
+}
+
 Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const SaveOptions& options)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -169,6 +191,9 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
     const std::string cannot = "cannot save " + path.string() + ": ";
     // A remote model (issue 38) is saved to a local path, its bytes read from the server
     // through its sources as the data files are written; it has no path, so never in place.
+    if (model.isRemote())
+        if (Status s = outsideHubCache(dir); !s)
+            return s.error().prefixed(cannot);
     auto plan = planSave(model, path, options);
     if (!plan)
         return plan.error().prefixed(cannot);

@@ -293,6 +293,7 @@ private slots:
     void offlineReadsTheCacheOnly();
     void theCliInspectsAndVerifiesAHubModel();
     void theCliRepacksAHubModelIntoALocalFolder();
+    void aRepackNeverWritesIntoTheHubCache();
     void theCliListsAHubFolder();
     void aHubFolderIsReportedAsTheLocalFolder_data();
     void aHubFolderIsReportedAsTheLocalFolder();
@@ -520,6 +521,41 @@ void TestHubModel::theCliRepacksAHubModelIntoALocalFolder()
     }
     QVERIFY(!remote.out.contains(kToken.c_str()) && !remote.err.contains(kToken.c_str()));
     QVERIFY(!fs::exists(dir.path().toStdString() + "/cache")); // nothing written there
+}
+
+void TestHubModel::aRepackNeverWritesIntoTheHubCache()
+{
+    // The cache's snapshot files are links into blobs other snapshots share: a repack of the
+    // model read from there, over the very snapshot it read, is refused, --force or not.
+    HubFixture hub;
+    QTemporaryDir dir;
+    const fs::path cache = dir.path().toStdString() + "/cache";
+    plantCache(cache, hub.files);
+    const fs::path snapshot = cache / "models--org--repo" / "snapshots" / kCommit / "m";
+    const auto blobsBefore = [&] {
+        std::map<std::string, std::string> blobs;
+        for (const auto& e : fs::directory_iterator(cache / "models--org--repo" / "blobs")) {
+            std::ifstream in(e.path(), std::ios::binary);
+            blobs[e.path().filename().string()]
+                = std::string(std::istreambuf_iterator<char>(in), {});
+        }
+        return blobs;
+    };
+    const auto before = blobsBefore();
+    fixtures::CliOptions options = cliOptions(hub, dir);
+    options.env.insert("HF_HUB_OFFLINE", "1");
+    for (const QString& where : {QString::fromStdString((snapshot / "model.onnx").string()),
+             QString::fromStdString((cache / "elsewhere" / "model.onnx").string())}) {
+        const auto refused = fixtures::runCli(
+            {"repack", "hf://org/repo/m/model.onnx", "-o", where, "--threshold", "2KiB", "--force"},
+            options);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("inside the Hugging Face cache"), refused.err.constData());
+    }
+    QVERIFY(fs::is_symlink(snapshot / "model.onnx"));
+    QVERIFY(fs::is_symlink(snapshot / "w.bin"));
+    QVERIFY(!fs::exists(cache / "elsewhere"));
+    QVERIFY(blobsBefore() == before);
 }
 
 void TestHubModel::theCliListsAHubFolder()
