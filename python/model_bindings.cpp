@@ -16,7 +16,10 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <chrono>
 #include <cstring>
+#include <future>
+#include <optional>
 
 namespace py = pybind11;
 namespace fs = std::filesystem;
@@ -274,8 +277,36 @@ ModelArgument modelArgument(py::handle pathOrUrl)
     return {toPath(pathOrUrl).string(), true};
 }
 
+// A model read from a server, opened on a thread of its own while this one (Python's main
+// thread, where signals are handled) checks for them every 100 ms: a fetch that stalls calls no
+// progress callback where a save would check, yet Ctrl+C stops it within about a second (the
+// transport hears the token at least once a second). What a signal raised is raised here.
+Result<std::unique_ptr<Model>> openInterruptibly(const std::string& text)
+{
+    CancelToken token;
+    auto opening = std::async(std::launch::async, [&] { return openModelArgument(text, &token); });
+    std::optional<py::error_already_set> raised;
+    for (;;) {
+        {
+            py::gil_scoped_release unlocked;
+            if (opening.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready)
+                break;
+        }
+        if (!raised && PyErr_CheckSignals() != 0) {
+            raised.emplace();
+            token.cancel();
+        }
+    }
+    auto model = opening.get();
+    if (raised)
+        throw std::move(*raised);
+    return model;
+}
+
 std::shared_ptr<PyModel> loadModel(const ModelArgument& argument)
 {
+    if (argument.isRemote())
+        return std::make_shared<PyModel>(take(openInterruptibly(argument.text)));
     Result<std::unique_ptr<Model>> model = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;

@@ -3,12 +3,15 @@ a URL as the CLI's MODEL does, and give what they give of a local copy of the sa
 by Debian's nginx on 127.0.0.1 (skipped with a message when it is not installed): a web server,
 and a Hugging Face Hub for hf:// (the tree listing a static file, the resolve answers with
 X-Repo-Commit)."""
+import _thread
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import unittest
 
@@ -259,6 +262,33 @@ class Remote(unittest.TestCase):
         with self.assertRaises(onnx_repack.NotFound) as caught:
             onnx_repack.inspect_folder("hf://org/none/onnx")
         self.assertIn("hf://org/none/onnx/", str(caught.exception))
+
+
+class StalledServerTest(unittest.TestCase):
+    def test_ctrl_c_stops_a_stalled_load(self):
+        # A server that accepts and never answers: load(url) waits on it with the GIL released;
+        # Ctrl+C (SIGINT) stops it within about a second, as it stops a save.
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        url = "http://127.0.0.1:%d/m/model.onnx" % listener.getsockname()[1]
+
+        def interrupt():
+            time.sleep(0.5)
+            _thread.interrupt_main()
+
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        thread = threading.Thread(target=interrupt)
+        started = time.monotonic()
+        try:
+            thread.start()
+            with self.assertRaises(KeyboardInterrupt):
+                onnx_repack.load(url)
+            thread.join()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            listener.close()
+        self.assertLess(time.monotonic() - started, 5.0)
 
 
 if __name__ == "__main__":
