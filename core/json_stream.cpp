@@ -156,13 +156,21 @@ bool plain(std::string_view text)
 
 void JsonStream::string(std::string_view text)
 {
-    if (plain(text)) {
-        put('"');
-        put(text);
-        put('"');
-    } else {
-        put(dumped(nlohmann::ordered_json(text), -1));
+    write(stringBytes(text.size()), [text](char* out) { return writeString(out, text); });
+}
+
+char* JsonStream::writeString(char* out, std::string_view text)
+{
+    // dump() writes a byte as at most 6 (a control character as \u00XX; a byte that is not
+    // UTF-8 becomes U+FFFD, 3): stringBytes.
+    if (!plain(text)) {
+        const std::string escaped = dumped(nlohmann::ordered_json(text), -1);
+        return std::copy(escaped.begin(), escaped.end(), out);
     }
+    *out++ = '"';
+    out = std::copy(text.begin(), text.end(), out);
+    *out++ = '"';
+    return out;
 }
 
 void JsonStream::key(std::string_view name)

@@ -46,14 +46,40 @@ public:
     void value(int64_t number);
     void null();
 
+    // Values laid out elsewhere (a report's rows from fixed fragments, core/inspect/report.cpp):
+    // the depth of the next value (the members of the innermost open object or array), the
+    // separator and indentation before a member at `depth` (",\n" and 2 * depth spaces), and a
+    // value `render(char* out) -> char* end` writes where a value goes, in at most `maxBytes`
+    // (straight into the stream's buffer when it fits there).
+    size_t depth() const { return m_members.size(); }
+    std::string_view newLine(size_t depth);
+    template <typename Render> void rendered(size_t maxBytes, Render&& render)
+    {
+        nextMember();
+        write(maxBytes, render);
+    }
+    // `text` quoted and escaped as values are, at `out`: at most stringBytes(text.size()) bytes.
+    static char* writeString(char* out, std::string_view text);
+    static constexpr size_t stringBytes(size_t textBytes) { return 6 * textBytes + 2; }
+
 private:
+    template <typename Render> void write(size_t maxBytes, Render&& render)
+    {
+        if (maxBytes > kBufferBytes) {
+            std::string text(maxBytes, '\0');
+            text.resize(static_cast<size_t>(render(text.data()) - text.data()));
+            return putLarge(text);
+        }
+        if (maxBytes > kBufferBytes - m_used)
+            flush();
+        char* const out = m_buffer.get() + m_used;
+        m_used += static_cast<size_t>(render(out) - out);
+    }
     void open(char bracket);
     void close(char bracket);
     void nextMember(); // the separator and indentation before an array element or a key
     void string(std::string_view text); // quoted and escaped as dump() does
     void indent(size_t depth);
-    // ",\n" and the indentation of `depth`, made once per depth.
-    std::string_view newLine(size_t depth);
     void flush(); // the buffer to m_out
     void put(std::string_view text)
     {

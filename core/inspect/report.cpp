@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <ostream>
 
 namespace repack {
@@ -48,50 +50,124 @@ Json tensorJson(const TensorInfo& t)
     return j;
 }
 
-// tensorJson(t), written member by member.
-void writeTensor(JsonStream& json, const TensorInfo& t)
-{
-    json.beginObject();
-    json.key("name");
-    json.value(std::string_view(t.name));
-    json.key("scope");
-    json.value(std::string_view(t.scope));
-    json.key("kind");
-    json.value(kindName(t.kind));
-    json.key("dtype");
-    if (const auto type = dtype::name(t.dataType))
-        json.value(*type);
-    else
-        json.value(std::string_view("unknown(" + std::to_string(t.dataType) + ")"));
-    json.key("shape");
-    json.beginArray();
-    for (int64_t d : t.shape)
-        json.value(d);
-    json.endArray();
-    for (const auto& [name, number] : {std::pair("elements", t.elements()), {"bytes", t.bytes}}) {
-        json.key(name);
-        if (number)
-            json.value(*number);
-        else
-            json.null();
+// tensorJson(t) as dump(2) lays it out at the depth of the report's tensors array, written
+// straight into the stream's buffer from fragments made once: the keys with their separators and
+// indentation. A report of 100,000 tensors is these rows (issue 37).
+class TensorText {
+public:
+    explicit TensorText(JsonStream& json)
+    {
+        const size_t depth = json.depth();
+        const std::string member(json.newLine(depth + 1));
+        const std::string element(json.newLine(depth + 2));
+        for (size_t i = 0; i < kKeys.size(); ++i) {
+            m_keys[i] = (i == 0 ? member.substr(1) : member) + '"' + kKeys[i] + "\": ";
+            m_fixedBytes += m_keys[i].size();
+        }
+        m_element = element;
+        m_shapeEnd = "\n" + member.substr(2) + ']';
+        m_end = "\n" + std::string(json.newLine(depth)).substr(2) + '}';
+        m_fixedBytes += m_shapeEnd.size() + m_end.size() + kScalarsBytes;
     }
-    json.key("storage");
-    json.value(std::string_view(t.isExternal() ? "external" : "inline"));
-    json.key("location");
-    if (t.isExternal())
-        json.value(std::string_view(t.external->location()));
-    else
-        json.null();
-    for (const auto& [name, number] : {std::pair("offset", t.external->offset),
-             {"length", t.external->length.value_or(t.byteSize())}}) {
-        json.key(name);
+
+    void write(JsonStream& json, const TensorInfo& t)
+    {
+        const std::string_view location
+            = t.isExternal() ? std::string_view(t.external->location()) : std::string_view();
+        const size_t maxBytes = m_fixedBytes
+            + JsonStream::stringBytes(t.name.size() + t.scope.size() + location.size())
+            + t.shape.size() * (m_element.size() + kNumberBytes);
+        json.rendered(maxBytes, [&](char* out) { return render(out, t, location); });
+    }
+
+private:
+    enum Key {
+        Name,
+        Scope,
+        Kind,
+        Dtype,
+        Shape,
+        Elements,
+        Bytes,
+        StorageKey,
+        Location,
+        Offset,
+        Length
+    };
+    static constexpr std::array<const char*, 11> kKeys{"name", "scope", "kind", "dtype", "shape",
+        "elements", "bytes", "storage", "location", "offset", "length"};
+    static constexpr size_t kNumberBytes = 20; // a 64-bit number, "-" and 19 digits at most
+    // All but the keys, the shape's dimensions and the escaped strings: "{", the shape's "[",
+    // kind, dtype and storage quoted (at most "initializer", "unknown(-2147483648)" and
+    // "external"), and four numbers or nulls.
+    static constexpr size_t kScalarsBytes = 2 + (2 + 11) + (2 + 20) + (2 + 8) + 4 * kNumberBytes;
+
+    char* render(char* out, const TensorInfo& t, std::string_view location) const
+    {
+        *out++ = '{';
+        out = key(out, Name);
+        out = JsonStream::writeString(out, t.name);
+        out = key(out, Scope);
+        out = JsonStream::writeString(out, t.scope);
+        out = key(out, Kind);
+        out = ascii(out, kindName(t.kind));
+        out = key(out, Dtype);
+        if (const auto type = dtype::name(t.dataType))
+            out = ascii(out, *type);
+        else
+            out = ascii(out, "unknown(" + std::to_string(t.dataType) + ")");
+        out = key(out, Shape);
+        *out++ = '[';
+        for (size_t i = 0; i < t.shape.size(); ++i) {
+            out = put(out, std::string_view(m_element).substr(i == 0 ? 1 : 0));
+            out = std::to_chars(out, out + kNumberBytes, t.shape[i]).ptr;
+        }
+        out = t.shape.empty() ? put(out, "]") : put(out, m_shapeEnd);
+        out = key(out, Elements);
+        out = optional(out, t.elements());
+        out = key(out, Bytes);
+        out = optional(out, t.bytes);
+        out = key(out, StorageKey);
+        out = ascii(out, t.isExternal() ? "external" : "inline");
+        out = key(out, Location);
         if (t.isExternal())
-            json.value(number);
+            out = JsonStream::writeString(out, location);
         else
-            json.null();
+            out = put(out, "null");
+        out = key(out, Offset);
+        out = t.isExternal() ? std::to_chars(out, out + kNumberBytes, t.external->offset).ptr
+                             : put(out, "null");
+        out = key(out, Length);
+        out = t.isExternal()
+            ? std::to_chars(out, out + kNumberBytes, t.external->length.value_or(t.byteSize())).ptr
+            : put(out, "null");
+        return put(out, m_end);
     }
-    json.endObject();
-}
+
+    static char* put(char* out, std::string_view text)
+    {
+        return std::copy(text.begin(), text.end(), out);
+    }
+    char* key(char* out, Key k) const { return put(out, m_keys[k]); }
+    // Names of kinds, types and storage: plain ASCII, never escaped.
+    static char* ascii(char* out, std::string_view text)
+    {
+        *out++ = '"';
+        out = put(out, text);
+        *out++ = '"';
+        return out;
+    }
+    static char* optional(char* out, const Count& n)
+    {
+        return n ? std::to_chars(out, out + kNumberBytes, *n).ptr : put(out, "null");
+    }
+
+    std::array<std::string, kKeys.size()> m_keys;
+    std::string m_element; // ",\n" and the indentation of a shape's dimensions
+    std::string m_shapeEnd;
+    std::string m_end;
+    size_t m_fixedBytes = 0;
+};
 
 Json placeJson(const TensorInfo& t)
 {
@@ -168,8 +244,9 @@ void writeInspectJson(
     json.field("model", modelJson(model));
     json.key("tensors");
     json.beginArray();
+    TensorText text(json);
     for (const auto& t : model.tensors())
-        writeTensor(json, t);
+        text.write(json, t);
     json.endArray();
     json.key("files");
     json.beginArray();

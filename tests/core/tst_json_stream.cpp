@@ -107,6 +107,7 @@ private slots:
     void everyByteAtEveryPositionIsEscapedAsDumpDoes();
     void documentsPastTheBufferAreWhole();
     void inspectStreamIsTheDocument();
+    void inspectRowsOfEveryShapeAreTheDocument();
     void verifyStreamIsTheDocument();
     void diffStreamIsTheDocument();
     void planStreamIsTheDocument();
@@ -209,6 +210,51 @@ void TestJsonStream::inspectStreamIsTheDocument()
     for (size_t i = 0; i < kNames.size(); ++i)
         QCOMPARE(doc["tensors"][i]["name"].get<std::string>(),
             kNames[i] == kBadUtf8 ? kReplaced : kNames[i]);
+}
+
+// The tensors array is written from fixed fragments (issue 37): every kind of row is still the
+// document's text. Scalars, many dims, negative and huge dims, an unknown dtype, external rows
+// with and without a length, names past the stream's buffer and names that need escapes.
+void TestJsonStream::inspectRowsOfEveryShapeAreTheDocument()
+{
+    auto proto = std::make_unique<onnx::ModelProto>(emptyModel());
+    auto* graph = proto->mutable_graph();
+    *graph->add_initializer() = rawTensor("scalar", onnx::TensorProto::FLOAT, {});
+    *graph->add_initializer() = rawTensor("empty", onnx::TensorProto::FLOAT, {0, 3});
+    *graph->add_initializer()
+        = rawTensor("many dims", onnx::TensorProto::INT8, {1, 2, 1, 3, 1, 1, 2, 1, 1});
+    onnx::TensorProto negative = typedTensor("negative", onnx::TensorProto::FLOAT, {2});
+    negative.set_dims(0, -1);
+    *graph->add_initializer() = negative;
+    onnx::TensorProto huge = typedTensor("huge", onnx::TensorProto::FLOAT, {2});
+    huge.set_dims(0, INT64_MAX);
+    *graph->add_initializer() = huge;
+    onnx::TensorProto unknown = rawTensor("unknown type", onnx::TensorProto::FLOAT, {4});
+    unknown.set_data_type(-7);
+    *graph->add_initializer() = unknown;
+    onnx::TensorProto external = rawTensor("ext\"ernal", onnx::TensorProto::FLOAT, {4, 2});
+    external.clear_raw_data();
+    setExternal(external, "data\\fi\"le\xff.bin", "4096", "32");
+    *graph->add_initializer() = external;
+    onnx::TensorProto noLength = rawTensor("no length", onnx::TensorProto::FLOAT, {3});
+    noLength.clear_raw_data();
+    setExternal(noLength, "w.bin", std::string("18446744073709551615"), std::nullopt);
+    *graph->add_initializer() = noLength;
+    *graph->add_initializer() = rawTensor(std::string(100'000, 'n'), onnx::TensorProto::FLOAT, {1});
+    *graph->add_initializer()
+        = rawTensor(std::string(20'000, '\x01'), onnx::TensorProto::FLOAT, {1});
+    for (const std::string& name : kNames)
+        *graph->add_initializer() = rawTensor("row " + name, onnx::TensorProto::UINT8, {5});
+    auto model = Model::fromProto(std::move(proto), "/nonexistent");
+    std::ostringstream out;
+    writeInspectJson(out, *model);
+    QCOMPARE(out.str(), jsonText(inspectJson(*model)) + '\n');
+    compareWithDocument(out.str());
+    const Json doc = Json::parse(out.str());
+    QCOMPARE(doc["tensors"].size(), size_t(10) + kNames.size());
+    QCOMPARE(doc["tensors"][2]["shape"].size(), size_t(9));
+    QCOMPARE(doc["tensors"][6]["offset"].get<uint64_t>(), uint64_t(4096));
+    QVERIFY(doc["tensors"][3]["elements"].is_null());
 }
 
 void TestJsonStream::verifyStreamIsTheDocument()
