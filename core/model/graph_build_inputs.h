@@ -5,6 +5,7 @@
 // the threshold or plan. The op and input list, and where it comes from: docs/targets.md.
 #pragma once
 
+#include "name_hash.h"
 #include "tensor_info.h"
 
 #include <cstdint>
@@ -73,8 +74,7 @@ private:
     };
     static NameEntry entry(std::string_view name, size_t tensor)
     {
-        return {static_cast<uint32_t>(std::hash<std::string_view>{}(name)),
-            static_cast<uint32_t>(tensor)}; // fewer than 2^32 tensors fit in memory
+        return {nameHash(name), static_cast<uint32_t>(tensor)}; // fewer than 2^32 tensors fit
     }
     struct Scope {
         std::vector<NameEntry> names;

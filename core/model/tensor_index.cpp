@@ -3,6 +3,7 @@
 #include "duplicate_names.h"
 #include "external_reference.h"
 #include "graph_build_inputs.h"
+#include "name_hash.h"
 #include "tensor_fields.h"
 #include "wire_reader.h"
 
@@ -300,7 +301,7 @@ private:
                 named = true;
             }
         if (named)
-            m_used.push_back(std::hash<std::string_view>{}(name));
+            m_used.push_back(nameHash(name));
         return parent.adopt(r);
     }
 
@@ -393,7 +394,7 @@ private:
             });
             if (!m_locations) {
                 for (std::string_view input : m_inputs)
-                    m_used.push_back(std::hash<std::string_view>{}(input));
+                    m_used.push_back(nameHash(input));
                 m_marker.node(node.domain, node.opType, node.name, index, m_inputs);
             }
             ++index;
@@ -570,16 +571,26 @@ private:
 
     // Initializers no node input and no graph output names, when the main graph has nodes (a
     // graph without nodes is a weights container: nothing is meant to use them). Names are
-    // compared by their 64-bit hashes: a collision at worst hides one warning.
+    // compared by their 32-bit hashes: a collision at worst hides one warning. Both sides are
+    // sorted by hash and walked together once.
     void markUnusedInitializers()
     {
         if (!m_mainGraphHasNodes)
             return;
-        radixSortBy(m_used, [](size_t hash) { return hash; });
-        for (TensorInfo& t : m_out.tensors)
-            t.unusedInitializer = t.kind == TensorKind::Initializer
-                && !std::binary_search(
-                    m_used.begin(), m_used.end(), std::hash<std::string_view>{}(t.name));
+        using HP = HashedPosition;
+        std::vector<uint64_t> initializers;
+        for (uint32_t i = 0; i < m_out.tensors.size(); ++i)
+            if (m_out.tensors[i].kind == TensorKind::Initializer)
+                initializers.push_back(HP::pack(nameHash(m_out.tensors[i].name), i));
+        radixSortBy(initializers, [](uint64_t k) { return HP::hash(k); });
+        radixSortBy(m_used, [](uint32_t hash) { return hash; });
+        auto used = m_used.begin();
+        for (uint64_t k : initializers) {
+            while (used != m_used.end() && *used < HP::hash(k))
+                ++used;
+            m_out.tensors[HP::position(k)].unusedInitializer
+                = used == m_used.end() || *used != HP::hash(k);
+        }
     }
 
     const unsigned char* m_data;
@@ -591,7 +602,7 @@ private:
     std::string_view m_lastName; // the own name of the tensor read last
     DataLocations m_dataLocations; // shared by the external tensors naming each location
     std::vector<std::string_view> m_inputs; // of the node being finished
-    std::vector<size_t> m_used; // hashes of node inputs and graph outputs, every graph
+    std::vector<uint32_t> m_used; // nameHash of node inputs and graph outputs, every graph
     const ReleaseRule& m_release;
     const std::function<void(const std::string&)>* m_locations;
     bool m_mainGraphHasNodes = false;
