@@ -92,7 +92,7 @@ public:
         return longVarint(pos, end, value);
     }
 
-    bool fail(const std::string& what, uint64_t at)
+    [[gnu::cold, gnu::noinline]] bool fail(const std::string& what, uint64_t at)
     {
         if (m_error.empty())
             m_error = what + " at byte " + std::to_string(at);
@@ -123,13 +123,17 @@ private:
         if (!varint(m_pos, m_end, len))
             return false;
         if (len > m_end - m_pos)
-            return fail("length " + std::to_string(len) + " runs past the end of its message (byte "
-                    + std::to_string(m_end) + ")",
-                lengthAt);
+            return lengthPastEnd(len, lengthAt);
         f.begin = m_pos;
         m_pos += len;
         f.end = m_pos;
         return true;
+    }
+    [[gnu::cold, gnu::noinline]] bool lengthPastEnd(uint64_t len, uint64_t at)
+    {
+        return fail("length " + std::to_string(len) + " runs past the end of its message (byte "
+                + std::to_string(m_end) + ")",
+            at);
     }
 
     bool tag(uint64_t& pos, uint32_t& field, int& type)
