@@ -579,6 +579,7 @@ private:
             return;
         using HP = HashedPosition;
         std::vector<uint64_t> initializers;
+        initializers.reserve(m_out.tensors.size());
         for (uint32_t i = 0; i < m_out.tensors.size(); ++i)
             if (m_out.tensors[i].kind == TensorKind::Initializer)
                 initializers.push_back(HP::pack(nameHash(m_out.tensors[i].name), i));
@@ -591,6 +592,7 @@ private:
             m_out.tensors[HP::position(k)].unusedInitializer
                 = used == m_used.end() || *used != HP::hash(k);
         }
+        m_used = {}; // before the duplicate names are sorted
     }
 
     const unsigned char* m_data;
