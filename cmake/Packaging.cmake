@@ -35,10 +35,12 @@ module onnx_repack gives scripts the same load, views and crash-safe save.")
 # Depends from the libraries the executables link, by dpkg-shlibdeps (Debian package names and
 # versions); cmake/PackagingChecks.cmake stops cpack when the tools it needs are missing.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Loaded with dlopen the first time they are needed, so dpkg-shlibdeps cannot see them; CPack
+# adds the generated Depends to these: libcrypto for checksums (core/shared_library.h), libcurl
+# when a URL is read (core/remote/curl_library.h).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libssl3")
 if(REPACK_REMOTE)
-  # Loaded with dlopen when a URL is read (core/remote/curl_library.h), so dpkg-shlibdeps cannot
-  # see it; CPack adds the generated Depends to this one.
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4 (>= 7.85)")
+  string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libcurl4 (>= 7.85)")
 endif()
 if(REPACK_BUILD_PYTHON)
   set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${REPACK_PYTHON_RECOMMENDS}")

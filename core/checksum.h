@@ -1,4 +1,6 @@
-// Incremental SHA-1 (OpenSSL), the digest ONNX's external_data "checksum" key holds in hex.
+// Incremental SHA-1 (OpenSSL's libcrypto, loaded the first time a digest is made: core/
+// shared_library.h), the digest ONNX's external_data "checksum" key holds in hex. A digest made
+// where libcrypto cannot be loaded throws LibraryUnavailable (guardMemory: an Io error).
 #pragma once
 
 #include <cstddef>

@@ -106,8 +106,16 @@ inline Error outOfMemory(const std::string& what)
     return {what + ": out of memory (more than this process may allocate)", ErrorKind::OutOfMemory};
 }
 
+// Thrown where a library loaded on first use (core/shared_library.h) is needed by code with no
+// error path of its own (a digest's constructor): guardMemory makes it the operation's error.
+class LibraryUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // Runs `work` (returning a Result or a Status): running out of memory in it (std::bad_alloc,
-// or a container asked for more than it can ever hold) becomes outOfMemory(what).
+// or a container asked for more than it can ever hold) becomes outOfMemory(what), and a library
+// loaded on first use that cannot be (core/shared_library.h) an Io error saying which.
 template <typename Work> auto guardMemory(const std::string& what, Work&& work) -> decltype(work())
 {
     try {
@@ -116,6 +124,8 @@ template <typename Work> auto guardMemory(const std::string& what, Work&& work) 
         return outOfMemory(what);
     } catch (const std::length_error&) {
         return outOfMemory(what);
+    } catch (const LibraryUnavailable& e) {
+        return Error::io(what + ": " + e.what());
     }
 }
 

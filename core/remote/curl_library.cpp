@@ -1,6 +1,6 @@
 #include "curl_library.h"
 
-#include <dlfcn.h>
+#include "core/shared_library.h"
 
 #include <mutex>
 
@@ -14,30 +14,19 @@ std::string versionText(unsigned number)
         + std::to_string(number & 0xff);
 }
 
-// Looks up `name` in `library` as a function of `to`'s type; false when it is not there.
-template <typename Function> bool bind(void* library, const char* name, Function*& to)
-{
-    to = reinterpret_cast<Function*>(::dlsym(library, name));
-    return to != nullptr;
-}
-
 } // namespace
 
 Result<CurlLibrary> loadCurlLibrary(const std::string& soname)
 {
-    // RTLD_LOCAL: libcurl's symbols serve these pointers only, never another library's lookups.
-    void* library = ::dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        const char* why = ::dlerror();
-        return Error::io("reading models over HTTP needs libcurl (" + soname
-            + "), which cannot be loaded: " + (why ? why : "unknown reason")
-            + " (on Debian: apt-get install libcurl4)");
-    }
+    auto opened = openSharedLibrary(soname, "reading models over HTTP", "libcurl4");
+    if (!opened)
+        return opened.error();
+    void* library = *opened;
     CurlLibrary curl;
     curl_version_info_data* (*versionInfo)(CURLversion) = nullptr;
     const char* missing = nullptr;
     const auto need = [&](const char* name, auto*& to) {
-        if (!missing && !bind(library, name, to))
+        if (!missing && !bindFunction(library, name, to))
             missing = name;
     };
     need("curl_version_info", versionInfo);
@@ -57,20 +46,20 @@ Result<CurlLibrary> loadCurlLibrary(const std::string& soname)
     need("curl_url_get", curl.urlGet);
     need("curl_free", curl.freeText);
     if (missing) {
-        ::dlclose(library);
+        closeSharedLibrary(library);
         return Error::io(soname + " is not a usable libcurl: it has no " + missing);
     }
     const curl_version_info_data* info = versionInfo(CURLVERSION_NOW);
     const unsigned version = info ? info->version_num : 0;
     if (version < kMinimumCurlVersion) {
-        ::dlclose(library);
+        closeSharedLibrary(library);
         return Error::io(soname + " is libcurl " + versionText(version)
             + "; reading over HTTP needs " + versionText(kMinimumCurlVersion) + " or newer");
     }
     curl.version = versionText(version);
     if (const CURLcode code = curl.globalInit(CURL_GLOBAL_DEFAULT); code != CURLE_OK) {
         const std::string why = curl.easyStrerror(code);
-        ::dlclose(library);
+        closeSharedLibrary(library);
         return Error::io(soname + " could not be initialised: " + why);
     }
     return curl;

@@ -3,37 +3,16 @@
 // without it gets an error naming the package, not a failure to start.
 #include "core/remote/curl_library.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/loaded_libraries.h"
 #include "tests/support/result_checks.h"
 
 #include <QTest>
-
-#include <link.h>
 
 #include <string>
 
 using namespace repack;
 
-namespace {
-
-// Whether a library whose file name holds `name` is mapped into this process.
-bool isMapped(const std::string& name)
-{
-    struct Search {
-        const std::string& name;
-        bool found = false;
-    } search{name};
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* data) {
-            auto* s = static_cast<Search*>(data);
-            if (info->dlpi_name && std::string(info->dlpi_name).find(s->name) != std::string::npos)
-                s->found = true;
-            return 0;
-        },
-        &search);
-    return search.found;
-}
-
-} // namespace
+using fixtures::isMapped;
 
 class TestCurlLibrary : public QObject {
     Q_OBJECT

@@ -1,0 +1,31 @@
+// A library loaded the first time it is needed (dlopen), never at start-up: libcurl for remote
+// models, libcrypto for checksums. A command that needs neither maps neither (issue 37: libcrypto
+// alone is 1.4 MiB of every process's memory, its relocations and symbol tables).
+#pragma once
+
+#include "core/result.h"
+
+#include <string>
+
+namespace repack {
+
+// The library `soname` (RTLD_NOW | RTLD_LOCAL: its symbols serve our pointers only, never
+// another library's lookups), or why it cannot be loaded; `purpose` and `package` say what needs
+// it and what installs it.
+Result<void*> openSharedLibrary(
+    const std::string& soname, const std::string& purpose, const std::string& package);
+void closeSharedLibrary(void* library);
+
+// Looks up `name` in `library` as a function of `to`'s type; false when it is not there. Code
+// with no error path of its own (a digest's constructor) throws LibraryUnavailable (result.h)
+// when its library cannot be loaded.
+bool bindSymbol(void* library, const char* name, void*& to);
+template <typename Function> bool bindFunction(void* library, const char* name, Function*& to)
+{
+    void* symbol = nullptr;
+    const bool found = bindSymbol(library, name, symbol);
+    to = reinterpret_cast<Function*>(symbol);
+    return found;
+}
+
+} // namespace repack
