@@ -246,13 +246,20 @@ int planFolder(const PlanArgs& args)
                      "--shared-data NAME\n";
         return Usage;
     }
-    const std::string output = args.output.empty() ? args.input : args.output;
-    auto options = folderSaveOptions(args.layout, output, args.sharedData, args.models);
+    const auto output = outputModelFor(args.input, args.output); // a remote folder: -o LOCAL
+    if (!output)
+        return Usage;
+    auto options = folderSaveOptions(args.layout, *output, args.sharedData, args.models);
     if (!options)
         return Usage;
     options->dryRun = true;
     options->diffs = args.diff;
-    auto report = saveFolder(args.input, output, *options);
+    auto folder = openFolderArgument(args.input);
+    if (!folder) {
+        std::cerr << "onnx-repack: " << printable(folder.error().message) << '\n';
+        return exitCodeFor(folder.error());
+    }
+    auto report = saveFolder(**folder, *output, *options);
     if (!report) {
         std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
         return exitCodeFor(report.error());
@@ -270,8 +277,7 @@ int planFolder(const PlanArgs& args)
 
 int planCommand(const PlanArgs& args)
 {
-    std::error_code ec;
-    if (std::filesystem::is_directory(args.input, ec))
+    if (namesFolderArgument(args.input))
         return planFolder(args);
     if (!args.sharedData.empty() || !args.models.empty()) {
         std::cerr << "onnx-repack: --shared-data and --models plan a folder of graphs; "
@@ -320,7 +326,8 @@ Command addPlan(CLI::App& app)
         "plan", "Print where a repack would put every tensor, without writing anything");
     auto args = std::make_shared<PlanArgs>();
     sub->add_option("IN", args->input,
-           "The model to read (" + std::string(kModelForms) + "), or a folder of graphs")
+           "The model to read (" + std::string(kModelForms)
+               + "), or a folder of graphs (a path or hf://ORG/REPO[@REV]/DIR)")
         ->required();
     sub->add_option("-o,--output", args->output,
         "The model a repack would write (default IN; required for a model read from a server): "

@@ -159,6 +159,9 @@ void printFolderReport(const FolderSaveReport& report)
 
 int repackFolder(const RepackArgs& args)
 {
+    // A folder of a Hub repository (issue 38) is saved into a local folder, never in place.
+    if (!outputModelFor(args.input, args.output))
+        return Usage;
     auto parsed = folderSaveOptions(args.layout, args.output, args.sharedData, args.models);
     if (!parsed)
         return Usage;
@@ -166,12 +169,17 @@ int repackFolder(const RepackArgs& args)
     ProgressBar bar;
     if (args.progress)
         options.controls.progress = [&bar](const Progress& p) { bar.update(p); };
-    auto report = retryWhileChanged(
-        [&](bool) { return saveFolder(args.input, args.output, options); }, true,
-        [&] {
-            std::cerr << "onnx-repack: a graph of " << printable(args.input)
-                      << " was changed by another save meanwhile; reading the folder again\n";
-        });
+    // Each attempt reads the folder anew; a remote one that changed meanwhile is not retried.
+    const auto attempt = [&](bool) -> Result<FolderSaveReport> {
+        auto folder = openFolderArgument(args.input, options.controls.cancel);
+        if (!folder)
+            return folder.error();
+        return saveFolder(**folder, args.output, options);
+    };
+    auto report = retryWhileChanged(attempt, !namesRemoteModel(args.input), [&] {
+        std::cerr << "onnx-repack: a graph of " << printable(args.input)
+                  << " was changed by another save meanwhile; reading the folder again\n";
+    });
     bar.finish();
     if (!report) {
         std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
@@ -183,8 +191,7 @@ int repackFolder(const RepackArgs& args)
 
 int repack(const RepackArgs& args)
 {
-    std::error_code ec;
-    if (fs::is_directory(args.input, ec))
+    if (namesFolderArgument(args.input))
         return repackFolder(args);
     if (!args.sharedData.empty() || !args.models.empty()) {
         std::cerr << "onnx-repack: --shared-data and --models repack a folder of graphs; "
@@ -251,7 +258,8 @@ Command addRepack(CLI::App& app)
     const std::string defaultWait = secondsText(SaveOptions().lockWaitMs / 1000.0);
     SaveRequest& request = args->layout.request;
     sub->add_option("IN", args->input,
-           "The model to read (" + std::string(kModelForms) + "), or a folder of graphs")
+           "The model to read (" + std::string(kModelForms)
+               + "), or a folder of graphs (a path or hf://ORG/REPO[@REV]/DIR)")
         ->required();
     sub->add_option("-o,--output", args->output,
            "The model to write, a local path (may equal a local IN); a missing folder is created; "

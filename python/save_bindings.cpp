@@ -7,6 +7,8 @@
 #include "py_model.h"
 #include "save_watch.h"
 
+#include "core/inspect/folder_inspect.h"
+#include "core/remote/model_source.h"
 #include "core/save/folder_save.h"
 #include "core/save/output_folder.h"
 #include "core/save/save.h"
@@ -229,7 +231,9 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     args.force = force;
     args.rewrite = rewrite;
     args.wait = wait;
-    const fs::path in = toPath(dir), out = toPath(outDir);
+    // A path, or (a str) a folder of a Hub repository, saved into the local out_dir (issue 38).
+    const ModelArgument source = modelArgument(dir);
+    const fs::path out = toPath(outDir);
     SaveRequest request = saveRequest(args);
     // save() without layout keywords keeps every tensor where it is (the seed's meaning); a
     // shared data file lays every weight out anew, with the defaults or the keywords given.
@@ -249,7 +253,16 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     Result<FolderSaveReport> report = Error::internal("not run");
     {
         py::gil_scoped_release unlocked;
-        report = retryWhileChanged([&](bool) { return saveFolder(in, out, options); }, true);
+        // Each attempt reads the folder anew; a remote one that changed is not tried again.
+        const auto attempt = [&](bool) -> Result<FolderSaveReport> {
+            auto folder = source.pathOnly
+                ? Result<std::unique_ptr<FolderAccess>>(localFolder(source.text))
+                : openFolderArgument(source.text, options.controls.cancel);
+            if (!folder)
+                return folder.error();
+            return saveFolder(**folder, out, options);
+        };
+        report = retryWhileChanged(attempt, !source.isRemote());
     }
     watch.raisePending();
     const FolderSaveReport& r = take(std::move(report));
@@ -291,7 +304,9 @@ void registerSave(py::module_& m)
         "attributes=True, allow_corrupt=False, rewrite=False, wait=None, progress=None, "
         "cancel=None) -> dict\n\n"
         "Saves the graphs of a folder (every .onnx in dir, or `models`) into out_dir (dir itself\n"
-        "for in place) as one unit: one data file `shared_data` that every graph reads, each\n"
+        "for in place; dir may be a Hub folder, \"hf://ORG/REPO[@REV]/DIR\", read at one commit\n"
+        "and saved into a local out_dir) as one unit: one data file `shared_data` that every graph "
+        "reads, each\n"
         "distinct weight stored once; in place, the data files no model reads any more are\n"
         "removed. `onnx-repack repack DIR -o OUT --shared-data NAME`, crash-safe for every graph.\n"
         "Without shared_data, each graph is saved with its own data file, as save() would.\n"

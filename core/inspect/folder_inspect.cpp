@@ -52,6 +52,7 @@ public:
     {
     }
     std::string name() const override { return m_dir.string(); }
+    fs::path localPath() const override { return m_dir; }
     Result<std::vector<std::string>> models() override { return modelsInFolder(m_dir); }
     Result<std::unique_ptr<Model>> open(const std::string& name) override
     {
@@ -304,6 +305,11 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<FolderAccess> localFolder(const fs::path& dir)
+{
+    return std::make_unique<LocalFolder>(dir);
+}
 
 Result<FolderInspection> inspectFolder(const fs::path& dir, const FolderInspectOptions& options)
 {

@@ -116,14 +116,17 @@ struct DataPathFacts {
 // A location that leaves the folder as written: absolute, or ".." climbs out of it.
 bool escapesAsWritten(const std::string& location);
 
-// What the folder report asks of a folder: a local one (inspectFolder(dir)), or the files of a
-// remote one (core/remote/hub_folder.h: a folder of a Hub repository). The report itself, what
-// it says of them, is inspectFolder(FolderAccess&) alone.
+// What the folder report and the folder save ask of a folder: a local one (localFolder(dir)), or
+// the files of a remote one (core/remote/hub_folder.h: a folder of a Hub repository). The report
+// itself, what it says of them, is inspectFolder(FolderAccess&) alone; the save of either is
+// saveFolder(FolderAccess&, ...) (core/save/folder_save.h).
 class FolderAccess {
 public:
     virtual ~FolderAccess() = default;
     // The folder as the report names it.
     virtual std::string name() const = 0;
+    // The folder on this disk; empty for a remote one, which is read only (never saved in place).
+    virtual std::filesystem::path localPath() const { return {}; }
     // The models directly in the folder (never temporaries of saves), by name, sorted.
     virtual Result<std::vector<std::string>> models() = 0;
     // The model `name` (one of models()), or why it does not load.
@@ -141,6 +144,9 @@ public:
 // The .onnx files directly in `dir` (symlinks to files too, never a save's temporaries), by
 // name. Fails when `dir` is no folder (NotFound) or cannot be listed.
 Result<std::vector<std::string>> modelsInFolder(const std::filesystem::path& dir);
+
+// The folder `dir` on this disk, its models the .onnx files directly in it (modelsInFolder).
+std::unique_ptr<FolderAccess> localFolder(const std::filesystem::path& dir);
 
 // Inspects the .onnx files directly in `dir` (never temporaries of saves). Fails when `dir` is
 // no folder or cannot be listed, or when a read of tensor bytes fails; a model that does not

@@ -130,6 +130,12 @@ public:
         : m_listed(std::move(listed))
     {
     }
+    // The models outlive the folder (a report keeps them), its user's cancel token does not.
+    ~HubFolder() override
+    {
+        std::lock_guard lock(m_listed->clientMutex);
+        m_listed->cancel = nullptr;
+    }
     std::string name() const override { return m_listed->client->nameOf(m_listed->folder); }
     Result<std::vector<std::string>> models() override { return modelsOf(*m_listed); }
     Result<std::unique_ptr<Model>> open(const std::string& name) override
@@ -234,19 +240,19 @@ Status list(ListedFolder& listed, const CancelToken* cancel)
 
 } // namespace
 
-Result<FolderInspection> inspectHubFolder(const SourceSpec& spec, const HubSettings& settings,
-    const FolderInspectOptions& options, BlockCache* cache)
+Result<std::unique_ptr<FolderAccess>> openHubFolder(const SourceSpec& spec,
+    const HubSettings& settings, const CancelToken* cancel, BlockCache* cache)
 {
     if (spec.kind != SourceSpec::Kind::Hub || !spec.isFolder())
         return Error::usage(spec.display() + ": not a folder of a Hub repository");
     auto listed = std::make_shared<ListedFolder>();
     listed->client = std::make_shared<HubClient>(settings, cache);
     listed->folder = spec;
-    listed->cancel = options.cancel;
+    listed->cancel = cancel;
     if (isCommit(spec.revision))
         if (Status pinned = listed->client->pin(spec); !pinned)
             return pinned.error();
-    if (Status s = list(*listed, options.cancel); !s)
+    if (Status s = list(*listed, cancel); !s)
         return s.error();
     const std::vector<std::string> models = HubFolder::modelsOf(*listed);
     if (listed->client->commit().empty() && !models.empty()) {
@@ -255,22 +261,18 @@ Result<FolderInspection> inspectHubFolder(const SourceSpec& spec, const HubSetti
         // folder is listed again at the commit (every model is read there anyway).
         SourceSpec first = spec;
         first.file += models.front();
-        if (Status pinned = listed->client->pin(first, options.cancel); !pinned)
+        if (Status pinned = listed->client->pin(first, cancel); !pinned)
             return pinned.error();
-        auto source = listed->client->open(first, options.cancel, FileRole::Model);
+        auto source = listed->client->open(first, cancel, FileRole::Model);
         if (source) {
             if (!isListed(**source, listed->files.at(first.file)))
-                if (Status s = list(*listed, options.cancel); !s)
+                if (Status s = list(*listed, cancel); !s)
                     return s.error();
             listed->firstModel = first.file;
             listed->firstSource = std::move(*source);
         }
     }
-    HubFolder folder(listed);
-    auto report = inspectFolder(folder, options);
-    std::lock_guard lock(listed->clientMutex);
-    listed->cancel = nullptr; // the models outlive the inspection, its cancel token does not
-    return report;
+    return std::unique_ptr<FolderAccess>(std::make_unique<HubFolder>(listed));
 }
 
 } // namespace repack

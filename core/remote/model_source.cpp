@@ -2,6 +2,8 @@
 
 #include "core/io/source_spec.h"
 
+#include <filesystem>
+
 #ifdef REPACK_HAVE_REMOTE
 #include "http_source.h"
 #include "hub_client.h"
@@ -93,18 +95,46 @@ Result<SourceSpec> hubFolderOf(const std::string& text)
 
 } // namespace
 
-Result<FolderInspection> inspectRemoteFolder(
-    const std::string& text, const FolderInspectOptions& options)
+bool namesFolderArgument(const std::string& text)
+{
+    std::error_code ec;
+    return namesHubFolder(text) || std::filesystem::is_directory(text, ec);
+}
+
+namespace {
+
+// The folder of a Hub repository `text` names, listed and pinned (core/remote/hub_folder.h).
+Result<std::unique_ptr<FolderAccess>> openHubFolderNamed(
+    const std::string& text, const CancelToken* cancel)
 {
     auto spec = hubFolderOf(text);
     if (!spec)
         return spec.error();
 #ifdef REPACK_HAVE_REMOTE
-    return inspectHubFolder(*spec, hubSettings(processEnvironment()), options);
+    return openHubFolder(*spec, hubSettings(processEnvironment()), cancel);
 #else
-    (void)options;
+    (void)cancel;
     return localOnly(*spec);
 #endif
+}
+
+} // namespace
+
+Result<std::unique_ptr<FolderAccess>> openFolderArgument(
+    const std::string& text, const CancelToken* cancel)
+{
+    if (!namesRemoteModel(text))
+        return localFolder(text);
+    return openHubFolderNamed(text, cancel);
+}
+
+Result<FolderInspection> inspectRemoteFolder(
+    const std::string& text, const FolderInspectOptions& options)
+{
+    auto folder = openHubFolderNamed(text, options.cancel);
+    if (!folder)
+        return folder.error();
+    return inspectFolder(**folder, options);
 }
 
 } // namespace repack

@@ -32,6 +32,13 @@ Result<std::unique_ptr<Model>> openModelArgument(const std::string& text,
 // Whether `text` names a folder of a Hub repository: hf://ORG/REPO[@REV]/DIR/, or a DIR whose
 // last part has no '.' (hf://ORG/REPO/onnx).
 bool namesHubFolder(const std::string& text);
+// Whether `text` names a folder of graphs: a local folder or a folder of a Hub repository.
+bool namesFolderArgument(const std::string& text);
+// The folder of graphs `text` names, as `repack DIR` and `save_folder` read it: a local folder,
+// or a folder of a Hub repository listed and pinned once (every model read at that commit);
+// `cancel` stops the listing and every later request of the folder.
+Result<std::unique_ptr<FolderAccess>> openFolderArgument(
+    const std::string& text, const CancelToken* cancel = nullptr);
 // The report `inspect DIR` gives of a local folder, of that folder (core/remote/hub_folder.h):
 // listed once, every model read at one commit.
 Result<FolderInspection> inspectRemoteFolder(

@@ -20,21 +20,15 @@ namespace repack {
 // applied to each), one after another; the first failure stops, naming the graph, and the
 // graphs saved before it stand (each save is complete on its own).
 Result<FolderSaveReport> saveEachGraph(
-    const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
+    FolderAccess& folder, const fs::path& outDir, const FolderSaveOptions& options)
 {
     const auto started = std::chrono::steady_clock::now();
-    const fs::path in = normalFolder(dir), out = normalFolder(outDir);
-    auto names = modelsInFolder(in);
-    if (!names)
-        return names.error();
-    std::vector<std::string> chosen = options.models.empty() ? *names : options.models;
-    std::sort(chosen.begin(), chosen.end());
-    chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
-    for (const std::string& name : chosen)
-        if (std::find(names->begin(), names->end(), name) == names->end())
-            return Error::usage(name + " is not a model of " + in.string());
-    if (chosen.empty())
-        return Error::usage(in.string() + " holds no .onnx model");
+    const fs::path out = normalFolder(outDir);
+    const bool inPlace = !folder.localPath().empty() && normalFolder(folder.localPath()) == out;
+    auto picked = chosenModels(folder, options.models);
+    if (!picked)
+        return picked.error();
+    const std::vector<std::string>& chosen = *picked;
     if (options.dryRun)
         return Error::usage("a folder is planned with a shared data file (--shared-data)");
     // Every graph loaded and planned before anything is written: two graphs that would write
@@ -48,7 +42,7 @@ Result<FolderSaveReport> saveEachGraph(
     std::map<fs::path, std::string> writer; // data file -> the graph that would write it
     std::string consent; // the files replaced that need consent, of every graph
     for (const std::string& name : chosen) {
-        auto model = Model::load(in / name);
+        auto model = folder.open(name);
         if (!model)
             return model.error();
         SaveOptions graphOptions(options.layout, options.controls);
@@ -108,7 +102,7 @@ Result<FolderSaveReport> saveEachGraph(
                 + (rest.empty() ? "" : ", nor " + rest)
                 + "; saved before it: " + joinNames(graphs.begin(), g)
                 + " (each complete with its new layout; repacking the folder again"
-                + (in == out ? "" : " with --force, which replaces what they wrote,")
+                + (inPlace ? "" : " with --force, which replaces what they wrote,")
                 + " finishes it): ");
         }
         report.models.push_back(g->name);

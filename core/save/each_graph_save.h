@@ -8,7 +8,7 @@
 namespace repack {
 
 // saveFolder without FolderSaveOptions::sharedData.
-Result<FolderSaveReport> saveEachGraph(const std::filesystem::path& dir,
-    const std::filesystem::path& outDir, const FolderSaveOptions& options);
+Result<FolderSaveReport> saveEachGraph(
+    FolderAccess& folder, const std::filesystem::path& outDir, const FolderSaveOptions& options);
 
 } // namespace repack

@@ -61,12 +61,13 @@ Error cancelledError()
 
 class FolderSave {
 public:
-    FolderSave(const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
-        : m_dir(normalFolder(dir))
+    FolderSave(FolderAccess& folder, const fs::path& outDir, const FolderSaveOptions& options)
+        : m_folder(folder)
+        , m_dir(folder.localPath().empty() ? fs::path() : normalFolder(folder.localPath()))
         , m_outDir(normalFolder(outDir))
         , m_options(options)
         , m_layout(options.layout, options.controls)
-        , m_cannot("cannot save the folder " + m_dir.string() + ": ")
+        , m_cannot("cannot save the folder " + shownName(folder) + ": ")
     {
         m_layout.dataFile = options.sharedData;
         m_layout.dedupe = false; // each content is stored once across the folder: layOut()
@@ -104,30 +105,17 @@ private:
         if (isModelName(fs::path(m_options.sharedData).filename().string()))
             return Error::usage(
                 "--shared-data " + m_options.sharedData + ": a data file cannot be named .onnx");
-        auto names = modelsInFolder(m_dir);
-        if (!names)
-            return names.error();
-        std::vector<std::string> chosen = *names;
-        if (!m_options.models.empty()) {
-            chosen.clear();
-            for (const std::string& name : m_options.models) {
-                if (std::find(names->begin(), names->end(), name) == names->end())
-                    return Error::usage(name + " is not a model of " + m_dir.string());
-                if (std::find(chosen.begin(), chosen.end(), name) == chosen.end())
-                    chosen.push_back(name);
-            }
-            std::sort(chosen.begin(), chosen.end());
-        }
-        if (chosen.empty())
-            return Error::usage(m_dir.string() + " holds no .onnx model");
-        for (const std::string& name : chosen) {
+        auto chosen = chosenModels(m_folder, m_options.models);
+        if (!chosen)
+            return chosen.error();
+        for (const std::string& name : *chosen) {
             Graph& g = m_graphs.emplace_back();
             g.name = name;
             g.outPath = m_outDir / name;
             if (g.outPath == m_shared)
                 return Error::usage("--shared-data " + m_options.sharedData + " is the model "
                     + name + " of the output folder");
-            auto model = Model::load(m_dir / name);
+            auto model = m_folder.open(name);
             if (!model)
                 return model.error();
             g.model = std::move(*model);
@@ -152,7 +140,8 @@ private:
         std::vector<ModelFileRole> models;
         for (const Graph& g : m_graphs) {
             models.push_back({g.outPath, "the model file of " + g.name});
-            models.push_back({g.model->path(), "the model file of " + g.name});
+            if (!g.model->path().empty()) // a remote graph's is on a server
+                models.push_back({g.model->path(), "the model file of " + g.name});
         }
         if (Status s = checkDataAliases({m_options.sharedData}, {m_shared}, models); !s)
             return s.error().prefixed("--shared-data: ");
@@ -190,20 +179,28 @@ private:
         if (m_layout.rewrite)
             return false;
         for (const Graph& g : m_graphs)
-            if (!samePathOrFile(g.outPath, g.model->path())
-                || !planKeepsLayout(*g.model, g.outPath, g.plan, m_layout))
+            if (!inPlace(g) || !planKeepsLayout(*g.model, g.outPath, g.plan, m_layout))
                 return false;
         return true;
+    }
+
+    // The graph is saved over the file it was read from (never a remote graph: it has no path).
+    static bool inPlace(const Graph& g)
+    {
+        return !g.model->path().empty() && samePathOrFile(g.outPath, g.model->path());
     }
 
     // Every folder a model reading the graphs' files could be in, and the set itself.
     ReaderSearch search(bool excludeSet) const
     {
-        ReaderSearch out{{m_outDir, m_dir}, {}};
+        ReaderSearch out{{m_outDir}, {}};
+        if (!m_dir.empty())
+            out.roots.push_back(m_dir);
         if (excludeSet)
             for (const Graph& g : m_graphs) {
                 out.exclude.push_back(g.outPath);
-                out.exclude.push_back(g.model->path());
+                if (!g.model->path().empty())
+                    out.exclude.push_back(g.model->path());
             }
         return out;
     }
@@ -217,7 +214,7 @@ private:
             return {};
         std::vector<fs::path> replaced{m_shared};
         for (const Graph& g : m_graphs)
-            if (!samePathOrFile(g.outPath, g.model->path()))
+            if (!inPlace(g))
                 replaced.push_back(g.outPath);
         const std::vector<Readers> readers = readersOf(replaced, search(true));
         std::string conflicts;
@@ -259,7 +256,7 @@ private:
         m_report.bytesBefore = bytesNow();
         if (!m_report.unchanged)
             for (const Graph& g : m_graphs)
-                if (samePathOrFile(g.outPath, g.model->path()))
+                if (inPlace(g))
                     for (const fs::path& p : filesReadBy(*g.model))
                         if (wouldRemove(p))
                             m_report.removed.push_back(p);
@@ -315,7 +312,7 @@ private:
             return lock.error().prefixed(m_cannot);
         crashPoint("locked");
         for (const Graph& g : m_graphs)
-            if (!namesFile(g.model->path(), g.model->fileIdentity()))
+            if (!g.model->path().empty() && !namesFile(g.model->path(), g.model->fileIdentity()))
                 return Error{m_cannot + g.model->path().string()
                         + " changed while the folder save waited (another save?); try again",
                     ErrorKind::Changed};
@@ -332,7 +329,7 @@ private:
             g.sources.emplace(std::move(*sources));
             if (Status s = g.model->loadProtos(); !s)
                 return s.error().prefixed(m_cannot);
-            if (samePathOrFile(g.outPath, g.model->path()))
+            if (inPlace(g))
                 g.readBefore = filesReadBy(*g.model);
             g.writer.emplace(*g.model, g.plan, m_layout);
         }
@@ -486,7 +483,9 @@ private:
                 g.viaTemp = std::move(*via);
             }
             g.rewrite->relocate(finalNames);
-            auto final = writeModelTemp(*g.model, g.outPath, g.splices, *g.writer, false, cleanup);
+            // A remote graph's inline payloads come from its first model file, not the server.
+            auto final = writeModelTemp(*g.model, g.outPath, g.splices, *g.writer, false, cleanup,
+                g.model->isRemote() && g.viaTemp ? &*g.viaTemp : nullptr);
             if (!final)
                 return final.error();
             g.final = std::move(*final);
@@ -637,7 +636,8 @@ private:
                 + "; it is a leftover temporary: onnx-repack clean removes it");
     }
 
-    const fs::path m_dir;
+    FolderAccess& m_folder;
+    const fs::path m_dir; // the folder read, empty when it is remote
     const fs::path m_outDir;
     const FolderSaveOptions& m_options;
     SaveOptions m_layout;
@@ -652,15 +652,52 @@ private:
 
 } // namespace
 
+std::string shownName(const FolderAccess& folder)
+{
+    return folder.localPath().empty() ? folder.name() : normalFolder(folder.localPath()).string();
+}
+
+Result<std::vector<std::string>> chosenModels(
+    FolderAccess& folder, const std::vector<std::string>& wanted)
+{
+    auto names = folder.models();
+    if (!names)
+        return names.error();
+    std::vector<std::string> chosen = wanted.empty() ? *names : wanted;
+    std::sort(chosen.begin(), chosen.end());
+    chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+    for (const std::string& name : chosen)
+        if (std::find(names->begin(), names->end(), name) == names->end())
+            return Error::usage(name + " is not a model of " + shownName(folder));
+    if (chosen.empty())
+        return Error::usage(shownName(folder) + " holds no .onnx model");
+    return chosen;
+}
+
+Result<FolderSaveReport> saveFolder(
+    FolderAccess& folder, const fs::path& outDir, const FolderSaveOptions& options)
+{
+    const std::string cannot = "cannot save the folder " + shownName(folder);
+    // A remote folder (issue 38) is read, never written: saved into a local folder elsewhere,
+    // which is never the Hugging Face cache it may have been read from.
+    if (folder.localPath().empty()) {
+        if (outDir.empty())
+            return Error::usage(cannot + ": it is read from a server; name a local output folder");
+        if (Status s = outsideHubCache(outDir); !s)
+            return s.error().prefixed(cannot + ": ");
+    }
+    return guardMemory(cannot, [&]() -> Result<FolderSaveReport> {
+        if (options.sharedData.empty())
+            return saveEachGraph(folder, outDir, options);
+        FolderSave save(folder, outDir, options);
+        return save.run();
+    });
+}
+
 Result<FolderSaveReport> saveFolder(
     const fs::path& dir, const fs::path& outDir, const FolderSaveOptions& options)
 {
-    return guardMemory("cannot save the folder " + dir.string(), [&]() -> Result<FolderSaveReport> {
-        if (options.sharedData.empty())
-            return saveEachGraph(dir, outDir, options);
-        FolderSave save(dir, outDir, options);
-        return save.run();
-    });
+    return saveFolder(*localFolder(dir), outDir, options);
 }
 
 } // namespace repack

@@ -29,6 +29,8 @@
 
 namespace repack {
 
+class FolderAccess;
+
 // The phases a shared save reports through SaveControls::progress (Progress::phase): the
 // contents compared byte for byte, then the shared data file written.
 inline constexpr std::string_view kPhaseComparing = "comparing";
@@ -88,5 +90,20 @@ struct FolderSaveReport {
 // controls.force), a source that changed while it was copied (Changed), a full disk or a cancel.
 Result<FolderSaveReport> saveFolder(const std::filesystem::path& dir,
     const std::filesystem::path& outDir, const FolderSaveOptions& options);
+
+// The same save of any folder of graphs (core/inspect/folder_inspect.h): a local one, or a folder
+// of a Hub repository (core/remote/model_source.h: openFolderArgument), every graph read at its
+// one pinned commit. A remote folder is never saved in place nor into the Hugging Face cache
+// (usage errors: `outDir` is a local folder elsewhere) and nothing of it is removed; a file that
+// changes on the server during the save fails it (Changed) with nothing left at `outDir`.
+Result<FolderSaveReport> saveFolder(
+    FolderAccess& folder, const std::filesystem::path& outDir, const FolderSaveOptions& options);
+
+// What both folder saves name a folder by in their messages: its normal path, or its address.
+std::string shownName(const FolderAccess& folder);
+// The graphs of `folder` a save takes: `wanted` (each one of its models), or every model; sorted,
+// each once. A usage error naming a name that is not a model of it, or when there is none.
+Result<std::vector<std::string>> chosenModels(
+    FolderAccess& folder, const std::vector<std::string>& wanted);
 
 } // namespace repack

@@ -163,26 +163,6 @@ private:
     std::vector<std::vector<fs::path>> m_created;
 };
 
-// Nothing is ever written into the Hugging Face cache (issue 38): its snapshot files are links
-// into blobs other snapshots share, and huggingface_hub trusts them to be what the Hub served. A
-// remote model, which may have been read from there, is saved elsewhere; `dir`, the output's
-// folder, is compared through its links, so a path into the cache by another name is refused.
-Status outsideHubCache(const fs::path& dir)
-{
-    const fs::path cache = hubSettings(processEnvironment()).cache;
-    std::error_code ec;
-    const fs::path root = cache.empty() ? fs::path() : fs::weakly_canonical(cache, ec);
-    if (root.empty() || ec)
-        return {};
-    const fs::path where = fs::weakly_canonical(dir, ec);
-    if (ec)
-        return {};
-    if (std::mismatch(root.begin(), root.end(), where.begin(), where.end()).first != root.end())
-        return {};
-    return Error::usage(dir.string() + " is inside the Hugging Face cache (" + cache.string()
-        + "), which is never written: save the model to another folder");
-}
-
 Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const SaveOptions& options)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -414,6 +394,22 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
 }
 
 } // namespace
+
+Status outsideHubCache(const fs::path& dir)
+{
+    const fs::path cache = hubSettings(processEnvironment()).cache;
+    std::error_code ec;
+    const fs::path root = cache.empty() ? fs::path() : fs::weakly_canonical(cache, ec);
+    if (root.empty() || ec)
+        return {};
+    const fs::path where = fs::weakly_canonical(dir, ec);
+    if (ec)
+        return {};
+    if (std::mismatch(root.begin(), root.end(), where.begin(), where.end()).first != root.end())
+        return {};
+    return Error::usage(dir.string() + " is inside the Hugging Face cache (" + cache.string()
+        + "), which is never written: save the model to another folder");
+}
 
 Result<SaveReport> saveRetrying(
     const SaveAttempt& attempt, bool reloadable, const std::function<void()>& onRetry)

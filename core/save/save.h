@@ -44,6 +44,13 @@ struct SaveReport {
 Result<SaveReport> save(
     Model& model, const std::filesystem::path& path, const SaveOptions& options);
 
+// Nothing is ever written into the Hugging Face cache (issue 38): its snapshot files are links
+// into blobs other snapshots share, and huggingface_hub trusts them to be what the Hub served. A
+// remote model or folder, which may have been read from there, is saved elsewhere: a usage error
+// when `dir`, the output's folder, lies in the cache (compared through its links, so a path into
+// the cache by another name is refused too).
+Status outsideHubCache(const std::filesystem::path& dir);
+
 // How a front end saves a model it read from a path that another save may change meanwhile
 // (SPEC 5a): `attempt(again)` saves, after loading the model again when `again` and applying
 // the user's request to it anew (a plan is read for the model as it is now). A failure of kind

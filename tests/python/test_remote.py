@@ -16,6 +16,7 @@ import time
 import unittest
 
 import numpy as np
+import onnx
 
 import onnx_repack
 from support import make_model
@@ -257,6 +258,40 @@ class Remote(unittest.TestCase):
         self.assertEqual(sum("/api/models/org/repo/tree/main/onnx" in r for r in requests), 1,
                          requests)
         self.assertEqual(sum("/resolve/main/" in r for r in requests), 1, requests)  # one pin
+
+    def test_save_folder_of_the_hub_is_the_save_of_its_local_copy(self):
+        # save_folder("hf://ORG/REPO/onnx", out) writes, file for file and byte for byte, what
+        # the save of the local copy writes, with one shared data file or each graph on its own;
+        # the folder listed once and pinned once; onnx loads every graph it wrote.
+        local_dir = os.path.join(self.server.dir, "repo", "onnx")
+        for shared in ("model.onnx_data", None):
+            out = os.path.join(self.server.dir, f"folder-saved-{shared}")
+            twin = os.path.join(self.server.dir, f"folder-twin-{shared}")
+            before = len(self.server.requests())
+            report = onnx_repack.save_folder("hf://org/repo/onnx", out, shared_data=shared)
+            requests = self.server.requests()[before:]
+            onnx_repack.save_folder(local_dir, twin, shared_data=shared)
+            self.assertEqual(report["models"],
+                             ["decoder_model.onnx", "decoder_with_past_model.onnx"])
+            self.assertEqual(sorted(os.listdir(out)), sorted(os.listdir(twin)))
+            for name in os.listdir(twin):
+                with open(os.path.join(out, name), "rb") as a, \
+                        open(os.path.join(twin, name), "rb") as b:
+                    self.assertEqual(a.read(), b.read(), name)
+                if name.endswith(".onnx"):
+                    onnx.load(os.path.join(out, name))
+            if shared:
+                self.assertEqual(report["shared_ranges"] * 2, report["external_tensors"])
+            self.assertEqual(sum("/api/models/org/repo/tree/main/onnx" in r for r in requests),
+                             1, requests)
+            self.assertEqual(sum("/resolve/main/" in r for r in requests), 1, requests)
+
+    def test_save_folder_of_the_hub_never_writes_into_the_hub_cache(self):
+        out = os.path.join(os.environ["HF_HUB_CACHE"], "elsewhere")
+        with self.assertRaises(onnx_repack.UsageError) as caught:
+            onnx_repack.save_folder("hf://org/repo/onnx", out, shared_data="model.onnx_data")
+        self.assertIn("inside the Hugging Face cache", str(caught.exception))
+        self.assertFalse(os.path.exists(out))
 
     def test_inspect_folder_of_a_missing_repository(self):
         with self.assertRaises(onnx_repack.NotFound) as caught:

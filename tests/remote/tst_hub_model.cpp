@@ -10,15 +10,19 @@
 #include "core/io/source_spec.h"
 #include "core/model/model.h"
 #include "core/remote/hub_client.h"
+#include "core/remote/hub_folder.h"
+#include "core/save/folder_save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/fault_server.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/model_checks.h"
 #include "tests/support/tensor_builder.h"
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -67,6 +71,26 @@ std::map<std::string, std::string> optimumFiles()
     return files;
 }
 
+// An Optimum export whose decoders hold the same weights, each in its own data file (as
+// decoder_model and decoder_with_past_model do): a repack with --shared-data stores them once.
+// The decoders' data files span two blocks of the block cache (256 KiB), so a save reads each
+// of them in more than one request.
+std::map<std::string, std::string> sharingOptimumFiles()
+{
+    std::map<std::string, std::string> files{{"README.md", "# a model\n"}};
+    for (const auto& [name, a, b, seed] :
+        {std::tuple{"encoder_model", 3000, 700, 1}, std::tuple{"decoder_model", 70000, 900, 3},
+            std::tuple{"decoder_with_past_model", 70000, 900, 3}}) {
+        onnx::ModelProto model = fixtures::emptyModel();
+        onnx::GraphProto& graph = *model.mutable_graph();
+        *graph.add_initializer() = fixtures::rawTensor("small", onnx::TensorProto::FLOAT, {8});
+        const std::string data = std::string(name) + ".onnx_data";
+        files["onnx/" + data] = fixtures::addExternalPair(graph, data, a, b, uint8_t(seed));
+        files["onnx/" + std::string(name) + ".onnx"] = model.SerializeAsString();
+    }
+    return files;
+}
+
 std::set<std::string> dataFilesOf(const std::map<std::string, std::string>& files)
 {
     std::set<std::string> data;
@@ -90,6 +114,10 @@ struct HubFixture {
     std::string listingNext; // the second page's address, when not the Hub's own
     size_t pageSize = 2; // entries of a listing's page
     bool branchMoved = false; // the listing at "main" is of another commit than its resolves
+    // A file whose every answer at the CDN after its first has another ETag (a new version of
+    // it served under the same commit); empty: none.
+    std::string changesAfterFirstRead;
+    std::map<std::string, int> cdnAnswers; // by path
     fixtures::FaultServer server{
         [this](int socket, const fixtures::FaultRequest& r, int) { answer(socket, r); }};
 
@@ -184,7 +212,13 @@ struct HubFixture {
             if (!target.starts_with("/cdn/") || file == files.end())
                 fixtures::FaultServer::respond(socket, "404 Not Found", {}, "");
             else
-                serve(socket, r, file->second, {header("ETag", "\"cdn-" + file->first + "\"")});
+                serve(socket, r, file->second,
+                    {header("ETag",
+                        "\"cdn-" + file->first
+                            + (file->first == changesAfterFirstRead && cdnAnswers[file->first]++ > 0
+                                    ? "-v2"
+                                    : "")
+                            + "\"")});
             return;
         }
         for (const std::string& revision : {std::string("main"), kCommit}) {
@@ -301,6 +335,12 @@ private slots:
     void aHubFolderComparesTheWeightsItsGraphsShare();
     void aBranchThatMovedIsListedAgainAtTheCommit();
     void aListingNeverLeavesTheHub();
+    void aHubFolderRepacksAsItsDownloadedCopy_data();
+    void aHubFolderRepacksAsItsDownloadedCopy();
+    void aHubFolderIsNeverSavedInPlace();
+    void aHubFolderIsNeverSavedIntoTheHubCache();
+    void aFileChangedDuringTheSaveLeavesTheOutputAsItWas();
+    void aCancelledFolderSaveLeavesNothing();
 };
 
 void TestHubModel::resolvesOnceThenAsksTheCommit()
@@ -745,6 +785,209 @@ void TestHubModel::aListingNeverLeavesTheHub()
         files.error().message.c_str());
     for (const auto& r : c.hub.server.requests())
         QVERIFY2(!HubFixture::atCdn(r), r.target.c_str());
+}
+
+namespace {
+
+// Every file under `dir` (relative path -> bytes).
+std::map<std::string, std::string> filesUnder(const fs::path& dir)
+{
+    std::map<std::string, std::string> files;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file()) {
+            std::ifstream in(it->path(), std::ios::binary);
+            files[it->path().lexically_relative(dir).string()]
+                = std::string(std::istreambuf_iterator<char>(in), {});
+        }
+    return files;
+}
+
+// Why onnx.load (Debian's python3-onnx, $REPACK_PYTHON) refuses the model at `path`; "" when it
+// loads it.
+QString whyPythonRefuses(const fs::path& path)
+{
+    QProcess python;
+    python.start(qEnvironmentVariable("REPACK_PYTHON", "/usr/bin/python3"),
+        {"-c", "import onnx, sys; onnx.load(sys.argv[1])", QString::fromStdString(path.string())});
+    if (!python.waitForFinished(60000))
+        return "python did not finish";
+    return python.exitCode() == 0 ? QString() : QString::fromUtf8(python.readAllStandardError());
+}
+
+} // namespace
+
+void TestHubModel::aHubFolderRepacksAsItsDownloadedCopy_data()
+{
+    QTest::addColumn<QStringList>("options");
+    QTest::addRow("one shared data file") << QStringList{"--shared-data", "model.onnx_data"};
+    QTest::addRow("each graph on its own") << QStringList{"--threshold", "2KiB"};
+    QTest::addRow("two graphs of three") << QStringList{"--shared-data", "model.onnx_data",
+        "--models", "decoder_model.onnx,encoder_model.onnx", "--align", "4096"};
+}
+
+// `repack hf://ORG/REPO/onnx -o OUT [--shared-data NAME]` writes, file for file and byte for
+// byte, what the repack of a downloaded copy of the folder writes; every graph loads in onnx.
+// The folder is listed once and pinned once; every file is read at that commit.
+void TestHubModel::aHubFolderRepacksAsItsDownloadedCopy()
+{
+    QFETCH(QStringList, options);
+    HubFixture hub;
+    hub.files = sharingOptimumFiles();
+    hub.lfs = dataFilesOf(hub.files);
+    hub.pageSize = 100;
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    writeLocally(hub.files, root / "local");
+    const auto remote = fixtures::runCli(
+        QStringList{"repack", "hf://org/repo/onnx", "-o", dir.filePath("a")} + options,
+        cliOptions(hub, dir));
+    QVERIFY2(remote.exitCode == 0, remote.err.constData());
+    const auto onDisk = fixtures::runCli(
+        QStringList{"repack", dir.filePath("local/onnx"), "-o", dir.filePath("b")} + options);
+    QVERIFY2(onDisk.exitCode == 0, onDisk.err.constData());
+    const auto written = filesUnder(root / "a");
+    const auto expected = filesUnder(root / "b");
+    QVERIFY(!expected.empty());
+    QCOMPARE(written.size(), expected.size());
+    for (const auto& [name, bytes] : expected) {
+        QVERIFY2(written.count(name), name.c_str());
+        QVERIFY2(written.at(name) == bytes, name.c_str());
+        if (name.ends_with(".onnx")) {
+            const QString why = whyPythonRefuses(root / "a" / name);
+            QVERIFY2(why.isEmpty(), qPrintable(why));
+        }
+    }
+    if (options.contains("--shared-data")) { // each weight once: one data file, no other
+        QCOMPARE(int(std::count_if(written.begin(), written.end(),
+                     [](const auto& f) { return !f.first.ends_with(".onnx"); })),
+            1);
+    }
+    int listings = 0, pins = 0, atCommit = 0, atCdn = 0;
+    for (const auto& r : hub.server.requests()) {
+        if (r.target.starts_with("/api/"))
+            ++listings;
+        else if (HubFixture::atCdn(r))
+            ++atCdn;
+        else {
+            pins += r.target.find("/resolve/main/") != std::string::npos;
+            QVERIFY2(r.target.find("/resolve/main/") != std::string::npos
+                    || r.target.starts_with("/org/repo/resolve/" + kCommit + "/onnx/"),
+                r.target.c_str());
+            atCommit += r.target.find("/resolve/main/") == std::string::npos;
+        }
+    }
+    QCOMPARE(listings, 1);
+    QCOMPARE(pins, 1);
+    QVERIFY(!fs::exists(root / "cache")); // nothing written there
+    qInfo("repack hf://org/repo/onnx -o OUT %s: %zu requests (1 listing, 1 pin, %d at the "
+          "commit, %d at the CDN)",
+        qPrintable(options.join(' ')), hub.server.requests().size(), atCommit, atCdn);
+}
+
+// A Hub folder is read, never written: without -o, or with -o naming the Hub, a usage error
+// that says to name a local folder, and nothing asked of the Hub.
+void TestHubModel::aHubFolderIsNeverSavedInPlace()
+{
+    HubFixture hub;
+    hub.files = optimumFiles();
+    QTemporaryDir dir;
+    const fixtures::CliOptions options = cliOptions(hub, dir);
+    const auto plan
+        = fixtures::runCli({"plan", "hf://org/repo/onnx", "--shared-data", "m.data"}, options);
+    QCOMPARE(plan.exitCode, 2);
+    QVERIFY2(plan.err.contains("cannot be repacked in place: name a local output with -o"),
+        plan.err.constData());
+    const auto toHub = fixtures::runCli(
+        {"repack", "hf://org/repo/onnx", "-o", "hf://org/repo/onnx", "--shared-data", "m.data"},
+        options);
+    QCOMPARE(toHub.exitCode, 2);
+    QVERIFY2(toHub.err.contains("the output must be a local path"), toHub.err.constData());
+    const auto noOutput
+        = fixtures::runCli({"repack", "hf://org/repo/onnx", "--shared-data", "m.data"}, options);
+    QCOMPARE(noOutput.exitCode, 2);
+    QVERIFY(hub.server.requests().empty());
+    // And plan with -o LOCAL says what the save would write, writing nothing.
+    const auto planned = fixtures::runCli(
+        {"plan", "hf://org/repo/onnx", "-o", dir.filePath("out"), "--shared-data", "m.data"},
+        options);
+    QVERIFY2(planned.exitCode == 0, planned.err.constData());
+    QVERIFY2(planned.out.contains("3 graph(s) would read"), planned.out.constData());
+    QVERIFY(!fs::exists(dir.filePath("out").toStdString()));
+}
+
+void TestHubModel::aHubFolderIsNeverSavedIntoTheHubCache()
+{
+    HubFixture hub;
+    hub.files = optimumFiles();
+    hub.lfs = dataFilesOf(hub.files);
+    QTemporaryDir dir;
+    const fs::path cache = dir.path().toStdString() + "/cache";
+    fs::create_directories(cache);
+    for (const QStringList& layout :
+        {QStringList{"--shared-data", "m.data"}, QStringList{"--threshold", "2KiB"}}) {
+        const auto refused = fixtures::runCli(
+            QStringList{"repack", "hf://org/repo/onnx", "-o",
+                QString::fromStdString((cache / "elsewhere").string()), "--force"}
+                + layout,
+            cliOptions(hub, dir));
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("inside the Hugging Face cache"), refused.err.constData());
+    }
+    QVERIFY(!fs::exists(cache / "elsewhere"));
+}
+
+// A data file served as another version (ETag) after its first read: the save fails as
+// Changed, naming the file, not retried, and the output folder is as it was (empty).
+void TestHubModel::aFileChangedDuringTheSaveLeavesTheOutputAsItWas()
+{
+    HubFixture hub;
+    hub.files = sharingOptimumFiles();
+    hub.lfs = dataFilesOf(hub.files);
+    hub.changesAfterFirstRead = "onnx/decoder_with_past_model.onnx_data";
+    QTemporaryDir dir;
+    const fs::path out = dir.path().toStdString() + "/out";
+    fs::create_directories(out);
+    const auto run = fixtures::runCli(
+        {"repack", "hf://org/repo/onnx", "-o", QString::fromStdString(out.string()),
+            "--shared-data", "model.onnx_data"},
+        cliOptions(hub, dir));
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("changed on the server"), run.err.constData());
+    QVERIFY2(run.err.contains("decoder_with_past_model.onnx_data"), run.err.constData());
+    QVERIFY2(!run.err.contains("reading the folder again"), run.err.constData());
+    QVERIFY(hub.cdnAnswers[hub.changesAfterFirstRead] > 1);
+    QVERIFY(fs::is_directory(out));
+    QVERIFY(fs::is_empty(out));
+}
+
+// Cancelled while the shared data file is written: Cancelled, nothing at the output.
+void TestHubModel::aCancelledFolderSaveLeavesNothing()
+{
+    HubCase c;
+    c.hub.files = sharingOptimumFiles();
+    c.hub.lfs = dataFilesOf(c.hub.files);
+    auto spec = parseSource("hf://org/repo/onnx/");
+    QVERIFY(spec);
+    CancelToken cancel;
+    auto folder = openHubFolder(*spec, c.hub.settings(c.cacheDir()), &cancel, &c.cache);
+    QVERIFY2(folder, folder ? "" : folder.error().message.c_str());
+    const fs::path out = c.dir.path().toStdString() + "/out";
+    FolderSaveOptions options;
+    options.sharedData = "model.onnx_data";
+    options.controls.cancel = &cancel;
+    bool wrote = false;
+    options.controls.progress = [&](const Progress& p) {
+        if (p.phase == kPhaseWriting && p.bytesDone > 0) {
+            wrote = true;
+            cancel.cancel();
+        }
+    };
+    auto saved = saveFolder(**folder, out, options);
+    QVERIFY(wrote);
+    QVERIFY(!saved);
+    QVERIFY2(saved.error().is(ErrorKind::Cancelled), saved.error().message.c_str());
+    QVERIFY(!fs::exists(out));
 }
 
 QTEST_GUILESS_MAIN(TestHubModel)
