@@ -466,13 +466,7 @@ void TestHubModel::aModelOfAHubFolderThatDoesNotParseIsNamed()
 void TestHubModel::aHubFolderComparesTheWeightsItsGraphsShare()
 {
     HubFixture hub;
-    for (const std::string name : {"decoder_model", "decoder_with_past_model"}) {
-        onnx::ModelProto model = fixtures::emptyModel();
-        const std::string data = name + ".onnx_data";
-        hub.files["onnx/" + data]
-            = fixtures::addExternalPair(*model.mutable_graph(), data, 5000, 900, 7);
-        hub.files["onnx/" + name + ".onnx"] = model.SerializeAsString();
-    }
+    fixtures::addSharedDecoders(hub.files);
     hub.lfs = dataFilesOf(hub.files);
     QTemporaryDir dir;
     writeLocally(hub.files, dir.path().toStdString() + "/local");

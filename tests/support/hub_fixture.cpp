@@ -48,6 +48,16 @@ std::map<std::string, std::string> optimumFiles()
     return files;
 }
 
+void addSharedDecoders(std::map<std::string, std::string>& files)
+{
+    for (const std::string name : {"decoder_model", "decoder_with_past_model"}) {
+        onnx::ModelProto model = emptyModel();
+        const std::string data = name + ".onnx_data";
+        files["onnx/" + data] = addExternalPair(*model.mutable_graph(), data, 5000, 900, 7);
+        files["onnx/" + name + ".onnx"] = model.SerializeAsString();
+    }
+}
+
 std::set<std::string> dataFilesOf(const std::map<std::string, std::string>& files)
 {
     std::set<std::string> data;

@@ -27,6 +27,9 @@ std::map<std::string, std::string> hubRepositoryFiles();
 // (kept in LFS), their weights of sizes no other graph's has (so a folder report compares none),
 // and a README above the folder.
 std::map<std::string, std::string> optimumFiles();
+// Adds onnx/decoder_model.onnx and onnx/decoder_with_past_model.onnx to `files`, holding the
+// same weights, each in its own data file (as Optimum's decoder and decoder-with-past do).
+void addSharedDecoders(std::map<std::string, std::string>& files);
 // The .onnx_data files among `files`.
 std::set<std::string> dataFilesOf(const std::map<std::string, std::string>& files);
 // The files of the repository written to `dir` (the local twin of the Hub's files); the path of
