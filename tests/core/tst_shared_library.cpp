@@ -70,7 +70,8 @@ private slots:
     void anUnavailableLibraryIsTheOperationsError()
     {
         const Status status = guardMemory("cannot verify m.onnx", []() -> Status {
-            throw LibraryUnavailable("a SHA-1 checksum needs libcrypto.so.3, which cannot be loaded");
+            throw LibraryUnavailable(
+                "a SHA-1 checksum needs libcrypto.so.3, which cannot be loaded");
         });
         QVERIFY_FAILS_WITH(status, "cannot verify m.onnx: a SHA-1 checksum needs libcrypto.so.3");
         QCOMPARE(status.error().kind, ErrorKind::Io);

@@ -14,6 +14,7 @@
 #include "core/save/folder_save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/fault_server.h"
+#include "tests/support/hub_fixture.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/model_checks.h"
 #include "tests/support/tensor_builder.h"
@@ -34,42 +35,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kCommit = "0123456789abcdef0123456789abcdef01234567";
-const std::string kToken = "hf_secretTokenForTests";
-
-// m/model.onnx (served by the Hub itself) with inline weights, and m/w.bin beside it holding two
-// of its tensors (kept in LFS: the Hub redirects it to its CDN).
-std::map<std::string, std::string> repositoryFiles()
-{
-    onnx::ModelProto model = fixtures::emptyModel();
-    onnx::GraphProto& graph = *model.mutable_graph();
-    *graph.add_initializer() = fixtures::rawTensor(
-        "dense", onnx::TensorProto::FLOAT, {128, 512}, fixtures::patternBytes(1 << 18, 3));
-    *graph.add_initializer() = fixtures::rawTensor("small", onnx::TensorProto::FLOAT, {8});
-    const std::string data = fixtures::addExternalPair(graph, "w.bin", 50000, 1000, 5);
-    return {{"m/model.onnx", model.SerializeAsString()}, {"m/w.bin", data}};
-}
-
-// An export as Optimum writes it: onnx/ holding three graphs, each with its data file beside it
-// (kept in LFS), their weights of sizes no other graph's has (so a folder report compares none),
-// and a README above the folder.
-std::map<std::string, std::string> optimumFiles()
-{
-    std::map<std::string, std::string> files{{"README.md", "# a model\n"}};
-    uint8_t seed = 1;
-    for (const auto& [name, a, b] :
-        {std::tuple{"encoder_model", 3000, 700}, std::tuple{"decoder_model", 5000, 900},
-            std::tuple{"decoder_with_past_model", 6000, 1100}}) {
-        onnx::ModelProto model = fixtures::emptyModel();
-        onnx::GraphProto& graph = *model.mutable_graph();
-        *graph.add_initializer() = fixtures::rawTensor("small", onnx::TensorProto::FLOAT, {8});
-        const std::string data = std::string(name) + ".onnx_data";
-        files["onnx/" + data] = fixtures::addExternalPair(graph, data, a, b, seed);
-        files["onnx/" + std::string(name) + ".onnx"] = model.SerializeAsString();
-        seed += 2;
-    }
-    return files;
-}
+// The scripted Hub and its repositories (tests/support/hub_fixture.h).
+using fixtures::dataFilesOf;
+using fixtures::HubFixture;
+using fixtures::optimumFiles;
+using fixtures::writeLocally;
+const std::string& kCommit = fixtures::kHubCommit;
+const std::string& kToken = fixtures::kHubToken;
 
 // An Optimum export whose decoders hold the same weights, each in its own data file (as
 // decoder_model and decoder_with_past_model do): a repack with --shared-data stores them once.
@@ -89,201 +61,6 @@ std::map<std::string, std::string> sharingOptimumFiles()
         files["onnx/" + std::string(name) + ".onnx"] = model.SerializeAsString();
     }
     return files;
-}
-
-std::set<std::string> dataFilesOf(const std::map<std::string, std::string>& files)
-{
-    std::set<std::string> data;
-    for (const auto& [path, bytes] : files)
-        if (path.ends_with(".onnx_data"))
-            data.insert(path);
-    return data;
-}
-
-std::string header(const std::string& name, const std::string& value)
-{
-    return name + ": " + value;
-}
-
-// A Hub of one repository, org/repo at kCommit (branch "main"), on 127.0.0.1; its CDN is the
-// same server called "localhost" (another origin). org/old is its former name (a relative 307).
-struct HubFixture {
-    std::map<std::string, std::string> files = repositoryFiles();
-    std::set<std::string> lfs = {"m/w.bin"};
-    bool gated = false;
-    std::string listingNext; // the second page's address, when not the Hub's own
-    size_t pageSize = 2; // entries of a listing's page
-    bool branchMoved = false; // the listing at "main" is of another commit than its resolves
-    // A file whose every answer at the CDN after its first has another ETag (a new version of
-    // it served under the same commit); empty: none.
-    std::string changesAfterFirstRead;
-    std::map<std::string, int> cdnAnswers; // by path
-    fixtures::FaultServer server{
-        [this](int socket, const fixtures::FaultRequest& r, int) { answer(socket, r); }};
-
-    std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(server.port()); }
-    std::string cdn() const { return "http://localhost:" + std::to_string(server.port()); }
-    HubSettings settings(const fs::path& cache, bool withToken = true) const
-    {
-        HubSettings hub;
-        hub.endpoint = endpoint();
-        hub.cache = cache;
-        if (withToken)
-            hub.token = kToken;
-        return hub;
-    }
-    static bool atCdn(const fixtures::FaultRequest& r)
-    {
-        return r.header("host").starts_with("localhost:");
-    }
-
-    // The bytes of `content`: the whole (HEAD) or the range asked (GET).
-    static void serve(int socket, const fixtures::FaultRequest& r, const std::string& content,
-        std::vector<std::string> headers)
-    {
-        headers.push_back(header("Accept-Ranges", "bytes"));
-        if (r.method == "HEAD" || !r.range) {
-            headers.push_back(header("Content-Length", std::to_string(content.size())));
-            fixtures::FaultServer::respond(
-                socket, "200 OK", headers, r.method == "HEAD" ? "" : content);
-            return;
-        }
-        const auto [first, last] = *r.range;
-        const uint64_t end = std::min<uint64_t>(last, content.size() - 1);
-        headers.push_back(header("Content-Range",
-            "bytes " + std::to_string(first) + "-" + std::to_string(end) + "/"
-                + std::to_string(content.size())));
-        fixtures::FaultServer::respond(
-            socket, "206 Partial Content", headers, content.substr(first, end - first + 1));
-    }
-
-    // The tree of a folder (recursive, its subfolders listed as folders too), `pageSize`
-    // entries a page, each further page the one the Link header names (&cursor=N). A file in
-    // LFS lists its sha256, the X-Linked-Etag of its resolve; another its git blob id, the ETag.
-    void list(int socket, const fixtures::FaultRequest& r, const std::string& folder)
-    {
-        std::vector<std::string> entries;
-        std::set<std::string> folders;
-        for (const auto& [path, bytes] : files) {
-            if (!path.starts_with(folder + "/"))
-                continue;
-            for (size_t slash = path.find('/', folder.size() + 1); slash != std::string::npos;
-                 slash = path.find('/', slash + 1))
-                if (folders.insert(path.substr(0, slash)).second)
-                    entries.push_back(R"({"type":"directory","path":")" + path.substr(0, slash)
-                        + R"(","size":0,"oid":"dir"})");
-            const std::string size = std::to_string(bytes.size());
-            entries.push_back(R"({"type":"file","path":")" + path + R"(","size":)" + size
-                + R"(,"oid":")"
-                + (branchMoved && r.target.find("/tree/main/") != std::string::npos ? "older"
-                                                                                    : gitOid(path))
-                + "\""
-                + (lfs.count(path)
-                        ? R"(,"lfs":{"oid":")" + lfsOid(path) + R"(","size":)" + size + "}"
-                        : std::string())
-                + "}");
-        }
-        const size_t cursor = r.target.find("&cursor=");
-        const size_t first
-            = cursor == std::string::npos ? 0 : std::stoul(r.target.substr(cursor + 8));
-        std::vector<std::string> headers{header("Content-Type", "application/json")};
-        if (first + pageSize < entries.size()) {
-            const std::string next = !listingNext.empty() ? listingNext
-                                                          : endpoint() + r.target.substr(0, cursor)
-                    + "&cursor=" + std::to_string(first + pageSize);
-            headers.push_back(header("Link", "<" + next + ">; rel=\"next\""));
-        }
-        std::string body = "[";
-        for (size_t i = first; i < entries.size() && i < first + pageSize; ++i)
-            body += (i == first ? "" : ",") + entries[i];
-        fixtures::FaultServer::respond(socket, "200 OK", headers, body + "]");
-    }
-    std::string gitOid(const std::string& path) const
-    {
-        return "git-" + std::to_string(files.at(path).size());
-    }
-    static std::string lfsOid(const std::string& path) { return "sha-" + path; }
-
-    void answer(int socket, const fixtures::FaultRequest& r)
-    {
-        const std::string target = r.target.substr(0, r.target.find('?'));
-        if (atCdn(r)) { // /cdn/PATH?signature
-            const auto file = files.find(target.substr(5));
-            if (!target.starts_with("/cdn/") || file == files.end())
-                fixtures::FaultServer::respond(socket, "404 Not Found", {}, "");
-            else
-                serve(socket, r, file->second,
-                    {header("ETag",
-                        "\"cdn-" + file->first
-                            + (file->first == changesAfterFirstRead && cdnAnswers[file->first]++ > 0
-                                    ? "-v2"
-                                    : "")
-                            + "\"")});
-            return;
-        }
-        for (const std::string& revision : {std::string("main"), kCommit}) {
-            const std::string tree = "/api/models/org/repo/tree/" + revision + "/";
-            if (target.starts_with(tree)) {
-                list(socket, r, target.substr(tree.size()));
-                return;
-            }
-        }
-        const std::string old = "/org/old/resolve/";
-        if (target.starts_with(old)) {
-            fixtures::FaultServer::respond(socket, "307 Temporary Redirect",
-                {header("Location", "/org/repo/resolve/" + target.substr(old.size()))}, "");
-            return;
-        }
-        const std::string prefix = "/org/repo/resolve/";
-        if (!target.starts_with(prefix)) {
-            fixtures::FaultServer::respond(socket, "404 Not Found",
-                {header("X-Error-Code", "RepoNotFound"),
-                    header("X-Error-Message", "Repository not found")},
-                "");
-            return;
-        }
-        if (gated) {
-            fixtures::FaultServer::respond(socket, "401 Unauthorized",
-                {header("X-Error-Code", "GatedRepo"), header("X-Error-Message", "gated")}, "");
-            return;
-        }
-        const std::string rest = target.substr(prefix.size());
-        const std::string revision = rest.substr(0, rest.find('/'));
-        const std::string path = rest.substr(rest.find('/') + 1);
-        if (revision != "main" && revision != kCommit) {
-            fixtures::FaultServer::respond(
-                socket, "404 Not Found", {header("X-Error-Code", "RevisionNotFound")}, "");
-            return;
-        }
-        const auto file = files.find(path);
-        if (file == files.end()) {
-            fixtures::FaultServer::respond(socket, "404 Not Found",
-                {header("X-Error-Code", "EntryNotFound"), header("X-Repo-Commit", kCommit)}, "");
-            return;
-        }
-        const std::string etag = "\"" + gitOid(path) + "\"";
-        if (lfs.count(path)) {
-            fixtures::FaultServer::respond(socket, "302 Found",
-                {header("Location", cdn() + "/cdn/" + path + "?Signature=xyz"),
-                    header("X-Repo-Commit", kCommit),
-                    header("X-Linked-Etag", "\"" + lfsOid(path) + "\""),
-                    header("X-Linked-Size", std::to_string(file->second.size())),
-                    header("ETag", etag)},
-                "");
-            return;
-        }
-        serve(socket, r, file->second, {header("X-Repo-Commit", kCommit), header("ETag", etag)});
-    }
-};
-
-// The files of the repository written to `dir` (the local twin of the Hub's model).
-fs::path writeLocally(const std::map<std::string, std::string>& files, const fs::path& dir)
-{
-    for (const auto& [path, bytes] : files) {
-        fs::create_directories((dir / path).parent_path());
-        std::ofstream(dir / path, std::ios::binary) << bytes;
-    }
-    return dir / "m" / "model.onnx";
 }
 
 Result<std::unique_ptr<Model>> openHub(
@@ -719,13 +496,7 @@ void TestHubModel::aModelOfAHubFolderThatDoesNotParseIsNamed()
 void TestHubModel::aHubFolderComparesTheWeightsItsGraphsShare()
 {
     HubFixture hub;
-    for (const std::string name : {"decoder_model", "decoder_with_past_model"}) {
-        onnx::ModelProto model = fixtures::emptyModel();
-        const std::string data = name + ".onnx_data";
-        hub.files["onnx/" + data]
-            = fixtures::addExternalPair(*model.mutable_graph(), data, 5000, 900, 7);
-        hub.files["onnx/" + name + ".onnx"] = model.SerializeAsString();
-    }
+    fixtures::addSharedDecoders(hub.files);
     hub.lfs = dataFilesOf(hub.files);
     QTemporaryDir dir;
     writeLocally(hub.files, dir.path().toStdString() + "/local");

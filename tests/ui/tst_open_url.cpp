@@ -3,33 +3,46 @@
 // tensors of its local copy; it is read-only (Save disabled, saying why; Save As… is a normal
 // save and its refusal a normal error); it is compared with a local model; Cancel during a
 // stalled fetch (a FaultServer that never answers) returns at once and frees the worker within
-// two seconds, the window unchanged; a bad URL, or a folder of the Hub, is refused naming it.
+// two seconds, the window unchanged; a bad URL is refused naming it. A folder of the Hub, on a
+// scripted Hub (tests/support/hub_fixture.h), opens a read-only folder window showing what one
+// of its local copy shows, and can be cancelled while the Hub stalls.
 #include "dialog_answerer.h"
 #include "ui_fixtures.h"
 
+#include "core/inspect/folder_inspect.h"
 #include "core/io/tensor_bytes.h"
 #include "core/model/model.h"
 #include "tests/support/fault_server.h"
+#include "tests/support/hub_fixture.h"
+#include "tests/support/model_builder.h"
 #include "tests/support/nginx_fixture.h"
+#include "tests/support/tensor_builder.h"
 #include "ui/models/layout_diff.h"
 #include "ui/models/tensor_table_model.h"
 #include "ui/save/model_opener.h"
 #include "ui/util/display_name.h"
 #include "ui/util/settings_store.h"
 #include "ui/windows/compare_window.h"
+#include "ui/windows/folder_window.h"
 #include "ui/windows/main_window.h"
 #include "ui/windows/open_url_dialog.h"
+#include "ui/windows/open_windows.h"
 #include "ui/windows/recent_files.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThreadPool>
 #include <QtTest>
@@ -74,6 +87,66 @@ bool opens(ui::MainWindow& window, const QString& path, QString* error = nullptr
     if (error && !failed.isEmpty())
         *error = failed.constFirst().value(1).toString();
     return !ok.isEmpty();
+}
+
+// The cells of `table`, a line a row, '|' between cells.
+QString tableText(const QTableWidget* table)
+{
+    QStringList rows;
+    for (int r = 0; r < table->rowCount(); ++r) {
+        QStringList cells;
+        for (int col = 0; col < table->columnCount(); ++col)
+            cells << (table->item(r, col) ? table->item(r, col)->text() : QString());
+        rows << cells.join(u'|');
+    }
+    return rows.join(u'\n');
+}
+
+// The scripted Hub (tests/support/hub_fixture.h) as the app finds it, through the environment
+// (HF_ENDPOINT, HF_TOKEN, an HF cache of its own), with the files of an Optimum export, and
+// those files on disk.
+struct HubCase {
+    fixtures::HubFixture hub;
+    QTemporaryDir dir;
+    HubCase()
+    {
+        hub.files = fixtures::optimumFiles();
+        hub.lfs = fixtures::dataFilesOf(hub.files);
+        qputenv("HF_ENDPOINT", QByteArray::fromStdString(hub.endpoint()));
+        qputenv("HF_TOKEN", QByteArray::fromStdString(fixtures::kHubToken));
+        qputenv("HF_HUB_CACHE", dir.filePath(QStringLiteral("cache")).toUtf8());
+        qputenv("NO_PROXY", "127.0.0.1,localhost");
+        fixtures::writeLocally(hub.files, dir.filePath(QStringLiteral("local")).toStdString());
+    }
+    // Its two decoders hold the same weights, each in its own data file.
+    void useSharedWeights()
+    {
+        fixtures::addSharedDecoders(hub.files);
+        hub.lfs = fixtures::dataFilesOf(hub.files);
+        fixtures::writeLocally(hub.files, dir.filePath(QStringLiteral("local")).toStdString());
+    }
+    QString localFolder() const { return dir.filePath(QStringLiteral("local/onnx")); }
+};
+
+// The folder window `window` opened for the folder `url` names, once it shows the folder; null
+// when the opening failed (the main window's lastError() says why).
+ui::FolderWindow* openedFolder(ui::MainWindow& window, const QString& url)
+{
+    QSignalSpy failed(&window, &ui::MainWindow::openFailed);
+    if (!window.openUrl(url))
+        return nullptr;
+    ui::FolderWindow* folder = nullptr;
+    const bool done = QTest::qWaitFor(
+        [&] {
+            if (!failed.isEmpty())
+                return true;
+            for (ui::FolderWindow* w : window.findChildren<ui::FolderWindow*>())
+                if (!w->isBusy() && w->graphsTable()->rowCount() > 0)
+                    folder = w;
+            return folder != nullptr;
+        },
+        30000);
+    return done && failed.isEmpty() ? folder : nullptr;
 }
 
 } // namespace
@@ -358,16 +431,220 @@ private slots:
         QVERIFY(answerer.texts.constFirst().contains(url));
     }
 
-    void aHubFolderIsNotYet()
+    // File > Open URL… of a folder of the Hub (hf://ORG/REPO/onnx, or the Hub's own link to it
+    // with a query) opens a folder window showing what a folder window of the same files on disk
+    // shows: the graphs, the data files and the graphs that read them, the weights stored twice,
+    // the problems; inspectFolder of the local copy says as much. Neither its title nor File >
+    // Open Recent shows the query.
+    void aHubFolderOpensAsItsLocalCopy()
     {
+        HubCase c;
+        c.useSharedWeights();
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        const QString url = QStringLiteral(
+            "https://huggingface.co/org/repo/tree/main/onnx?X-Amz-Signature=secret123");
+        ui::FolderWindow* folder = openedFolder(window, url);
+        QVERIFY2(folder, qPrintable(window.lastError()));
+        QVERIFY(answerer.titles.isEmpty());
+        QVERIFY(folder->isReadOnly());
+        ui::FolderWindow local;
+        QSignalSpy localDone(&local, &ui::FolderWindow::inspected);
+        local.openFolder(c.localFolder());
+        QVERIFY(localDone.wait(20000));
+        QVERIFY2(localDone.constFirst().value(0).toBool(), qPrintable(local.lastError()));
+        auto onDisk = repack::inspectFolder(c.localFolder().toStdString());
+        QVERIFY(onDisk);
+        QCOMPARE(folder->graphsTable()->rowCount(), int(onDisk->models.size()));
+        QCOMPARE(folder->filesTable()->rowCount(), int(onDisk->files.size()));
+        QCOMPARE(folder->sharedTable()->rowCount(), int(onDisk->shared.size()));
+        QVERIFY(folder->sharedTable()->rowCount() > 0);
+        QCOMPARE(folder->problemsTable()->rowCount(), int(onDisk->problems.size()));
+        for (int r = 0; r < folder->graphsTable()->rowCount(); ++r)
+            QCOMPARE(folder->graphsTable()->item(r, 0)->text(), qs(onDisk->models[size_t(r)].name));
+        const QString pinned = qs("hf://org/repo@" + fixtures::kHubCommit + "/onnx/");
+        const QString localName = c.localFolder() + u'/';
+        for (const auto& [remote, disk] : {std::pair{folder->graphsTable(), local.graphsTable()},
+                 std::pair{folder->filesTable(), local.filesTable()},
+                 std::pair{folder->sharedTable(), local.sharedTable()},
+                 std::pair{folder->problemsTable(), local.problemsTable()}})
+            QCOMPARE(tableText(remote).replace(pinned, localName), tableText(disk));
+        QVERIFY2(folder->windowTitle().startsWith(QStringLiteral("Folder onnx (hf://org/repo)")),
+            qPrintable(folder->windowTitle()));
+        QVERIFY(!folder->windowTitle().contains(QStringLiteral("secret123")));
+        // The summary names the folder at the commit its graphs were read at.
+        bool pinnedNamed = false;
+        for (const QLabel* label : folder->findChildren<QLabel*>())
+            pinnedNamed = pinnedNamed || label->text().startsWith(pinned + u':');
+        QVERIFY(pinnedNamed);
+        ui::waitForSettingsWritten();
+        const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+        QCOMPARE(recent.value(0), QStringLiteral("hf://org/repo/onnx/"));
+        QVERIFY(!recent.join(u' ').contains(QStringLiteral("secret123")));
+        folder->close();
+    }
+
+    // A folder of the Hub is read where it lives: its shared save is disabled, saying how a
+    // local copy of it is made instead.
+    void aHubFolderIsReadOnlySayingWhy()
+    {
+        HubCase c;
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        ui::FolderWindow* folder = openedFolder(window, QStringLiteral("hf://org/repo/onnx"));
+        QVERIFY2(folder, qPrintable(window.lastError()));
+        QVERIFY(!folder->saveButton()->isEnabled());
+        const QString command = QStringLiteral("onnx-repack repack hf://org/repo/onnx -o DIR "
+                                               "--shared-data ")
+            + folder->sharedNameEdit()->text();
+        QVERIFY2(folder->saveButton()->toolTip().contains(command),
+            qPrintable(folder->saveButton()->toolTip()));
+        QVERIFY2(folder->savingsLabel()->text().contains(QStringLiteral("read-only")),
+            qPrintable(folder->savingsLabel()->text()));
+        // The command, however long, never widens the window past a 1024 px screen: it wraps
+        // (xvfb's fonts made the window 1152 px wide at 1024 before).
+        const QLabel* savings = folder->savingsLabel();
+        QVERIFY(savings->minimumSizeHint().width()
+            < savings->fontMetrics().horizontalAdvance(savings->text()) / 2);
+        // Saving anyway (a caller, a shortcut) writes nothing and says why.
+        QSignalSpy saved(folder, &ui::FolderWindow::saved);
+        folder->saveShared(QStringLiteral("model.onnx_data"));
+        QTest::qWait(100);
+        QVERIFY(saved.isEmpty());
+        QVERIFY(!folder->isBusy());
+        QVERIFY(answerer.titles.isEmpty());
+        folder->close();
+    }
+
+    // A Hub that never answers the listing: the folder window's Cancel stops the reading
+    // within a second (the worker too), no error is said, and the main window opens the next
+    // URL as ever.
+    void cancelOfAStalledListingLeavesTheWindowUsable()
+    {
+        std::atomic<bool> stalled{false};
+        fixtures::FaultServer server([&](int socket, const fixtures::FaultRequest&, int) {
+            stalled = true;
+            server.stall(socket);
+        });
+        qputenv("HF_ENDPOINT", "http://127.0.0.1:" + QByteArray::number(server.port()));
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy failed(&window, &ui::MainWindow::openFailed);
+        QVERIFY(window.openUrl(QStringLiteral("hf://org/repo/onnx")));
+        QVERIFY(QTest::qWaitFor([&] { return stalled.load(); }, 10000));
+        QPointer<ui::FolderWindow> folder = window.findChild<ui::FolderWindow*>();
+        QVERIFY(folder);
+        QVERIFY(folder->isBusy());
+        QVERIFY(folder->cancelButton()->isEnabled());
+        QVERIFY(folder->cancelButton()->isVisible());
+        QElapsedTimer clock;
+        clock.start();
+        QTest::mouseClick(folder->cancelButton(), Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(!folder, 1000);
+        QTRY_COMPARE_WITH_TIMEOUT(QThreadPool::globalInstance()->activeThreadCount(), 0, 1000);
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        server.stop();
+        QTest::qWait(100);
+        QVERIFY(failed.isEmpty());
+        QVERIFY(answerer.titles.isEmpty());
+        QVERIFY(!window.isLoading());
+        // Still usable: the next folder opens.
+        HubCase c;
+        QVERIFY2(openedFolder(window, QStringLiteral("hf://org/repo/onnx")),
+            qPrintable(window.lastError()));
+    }
+
+    // File > Open Recent's entry of a folder of the Hub opens it again as a folder.
+    void aRecentHubFolderReopensAsAFolder()
+    {
+        HubCase c;
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        ui::FolderWindow* first = openedFolder(window, QStringLiteral("hf://org/repo/onnx"));
+        QVERIFY2(first, qPrintable(window.lastError()));
+        first->close();
+        QTRY_VERIFY(!window.findChild<ui::FolderWindow*>());
+        auto* menu = window.findChild<QMenu*>(QStringLiteral("recentMenu"));
+        QVERIFY(menu);
+        QAction* entry = nullptr;
+        for (QAction* action : menu->actions())
+            if (action->toolTip() == QStringLiteral("hf://org/repo/onnx"))
+                entry = action;
+        QVERIFY(entry);
+        QCOMPARE(entry->text(), QStringLiteral("onnx (hf://org/repo)"));
+        QSignalSpy failed(&window, &ui::MainWindow::openFailed);
+        entry->trigger();
+        ui::FolderWindow* again = nullptr;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                again = window.findChild<ui::FolderWindow*>();
+                return !failed.isEmpty() || (again && !again->isBusy());
+            },
+            20000));
+        QVERIFY2(failed.isEmpty(), qPrintable(window.lastError()));
+        QCOMPARE(again->graphsTable()->rowCount(), 3);
+        QVERIFY(answerer.titles.isEmpty());
+        again->close();
+    }
+
+    // `onnx-repack-gui hf://ORG/REPO/onnx` (and a drop of such a name) opens a folder window.
+    void aHubFolderNamedToTheAppOpensAsAFolder()
+    {
+        HubCase c;
+        DialogAnswerer answerer;
+        const QList<QWidget*> windows = ui::openWindows({QStringLiteral("hf://org/repo/onnx")});
+        QCOMPARE(windows.size(), 1);
+        QPointer<ui::FolderWindow> folder = qobject_cast<ui::FolderWindow*>(windows.front());
+        QVERIFY(folder);
+        QSignalSpy done(folder.data(), &ui::FolderWindow::inspected);
+        QVERIFY(done.wait(20000));
+        QVERIFY2(done.constFirst().value(0).toBool(), qPrintable(folder->lastError()));
+        QCOMPARE(folder->graphsTable()->rowCount(), 3);
+        QVERIFY(folder->isReadOnly());
+        QVERIFY(answerer.titles.isEmpty());
+        folder->close();
+        QTRY_VERIFY(!folder);
+    }
+
+    // A folder the Hub refuses (no such repository: 404; a gated one: 401) is an error naming
+    // it without its query, and no folder window is left, filled or not.
+    void aRefusedHubFolderIsAnErrorNamingIt_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::addColumn<bool>("gated");
+        QTest::addColumn<QString>("named");
+        QTest::addColumn<QString>("why");
+        QTest::addRow("404") << QStringLiteral(
+            "https://huggingface.co/org/none/tree/main/onnx?secret123=1")
+                             << false << QStringLiteral("hf://org/none/onnx")
+                             << QStringLiteral("no such repository");
+        QTest::addRow("401") << QStringLiteral("hf://org/repo/onnx/") << true
+                             << QStringLiteral("hf://org/repo/onnx/") << QStringLiteral("gated");
+    }
+
+    void aRefusedHubFolderIsAnErrorNamingIt()
+    {
+        QFETCH(QString, url);
+        QFETCH(bool, gated);
+        QFETCH(QString, named);
+        QFETCH(QString, why);
+        HubCase c;
+        c.hub.gated = gated;
         DialogAnswerer answerer;
         ui::MainWindow window;
         QSignalSpy failed(&window, &ui::MainWindow::openFailed);
-        QVERIFY(!window.openUrl(QStringLiteral("hf://org/repo/onnx")));
-        QCOMPARE(failed.size(), 1);
-        QVERIFY2(window.lastError().contains(QStringLiteral("hf://org/repo/onnx"))
-                && window.lastError().contains(QStringLiteral("not")),
-            qPrintable(window.lastError()));
+        QVERIFY(window.openUrl(url));
+        QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 20000));
+        const QString error = failed.constFirst().value(1).toString();
+        QVERIFY2(error.contains(named) && error.contains(why), qPrintable(error));
+        QVERIFY2(!error.contains(QStringLiteral("secret123")), qPrintable(error));
+        QCOMPARE(window.lastError(), error);
+        QTRY_COMPARE(answerer.titles.size(), 1);
+        QCOMPARE(answerer.titles.constFirst(), QStringLiteral("Cannot open folder"));
+        QVERIFY(answerer.texts.constFirst().contains(named));
+        QTRY_VERIFY(!window.findChild<ui::FolderWindow*>());
         QVERIFY(!window.isLoading());
     }
 

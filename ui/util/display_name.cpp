@@ -24,7 +24,10 @@ QString named(const QString& name, const QString& folder)
 std::pair<QString, QString> nameAndFolder(const QString& path)
 {
     if (isRemoteName(path)) {
-        const QString shown = shownName(path);
+        QString shown = shownName(path);
+        if (shown.endsWith(u'/'))
+            shown.chop(1); // a folder (of the Hub): named by its last part, as a local one
+
         const qsizetype slash = shown.lastIndexOf(u'/');
         return {shown.mid(slash + 1), shown.left(slash)};
     }

@@ -8,6 +8,7 @@
 
 #include "core/inspect/folder_inspect.h"
 #include "core/inspect/readers.h"
+#include "core/remote/model_source.h"
 #include "core/save/folder_save.h"
 #include "core/save/save_conflicts.h"
 
@@ -172,6 +173,7 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_status = new QStackedWidget(central);
     m_savings = new QLabel(m_status);
     m_savings->setObjectName(QStringLiteral("savings"));
+    m_savings->setTextInteractionFlags(Qt::TextSelectableByMouse); // a command to copy
     m_status->addWidget(m_savings);
     m_progress = new QProgressBar(m_status);
     m_progress->setObjectName(QStringLiteral("saveProgress"));
@@ -180,8 +182,9 @@ FolderWindow::FolderWindow(QWidget* parent)
     shareRow->addWidget(m_status, 1);
     m_save = new QPushButton(tr("Save Folder"), central);
     m_save->setObjectName(QStringLiteral("saveFolder"));
-    m_save->setToolTip(tr("Write every graph of the folder with the shared data file, in place, "
-                          "crash-safe; the data files no model reads any more are removed"));
+    m_localSaveTip = tr("Write every graph of the folder with the shared data file, in place, "
+                        "crash-safe; the data files no model reads any more are removed");
+    m_save->setToolTip(m_localSaveTip);
     shareRow->addWidget(m_save);
     m_cancel = new QPushButton(tr("Cancel"), central);
     m_cancel->setObjectName(QStringLiteral("cancelSave"));
@@ -222,8 +225,11 @@ FolderWindow::FolderWindow(QWidget* parent)
     connect(close, &QShortcut::activated, this, &QWidget::close);
     auto* poll = new QTimer(this);
     connect(poll, &QTimer::timeout, this, [this] {
+        if (m_inspect.isRunning())
+            showReading();
         if (!m_saving.isRunning())
             return;
+        m_progress->setRange(0, 1000);
         m_progress->setValue(m_permille->load());
         // Each phase fills the bar on its own: the comparison of the weights, then the writing.
         const int phase = m_phase->load();
@@ -253,31 +259,69 @@ bool FolderWindow::isBusy() const
 
 void FolderWindow::setBusy(bool busy, const QString& what)
 {
-    m_save->setEnabled(!busy && !m_dir.isEmpty());
+    m_save->setEnabled(!busy && !m_dir.isEmpty() && !m_remote);
     m_sharedName->setEnabled(!busy);
-    const bool saving = m_saving.isRunning() || m_pending.has_value();
-    m_cancel->setEnabled(busy && saving);
-    m_status->setCurrentWidget(busy && saving ? static_cast<QWidget*>(m_progress) : m_savings);
+    // Cancel stops a save, or the reading of a folder of the Hub (which a server may stall).
+    const bool working
+        = m_saving.isRunning() || m_pending.has_value() || (m_remote && m_inspect.isRunning());
+    m_cancel->setEnabled(busy && working);
+    m_status->setCurrentWidget(busy && working ? static_cast<QWidget*>(m_progress) : m_savings);
     if (!what.isEmpty())
         m_summary->setText(what);
 }
 
+void FolderWindow::showReading()
+{
+    const int permille = m_permille->load();
+    if (permille < 0) {
+        m_progress->setRange(0, 0); // busy: a listing or a graph's structure being fetched
+        return;
+    }
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(permille);
+    m_progress->setFormat(tr("Comparing the weights… %p%"));
+}
+
 void FolderWindow::openFolder(const QString& dir)
 {
-    m_dir = QDir(dir).absolutePath();
+    // A URL is kept as given (the core reads it, with what its query may hold) and shown
+    // without its query (shownName), as a model opened from a URL is.
+    m_remote = isRemoteName(dir);
+    m_dir = m_remote ? dir : QDir(dir).absolutePath();
     setWindowTitle(tr("Folder %1 — Onnx Repack").arg(displayName(m_dir)));
-    setBusy(true, tr("Reading the graphs of %1…").arg(m_dir));
+    m_save->setToolTip(m_remote ? readOnlyReason() : m_localSaveTip);
+    // The command a read-only folder names wraps to fit a 1024 px window (the savings of a
+    // local one are one line, which keeps Cancel in place while a save runs).
+    m_savings->setWordWrap(m_remote);
+    m_lastError.clear();
+    m_readCancelled = false;
+    if (m_inspect.isRunning())
+        m_cancelToken->cancel(); // a reading superseded stops
+    m_cancelToken = std::make_shared<repack::CancelToken>();
+    m_permille->store(-1);
+    showReading();
     const std::string path = m_dir.toStdString();
     m_inspect.start(
-        [path] {
-            return std::make_shared<repack::Result<repack::FolderInspection>>(
-                repack::inspectFolder(path));
+        [path, remote = m_remote, token = m_cancelToken, permille = m_permille] {
+            repack::FolderInspectOptions options;
+            options.cancel = token.get();
+            options.progress = [permille](const repack::Progress& p) {
+                if (p.bytesTotal)
+                    permille->store(int(1000 * p.bytesDone / p.bytesTotal));
+            };
+            return std::make_shared<repack::Result<repack::FolderInspection>>(remote
+                    ? repack::inspectRemoteFolder(path, options)
+                    : repack::inspectFolder(path, options));
         },
         [this](std::shared_ptr<repack::Result<repack::FolderInspection>> result) {
             setBusy(false, {});
             if (!*result) {
-                m_lastError = QString::fromStdString(result->error().message);
-                m_summary->setText(m_lastError);
+                m_readCancelled = result->error().is(repack::ErrorKind::Cancelled);
+                m_lastError
+                    = m_readCancelled ? QString() : QString::fromStdString(result->error().message);
+                m_summary->setText(m_readCancelled
+                        ? tr("Reading %1 cancelled.").arg(shownName(m_dir))
+                        : m_lastError);
                 emit inspected(false);
                 return;
             }
@@ -285,16 +329,26 @@ void FolderWindow::openFolder(const QString& dir)
             planSavings();
             emit inspected(true);
         });
+    setBusy(true, tr("Reading the graphs of %1…").arg(m_remote ? shownName(m_dir) : m_dir));
+}
+
+QString FolderWindow::readOnlyReason() const
+{
+    return tr("A folder of the Hub is read-only; save a local copy with onnx-repack repack %1 -o "
+              "DIR --shared-data %2")
+        .arg(shownName(m_dir), m_sharedName->text().trimmed());
 }
 
 void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& folder)
 {
     m_folder = folder;
-    m_summary->setText(tr("%1: %2 graph(s), %3 data file(s); stored more than once: %4")
-                           .arg(homePath(m_dir))
-                           .arg(folder->models.size())
-                           .arg(folder->files.size())
-                           .arg(formatBytes(folder->duplicatedBytes)));
+    // A folder of the Hub by the commit its graphs were read at.
+    m_summary->setText(
+        tr("%1: %2 graph(s), %3 data file(s); stored more than once: %4")
+            .arg(m_remote ? QString::fromStdString(folder->folder.string()) : homePath(m_dir))
+            .arg(folder->models.size())
+            .arg(folder->files.size())
+            .arg(formatBytes(folder->duplicatedBytes)));
     m_graphs->setRowCount(int(folder->models.size()));
     for (int r = 0; r < m_graphs->rowCount(); ++r) {
         const repack::FolderModel& m = folder->models[size_t(r)];
@@ -346,6 +400,12 @@ void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& f
 void FolderWindow::planSavings()
 {
     const QString name = m_sharedName->text().trimmed();
+    if (m_remote) {
+        m_savings->setText(readOnlyReason());
+        m_savings->setToolTip(m_savings->text());
+        m_save->setToolTip(readOnlyReason());
+        return;
+    }
     if (m_dir.isEmpty() || name.isEmpty()) {
         m_savings->clear();
         return;
@@ -386,12 +446,17 @@ void FolderWindow::saveShared(const QString& name)
 
 void FolderWindow::startSave(const QString& name, bool force)
 {
+    if (m_remote) {
+        m_lastError = readOnlyReason();
+        return;
+    }
     if (m_dir.isEmpty() || isBusy())
         return;
     m_cancelToken = std::make_shared<repack::CancelToken>();
     m_permille->store(0);
     m_phase->store(0);
     m_savedText.clear();
+    m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_pending = Pending{name, force};

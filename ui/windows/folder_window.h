@@ -7,6 +7,9 @@
 // that would replace a file other models read asks first, as the single save does
 // (ui/save/replace_dialog.h); a window showing one of the graphs lends the save its model
 // (ui/save/model_holder.h) and loads the saved graph afterwards.
+// A folder of the Hub (hf://ORG/REPO[@REV]/DIR, File > Open URL…) is shown the same way, read
+// where it lives (core/remote/model_source.h, every graph at one commit) with Cancel while it is
+// read; it is read-only: its save is disabled, saying how a local copy is made.
 #pragma once
 
 #include "ui/save/model_owner.h"
@@ -42,15 +45,20 @@ public:
     explicit FolderWindow(QWidget* parent = nullptr);
     ~FolderWindow() override;
 
-    // Inspects `dir` (again): the tables fill when it is done (inspected()).
+    // Inspects `dir` (again), a path or the URL of a folder of the Hub: the tables fill when it
+    // is done (inspected()). Cancel stops the reading (inspected(false), wasCancelled()).
     void openFolder(const QString& dir);
     QString folder() const { return m_dir; }
+    // A folder of the Hub (hf://ORG/REPO[@REV]/DIR): shown, never saved in place.
+    bool isReadOnly() const { return m_remote; }
     // Saves the folder in place with one shared data file named `name` (saved() when done).
     // Replacing a file that models outside the folder's graphs read asks first: Replace, a
     // free name instead (the shared name field then says it), or Cancel (saved(false)).
     void saveShared(const QString& name);
     bool isBusy() const;
     QString lastError() const { return m_lastError; }
+    // The last reading of the folder was cancelled (no error: lastError() is empty).
+    bool wasCancelled() const { return m_readCancelled; }
 
     QTableWidget* graphsTable() const { return m_graphs; }
     QTableWidget* filesTable() const { return m_files; }
@@ -92,10 +100,16 @@ private:
     void giveBack(bool rewritten);
     void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
     void planSavings();
+    // Why a folder of the Hub is not saved here, and the command that saves a local copy.
+    QString readOnlyReason() const;
+    // The reading's progress in the status row: the bytes compared, or busy until known.
+    void showReading();
     void setBusy(bool busy, const QString& what);
 
     QString m_dir;
+    bool m_remote = false;
     QString m_lastError;
+    bool m_readCancelled = false;
     std::shared_ptr<const repack::FolderInspection> m_folder; // what the tables show
     QTableWidget* m_graphs = nullptr;
     QTableWidget* m_files = nullptr;
@@ -107,13 +121,15 @@ private:
     QLabel* m_savings = nullptr;
     QStackedWidget* m_status = nullptr; // the savings, or the save's progress in their place
     QPushButton* m_save = nullptr;
+    QString m_localSaveTip; // what Save does to a local folder
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
     JobTracker m_inspect;
     JobTracker m_plan;
     JobTracker m_saving;
     std::shared_ptr<repack::CancelToken> m_cancelToken;
-    std::shared_ptr<std::atomic<int>> m_permille; // the save's progress, polled
+    // The save's progress, or the reading's (-1 while not known), polled.
+    std::shared_ptr<std::atomic<int>> m_permille;
     std::shared_ptr<std::atomic<int>> m_phase; // 1 comparing, 2 writing, 0 another step
     QString m_savingName; // the shared file being written
     QString m_savedText; // what the last save wrote, until the name is edited or saved again

@@ -24,6 +24,7 @@
 
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
+#include "core/remote/model_source.h"
 
 #include <QAction>
 #include <QApplication>
@@ -261,10 +262,18 @@ bool MainWindow::isLoading() const
 void MainWindow::onOpenFailed(const QString& path, const QString& error, bool quiet)
 {
     setBusy({});
+    reportOpenFailure(path, error, quiet);
+}
+
+void MainWindow::reportOpenFailure(const QString& path, const QString& error, bool quiet)
+{
     m_lastError = error;
     statusBar()->showMessage(tr("Cannot open %1").arg(shownName(path)), 8000);
     if (!quiet)
-        QMessageBox::warning(this, tr("Cannot open model"), m_lastError);
+        QMessageBox::warning(this,
+            repack::namesHubFolder(path.toStdString()) ? tr("Cannot open folder")
+                                                       : tr("Cannot open model"),
+            m_lastError);
     Q_EMIT openFailed(path, error);
 }
 

@@ -65,7 +65,8 @@ public:
     // cancelled; after Save, the open starts once the save has succeeded.
     bool openFile(const QString& path, bool quiet = false);
     // File > Open URL…: a model on a server (http(s)://, hf://, s3://) opened read-only through
-    // openFile; a folder of the Hub is refused, saying so (not yet). False when nothing started.
+    // openFile; a folder of the Hub (hf://ORG/REPO[@REV]/DIR) in a read-only folder window
+    // through openFolder. False when nothing started.
     bool openUrl(const QString& url);
     // Stops the open running now (the Cancel of the status bar); the window keeps its model.
     void cancelOpen();
@@ -102,7 +103,10 @@ public:
     BeforeAfterPanel* beforeAfter() const { return m_beforeAfter; }
     // Opens a window comparing the open model (A) with the model at `path` (B).
     CompareWindow* compareWith(const QString& path);
-    // Opens a window showing the folder of graphs `dir` as one unit (File > Open Folder…).
+    // Opens a window showing the folder of graphs `dir` as one unit (File > Open Folder…), or
+    // the folder of the Hub a URL names (File > Open URL…, read-only). A folder of the Hub that
+    // cannot be read is an error as a model's is (openFailed, and a dialog); its window, never
+    // filled, closes, as it does when its reading is cancelled.
     FolderWindow* openFolder(const QString& dir);
     PlacementState* placementState() const { return m_placement; }
     PlacementView* placementView() const { return m_placementView; }
@@ -169,6 +173,8 @@ private:
     void createWidgets();
     void onOpened(const LoadedModel& loaded);
     void onOpenFailed(const QString& path, const QString& error, bool quiet);
+    // Says that `path` (a model, or a folder of the Hub) did not open, and why.
+    void reportOpenFailure(const QString& path, const QString& error, bool quiet);
     void onOpenProgress(quint64 done, quint64 total);
     // Shows m_snapshot in every view; `sameTensors`: only where tensors are stored changed.
     void showSnapshot(bool sameTensors = false);

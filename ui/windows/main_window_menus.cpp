@@ -2,6 +2,7 @@
 #include "main_window.h"
 
 #include "recent_files.h"
+#include "ui/util/display_name.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/repack_panel.h"
 
@@ -24,7 +25,8 @@ void MainWindow::createActions()
     openUrl->setObjectName(QStringLiteral("openUrlAction"));
     openUrl->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
     openUrl->setToolTip(tr("A model on a server (https://, hf://ORG/REPO/PATH, s3://BUCKET/KEY), "
-                           "read-only: Save As… writes a local copy"));
+                           "or a folder of the Hub (hf://ORG/REPO/onnx), read-only: Save As… "
+                           "writes a local copy of a model"));
     QAction* openFolder = file->addAction(tr("Open &Folder…"), this, &MainWindow::openFolderDialog);
     openFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openFolder->setToolTip(tr("A folder of graphs as one unit: the weights they repeat, and one "
@@ -32,8 +34,9 @@ void MainWindow::createActions()
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     m_recentMenu->setObjectName(QStringLiteral("recentMenu"));
     m_recent = new RecentFiles(m_recentMenu, this);
+    // A URL as File > Open URL… opens it: a folder of the Hub in a folder window.
     connect(m_recent, &RecentFiles::openRequested, this,
-        [this](const QString& path) { openFile(path); });
+        [this](const QString& path) { isRemoteName(path) ? this->openUrl(path) : openFile(path); });
     m_reloadAction = file->addAction(
         QIcon::fromTheme(QStringLiteral("view-refresh")), tr("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcut(QKeySequence::Refresh);

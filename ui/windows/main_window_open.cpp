@@ -79,13 +79,8 @@ bool MainWindow::openUrl(const QString& url)
         return false;
     }
     if (repack::namesHubFolder(url.toStdString())) {
-        m_lastError = tr("%1 is a folder of the Hub: folders from the Hub cannot be opened here "
-                         "yet. Name one of its .onnx files, or list them with onnx-repack "
-                         "inspect %1.")
-                          .arg(shownName(url));
-        QMessageBox::information(this, tr("Cannot open URL"), m_lastError);
-        Q_EMIT openFailed(url, m_lastError);
-        return false;
+        openFolder(url);
+        return true;
     }
     return openFile(url);
 }
@@ -128,6 +123,25 @@ FolderWindow* MainWindow::openFolder(const QString& dir)
     window->setWindowFlag(Qt::Window);
     window->setAttribute(Qt::WA_DeleteOnClose);
     window->show();
+    if (isRemoteName(dir)) {
+        // Shown once read: remembered (without its query), or, never filled, closed.
+        connect(
+            window, &FolderWindow::inspected, this,
+            [this, window, dir](bool ok) {
+                if (ok) {
+                    m_recent->add(dir);
+                    return;
+                }
+                const QString error = window->lastError();
+                const bool cancelled = window->wasCancelled();
+                window->close();
+                if (cancelled)
+                    statusBar()->showMessage(tr("Opening %1 cancelled").arg(shownName(dir)), 5000);
+                else
+                    reportOpenFailure(dir, error, false);
+            },
+            Qt::SingleShotConnection);
+    }
     window->openFolder(dir);
     return window;
 }

@@ -19,7 +19,8 @@ OpenUrlDialog::OpenUrlDialog(const QStringList& recent, QWidget* parent)
     , m_error(new QLabel(this))
 {
     setWindowTitle(tr("Open URL"));
-    auto* prompt = new QLabel(tr("A model on a server, opened read-only: its structure is "
+    auto* prompt = new QLabel(tr("A model on a server, or a folder of graphs on the Hub "
+                                 "(hf://ORG/REPO/onnx), opened read-only: its structure is "
                                  "fetched, its weights are read only when needed."),
         this);
     prompt->setWordWrap(true);

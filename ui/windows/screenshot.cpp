@@ -3,6 +3,7 @@
 #include "compare_window.h"
 #include "folder_window.h"
 #include "main_window.h"
+#include "open_windows.h"
 #include "ui/models/diff_table_model.h"
 #include "ui/models/placement_state.h"
 #include "ui/save/save_preview.h"
@@ -183,7 +184,7 @@ int compareShot(const ScreenshotRequest& request)
 
 int folderShot(const ScreenshotRequest& request)
 {
-    if (request.models.size() != 1 || !QFileInfo(request.models.front()).isDir()) {
+    if (request.models.size() != 1 || !namesFolder(request.models.front())) {
         complain(QStringLiteral("--screenshot-view folder needs one folder of graphs"));
         return 2;
     }

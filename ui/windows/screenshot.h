@@ -12,7 +12,7 @@ struct ScreenshotRequest {
     // "main" (the window with the largest external tensor selected), "placement" (the same
     // with the placement pane raised), "before-after" (the Before / after dock for a threshold
     // of 2 KiB and 64 KiB shards), "compare" (models[0] against models[1]), "folder" (the
-    // folder models[0] as one unit).
+    // folder models[0] as one unit: a path, or a folder of the Hub).
     QString view = QStringLiteral("main");
     QStringList models;
     QString out;
