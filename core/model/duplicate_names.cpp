@@ -1,6 +1,5 @@
 #include "duplicate_names.h"
 
-#include "core/radix_sort.h"
 #include "name_hash.h"
 
 #include <algorithm>
@@ -32,9 +31,9 @@ void reportDuplicateNames(const std::vector<TensorInfo>& tensors, std::vector<Pr
                 + (scope >> 2));
         keyed[i] = HP::pack(static_cast<uint32_t>(both), i);
     }
-    // 8 bytes a tensor, and as many for the sort's second buffer: 48 MB at 3,000,000 tensors,
-    // as much as std::sort of (64-bit hash, position) pairs took in place.
-    radixSortBy(keyed, [](uint64_t k) { return HP::hash(k); });
+    // In place, by hash then position: 8 bytes a tensor and no second buffer (24 MB more at
+    // 3,000,000 tensors for a radix sort).
+    std::sort(keyed.begin(), keyed.end());
     auto same = [&](uint32_t a, uint32_t b) {
         return tensors[a].name == tensors[b].name && tensors[a].scope == tensors[b].scope;
     };

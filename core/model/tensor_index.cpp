@@ -583,7 +583,7 @@ private:
         for (uint32_t i = 0; i < m_out.tensors.size(); ++i)
             if (m_out.tensors[i].kind == TensorKind::Initializer)
                 initializers.push_back(HP::pack(nameHash(m_out.tensors[i].name), i));
-        radixSortBy(initializers, [](uint64_t k) { return HP::hash(k); });
+        std::sort(initializers.begin(), initializers.end()); // in place, no second buffer
         radixSortBy(m_used, [](uint32_t hash) { return hash; });
         auto used = m_used.begin();
         for (uint64_t k : initializers) {
