@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cassert>
 #include <cstring>
 #include <iosfwd>
 #include <memory>
@@ -67,13 +68,17 @@ private:
     {
         if (maxBytes > kBufferBytes) {
             std::string text(maxBytes, '\0');
-            text.resize(static_cast<size_t>(render(text.data()) - text.data()));
+            const size_t used = static_cast<size_t>(render(text.data()) - text.data());
+            assert(used <= maxBytes);
+            text.resize(used);
             return putLarge(text);
         }
         if (maxBytes > kBufferBytes - m_used)
             flush();
         char* const out = m_buffer.get() + m_used;
-        m_used += static_cast<size_t>(render(out) - out);
+        const size_t used = static_cast<size_t>(render(out) - out);
+        assert(used <= maxBytes); // past it, render wrote past the buffer: a wrong bound
+        m_used += used;
     }
     void open(char bracket);
     void close(char bracket);

@@ -74,8 +74,10 @@ public:
     {
         const std::string_view location
             = t.isExternal() ? std::string_view(t.external->location()) : std::string_view();
-        const size_t maxBytes = m_fixedBytes
-            + JsonStream::stringBytes(t.name.size() + t.scope.size() + location.size())
+        // Each string quoted and escaped on its own; an inline tensor's location is "null".
+        const size_t maxBytes = m_fixedBytes + JsonStream::stringBytes(t.name.size())
+            + JsonStream::stringBytes(t.scope.size())
+            + std::max(JsonStream::stringBytes(location.size()), std::string_view("null").size())
             + t.shape.size() * (m_element.size() + kNumberBytes);
         json.rendered(maxBytes, [&](char* out) { return render(out, t, location); });
     }

@@ -245,13 +245,25 @@ void TestJsonStream::inspectRowsOfEveryShapeAreTheDocument()
         = rawTensor(std::string(20'000, '\x01'), onnx::TensorProto::FLOAT, {1});
     for (const std::string& name : kNames)
         *graph->add_initializer() = rawTensor("row " + name, onnx::TensorProto::UINT8, {5});
+    // Every field at its longest (a row's text is bounded before it is written): control
+    // characters (6 bytes each escaped) in the name, the scope and the location, the lowest
+    // unknown dtype, 20-digit numbers.
+    const std::string controls(40, '\x01');
+    auto& branch = addSubgraph(addNode(*graph, "If", controls), "then_branch");
+    onnx::TensorProto longest = typedTensor(controls, onnx::TensorProto::FLOAT, {2, 3});
+    longest.set_dims(0, INT64_MIN);
+    longest.set_data_type(INT32_MIN);
+    longest.clear_float_data();
+    setExternal(longest, controls, std::string("18446744073709551615"),
+        std::string("18446744073709551615"));
+    *branch.add_initializer() = longest;
     auto model = Model::fromProto(std::move(proto), "/nonexistent");
     std::ostringstream out;
     writeInspectJson(out, *model);
     QCOMPARE(out.str(), jsonText(inspectJson(*model)) + '\n');
     compareWithDocument(out.str());
     const Json doc = Json::parse(out.str());
-    QCOMPARE(doc["tensors"].size(), size_t(10) + kNames.size());
+    QCOMPARE(doc["tensors"].size(), size_t(11) + kNames.size());
     QCOMPARE(doc["tensors"][2]["shape"].size(), size_t(9));
     QCOMPARE(doc["tensors"][6]["offset"].get<uint64_t>(), uint64_t(4096));
     QVERIFY(doc["tensors"][3]["elements"].is_null());
