@@ -1,6 +1,6 @@
 #include "checksum.h"
 
-#include "core/shared_library.h"
+#include "shared_library.h"
 
 #include <openssl/evp.h>
 #include <openssl/opensslv.h>
@@ -19,9 +19,8 @@ struct CryptoLibrary {
     int (*final)(EVP_MD_CTX* context, unsigned char* digest, unsigned int* length) = nullptr;
 };
 
-// The libcrypto the headers were built for, loaded the first time a checksum is computed, or
-// LibraryUnavailable naming it.
-const CryptoLibrary& crypto()
+// The libcrypto the headers were built for, loaded the first time a checksum is computed.
+const Result<CryptoLibrary>& loadedCrypto()
 {
     static const Result<CryptoLibrary> loaded = []() -> Result<CryptoLibrary> {
         const std::string soname = "libcrypto.so." + std::to_string(OPENSSL_VERSION_MAJOR);
@@ -46,12 +45,27 @@ const CryptoLibrary& crypto()
         }
         return crypto;
     }();
+    return loaded;
+}
+
+// loadedCrypto(), or LibraryUnavailable naming it.
+const CryptoLibrary& crypto()
+{
+    const Result<CryptoLibrary>& loaded = loadedCrypto();
     if (!loaded)
         throw LibraryUnavailable(loaded.error().message);
     return *loaded;
 }
 
 } // namespace
+
+Status checksumsAvailable()
+{
+    const Result<CryptoLibrary>& loaded = loadedCrypto();
+    if (!loaded)
+        return loaded.error();
+    return {};
+}
 
 struct Sha1::Context {
     const CryptoLibrary& crypto = repack::crypto();

@@ -3,12 +3,18 @@
 // where libcrypto cannot be loaded throws LibraryUnavailable (guardMemory: an Io error).
 #pragma once
 
+#include "result.h"
+
 #include <cstddef>
 #include <memory>
 #include <span>
 #include <string>
 
 namespace repack {
+
+// Whether digests can be made: libcrypto loads (once), or the Io error saying why not. Code with
+// an error path asks this first; a Sha1 made after it succeeded never throws.
+Status checksumsAvailable();
 
 class Sha1 {
 public:

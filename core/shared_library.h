@@ -3,7 +3,7 @@
 // alone is 1.4 MiB of every process's memory, its relocations and symbol tables).
 #pragma once
 
-#include "core/result.h"
+#include "result.h"
 
 #include <string>
 

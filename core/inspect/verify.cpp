@@ -83,7 +83,14 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
             if (options.cancel && options.cancel->isCancelled())
                 return out;
             const bool hashing = !r.tensor->external->checksum->empty();
-            Sha1 sha;
+            if (Status s = hashing ? checksumsAvailable() : Status{}; !s) {
+                problem(out, *r.tensor, code::ReadFailed,
+                    "its checksum cannot be checked: " + s.error().message);
+                continue;
+            }
+            std::optional<Sha1> sha; // libcrypto is loaded for a checksum only
+            if (hashing)
+                sha.emplace();
             uint64_t done = 0;
             Status status;
             while (done < r.length && status) {
@@ -91,8 +98,8 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
                     = static_cast<size_t>(std::min<uint64_t>(buffer.size(), r.length - done));
                 std::span<std::byte> view(buffer.data(), chunk);
                 status = readAt(view, r.offset + done);
-                if (status && hashing)
-                    sha.update(view);
+                if (status && sha)
+                    sha->update(view);
                 done += chunk;
                 progress.bytesDone += chunk;
                 progress.tensor = r.tensor->name;
@@ -103,8 +110,8 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
                 problem(out, *r.tensor, code::ReadFailed, status.error().message);
                 continue;
             }
-            if (hashing) {
-                const std::string actual = sha.hexDigest();
+            if (sha) {
+                const std::string actual = sha->hexDigest();
                 if (actual != *r.tensor->external->checksum)
                     problem(out, *r.tensor, code::ChecksumMismatch,
                         "SHA-1 of the bytes is " + actual + ", the checksum key says "

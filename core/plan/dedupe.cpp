@@ -65,6 +65,8 @@ public:
     Result<std::string> hash(TensorRef tensor, const TensorBytes& tensorBytes)
     {
         const auto bytes = tensorBytes.bytes();
+        if (Status s = checksumsAvailable(); !s)
+            return s.error();
         Sha1 sha;
         for (size_t done = 0; done < bytes.size();) {
             const size_t piece = std::min(kHashChunk, bytes.size() - done);

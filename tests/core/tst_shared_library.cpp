@@ -2,13 +2,21 @@
 // a command that makes none never maps it (issue 37: 1.4 MiB of every process), and a system
 // without it gets an error naming the package where a checksum is needed, not a failure to start.
 #include "core/checksum.h"
+#include "core/inspect/verify.h"
+#include "core/model/model.h"
 #include "core/result.h"
 #include "core/shared_library.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/data_file_builder.h"
 #include "tests/support/loaded_libraries.h"
+#include "tests/support/model_builder.h"
 #include "tests/support/result_checks.h"
+#include "tests/support/tensor_builder.h"
 
+#include <QTemporaryDir>
 #include <QTest>
+
+#include <onnx/onnx_pb.h>
 
 #include <cstring>
 #include <string>
@@ -20,7 +28,25 @@ class TestSharedLibrary : public QObject {
     Q_OBJECT
 
 private slots:
-    // First: nothing before has made a checksum.
+    // First: nothing before has made a checksum. Verifying external tensors without a
+    // checksum key reads them without one.
+    void verifyWithoutChecksumsNeverLoadsLibcrypto()
+    {
+        QTemporaryDir dir;
+        onnx::ModelProto model = fixtures::emptyModel();
+        fixtures::DataFileBuilder data("data.bin");
+        auto plain = fixtures::rawTensor("plain", onnx::TensorProto::FLOAT, {64});
+        data.append(plain);
+        *model.mutable_graph()->add_initializer() = plain;
+        QVERIFY(data.save(dir.path()));
+        QVERIFY(fixtures::saveModel(model, dir.filePath("m.onnx")));
+        auto loaded = Model::load(dir.filePath("m.onnx").toStdString());
+        QVERIFY_OK(loaded);
+        QVERIFY((*loaded)->tensors().front().isExternal());
+        QVERIFY(verify(**loaded, {}).empty());
+        QVERIFY(!isMapped("libcrypto"));
+    }
+
     void libcryptoIsMappedOnlyOnceAChecksumIsMade()
     {
         QVERIFY(!isMapped("libcrypto"));
@@ -28,6 +54,7 @@ private slots:
         const auto digest = Sha1::of(std::as_bytes(std::span(text.data(), text.size())));
         QCOMPARE(digest, std::string("a9993e364706816aba3e25717850c26c9cd0d89d")); // FIPS 180
         QVERIFY(isMapped("libcrypto"));
+        QVERIFY_OK(checksumsAvailable());
         Sha1 pieces; // the same digest, fed in two parts, through the library loaded once
         pieces.update(std::as_bytes(std::span(text.data(), 1)));
         pieces.update(std::as_bytes(std::span(text.data() + 1, 2)));
