@@ -17,9 +17,9 @@
 #include "tests/support/hub_fixture.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/model_checks.h"
+#include "tests/support/python_reader.h"
 #include "tests/support/tensor_builder.h"
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -558,36 +558,6 @@ void TestHubModel::aListingNeverLeavesTheHub()
         QVERIFY2(!HubFixture::atCdn(r), r.target.c_str());
 }
 
-namespace {
-
-// Every file under `dir` (relative path -> bytes).
-std::map<std::string, std::string> filesUnder(const fs::path& dir)
-{
-    std::map<std::string, std::string> files;
-    std::error_code ec;
-    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_regular_file()) {
-            std::ifstream in(it->path(), std::ios::binary);
-            files[it->path().lexically_relative(dir).string()]
-                = std::string(std::istreambuf_iterator<char>(in), {});
-        }
-    return files;
-}
-
-// Why onnx.load (Debian's python3-onnx, $REPACK_PYTHON) refuses the model at `path`; "" when it
-// loads it.
-QString whyPythonRefuses(const fs::path& path)
-{
-    QProcess python;
-    python.start(qEnvironmentVariable("REPACK_PYTHON", "/usr/bin/python3"),
-        {"-c", "import onnx, sys; onnx.load(sys.argv[1])", QString::fromStdString(path.string())});
-    if (!python.waitForFinished(60000))
-        return "python did not finish";
-    return python.exitCode() == 0 ? QString() : QString::fromUtf8(python.readAllStandardError());
-}
-
-} // namespace
-
 void TestHubModel::aHubFolderRepacksAsItsDownloadedCopy_data()
 {
     QTest::addColumn<QStringList>("options");
@@ -617,15 +587,16 @@ void TestHubModel::aHubFolderRepacksAsItsDownloadedCopy()
     const auto onDisk = fixtures::runCli(
         QStringList{"repack", dir.filePath("local/onnx"), "-o", dir.filePath("b")} + options);
     QVERIFY2(onDisk.exitCode == 0, onDisk.err.constData());
-    const auto written = filesUnder(root / "a");
-    const auto expected = filesUnder(root / "b");
+    const auto written = fixtures::filesUnder(root / "a");
+    const auto expected = fixtures::filesUnder(root / "b");
     QVERIFY(!expected.empty());
     QCOMPARE(written.size(), expected.size());
     for (const auto& [name, bytes] : expected) {
         QVERIFY2(written.count(name), name.c_str());
         QVERIFY2(written.at(name) == bytes, name.c_str());
         if (name.ends_with(".onnx")) {
-            const QString why = whyPythonRefuses(root / "a" / name);
+            const QString why
+                = fixtures::onnxLoadFailure(QString::fromStdString((root / "a" / name).string()));
             QVERIFY2(why.isEmpty(), qPrintable(why));
         }
     }

@@ -154,6 +154,11 @@ std::string HubFixture::gitOid(const std::string& path) const
 void HubFixture::answer(int socket, const FaultRequest& r)
 {
     const std::string target = r.target.substr(0, r.target.find('?'));
+    if (atCdn(r) && stallCdn) {
+        ++cdnStalls;
+        server.stall(socket);
+        return;
+    }
     if (atCdn(r)) { // /cdn/PATH?signature
         const auto file = files.find(target.substr(5));
         if (!target.starts_with("/cdn/") || file == files.end())
@@ -219,6 +224,19 @@ void HubFixture::answer(int socket, const FaultRequest& r)
         return;
     }
     serve(socket, r, file->second, {header("X-Repo-Commit", kHubCommit), header("ETag", etag)});
+}
+
+std::map<std::string, std::string> filesUnder(const fs::path& dir)
+{
+    std::map<std::string, std::string> files;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_regular_file()) {
+            std::ifstream in(it->path(), std::ios::binary);
+            files[it->path().lexically_relative(dir).string()]
+                = std::string(std::istreambuf_iterator<char>(in), {});
+        }
+    return files;
 }
 
 } // namespace fixtures

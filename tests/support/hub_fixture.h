@@ -8,6 +8,7 @@
 #include "core/io/hub_cache.h"
 #include "tests/support/fault_server.h"
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <map>
@@ -36,6 +37,8 @@ std::set<std::string> dataFilesOf(const std::map<std::string, std::string>& file
 // m/model.onnx there.
 std::filesystem::path writeLocally(
     const std::map<std::string, std::string>& files, const std::filesystem::path& dir);
+// Every file under `dir` (relative path -> bytes): what a save wrote there.
+std::map<std::string, std::string> filesUnder(const std::filesystem::path& dir);
 
 struct HubFixture {
     std::map<std::string, std::string> files = hubRepositoryFiles();
@@ -48,6 +51,10 @@ struct HubFixture {
     // it served under the same commit); empty: none.
     std::string changesAfterFirstRead;
     std::map<std::string, int> cdnAnswers; // by path
+    // While set, every request at the CDN (a data file's bytes) is never answered (until the
+    // client hangs up or the server stops); `cdnStalls` counts them.
+    std::atomic<bool> stallCdn{false};
+    std::atomic<int> cdnStalls{0};
     FaultServer server{[this](int socket, const FaultRequest& r, int) { answer(socket, r); }};
 
     std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(server.port()); }

@@ -8,6 +8,17 @@
 
 namespace fixtures {
 
+QString onnxLoadFailure(const QString& modelPath)
+{
+    QProcess python;
+    python.start(qEnvironmentVariable("REPACK_PYTHON", QStringLiteral("/usr/bin/python3")),
+        {QStringLiteral("-c"), QStringLiteral("import onnx, sys; onnx.load(sys.argv[1])"),
+            modelPath});
+    if (!python.waitForFinished(120000) || python.exitStatus() != QProcess::NormalExit)
+        return QStringLiteral("python did not finish");
+    return python.exitCode() == 0 ? QString() : QString::fromUtf8(python.readAllStandardError());
+}
+
 PythonLoad loadInPython(const QString& script, const QString& modelPath)
 {
     PythonLoad result;

@@ -19,6 +19,9 @@ struct PythonLoad {
     ValueHashes values;
 };
 
+// Empty when onnx.load(`modelPath`) succeeds, else what python printed.
+QString onnxLoadFailure(const QString& modelPath);
+
 // Loads `modelPath` with onnx.load through `script` (tensor_values.py).
 PythonLoad loadInPython(const QString& script, const QString& modelPath);
 

@@ -5,17 +5,21 @@
 // stalled fetch (a FaultServer that never answers) returns at once and frees the worker within
 // two seconds, the window unchanged; a bad URL is refused naming it. A folder of the Hub, on a
 // scripted Hub (tests/support/hub_fixture.h), opens a read-only folder window showing what one
-// of its local copy shows, and can be cancelled while the Hub stalls.
+// of its local copy shows, and can be cancelled while the Hub stalls; its "Save a Local Copy…"
+// writes what the core's save of its download writes, Cancel leaving nothing, and the Hugging
+// Face cache is refused.
 #include "dialog_answerer.h"
 #include "ui_fixtures.h"
 
 #include "core/inspect/folder_inspect.h"
 #include "core/io/tensor_bytes.h"
 #include "core/model/model.h"
+#include "core/save/folder_save.h"
 #include "tests/support/fault_server.h"
 #include "tests/support/hub_fixture.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/nginx_fixture.h"
+#include "tests/support/python_reader.h"
 #include "tests/support/tensor_builder.h"
 #include "ui/models/layout_diff.h"
 #include "ui/models/tensor_table_model.h"
@@ -147,6 +151,30 @@ ui::FolderWindow* openedFolder(ui::MainWindow& window, const QString& url)
         },
         30000);
     return done && failed.isEmpty() ? folder : nullptr;
+}
+
+// hf://org/repo/onnx of the scripted Hub opened in a folder window of `window` (null when the
+// opening failed: window.lastError() says why), its dialogs answered.
+struct HubFolderCase {
+    HubCase c;
+    DialogAnswerer answerer;
+    ui::MainWindow window;
+    ui::FolderWindow* folder = nullptr;
+    explicit HubFolderCase(bool sharedWeights = false)
+    {
+        if (sharedWeights)
+            c.useSharedWeights();
+        folder = openedFolder(window, QStringLiteral("hf://org/repo/onnx"));
+    }
+};
+
+// `folder`'s "Save a Local Copy…" into `outDir` with the shared data file `name`, as the button
+// does once its dialog gave the folder: whether it saved (within 30 s).
+bool savesLocalCopy(ui::FolderWindow& folder, const QString& outDir, const QString& name)
+{
+    QSignalSpy done(&folder, &ui::FolderWindow::copySaved);
+    folder.saveLocalCopy(outDir, name);
+    return (!done.isEmpty() || done.wait(30000)) && done.constFirst().value(0).toBool();
 }
 
 } // namespace
@@ -488,11 +516,9 @@ private slots:
     // local copy of it is made instead.
     void aHubFolderIsReadOnlySayingWhy()
     {
-        HubCase c;
-        DialogAnswerer answerer;
-        ui::MainWindow window;
-        ui::FolderWindow* folder = openedFolder(window, QStringLiteral("hf://org/repo/onnx"));
-        QVERIFY2(folder, qPrintable(window.lastError()));
+        HubFolderCase h;
+        ui::FolderWindow* folder = h.folder;
+        QVERIFY2(folder, qPrintable(h.window.lastError()));
         QVERIFY(!folder->saveButton()->isEnabled());
         const QString command = QStringLiteral("onnx-repack repack hf://org/repo/onnx -o DIR "
                                                "--shared-data ")
@@ -501,6 +527,10 @@ private slots:
             qPrintable(folder->saveButton()->toolTip()));
         QVERIFY2(folder->savingsLabel()->text().contains(QStringLiteral("read-only")),
             qPrintable(folder->savingsLabel()->text()));
+        // ... and points at the window's own way to a local copy.
+        QVERIFY2(folder->savingsLabel()->text().contains(QStringLiteral("Save a Local Copy…")),
+            qPrintable(folder->savingsLabel()->text()));
+        QVERIFY(folder->saveCopyButton()->isVisibleTo(folder));
         // The command, however long, never widens the window past a 1024 px screen: it wraps
         // (xvfb's fonts made the window 1152 px wide at 1024 before).
         const QLabel* savings = folder->savingsLabel();
@@ -512,7 +542,99 @@ private slots:
         QTest::qWait(100);
         QVERIFY(saved.isEmpty());
         QVERIFY(!folder->isBusy());
-        QVERIFY(answerer.titles.isEmpty());
+        QVERIFY(h.answerer.titles.isEmpty());
+        folder->close();
+    }
+
+    // "Save a Local Copy…" of a folder of the Hub writes, file for file and byte for byte, what
+    // the core's shared save of the folder's download writes into another folder with the same
+    // shared name; onnx.load reads each graph; the window says what it wrote and where.
+    void aHubFolderSavesALocalCopyAsItsDownloadSaves()
+    {
+        HubFolderCase h(true);
+        ui::FolderWindow* folder = h.folder;
+        QVERIFY2(folder, qPrintable(h.window.lastError()));
+        QVERIFY(folder->saveCopyButton()->isVisibleTo(folder));
+        QVERIFY(folder->saveCopyButton()->isEnabled());
+        QVERIFY(!folder->saveButton()->isEnabled());
+        const QString copy = h.c.dir.filePath(QStringLiteral("copy"));
+        QVERIFY(QDir().mkpath(copy));
+        QVERIFY2(savesLocalCopy(*folder, copy, QStringLiteral("shared.onnx_data")),
+            qPrintable(folder->lastError()));
+        QVERIFY(h.answerer.titles.isEmpty());
+        QVERIFY2(folder->savingsLabel()->text().contains(copy),
+            qPrintable(folder->savingsLabel()->text()));
+        QVERIFY(!folder->saveButton()->isEnabled());
+        QVERIFY(folder->saveCopyButton()->isEnabled());
+        repack::FolderSaveOptions options;
+        options.sharedData = "shared.onnx_data";
+        const fs::path expectedDir = h.c.dir.filePath(QStringLiteral("expected")).toStdString();
+        auto expected = repack::saveFolder(h.c.localFolder().toStdString(), expectedDir, options);
+        QVERIFY2(expected, expected ? "" : expected.error().message.c_str());
+        const auto written = fixtures::filesUnder(copy.toStdString());
+        const auto wanted = fixtures::filesUnder(expectedDir);
+        QCOMPARE(written.size(), wanted.size());
+        QVERIFY(written.count("shared.onnx_data"));
+        for (const auto& [name, bytes] : wanted) {
+            QVERIFY2(written.count(name), name.c_str());
+            QVERIFY2(written.at(name) == bytes, name.c_str());
+            if (name.ends_with(".onnx")) {
+                const QString why = fixtures::onnxLoadFailure(QDir(copy).filePath(qs(name)));
+                QVERIFY2(why.isEmpty(), qPrintable(why));
+            }
+        }
+        folder->close();
+    }
+
+    // Cancel while the local copy reads the Hub's data (the CDN never answers): the save
+    // stops, nothing is said as an error, and the output folder holds no file.
+    void cancelOfALocalCopyLeavesTheOutputEmpty()
+    {
+        HubFolderCase h(true);
+        ui::FolderWindow* folder = h.folder;
+        QVERIFY2(folder, qPrintable(h.window.lastError()));
+        const QString copy = h.c.dir.filePath(QStringLiteral("copy"));
+        QVERIFY(QDir().mkpath(copy));
+        h.c.hub.stallCdn = true;
+        QSignalSpy done(folder, &ui::FolderWindow::copySaved);
+        folder->saveLocalCopy(copy, QStringLiteral("model.onnx_data"));
+        QVERIFY(QTest::qWaitFor([&] { return h.c.hub.cdnStalls > 0 || !done.isEmpty(); }, 20000));
+        QVERIFY(done.isEmpty());
+        QVERIFY(folder->isBusy());
+        QVERIFY(folder->cancelButton()->isEnabled());
+        QVERIFY(!folder->saveCopyButton()->isEnabled());
+        QTest::mouseClick(folder->cancelButton(), Qt::LeftButton);
+        QVERIFY(done.wait(5000));
+        QVERIFY(!done.constFirst().value(0).toBool());
+        QCOMPARE(folder->lastError(), QString());
+        QVERIFY(h.answerer.titles.isEmpty());
+        QVERIFY2(folder->savingsLabel()->text().contains(QStringLiteral("cancelled")),
+            qPrintable(folder->savingsLabel()->text()));
+        QVERIFY(fs::is_directory(copy.toStdString()));
+        QVERIFY(fs::is_empty(copy.toStdString()));
+        QVERIFY(!folder->isBusy());
+        QVERIFY(folder->saveCopyButton()->isEnabled());
+        folder->close();
+    }
+
+    // A local copy into the Hugging Face cache ($HF_HUB_CACHE) is the core's refusal, an
+    // error naming the folder chosen, with nothing written there.
+    void aLocalCopyIntoTheHubCacheIsRefused()
+    {
+        HubFolderCase h;
+        ui::FolderWindow* folder = h.folder;
+        QVERIFY2(folder, qPrintable(h.window.lastError()));
+        const QString inCache = h.c.dir.filePath(QStringLiteral("cache/elsewhere"));
+        QVERIFY(QDir().mkpath(inCache));
+        QVERIFY(!savesLocalCopy(*folder, inCache, QStringLiteral("model.onnx_data")));
+        const QString error = folder->lastError();
+        QVERIFY2(error.contains(inCache) && error.contains(QStringLiteral("Hugging Face cache")),
+            qPrintable(error));
+        QTRY_COMPARE(h.answerer.titles.size(), 1);
+        QCOMPARE(h.answerer.titles.constFirst(), QStringLiteral("Cannot save a local copy"));
+        QVERIFY(h.answerer.texts.constFirst().contains(inCache));
+        QVERIFY(fs::is_empty(inCache.toStdString()));
+        QVERIFY(!folder->isBusy());
         folder->close();
     }
 

@@ -13,12 +13,14 @@
 #include "core/save/save_conflicts.h"
 
 #include <QDir>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QShortcut>
@@ -136,6 +138,20 @@ QString savedText(const repack::FolderSaveReport& r)
     return text;
 }
 
+// A save's progress into what the window polls: the phase (1 comparing, 2 writing, 0 another
+// step) and the permille of it done.
+repack::ProgressCallback progressInto(
+    std::shared_ptr<std::atomic<int>> permille, std::shared_ptr<std::atomic<int>> phase)
+{
+    return [permille, phase](const repack::Progress& p) {
+        phase->store(p.phase == repack::kPhaseComparing ? 1
+                : p.phase == repack::kPhaseWriting      ? 2
+                                                        : 0);
+        if (p.bytesTotal)
+            permille->store(int(1000 * p.bytesDone / p.bytesTotal));
+    };
+}
+
 } // namespace
 
 FolderWindow::FolderWindow(QWidget* parent)
@@ -186,6 +202,13 @@ FolderWindow::FolderWindow(QWidget* parent)
                         "crash-safe; the data files no model reads any more are removed");
     m_save->setToolTip(m_localSaveTip);
     shareRow->addWidget(m_save);
+    m_saveCopy = new QPushButton(tr("Save a Local Copy…"), central);
+    m_saveCopy->setObjectName(QStringLiteral("saveLocalCopy"));
+    m_saveCopy->setToolTip(tr("Write every graph of this folder of the Hub into a local folder, "
+                              "with the shared data file"));
+    m_saveCopy->setEnabled(false);
+    m_saveCopy->hide(); // a folder of the Hub only
+    shareRow->addWidget(m_saveCopy);
     m_cancel = new QPushButton(tr("Cancel"), central);
     m_cancel->setObjectName(QStringLiteral("cancelSave"));
     m_cancel->setEnabled(false);
@@ -218,6 +241,7 @@ FolderWindow::FolderWindow(QWidget* parent)
                     QItemSelectionModel::Select | QItemSelectionModel::Rows);
     });
     connect(m_save, &QPushButton::clicked, this, [this] { saveShared(m_sharedName->text()); });
+    connect(m_saveCopy, &QPushButton::clicked, this, &FolderWindow::askAndSaveLocalCopy);
     connect(m_cancel, &QPushButton::clicked, this, &FolderWindow::cancel);
     connect(m_sharedName, &QLineEdit::textChanged, this, [this] { planSavings(); });
     connect(m_sharedName, &QLineEdit::textEdited, this, [this] { m_savedText.clear(); });
@@ -260,6 +284,7 @@ bool FolderWindow::isBusy() const
 void FolderWindow::setBusy(bool busy, const QString& what)
 {
     m_save->setEnabled(!busy && !m_dir.isEmpty() && !m_remote);
+    m_saveCopy->setEnabled(!busy && !m_dir.isEmpty() && m_remote);
     m_sharedName->setEnabled(!busy);
     // Cancel stops a save, or the reading of a folder of the Hub (which a server may stall).
     const bool working
@@ -290,6 +315,7 @@ void FolderWindow::openFolder(const QString& dir)
     m_dir = m_remote ? dir : QDir(dir).absolutePath();
     setWindowTitle(tr("Folder %1 — Onnx Repack").arg(displayName(m_dir)));
     m_save->setToolTip(m_remote ? readOnlyReason() : m_localSaveTip);
+    m_saveCopy->setVisible(m_remote);
     // The command a read-only folder names wraps to fit a 1024 px window (the savings of a
     // local one are one line, which keeps Cancel in place while a save runs).
     m_savings->setWordWrap(m_remote);
@@ -334,8 +360,8 @@ void FolderWindow::openFolder(const QString& dir)
 
 QString FolderWindow::readOnlyReason() const
 {
-    return tr("A folder of the Hub is read-only; save a local copy with onnx-repack repack %1 -o "
-              "DIR --shared-data %2")
+    return tr("A folder of the Hub is read-only; Save a Local Copy… writes it into a local folder "
+              "(onnx-repack repack %1 -o DIR --shared-data %2)")
         .arg(shownName(m_dir), m_sharedName->text().trimmed());
 }
 
@@ -452,6 +478,14 @@ void FolderWindow::startSave(const QString& name, bool force)
     }
     if (m_dir.isEmpty() || isBusy())
         return;
+    prepareSave();
+    m_pending = Pending{name, force};
+    setBusy(true, tr("Saving the graphs of %1 with %2…").arg(m_dir, name));
+    borrowAndSave();
+}
+
+void FolderWindow::prepareSave()
+{
     m_cancelToken = std::make_shared<repack::CancelToken>();
     m_permille->store(0);
     m_phase->store(0);
@@ -459,9 +493,55 @@ void FolderWindow::startSave(const QString& name, bool force)
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
-    m_pending = Pending{name, force};
-    setBusy(true, tr("Saving the graphs of %1 with %2…").arg(m_dir, name));
-    borrowAndSave();
+}
+
+void FolderWindow::askAndSaveLocalCopy()
+{
+    const QString outDir = QFileDialog::getExistingDirectory(
+        this, tr("Save a Local Copy of %1 Into").arg(shownName(m_dir)));
+    if (!outDir.isEmpty())
+        saveLocalCopy(outDir, m_sharedName->text());
+}
+
+void FolderWindow::saveLocalCopy(const QString& outDir, const QString& name)
+{
+    if (!m_remote || m_dir.isEmpty() || isBusy())
+        return;
+    prepareSave();
+    m_savingName = name.trimmed();
+    auto options = std::make_shared<repack::FolderSaveOptions>();
+    options->sharedData = m_savingName.toStdString();
+    options->controls.cancel = m_cancelToken.get();
+    options->controls.progress = progressInto(m_permille, m_phase);
+    // The folder read anew at its one commit, once: a folder that changed on the server during
+    // the save fails it (Changed), never retried (as `onnx-repack repack hf://… -o DIR`).
+    m_saving.start(
+        [url = m_dir.toStdString(), out = outDir.toStdString(), options, token = m_cancelToken] {
+            auto folder = repack::openFolderArgument(url, token.get());
+            return std::make_shared<repack::Result<repack::FolderSaveReport>>(folder
+                    ? repack::saveFolder(**folder, out, *options)
+                    : repack::Result<repack::FolderSaveReport>(folder.error()));
+        },
+        [this, outDir](std::shared_ptr<repack::Result<repack::FolderSaveReport>> report) {
+            setBusy(false, {});
+            const bool ok = bool(*report);
+            if (ok) {
+                m_lastError.clear();
+                m_savings->setText(tr("Local copy in %1: %2").arg(outDir, savedText(**report)));
+            } else if (report->error().is(repack::ErrorKind::Cancelled)) {
+                m_lastError.clear();
+                m_savings->setText(tr("Local copy cancelled; nothing written to %1.").arg(outDir));
+            } else {
+                m_lastError = tr("No local copy of %1 saved into %2: %3")
+                                  .arg(shownName(m_dir), outDir,
+                                      QString::fromStdString(report->error().message));
+                m_savings->setText(m_lastError);
+                QMessageBox::warning(this, tr("Cannot save a local copy"), m_lastError);
+            }
+            m_savings->setToolTip(m_savings->text());
+            emit copySaved(ok);
+        });
+    setBusy(true, {});
 }
 
 void FolderWindow::borrowAndSave()
@@ -513,14 +593,7 @@ void FolderWindow::runSave(const Pending& save)
     options->controls.force = save.force;
     options->controls.cancel = m_cancelToken.get();
     m_savingName = save.name;
-    options->controls.progress
-        = [permille = m_permille, phase = m_phase](const repack::Progress& p) {
-              phase->store(p.phase == repack::kPhaseComparing ? 1
-                      : p.phase == repack::kPhaseWriting      ? 2
-                                                              : 0);
-              if (p.bytesTotal)
-                  permille->store(int(1000 * p.bytesDone / p.bytesTotal));
-          };
+    options->controls.progress = progressInto(m_permille, m_phase);
     auto token = m_cancelToken; // kept alive by the job as long as it runs
     m_saving.start(
         [dir, options, token] {

@@ -9,7 +9,10 @@
 // (ui/save/model_holder.h) and loads the saved graph afterwards.
 // A folder of the Hub (hf://ORG/REPO[@REV]/DIR, File > Open URL…) is shown the same way, read
 // where it lives (core/remote/model_source.h, every graph at one commit) with Cancel while it is
-// read; it is read-only: its save is disabled, saying how a local copy is made.
+// read; it is read-only: its save is disabled, and "Save a Local Copy…" writes the folder with one
+// shared data file into a local folder instead, by the core's one save of a remote folder (the
+// save `onnx-repack repack hf://… -o DIR --shared-data NAME` makes), in the background with
+// progress and Cancel.
 #pragma once
 
 #include "ui/save/model_owner.h"
@@ -55,6 +58,10 @@ public:
     // Replacing a file that models outside the folder's graphs read asks first: Replace, a
     // free name instead (the shared name field then says it), or Cancel (saved(false)).
     void saveShared(const QString& name);
+    // A folder of the Hub: writes it into the local folder `outDir` with one shared data file
+    // named `name` (copySaved() when done; what was written, or why not, in savingsLabel()).
+    // What the core refuses (the Hugging Face cache, ...) is an error naming `outDir`.
+    void saveLocalCopy(const QString& outDir, const QString& name);
     bool isBusy() const;
     QString lastError() const { return m_lastError; }
     // The last reading of the folder was cancelled (no error: lastError() is empty).
@@ -69,6 +76,8 @@ public:
     QTableWidget* problemsTable() const { return m_problems; }
     QLineEdit* sharedNameEdit() const { return m_sharedName; }
     QPushButton* saveButton() const { return m_save; }
+    // "Save a Local Copy…", shown for a folder of the Hub: asks for the folder to write.
+    QPushButton* saveCopyButton() const { return m_saveCopy; }
     QPushButton* cancelButton() const { return m_cancel; }
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* savingsLabel() const { return m_savings; }
@@ -79,6 +88,7 @@ public Q_SLOTS:
 Q_SIGNALS:
     void inspected(bool ok);
     void saved(bool ok);
+    void copySaved(bool ok);
 
 private:
     // A save asked for, waiting for the windows of its graphs to lend their models.
@@ -93,6 +103,8 @@ private:
         ModelOwner::WriteLease lease;
     };
     void startSave(const QString& name, bool force);
+    // A new cancel token and the progress at 0, for a save about to start.
+    void prepareSave();
     // Borrows the model of every window showing a graph of the folder, then runs the save.
     void borrowAndSave();
     void runSave(const Pending& save);
@@ -100,7 +112,9 @@ private:
     void giveBack(bool rewritten);
     void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
     void planSavings();
-    // Why a folder of the Hub is not saved here, and the command that saves a local copy.
+    // Asks for a local folder, then saves the copy into it.
+    void askAndSaveLocalCopy();
+    // Why a folder of the Hub is not saved here, and how a local copy is saved.
     QString readOnlyReason() const;
     // The reading's progress in the status row: the bytes compared, or busy until known.
     void showReading();
@@ -122,6 +136,7 @@ private:
     QStackedWidget* m_status = nullptr; // the savings, or the save's progress in their place
     QPushButton* m_save = nullptr;
     QString m_localSaveTip; // what Save does to a local folder
+    QPushButton* m_saveCopy = nullptr;
     QPushButton* m_cancel = nullptr;
     QProgressBar* m_progress = nullptr;
     JobTracker m_inspect;
