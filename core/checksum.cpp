@@ -28,21 +28,15 @@ const Result<CryptoLibrary>& loadedCrypto()
         if (!opened)
             return opened.error();
         CryptoLibrary crypto;
-        const char* missing = nullptr;
-        const auto need = [&](const char* name, auto*& to) {
-            if (!missing && !bindFunction(*opened, name, to))
-                missing = name;
-        };
+        SymbolBinder need(*opened);
         need("EVP_MD_CTX_new", crypto.contextNew);
         need("EVP_MD_CTX_free", crypto.contextFree);
         need("EVP_sha1", crypto.sha1);
         need("EVP_DigestInit_ex", crypto.init);
         need("EVP_DigestUpdate", crypto.update);
         need("EVP_DigestFinal_ex", crypto.final);
-        if (missing) {
-            closeSharedLibrary(*opened);
-            return Error::io(soname + " is not a usable libcrypto: it has no " + missing);
-        }
+        if (Status s = need.done(soname, "libcrypto"); !s)
+            return s.error();
         return crypto;
     }();
     return loaded;

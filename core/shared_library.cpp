@@ -28,4 +28,12 @@ bool bindSymbol(void* library, const char* name, void*& to)
     return to != nullptr;
 }
 
+Status SymbolBinder::done(const std::string& soname, const std::string& what)
+{
+    if (!m_missing)
+        return {};
+    closeSharedLibrary(m_library);
+    return Error::io(soname + " is not a usable " + what + ": it has no " + m_missing);
+}
+
 } // namespace repack

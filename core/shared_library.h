@@ -28,4 +28,27 @@ template <typename Function> bool bindFunction(void* library, const char* name, 
     return found;
 }
 
+// Binds the functions a library must have, remembering the first it lacks:
+//     SymbolBinder need(library);  need("name", pointer); ...
+//     if (Status s = need.done(soname, "libcurl"); !s) ...   (the library is closed then)
+class SymbolBinder {
+public:
+    explicit SymbolBinder(void* library)
+        : m_library(library)
+    {
+    }
+    template <typename Function> void operator()(const char* name, Function*& to)
+    {
+        if (!m_missing && !bindFunction(m_library, name, to))
+            m_missing = name;
+    }
+    // Fine when every function was found; else closes the library and says `soname` is not a
+    // usable `what`, naming the first function it lacks.
+    Status done(const std::string& soname, const std::string& what);
+
+private:
+    void* m_library;
+    const char* m_missing = nullptr;
+};
+
 } // namespace repack

@@ -24,11 +24,7 @@ Result<CurlLibrary> loadCurlLibrary(const std::string& soname)
     void* library = *opened;
     CurlLibrary curl;
     curl_version_info_data* (*versionInfo)(CURLversion) = nullptr;
-    const char* missing = nullptr;
-    const auto need = [&](const char* name, auto*& to) {
-        if (!missing && !bindFunction(library, name, to))
-            missing = name;
-    };
+    SymbolBinder need(library);
     need("curl_version_info", versionInfo);
     need("curl_global_init", curl.globalInit);
     need("curl_easy_init", curl.easyInit);
@@ -45,10 +41,8 @@ Result<CurlLibrary> loadCurlLibrary(const std::string& soname)
     need("curl_url_set", curl.urlSet);
     need("curl_url_get", curl.urlGet);
     need("curl_free", curl.freeText);
-    if (missing) {
-        closeSharedLibrary(library);
-        return Error::io(soname + " is not a usable libcurl: it has no " + missing);
-    }
+    if (Status s = need.done(soname, "libcurl"); !s)
+        return s.error();
     const curl_version_info_data* info = versionInfo(CURLVERSION_NOW);
     const unsigned version = info ? info->version_num : 0;
     if (version < kMinimumCurlVersion) {

@@ -61,13 +61,15 @@ private slots:
         QCOMPARE(pieces.hexDigest(), digest);
     }
 
-    void theCliStartsWithoutLibcrypto()
+    // Neither libcrypto nor libcurl (core/remote/curl_library.h) is loaded at start.
+    void theCliStartsWithoutLibrariesLoadedOnFirstUse()
     {
         // The dynamic loader lists what the executable needs at start, and runs nothing.
         const auto run = fixtures::runCli({"--version"}, {{{"LD_TRACE_LOADED_OBJECTS", "1"}}});
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(run.out.contains("libc.so"), run.out.constData()); // the list was printed
         QVERIFY2(!run.out.contains("libcrypto"), run.out.constData());
+        QVERIFY2(!run.out.contains("libcurl"), run.out.constData());
     }
 
     void aMissingLibraryNamesThePackage()

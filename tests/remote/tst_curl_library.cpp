@@ -2,7 +2,6 @@
 // process that reads local files only never maps it nor the libraries it needs, and a system
 // without it gets an error naming the package, not a failure to start.
 #include "core/remote/curl_library.h"
-#include "tests/support/cli_run.h"
 #include "tests/support/loaded_libraries.h"
 #include "tests/support/result_checks.h"
 
@@ -27,15 +26,6 @@ private slots:
         QVERIFY(isMapped("libcurl"));
         QVERIFY(!(*curl)->version.empty());
         QCOMPARE(curlLibrary().value(), curl.value()); // loaded once
-    }
-
-    void theCliStartsWithoutLibcurl()
-    {
-        // The dynamic loader lists what the executable needs at start, and runs nothing.
-        const auto run = fixtures::runCli({"--version"}, {{{"LD_TRACE_LOADED_OBJECTS", "1"}}});
-        QCOMPARE(run.exitCode, 0);
-        QVERIFY2(run.out.contains("libc.so"), run.out.constData()); // the list was printed
-        QVERIFY2(!run.out.contains("libcurl"), run.out.constData());
     }
 
     void aMissingLibraryNamesThePackage()
