@@ -1,6 +1,8 @@
 // A library loaded the first time it is needed (dlopen), never at start-up: libcurl for remote
 // models, libcrypto for checksums. A command that needs neither maps neither (issue 37: libcrypto
 // alone is 1.4 MiB of every process's memory, its relocations and symbol tables).
+// Code with no error path of its own (a digest's constructor) throws LibraryUnavailable
+// (result.h) when its library cannot be loaded; guardMemory makes that the operation's error.
 #pragma once
 
 #include "result.h"
@@ -16,9 +18,7 @@ Result<void*> openSharedLibrary(
     const std::string& soname, const std::string& purpose, const std::string& package);
 void closeSharedLibrary(void* library);
 
-// Looks up `name` in `library` as a function of `to`'s type; false when it is not there. Code
-// with no error path of its own (a digest's constructor) throws LibraryUnavailable (result.h)
-// when its library cannot be loaded.
+// Looks up `name` in `library` as a function of `to`'s type; false when it is not there.
 bool bindSymbol(void* library, const char* name, void*& to);
 template <typename Function> bool bindFunction(void* library, const char* name, Function*& to)
 {

@@ -1,6 +1,6 @@
 // Names sorted and matched by hash (a model of 100,000 tensors has as many names): a name's hash
-// cut to 32 bits, packed with a position into one 64-bit word that radixSortBy sorts by hash in
-// four passes, equal hashes keeping their positions' order.
+// cut to 32 bits, packed with a position into one 64-bit word, so that sorting the words in place
+// orders them by hash and equal hashes by position.
 #pragma once
 
 #include <cstdint>

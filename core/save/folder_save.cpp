@@ -52,6 +52,8 @@ struct Graph {
     std::optional<ModelTemp> final; // naming the shared file
     bool committed = false;
     bool external() const { return !plan.files.empty(); }
+    // Read from a file on this disk; a remote graph's model file is on a server (no path).
+    bool readLocally() const { return !model->path().empty(); }
 };
 
 Error cancelledError()
@@ -140,7 +142,7 @@ private:
         std::vector<ModelFileRole> models;
         for (const Graph& g : m_graphs) {
             models.push_back({g.outPath, "the model file of " + g.name});
-            if (!g.model->path().empty()) // a remote graph's is on a server
+            if (g.readLocally())
                 models.push_back({g.model->path(), "the model file of " + g.name});
         }
         if (Status s = checkDataAliases({m_options.sharedData}, {m_shared}, models); !s)
@@ -187,7 +189,7 @@ private:
     // The graph is saved over the file it was read from (never a remote graph: it has no path).
     static bool inPlace(const Graph& g)
     {
-        return !g.model->path().empty() && samePathOrFile(g.outPath, g.model->path());
+        return g.readLocally() && samePathOrFile(g.outPath, g.model->path());
     }
 
     // Every folder a model reading the graphs' files could be in, and the set itself.
@@ -199,7 +201,7 @@ private:
         if (excludeSet)
             for (const Graph& g : m_graphs) {
                 out.exclude.push_back(g.outPath);
-                if (!g.model->path().empty())
+                if (g.readLocally())
                     out.exclude.push_back(g.model->path());
             }
         return out;
@@ -312,7 +314,7 @@ private:
             return lock.error().prefixed(m_cannot);
         crashPoint("locked");
         for (const Graph& g : m_graphs)
-            if (!g.model->path().empty() && !namesFile(g.model->path(), g.model->fileIdentity()))
+            if (g.readLocally() && !namesFile(g.model->path(), g.model->fileIdentity()))
                 return Error{m_cannot + g.model->path().string()
                         + " changed while the folder save waited (another save?); try again",
                     ErrorKind::Changed};
