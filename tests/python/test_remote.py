@@ -122,8 +122,31 @@ http {{
         return f"http://127.0.0.1:{self.port}/{path}"
 
     def requests(self):
-        """The request lines nginx logged so far ("HEAD /path HTTP/1.1")."""
+        """The request lines nginx logged so far ("HEAD /path HTTP/1.1"). nginx logs a request
+        after its answer has gone, so this first asks for a marker and waits for the marker's
+        line: nginx's one process runs one event at a time, so every answer had before it is
+        then logged too. The markers' lines are left out."""
         path = os.path.join(self.dir, "access.log")
+        self.markers = getattr(self, "markers", 0) + 1
+        marker = f"GET /.log-marker-{self.markers} HTTP/1.0"
+        lines = []
+        if self.process and self.process.poll() is None:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=10) as client:
+                client.sendall(f"{marker}\r\nHost: 127.0.0.1\r\n\r\n".encode())
+                while client.recv(4096):
+                    pass
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                lines = self.logged(path)
+                if marker in lines:
+                    break
+                time.sleep(0.005)
+        else:
+            lines = self.logged(path)
+        return [line for line in lines if not line.startswith("GET /.log-marker-")]
+
+    @staticmethod
+    def logged(path):
         if not os.path.exists(path):
             return []
         with open(path) as f:

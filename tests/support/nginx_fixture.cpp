@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace fixtures {
@@ -67,6 +68,39 @@ bool answers(quint16 port)
     if (client >= 0)
         close(client);
     return connected;
+}
+
+// Asks 127.0.0.1:port for `path` (HTTP/1.0, the answer read to its end): false when it cannot.
+bool ask(quint16 port, const std::string& path)
+{
+    const int client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (client < 0)
+        return false;
+    const sockaddr_in address = loopback(port);
+    bool asked = connect(client, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0;
+    const std::string request = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    asked = asked
+        && send(client, request.data(), request.size(), MSG_NOSIGNAL)
+            == static_cast<ssize_t>(request.size());
+    char answer[4096];
+    while (asked && recv(client, answer, sizeof answer, 0) > 0) { }
+    close(client);
+    return asked;
+}
+
+// "METHOD /path" of each request line in the access log at `file`, in order.
+std::vector<std::string> loggedRequests(const std::string& file)
+{
+    std::vector<std::string> requests;
+    std::ifstream log(file);
+    for (std::string line; std::getline(log, line);) {
+        // 127.0.0.1 - - [DATE] "GET /m/model.onnx HTTP/1.1" 206 ...
+        const size_t open = line.find('"');
+        const size_t protocol = line.find(" HTTP/", open);
+        if (open != std::string::npos && protocol != std::string::npos)
+            requests.push_back(line.substr(open + 1, protocol - open - 1));
+    }
+    return requests;
 }
 
 } // namespace
@@ -144,15 +178,18 @@ std::string NginxFixture::url(const std::string& name) const
 
 std::vector<std::string> NginxFixture::requests() const
 {
-    std::vector<std::string> requests;
-    std::ifstream log(m_dir.filePath(QStringLiteral("access.log")).toStdString());
-    for (std::string line; std::getline(log, line);) {
-        // 127.0.0.1 - - [DATE] "GET /m/model.onnx HTTP/1.1" 206 ...
-        const size_t open = line.find('"');
-        const size_t protocol = line.find(" HTTP/", open);
-        if (open != std::string::npos && protocol != std::string::npos)
-            requests.push_back(line.substr(open + 1, protocol - open - 1));
+    const std::string file = m_dir.filePath(QStringLiteral("access.log")).toStdString();
+    const std::string marker = "GET /.log-marker-" + std::to_string(++m_markers);
+    std::vector<std::string> requests = loggedRequests(file); // a stopped server logged them all
+    if (m_process.state() == QProcess::Running && ask(m_port, marker.substr(4))) {
+        const QDeadlineTimer deadline(10000);
+        while (std::ranges::find(requests, marker) == requests.end() && !deadline.hasExpired()) {
+            QThread::msleep(5);
+            requests = loggedRequests(file);
+        }
     }
+    std::erase_if(
+        requests, [](const std::string& r) { return r.starts_with("GET /.log-marker-"); });
     return requests;
 }
 

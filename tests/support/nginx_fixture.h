@@ -30,12 +30,18 @@ public:
     std::filesystem::path www() const; // the folder served, empty at first
     std::string url(const std::string& name) const; // http://127.0.0.1:PORT/name
     // The requests answered so far, from nginx's access log: "METHOD /path" each, in order.
+    // nginx writes a request's line after its answer has gone, so a client can read the log
+    // before the line of the answer it has just had: this first asks for a marker of its own
+    // and waits for the marker's line. nginx's one process runs one event at a time, and the
+    // event that sent an answer logs it before nginx reads the marker's request: every answer
+    // the test has had is then in the log (the markers' lines are left out).
     std::vector<std::string> requests() const;
 
 private:
     QTemporaryDir m_dir;
     QProcess m_process;
     quint16 m_port = 0;
+    mutable int m_markers = 0;
 };
 
 } // namespace fixtures
