@@ -33,14 +33,16 @@ std::string bytesText(uint64_t first, uint64_t last)
     return "bytes " + std::to_string(first) + "-" + std::to_string(last);
 }
 
-// The server's validators against the opened file's: "" when they agree, else what differs.
-std::string validatorChange(const ResponseHead& head, const RemoteFile& file)
+// The validators the server sends now (`etag`, `lastModified`) against the opened file's: ""
+// when they agree, else what differs.
+std::string validatorChange(
+    const std::string& etag, const std::string& lastModified, const RemoteFile& file)
 {
-    if (!file.etag.empty() && !head.etag.empty() && head.etag != file.etag)
-        return "ETag " + file.etag + " -> " + head.etag;
-    if (file.etag.empty() && !file.lastModified.empty() && !head.lastModified.empty()
-        && head.lastModified != file.lastModified)
-        return "Last-Modified " + file.lastModified + " -> " + head.lastModified;
+    if (!file.etag.empty() && !etag.empty() && etag != file.etag)
+        return "ETag " + file.etag + " -> " + etag;
+    if (file.etag.empty() && !file.lastModified.empty() && !lastModified.empty()
+        && lastModified != file.lastModified)
+        return "Last-Modified " + file.lastModified + " -> " + lastModified;
     return {};
 }
 
@@ -112,7 +114,7 @@ Status checkRangeResponse(
         return changed(file, "the server no longer has ETag " + file.etag);
     if (head.status == 416)
         return changed(file, "the server has no " + asked + " of its " + std::to_string(file.size));
-    if (const std::string how = validatorChange(head, file); !how.empty())
+    if (const std::string how = validatorChange(head.etag, head.lastModified, file); !how.empty())
         return changed(file, how);
     if (head.status == 200)
         return Error::corrupt(
@@ -134,6 +136,20 @@ Status checkRangeResponse(
         return Error::corrupt(where + "the server's Content-Length "
             + std::to_string(*head.contentLength) + " is not the " + std::to_string(length)
             + " bytes of " + asked);
+    return {};
+}
+
+Status checkSameFile(const RemoteFile& now, const RemoteFile& opened)
+{
+    if (now.size != opened.size)
+        return changed(
+            opened, "size " + std::to_string(opened.size) + " -> " + std::to_string(now.size));
+    if (opened.etag.empty() != now.etag.empty())
+        return changed(opened,
+            "ETag " + (opened.etag.empty() ? "none" : opened.etag) + " -> "
+                + (now.etag.empty() ? "none" : now.etag));
+    if (const std::string how = validatorChange(now.etag, now.lastModified, opened); !how.empty())
+        return changed(opened, how);
     return {};
 }
 

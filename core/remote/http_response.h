@@ -45,4 +45,8 @@ std::optional<ContentRange> parseContentRange(std::string_view text);
 Status checkRangeResponse(
     const ResponseHead& head, const RemoteFile& file, uint64_t offset, uint64_t length);
 
+// Whether `now` (a stat of the file at another address: a signed address given again) is the
+// file `opened`: its size and validators. Changed when it is not, saying what differs.
+Status checkSameFile(const RemoteFile& now, const RemoteFile& opened);
+
 } // namespace repack

@@ -1,4 +1,5 @@
 #include "http_source.h"
+#include "http_response.h"
 
 #include "core/io/source_spec.h"
 #include "core/io/tensor_bytes.h"
@@ -15,10 +16,17 @@ std::string versionOf(const RemoteFile& file)
     return "modified " + file.lastModified + ", weak etag " + file.etag;
 }
 
+// An answer a signed address gives once it has expired: 403 (S3, CloudFront), 401, 400 (an
+// "expired request" of some stores) or 410.
+bool isExpiryAnswer(long status)
+{
+    return status == 400 || status == 401 || status == 403 || status == 410;
+}
+
 } // namespace
 
 Result<std::shared_ptr<HttpSource>> HttpSource::open(const std::string& url, HttpOptions options,
-    const CancelToken* cancel, BlockCache* cache, FileRole role)
+    const CancelToken* cancel, BlockCache* cache, FileRole role, Relocator relocate)
 {
     auto transport = std::make_unique<HttpTransport>(std::move(options));
     BlockCache& blocks = cache ? *cache : BlockCache::shared();
@@ -26,25 +34,28 @@ Result<std::shared_ptr<HttpSource>> HttpSource::open(const std::string& url, Htt
         auto file = transport->stat(url, cancel);
         if (!file)
             return file.error();
-        return std::make_shared<HttpSource>(Made{}, std::move(*file), std::move(transport), blocks);
+        return std::make_shared<HttpSource>(
+            Made{}, std::move(*file), std::move(transport), blocks, std::move(relocate));
     }
     auto first = transport->statReading(url, BlockCache::kBlockBytes, cancel);
     if (!first)
         return first.error();
     auto source = std::make_shared<HttpSource>(
-        Made{}, std::move(first->file), std::move(transport), blocks);
+        Made{}, std::move(first->file), std::move(transport), blocks, std::move(relocate));
     if (!first->bytes.empty())
         blocks.keep(source->m_key, source->m_file.size, 0, std::move(first->bytes));
     return source;
 }
 
-HttpSource::HttpSource(
-    Made, RemoteFile file, std::unique_ptr<HttpTransport> transport, BlockCache& cache)
+HttpSource::HttpSource(Made, RemoteFile file, std::unique_ptr<HttpTransport> transport,
+    BlockCache& cache, Relocator relocate)
     : m_file(std::move(file))
     , m_identity{m_file.display(), versionOf(m_file), m_file.size}
     , m_cache(cache)
     , m_key(BlockCache::newSourceKey())
     , m_transport(std::move(transport))
+    , m_current(m_file)
+    , m_relocate(std::move(relocate))
 {
 }
 
@@ -57,8 +68,36 @@ RangeFetch HttpSource::fetcher(const CancelToken* cancel)
 {
     return [this, cancel](uint64_t offset, std::span<std::byte> into) -> Status {
         std::lock_guard lock(m_mutex);
-        return m_transport->read(m_file, offset, into, cancel);
+        Status read = m_transport->read(m_current, offset, into, cancel);
+        if (read || !m_relocate || !isExpiryAnswer(m_transport->refusedBy()))
+            return read;
+        return readRelocated(offset, into, read.error(), cancel);
     };
+}
+
+Status HttpSource::readRelocated(
+    uint64_t offset, std::span<std::byte> into, const Error& refused, const CancelToken* cancel)
+{
+    const std::string was = " (" + refused.message + ")";
+    auto address = m_relocate(cancel);
+    if (!address)
+        return address.error().is(ErrorKind::Cancelled)
+            ? address.error()
+            : Error{address.error().message + "; asked after its address was refused" + was,
+                address.error().kind};
+    auto moved = m_transport->stat(*address, cancel);
+    if (!moved)
+        return moved.error().is(ErrorKind::Cancelled)
+            ? moved.error()
+            : moved.error().prefixed(displayName() + ", at the address given again: ");
+    if (Status same = checkSameFile(*moved, m_file); !same)
+        return same;
+    m_current.location = moved->location;
+    m_current.authAtLocation = moved->authAtLocation;
+    Status read = m_transport->read(m_current, offset, into, cancel);
+    if (!read && isExpiryAnswer(m_transport->refusedBy()))
+        m_relocate = nullptr; // refused at once at a new address: asking again would not help
+    return read;
 }
 
 Error HttpSource::named(const Error& error) const

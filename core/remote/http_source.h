@@ -3,6 +3,9 @@
 // fetched once by a checked range request (http_transport.h). A file changed on the server since
 // it was opened fails every later read with ErrorKind::Changed; its blocks are never mixed with
 // the new file's.
+// A file at a signed address that expires (the Hub's CDN) has a Relocator: when the address is
+// refused, the file's address is asked again, and the reads go on there once a stat of it finds
+// the same size and validators.
 #pragma once
 
 #include "http_transport.h"
@@ -29,13 +32,19 @@ class HttpSource final : public ByteSource {
     };
 
 public:
+    // The file's address now, asked of whoever gave it (the Hub's resolve call): for an address
+    // that was refused (its signature expired). An error says why there is none.
+    using Relocator = std::function<Result<std::string>(const CancelToken* cancel)>;
+
     // `cache`: the process's shared one when null. A model file is opened by a GET of its first
     // block instead of a HEAD (HttpTransport::statReading), kept in the cache for the structure
-    // walk that reads it from its start: one request fewer.
+    // walk that reads it from its start: one request fewer. `relocate`: where the file is when
+    // its address is refused, none when the address never expires.
     static Result<std::shared_ptr<HttpSource>> open(const std::string& url,
         HttpOptions options = {}, const CancelToken* cancel = nullptr, BlockCache* cache = nullptr,
-        FileRole role = FileRole::Data);
-    HttpSource(Made, RemoteFile file, std::unique_ptr<HttpTransport> transport, BlockCache& cache);
+        FileRole role = FileRole::Data, Relocator relocate = {});
+    HttpSource(Made, RemoteFile file, std::unique_ptr<HttpTransport> transport, BlockCache& cache,
+        Relocator relocate);
     ~HttpSource() override;
 
     const SourceIdentity& identity() const override { return m_identity; }
@@ -50,6 +59,11 @@ public:
 
 private:
     RangeFetch fetcher(const CancelToken* cancel);
+    // A read refused at the file's address (m_mutex held): the address asked again, checked to
+    // serve the same file, and the read tried there once. Relocating stops for good when the new
+    // address is refused too: that is no expiry.
+    Status readRelocated(uint64_t offset, std::span<std::byte> into, const Error& refused,
+        const CancelToken* cancel);
     // A read's error naming this file, when the cache's message does not.
     Error named(const Error& error) const;
 
@@ -59,6 +73,9 @@ private:
     const uint64_t m_key;
     std::mutex m_mutex; // one request at a time on the transport's handle
     std::unique_ptr<HttpTransport> m_transport; // the one that opened the file: its connection
+    // Guarded by m_mutex: where the reads go (m_file, at its last address) and how to find it.
+    RemoteFile m_current;
+    Relocator m_relocate;
 };
 
 // Opens the file a spec names (a model, or a data file beside it) as a source; `cancel` (may be

@@ -576,6 +576,7 @@ Result<RawResponse> HttpTransport::get(
 Status HttpTransport::read(
     const RemoteFile& file, uint64_t offset, std::span<std::byte> into, const CancelToken* cancel)
 {
+    m_refusedBy = 0;
     const uint64_t length = into.size();
     const std::string what = file.display();
     if (auto error = pastTheEnd(file, offset, length))
@@ -607,15 +608,19 @@ Status HttpTransport::read(
         if (Status done = run(*easy, m_options, exchange, what, cancel, setup); !done)
             return done;
         const long status = exchange.response.status;
-        if (status == 404 || status == 410)
+        if (status == 404 || status == 410) {
+            m_refusedBy = status;
             return Error::changed(
                 what + ": no longer on the server (" + statusText(status) + "); open it again");
+        }
         if (status == 412 || status == 416)
             return checkRangeResponse(exchange.response, file, offset + done, length - done);
-        if (!exchange.checked) // an answer with no body to check (a 4xx)
+        if (!exchange.checked) { // an answer with no body to check (a 4xx)
+            m_refusedBy = status;
             return Error::io(what + ": " + statusText(status) + " to a request of bytes "
                 + std::to_string(offset + done) + "-" + std::to_string(offset + length - 1)
                 + refusal(m_options, status));
+        }
         if (done + exchange.received == length)
             return {};
         // A body without a length that ended early (with one, libcurl would have said "partial

@@ -127,6 +127,9 @@ public:
     // The same, into bytes of their own.
     Result<std::vector<std::byte>> read(const RemoteFile& file, uint64_t offset, uint64_t length,
         const CancelToken* cancel = nullptr);
+    // The status of the answer that failed the last read() when the server refused the request
+    // (a 4xx with no bytes: 403 is what a signed URL answers once it has expired), else 0.
+    long refusedBy() const { return m_refusedBy; }
 
 private:
     // A GET of bytes [0, length) of `url` (what stat and statReading ask with GET): nullopt when
@@ -138,6 +141,7 @@ private:
     // CURL*, one easy handle, reused so its connection is kept alive; null when libcurl cannot
     // be loaded (core/remote/curl_library.h), and then stat and read say why.
     void* m_curl = nullptr;
+    long m_refusedBy = 0;
 };
 
 } // namespace repack

@@ -164,7 +164,32 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
         return Error::io(name + ": the Hub answered for commit " + metadata.commit);
     // Where the bytes are: the CDN a redirect named, else the file at the commit.
     const std::string target = metadata.location.empty() ? url : metadata.location;
-    auto source = HttpSource::open(target, optionsFor(target), cancel, m_cache, role);
+    // A CDN address is signed for a while (an hour): a long read asks the Hub for it again, with
+    // a client of its own (the source may be read on another thread, after this one is gone).
+    HttpOptions options = optionsFor(target);
+    HttpSource::Relocator relocate;
+    if (!metadata.location.empty())
+        relocate = [settings = m_settings, url, name, metadata,
+                       withToken = !options.authHeaders.empty()](
+                       const CancelToken* stop) -> Result<std::string> {
+            HubClient hub(settings);
+            auto again = hub.resolve(url, name, stop);
+            if (!again)
+                return again.error();
+            if (again->commit != metadata.commit || again->etag != metadata.etag)
+                return Error::changed(name + ": the Hub now answers for another version of it ("
+                    + "etag " + metadata.etag + " -> " + again->etag + "); open it again");
+            if (again->location.empty())
+                return Error::io(name + ": the Hub no longer sends it from a CDN");
+            // The source's requests carry the token to the first address's host: never to another.
+            if (withToken && urlOrigin(again->location) != urlOrigin(metadata.location))
+                return Error::io(name + ": the Hub now sends it from another host ("
+                    + displayUrl(again->location) + "); open it again");
+            return again->location;
+        };
+    options.name = name; // messages name the hf:// file, never a CDN address
+    auto source
+        = HttpSource::open(target, std::move(options), cancel, m_cache, role, std::move(relocate));
     if (!source)
         return source.error().is(ErrorKind::Cancelled) ? source.error()
                                                        : source.error().prefixed(name + ": ");

@@ -63,6 +63,16 @@ std::map<std::string, std::string> sharingOptimumFiles()
     return files;
 }
 
+// One graph whose data file (in LFS) is read by two requests: its second tensor starts in the
+// block (256 KiB) its first ends in, and ends in the next.
+std::map<std::string, std::string> twoRequestFiles()
+{
+    onnx::ModelProto model = fixtures::emptyModel();
+    const std::string data
+        = fixtures::addExternalPair(*model.mutable_graph(), "w.onnx_data", 70000, 70000, 5);
+    return {{"onnx/model.onnx", model.SerializeAsString()}, {"onnx/w.onnx_data", data}};
+}
+
 Result<std::unique_ptr<Model>> openHub(
     const std::string& name, const HubSettings& settings, BlockCache& cache)
 {
@@ -76,6 +86,15 @@ Result<std::unique_ptr<Model>> openHub(
 std::string whyNot(const Result<std::unique_ptr<Model>>& model)
 {
     return model ? fixtures::firstError(**model) : model.error().message;
+}
+
+// The error of the first of `model`'s tensors that cannot be read, in index order.
+std::optional<Error> firstReadError(Model& model)
+{
+    for (size_t i = 0; i < model.tensors().size(); ++i)
+        if (auto bytes = model.read(i); !bytes)
+            return bytes.error();
+    return std::nullopt;
 }
 
 // A Hub, an HF cache folder of its own (empty unless planted) and a block cache.
@@ -100,6 +119,10 @@ private slots:
     void aRenamedRepositoryKeepsTheToken();
     void refusalsNameTheHubFile_data();
     void refusalsNameTheHubFile();
+    void anExpiredCdnAddressIsAskedOfTheHubAgain();
+    void aFileChangedWhileItsAddressWasGivenAgainIsChanged();
+    void anAddressRefusedAgainAtOnceIsAnError();
+    void theTokenNeverFollowsAnAddressGivenAgainToAnotherHost();
     void aCachedFileIsReadFromDisk();
     void offlineReadsTheCacheOnly();
     void theCliInspectsAndVerifiesAHubModel();
@@ -235,6 +258,112 @@ void plantCache(const fs::path& cache, const std::map<std::string, std::string>&
         fs::create_directories(link.parent_path());
         fs::create_symlink(fs::relative(repo / "blobs" / blob, link.parent_path()), link);
     }
+}
+
+// A CDN address is signed for a while: here each signature is good for two answers (the stat
+// and one read), so the data file's second read is refused (403, "expired"). The file's address is
+// asked of the Hub again, at the commit, and every tensor reads as the file's bytes.
+void TestHubModel::anExpiredCdnAddressIsAskedOfTheHubAgain()
+{
+    HubCase c;
+    c.hub.files = twoRequestFiles();
+    c.hub.lfs = {"onnx/w.onnx_data"};
+    c.hub.signatureUses = 2; // the stat and one block
+    auto remote = c.open("hf://org/repo/onnx/model.onnx");
+    QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
+    const fs::path twin = c.dir.path().toStdString() + "/local";
+    writeLocally(c.hub.files, twin);
+    auto local = Model::load(twin / "onnx" / "model.onnx");
+    QVERIFY(local);
+    fixtures::compareTensorBytes(**remote, **local);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(c.hub.resolves["onnx/w.onnx_data"], 2); // opened, then once again
+    for (const auto& r : c.hub.server.requests()) {
+        QVERIFY2(HubFixture::atCdn(r) || r.target.starts_with("/org/repo/resolve/" + kCommit + "/")
+                || r.target.find("/resolve/main/") != std::string::npos,
+            r.target.c_str());
+        if (HubFixture::atCdn(r))
+            QCOMPARE(r.header("authorization"), std::string());
+    }
+}
+
+// The address given again serves another version of the file (another ETag): Changed, and no
+// byte of the new version is read.
+void TestHubModel::aFileChangedWhileItsAddressWasGivenAgainIsChanged()
+{
+    HubCase c;
+    c.hub.files = twoRequestFiles();
+    c.hub.lfs = {"onnx/w.onnx_data"};
+    c.hub.signatureUses = 2;
+    c.hub.resignedIsNewVersion = true;
+    auto remote = c.open("hf://org/repo/onnx/model.onnx");
+    QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
+    const std::optional<Error> failed = firstReadError(**remote);
+    QVERIFY(failed);
+    QVERIFY2(failed->is(ErrorKind::Changed), failed->message.c_str());
+    QVERIFY2(failed->message.find("changed on the server") != std::string::npos,
+        failed->message.c_str());
+    QVERIFY2(failed->message.find("cdn-onnx/w.onnx_data-v2") != std::string::npos,
+        failed->message.c_str());
+    QCOMPARE(c.hub.resolves["onnx/w.onnx_data"], 2);
+    for (const auto& r : c.hub.server.requests()) // the new version is only stated (HEAD)
+        QVERIFY2(!HubFixture::atCdn(r) || r.method == "HEAD"
+                || r.target.ends_with("?Signature="
+                    + c.hub.firstSignature[r.target.substr(5, r.target.find('?') - 5)]),
+            r.target.c_str());
+}
+
+// A signature refused at once (each good for one answer: the stat uses it) is no expiry: the
+// read is an error saying 403 and naming the hf:// file, and the next read asks the Hub no more.
+void TestHubModel::anAddressRefusedAgainAtOnceIsAnError()
+{
+    HubCase c;
+    c.hub.files = twoRequestFiles();
+    c.hub.lfs = {"onnx/w.onnx_data"};
+    c.hub.signatureUses = 1;
+    auto remote = c.open("hf://org/repo/onnx/model.onnx");
+    QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
+    std::vector<Error> failures;
+    for (size_t i = 0; i < (*remote)->tensors().size(); ++i)
+        if (auto bytes = (*remote)->read(i); !bytes)
+            failures.push_back(bytes.error());
+    QVERIFY(!failures.empty());
+    for (const Error& e : failures) {
+        QVERIFY2(e.is(ErrorKind::Io), e.message.c_str());
+        QVERIFY2(e.message.find("403") != std::string::npos, e.message.c_str());
+        // Named as the Hub's file, never by its CDN address.
+        QVERIFY2(
+            e.message.find("hf://org/repo@" + kCommit + "/onnx/w.onnx_data") != std::string::npos,
+            e.message.c_str());
+        QVERIFY2(e.message.find("/cdn/") == std::string::npos, e.message.c_str());
+    }
+    QCOMPARE(c.hub.resolves["onnx/w.onnx_data"], 2); // asked again once, no more
+}
+
+// The Hub first sends the file from its own host (with the token), then, asked again, from
+// another: the source would carry the token there, so the read is an error and that host is
+// never asked.
+void TestHubModel::theTokenNeverFollowsAnAddressGivenAgainToAnotherHost()
+{
+    HubCase c;
+    c.hub.files = twoRequestFiles();
+    c.hub.lfs = {"onnx/w.onnx_data"};
+    c.hub.signatureUses = 2;
+    c.hub.firstSignedAtHub = true;
+    auto remote = c.open("hf://org/repo/onnx/model.onnx");
+    QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
+    const std::optional<Error> failed = firstReadError(**remote);
+    QVERIFY(failed);
+    QVERIFY2(failed->message.find("another host") != std::string::npos, failed->message.c_str());
+    QCOMPARE(c.hub.resolves["onnx/w.onnx_data"], 2);
+    bool readAtHub = false;
+    for (const auto& r : c.hub.server.requests()) {
+        QVERIFY2(!HubFixture::atCdn(r), r.target.c_str());
+        readAtHub
+            |= r.target.starts_with("/cdn/") && r.header("authorization") == "Bearer " + kToken;
+    }
+    QVERIFY(readAtHub); // the first address was read with the token
 }
 
 void TestHubModel::aCachedFileIsReadFromDisk()
@@ -561,10 +690,14 @@ void TestHubModel::aListingNeverLeavesTheHub()
 void TestHubModel::aHubFolderRepacksAsItsDownloadedCopy_data()
 {
     QTest::addColumn<QStringList>("options");
-    QTest::addRow("one shared data file") << QStringList{"--shared-data", "model.onnx_data"};
-    QTest::addRow("each graph on its own") << QStringList{"--threshold", "2KiB"};
+    QTest::addColumn<int>("signatureUses"); // answers a CDN address is good for; 0: for ever
+    QTest::addRow("one shared data file") << QStringList{"--shared-data", "model.onnx_data"} << 0;
+    QTest::addRow("each graph on its own") << QStringList{"--threshold", "2KiB"} << 0;
     QTest::addRow("two graphs of three") << QStringList{"--shared-data", "model.onnx_data",
-        "--models", "decoder_model.onnx,encoder_model.onnx", "--align", "4096"};
+        "--models", "decoder_model.onnx,encoder_model.onnx", "--align", "4096"}
+                                         << 0;
+    QTest::addRow("CDN addresses that expire")
+        << QStringList{"--shared-data", "model.onnx_data"} << 2;
 }
 
 // `repack hf://ORG/REPO/onnx -o OUT [--shared-data NAME]` writes, file for file and byte for
@@ -573,10 +706,12 @@ void TestHubModel::aHubFolderRepacksAsItsDownloadedCopy_data()
 void TestHubModel::aHubFolderRepacksAsItsDownloadedCopy()
 {
     QFETCH(QStringList, options);
+    QFETCH(int, signatureUses);
     HubFixture hub;
     hub.files = sharingOptimumFiles();
     hub.lfs = dataFilesOf(hub.files);
     hub.pageSize = 100;
+    hub.signatureUses = signatureUses;
     QTemporaryDir dir;
     const fs::path root = dir.path().toStdString();
     writeLocally(hub.files, root / "local");
@@ -621,6 +756,8 @@ void TestHubModel::aHubFolderRepacksAsItsDownloadedCopy()
     }
     QCOMPARE(listings, 1);
     QCOMPARE(pins, 1);
+    if (signatureUses > 0) // the decoders' data files were asked of the Hub again
+        QVERIFY(hub.resolves["onnx/decoder_model.onnx_data"] > 1);
     QVERIFY(!fs::exists(root / "cache")); // nothing written there
     qInfo("repack hf://org/repo/onnx -o OUT %s: %zu requests (1 listing, 1 pin, %d at the "
           "commit, %d at the CDN)",

@@ -159,18 +159,25 @@ void HubFixture::answer(int socket, const FaultRequest& r)
         server.stall(socket);
         return;
     }
-    if (atCdn(r)) { // /cdn/PATH?signature
+    if (atCdn(r) || target.starts_with("/cdn/")) { // /cdn/PATH?Signature=sN
         const auto file = files.find(target.substr(5));
-        if (!target.starts_with("/cdn/") || file == files.end())
+        if (!target.starts_with("/cdn/") || file == files.end()) {
             FaultServer::respond(socket, "404 Not Found", {}, "");
-        else
-            serve(socket, r, file->second,
-                {header("ETag",
-                    "\"cdn-" + file->first
-                        + (file->first == changesAfterFirstRead && cdnAnswers[file->first]++ > 0
-                                ? "-v2"
-                                : "")
-                        + "\"")});
+            return;
+        }
+        const size_t signed_ = r.target.find("?Signature=");
+        const std::string signature
+            = signed_ == std::string::npos ? std::string() : r.target.substr(signed_ + 11);
+        if (signatureUses > 0 && ++signatureAnswers[signature] > signatureUses) {
+            FaultServer::respond(socket, "403 Forbidden",
+                {header("Content-Type", "application/xml")},
+                "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>");
+            return;
+        }
+        const bool newer = (file->first == changesAfterFirstRead && cdnAnswers[file->first]++ > 0)
+            || (resignedIsNewVersion && signature != firstSignature[file->first]);
+        serve(socket, r, file->second,
+            {header("ETag", "\"cdn-" + file->first + (newer ? "-v2" : "") + "\"")});
         return;
     }
     for (const std::string& revision : {std::string("main"), kHubCommit}) {
@@ -215,8 +222,13 @@ void HubFixture::answer(int socket, const FaultRequest& r)
     }
     const std::string etag = "\"" + gitOid(path) + "\"";
     if (lfs.count(path)) {
+        ++resolves[path];
+        const std::string signature = "s" + std::to_string(++signatures);
+        const bool first = firstSignature.try_emplace(path, signature).second;
         FaultServer::respond(socket, "302 Found",
-            {header("Location", cdn() + "/cdn/" + path + "?Signature=xyz"),
+            {header("Location",
+                 (first && firstSignedAtHub ? endpoint() : cdn()) + "/cdn/" + path
+                     + "?Signature=" + signature),
                 header("X-Repo-Commit", kHubCommit),
                 header("X-Linked-Etag", "\"" + lfsOid(path) + "\""),
                 header("X-Linked-Size", std::to_string(file->second.size())), header("ETag", etag)},

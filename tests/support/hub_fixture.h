@@ -51,6 +51,19 @@ struct HubFixture {
     // it served under the same commit); empty: none.
     std::string changesAfterFirstRead;
     std::map<std::string, int> cdnAnswers; // by path
+    // Each resolve of a file in LFS signs its CDN address anew (?Signature=sN), and a signature
+    // is good for this many answers at the CDN, then answered 403 as an expired one; 0: for ever.
+    int signatureUses = 0;
+    // Under every signature after a file's first, the CDN serves another version of it (another
+    // ETag): the file changed while its address was given again.
+    bool resignedIsNewVersion = false;
+    // A file's first signed address is on the Hub's own host (which answers /cdn/ too), the
+    // later ones on the CDN's.
+    bool firstSignedAtHub = false;
+    std::map<std::string, int> resolves; // of files in LFS, by path
+    std::map<std::string, int> signatureAnswers; // at the CDN, by signature
+    std::map<std::string, std::string> firstSignature; // by path
+    int signatures = 0;
     // While set, every request at the CDN (a data file's bytes) is never answered (until the
     // client hangs up or the server stops); `cdnStalls` counts them.
     std::atomic<bool> stallCdn{false};
