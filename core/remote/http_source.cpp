@@ -78,20 +78,24 @@ RangeFetch HttpSource::fetcher(const CancelToken* cancel)
 Status HttpSource::readRelocated(
     uint64_t offset, std::span<std::byte> into, const Error& refused, const CancelToken* cancel)
 {
-    const std::string was = " (" + refused.message + ")";
+    // A relocation that fails for good is not tried again by every later read: they get the
+    // refusal of the old address.
+    const auto giveUp = [this](Error error) -> Status {
+        if (!error.is(ErrorKind::Cancelled))
+            m_relocate = nullptr;
+        return error;
+    };
     auto address = m_relocate(cancel);
     if (!address)
-        return address.error().is(ErrorKind::Cancelled)
-            ? address.error()
-            : Error{address.error().message + "; asked after its address was refused" + was,
-                address.error().kind};
+        return giveUp({address.error().message + "; asked after its address was refused ("
+                + refused.message + ")",
+            address.error().kind});
     auto moved = m_transport->stat(*address, cancel);
     if (!moved)
-        return moved.error().is(ErrorKind::Cancelled)
-            ? moved.error()
-            : moved.error().prefixed(displayName() + ", at the address given again: ");
+        return giveUp({moved.error().message + " (at the address the file was given again)",
+            moved.error().kind});
     if (Status same = checkSameFile(*moved, m_file); !same)
-        return same;
+        return giveUp(same.error());
     m_current.location = moved->location;
     m_current.authAtLocation = moved->authAtLocation;
     Status read = m_transport->read(m_current, offset, into, cancel);

@@ -60,8 +60,8 @@ public:
 private:
     RangeFetch fetcher(const CancelToken* cancel);
     // A read refused at the file's address (m_mutex held): the address asked again, checked to
-    // serve the same file, and the read tried there once. Relocating stops for good when the new
-    // address is refused too: that is no expiry.
+    // serve the same file, and the read tried there once. Relocating stops for good when it
+    // fails (other than by cancel) or the new address is refused too: that is no expiry.
     Status readRelocated(uint64_t offset, std::span<std::byte> into, const Error& refused,
         const CancelToken* cancel);
     // A read's error naming this file, when the cache's message does not.

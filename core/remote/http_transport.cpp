@@ -634,6 +634,7 @@ Status HttpTransport::read(
 Result<std::vector<std::byte>> HttpTransport::read(
     const RemoteFile& file, uint64_t offset, uint64_t length, const CancelToken* cancel)
 {
+    m_refusedBy = 0;
     if (auto error = pastTheEnd(file, offset, length))
         return *error;
     std::vector<std::byte> bytes(length);

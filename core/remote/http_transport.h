@@ -127,8 +127,9 @@ public:
     // The same, into bytes of their own.
     Result<std::vector<std::byte>> read(const RemoteFile& file, uint64_t offset, uint64_t length,
         const CancelToken* cancel = nullptr);
-    // The status of the answer that failed the last read() when the server refused the request
-    // (a 4xx with no bytes: 403 is what a signed URL answers once it has expired), else 0.
+    // The status of the answer that failed the last read() when it brought no bytes to check
+    // (a 4xx, 404 and 410 included; a 5xx no longer tried again): 403 is what a signed URL
+    // answers once it has expired. 0 when the read succeeded or failed otherwise.
     long refusedBy() const { return m_refusedBy; }
 
 private:

@@ -176,9 +176,13 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
             auto again = hub.resolve(url, name, stop);
             if (!again)
                 return again.error();
-            if (again->commit != metadata.commit || again->etag != metadata.etag)
-                return Error::changed(name + ": the Hub now answers for another version of it ("
-                    + "etag " + metadata.etag + " -> " + again->etag + "); open it again");
+            if (again->commit != metadata.commit)
+                return Error::changed(
+                    name + ": the Hub now answers for commit " + again->commit + "; open it again");
+            if (again->etag != metadata.etag)
+                return Error::changed(name
+                    + ": the Hub now answers for another version of it (etag " + metadata.etag
+                    + " -> " + again->etag + "); open it again");
             if (again->location.empty())
                 return Error::io(name + ": the Hub no longer sends it from a CDN");
             // The source's requests carry the token to the first address's host: never to another.
@@ -187,12 +191,13 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
                     + displayUrl(again->location) + "); open it again");
             return again->location;
         };
-    options.name = name; // messages name the hf:// file, never a CDN address
+    options.name = name; // messages name the hf:// file first, not its CDN address
     auto source
         = HttpSource::open(target, std::move(options), cancel, m_cache, role, std::move(relocate));
-    if (!source)
-        return source.error().is(ErrorKind::Cancelled) ? source.error()
-                                                       : source.error().prefixed(name + ": ");
+    if (!source) // its messages name the file already (options.name)
+        return source.error().is(ErrorKind::Cancelled) || source.error().message.starts_with(name)
+            ? source.error()
+            : source.error().prefixed(name + ": ");
     if ((*source)->file().size != metadata.size)
         return Error::changed(name + ": the Hub says " + std::to_string(*metadata.size)
             + " bytes, the file served has " + std::to_string((*source)->file().size));

@@ -88,13 +88,14 @@ std::string whyNot(const Result<std::unique_ptr<Model>>& model)
     return model ? fixtures::firstError(**model) : model.error().message;
 }
 
-// The error of the first of `model`'s tensors that cannot be read, in index order.
-std::optional<Error> firstReadError(Model& model)
+// The errors of reading each of `model`'s tensors, in index order (none when all are read).
+std::vector<Error> readErrors(Model& model)
 {
+    std::vector<Error> errors;
     for (size_t i = 0; i < model.tensors().size(); ++i)
         if (auto bytes = model.read(i); !bytes)
-            return bytes.error();
-    return std::nullopt;
+            errors.push_back(bytes.error());
+    return errors;
 }
 
 // A Hub, an HF cache folder of its own (empty unless planted) and a block cache.
@@ -108,6 +109,15 @@ struct HubCase {
         return openHub(name, hub.settings(cacheDir(), withToken), cache);
     }
 };
+
+// twoRequestFiles()'s model on `c`'s Hub, opened, each CDN signature good for `uses` answers.
+Result<std::unique_ptr<Model>> openExpiring(HubCase& c, int uses)
+{
+    c.hub.files = twoRequestFiles();
+    c.hub.lfs = {"onnx/w.onnx_data"};
+    c.hub.signatureUses = uses;
+    return c.open("hf://org/repo/onnx/model.onnx");
+}
 
 } // namespace
 
@@ -123,6 +133,7 @@ private slots:
     void aFileChangedWhileItsAddressWasGivenAgainIsChanged();
     void anAddressRefusedAgainAtOnceIsAnError();
     void theTokenNeverFollowsAnAddressGivenAgainToAnotherHost();
+    void anAddressGivenAgainThatCannotBeStatedIsAnError();
     void aCachedFileIsReadFromDisk();
     void offlineReadsTheCacheOnly();
     void theCliInspectsAndVerifiesAHubModel();
@@ -266,10 +277,7 @@ void plantCache(const fs::path& cache, const std::map<std::string, std::string>&
 void TestHubModel::anExpiredCdnAddressIsAskedOfTheHubAgain()
 {
     HubCase c;
-    c.hub.files = twoRequestFiles();
-    c.hub.lfs = {"onnx/w.onnx_data"};
-    c.hub.signatureUses = 2; // the stat and one block
-    auto remote = c.open("hf://org/repo/onnx/model.onnx");
+    auto remote = openExpiring(c, 2); // the stat and one read
     QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
     const fs::path twin = c.dir.path().toStdString() + "/local";
     writeLocally(c.hub.files, twin);
@@ -293,14 +301,13 @@ void TestHubModel::anExpiredCdnAddressIsAskedOfTheHubAgain()
 void TestHubModel::aFileChangedWhileItsAddressWasGivenAgainIsChanged()
 {
     HubCase c;
-    c.hub.files = twoRequestFiles();
-    c.hub.lfs = {"onnx/w.onnx_data"};
-    c.hub.signatureUses = 2;
     c.hub.resignedIsNewVersion = true;
-    auto remote = c.open("hf://org/repo/onnx/model.onnx");
+    auto remote = openExpiring(c, 2);
     QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
-    const std::optional<Error> failed = firstReadError(**remote);
-    QVERIFY(failed);
+    const std::vector<Error> errors = readErrors(**remote);
+    QVERIFY(!errors.empty());
+    const Error* failed = &errors.front();
+    QVERIFY(!readErrors(**remote).empty()); // read again: the Hub is not asked again
     QVERIFY2(failed->is(ErrorKind::Changed), failed->message.c_str());
     QVERIFY2(failed->message.find("changed on the server") != std::string::npos,
         failed->message.c_str());
@@ -319,15 +326,9 @@ void TestHubModel::aFileChangedWhileItsAddressWasGivenAgainIsChanged()
 void TestHubModel::anAddressRefusedAgainAtOnceIsAnError()
 {
     HubCase c;
-    c.hub.files = twoRequestFiles();
-    c.hub.lfs = {"onnx/w.onnx_data"};
-    c.hub.signatureUses = 1;
-    auto remote = c.open("hf://org/repo/onnx/model.onnx");
+    auto remote = openExpiring(c, 1);
     QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
-    std::vector<Error> failures;
-    for (size_t i = 0; i < (*remote)->tensors().size(); ++i)
-        if (auto bytes = (*remote)->read(i); !bytes)
-            failures.push_back(bytes.error());
+    const std::vector<Error> failures = readErrors(**remote);
     QVERIFY(!failures.empty());
     for (const Error& e : failures) {
         QVERIFY2(e.is(ErrorKind::Io), e.message.c_str());
@@ -347,14 +348,13 @@ void TestHubModel::anAddressRefusedAgainAtOnceIsAnError()
 void TestHubModel::theTokenNeverFollowsAnAddressGivenAgainToAnotherHost()
 {
     HubCase c;
-    c.hub.files = twoRequestFiles();
-    c.hub.lfs = {"onnx/w.onnx_data"};
-    c.hub.signatureUses = 2;
     c.hub.firstSignedAtHub = true;
-    auto remote = c.open("hf://org/repo/onnx/model.onnx");
+    auto remote = openExpiring(c, 2);
     QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
-    const std::optional<Error> failed = firstReadError(**remote);
-    QVERIFY(failed);
+    const std::vector<Error> errors = readErrors(**remote);
+    QVERIFY(!errors.empty());
+    const Error* failed = &errors.front();
+    QVERIFY(!readErrors(**remote).empty()); // read again: the Hub is not asked again
     QVERIFY2(failed->message.find("another host") != std::string::npos, failed->message.c_str());
     QCOMPARE(c.hub.resolves["onnx/w.onnx_data"], 2);
     bool readAtHub = false;
@@ -364,6 +364,26 @@ void TestHubModel::theTokenNeverFollowsAnAddressGivenAgainToAnotherHost()
             |= r.target.starts_with("/cdn/") && r.header("authorization") == "Bearer " + kToken;
     }
     QVERIFY(readAtHub); // the first address was read with the token
+}
+
+// The address given again is refused at once, even its stat: an Io error naming the hf:// file
+// and saying where it failed; read again, the Hub is not asked again.
+void TestHubModel::anAddressGivenAgainThatCannotBeStatedIsAnError()
+{
+    HubCase c;
+    c.hub.resignedRefused = true;
+    auto remote = openExpiring(c, 2);
+    QVERIFY2(remote && !(*remote)->hasErrors(), whyNot(remote).c_str());
+    const std::vector<Error> errors = readErrors(**remote);
+    QCOMPARE(errors.size(), size_t(1)); // the first tensor is read at the first address
+    QVERIFY2(errors[0].is(ErrorKind::Io), errors[0].message.c_str());
+    QVERIFY2(errors[0].message.starts_with(
+                 "graph/ext_b: hf://org/repo@" + kCommit + "/onnx/w.onnx_data: ")
+            || errors[0].message.starts_with("hf://org/repo@" + kCommit + "/onnx/w.onnx_data: "),
+        errors[0].message.c_str());
+    QVERIFY2(errors[0].message.find("given again") != std::string::npos, errors[0].message.c_str());
+    QCOMPARE(readErrors(**remote).size(), size_t(1));
+    QCOMPARE(c.hub.resolves["onnx/w.onnx_data"], 2);
 }
 
 void TestHubModel::aCachedFileIsReadFromDisk()

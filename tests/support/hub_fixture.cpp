@@ -168,14 +168,16 @@ void HubFixture::answer(int socket, const FaultRequest& r)
         const size_t signed_ = r.target.find("?Signature=");
         const std::string signature
             = signed_ == std::string::npos ? std::string() : r.target.substr(signed_ + 11);
-        if (signatureUses > 0 && ++signatureAnswers[signature] > signatureUses) {
+        const bool resigned = signature != firstSignature[file->first];
+        if ((signatureUses > 0 && ++signatureAnswers[signature] > signatureUses)
+            || (resignedRefused && resigned)) {
             FaultServer::respond(socket, "403 Forbidden",
                 {header("Content-Type", "application/xml")},
                 "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>");
             return;
         }
         const bool newer = (file->first == changesAfterFirstRead && cdnAnswers[file->first]++ > 0)
-            || (resignedIsNewVersion && signature != firstSignature[file->first]);
+            || (resignedIsNewVersion && resigned);
         serve(socket, r, file->second,
             {header("ETag", "\"cdn-" + file->first + (newer ? "-v2" : "") + "\"")});
         return;

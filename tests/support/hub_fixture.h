@@ -60,6 +60,9 @@ struct HubFixture {
     // A file's first signed address is on the Hub's own host (which answers /cdn/ too), the
     // later ones on the CDN's.
     bool firstSignedAtHub = false;
+    // Every signature after a file's first is refused at once (403): the address given again
+    // cannot even be stated.
+    bool resignedRefused = false;
     std::map<std::string, int> resolves; // of files in LFS, by path
     std::map<std::string, int> signatureAnswers; // at the CDN, by signature
     std::map<std::string, std::string> firstSignature; // by path
