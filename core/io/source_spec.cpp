@@ -326,7 +326,7 @@ Result<SourceSpec> siblingSource(const SourceSpec& model, std::string_view locat
         auto joined = joinInside(*decoded, location);
         if (!joined)
             return Error::corrupt(where + " leaves the server's root");
-        sibling.url = model.url.substr(0, pathStart) + "/" + percentEncode(*joined);
+        sibling.url = model.url.substr(0, pathStart) + "/" + percentEncodePath(*joined);
         return sibling;
     }
     case SourceSpec::Kind::Hub:
@@ -362,14 +362,21 @@ Result<std::string> percentDecode(std::string_view text)
     return out;
 }
 
-std::string percentEncode(std::string_view text, bool slash)
+namespace {
+
+bool isUnreserved(unsigned char c)
+{
+    return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+// `text` with every byte `keep` refuses written %XX.
+template <typename Keep> std::string encodedBut(std::string_view text, Keep keep)
 {
     static constexpr char kHex[] = "0123456789ABCDEF";
     std::string out;
     out.reserve(text.size());
     for (unsigned char c : text) {
-        if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~'
-            || (slash && c == '/')) {
+        if (keep(c)) {
             out += static_cast<char>(c);
         } else {
             out += '%';
@@ -378,6 +385,22 @@ std::string percentEncode(std::string_view text, bool slash)
         }
     }
     return out;
+}
+
+} // namespace
+
+std::string percentEncode(std::string_view text, bool slash)
+{
+    return encodedBut(
+        text, [slash](unsigned char c) { return isUnreserved(c) || (slash && c == '/'); });
+}
+
+std::string percentEncodePath(std::string_view path)
+{
+    return encodedBut(path, [](unsigned char c) {
+        return isUnreserved(c) || c == '/' || c == ':' || c == '@'
+            || std::string_view("!$&'()*+,;=").find(static_cast<char>(c)) != std::string_view::npos;
+    });
 }
 
 } // namespace repack

@@ -53,7 +53,11 @@ Result<SourceSpec> siblingSource(const SourceSpec& model, std::string_view locat
 // `text` with %XX sequences decoded; an error on a '%' not followed by two hex digits.
 Result<std::string> percentDecode(std::string_view text);
 // `text` with every byte but RFC 3986's unreserved ones (and '/' unless `slash` is false)
-// written %XX: a path as the Hub's and S3's URLs take it.
+// written %XX: a path as the Hub's URLs take it (as huggingface_hub writes them) and an S3 key
+// as Signature Version 4's canonical URI takes it.
 std::string percentEncode(std::string_view text, bool slash = true);
+// `path` with every byte RFC 3986 does not allow in a path's segments (pchar: unreserved,
+// sub-delims, ':' and '@') or as their separator '/' written %XX: a file on a web server.
+std::string percentEncodePath(std::string_view path);
 
 } // namespace repack

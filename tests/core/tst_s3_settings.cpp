@@ -88,8 +88,8 @@ void TestS3Settings::keysFromTheCredentialsFile()
 void TestS3Settings::objectUrls()
 {
     S3Settings aws = s3Settings(mapEnvironment({{"AWS_REGION", "eu-west-1"}}));
-    QCOMPARE(s3ObjectUrl(aws, *parseSource("s3://my-bucket/models/a b+c.onnx")),
-        std::string("https://my-bucket.s3.eu-west-1.amazonaws.com/models/a%20b%2Bc.onnx"));
+    QCOMPARE(s3ObjectUrl(aws, *parseSource("s3://my-bucket/models/a b+c@d.onnx")),
+        std::string("https://my-bucket.s3.eu-west-1.amazonaws.com/models/a%20b%2Bc%40d.onnx"));
     QCOMPARE(s3ObjectUrl(aws, *parseSource("s3://my.bucket/m.onnx")),
         std::string("https://s3.eu-west-1.amazonaws.com/my.bucket/m.onnx"));
     S3Settings local = s3Settings(mapEnvironment({{"AWS_ENDPOINT_URL", "http://127.0.0.1:4569"}}));

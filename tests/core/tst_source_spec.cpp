@@ -172,6 +172,9 @@ void TestSourceSpec::siblings_data()
     QTest::addRow("http, encoded") << "http://h/a%20b/m.onnx"
                                    << "w 1#.bin"
                                    << "http://h/a%20b/w%201%23.bin";
+    QTest::addRow("http, RFC 3986 path characters kept") << "http://h/a/m.onnx"
+                                                         << "w@2:x+y=z,(1)!$&';.bin"
+                                                         << "http://h/a/w@2:x+y=z,(1)!$&';.bin";
     QTest::addRow("http, up inside") << "http://h/a/b/m.onnx"
                                      << "../w.bin"
                                      << "http://h/a/w.bin";
