@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <ctime>
+
+#include <locale.h>
+#include <time.h>
 
 namespace repack {
 
@@ -99,10 +103,51 @@ std::optional<ContentRange> parseContentRange(std::string_view text)
         return std::nullopt;
     const auto first = number(text.substr(0, dash));
     const auto last = number(text.substr(dash + 1, slash - dash - 1));
+    if (!first || !last || *first > *last)
+        return std::nullopt;
+    if (text.substr(slash + 1) == "*")
+        return ContentRange{*first, *last, std::nullopt};
     const auto total = number(text.substr(slash + 1));
-    if (!first || !last || !total || *first > *last || *last >= *total)
+    if (!total || *last >= *total)
         return std::nullopt;
     return ContentRange{*first, *last, *total};
+}
+
+std::optional<std::chrono::seconds> parseRetryAfter(
+    std::string_view value, std::chrono::system_clock::time_point now, std::chrono::seconds cap)
+{
+    value = trimmed(value);
+    if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        })) {
+        // Any number of digits: those past the cap's are not converted.
+        std::string_view digits = value;
+        while (digits.size() > 1 && digits.front() == '0')
+            digits.remove_prefix(1);
+        if (digits.size() > 9)
+            return cap;
+        const auto seconds = number(digits);
+        return std::min(cap, std::chrono::seconds(static_cast<int64_t>(seconds.value_or(0))));
+    }
+    // IMF-fixdate, the obsolete RFC 850 form and asctime's (RFC 9110 5.6.7), always GMT, with
+    // English names whatever the process's locale (the desktop app sets the user's).
+    static const locale_t english = newlocale(LC_ALL_MASK, "C", nullptr);
+    const std::string text(value);
+    for (const char* format :
+        {"%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"}) {
+        std::tm when{};
+        const char* end = strptime_l(text.c_str(), format, &when, english);
+        if (!end || *end != '\0')
+            continue;
+        const time_t at = timegm(&when);
+        if (at == static_cast<time_t>(-1))
+            return std::nullopt;
+        // In whole seconds: a date centuries on does not fit the clock's nanoseconds.
+        const int64_t delay = static_cast<int64_t>(at)
+            - static_cast<int64_t>(std::chrono::system_clock::to_time_t(now));
+        return std::chrono::seconds(std::clamp<int64_t>(delay, 0, cap.count()));
+    }
+    return std::nullopt;
 }
 
 Status checkRangeResponse(
@@ -113,7 +158,8 @@ Status checkRangeResponse(
     if (head.status == 412)
         return changed(file, "the server no longer has ETag " + file.etag);
     if (head.status == 416)
-        return changed(file, "the server has no " + asked + " of its " + std::to_string(file.size));
+        return Error::corrupt(where + "the file is shorter than the " + std::to_string(file.size)
+            + " bytes the server said it has (HTTP 416 to a request of " + asked + ")");
     if (const std::string how = validatorChange(head.etag, head.lastModified, file); !how.empty())
         return changed(file, how);
     if (head.status == 200)
@@ -126,9 +172,9 @@ Status checkRangeResponse(
     if (!range)
         return Error::corrupt(where + "the server's Content-Range \"" + head.contentRange
             + "\" is not \"bytes FIRST-LAST/SIZE\" (asked " + asked + ")");
-    if (range->total != file.size)
+    if (range->total && *range->total != file.size)
         return changed(
-            file, "size " + std::to_string(file.size) + " -> " + std::to_string(range->total));
+            file, "size " + std::to_string(file.size) + " -> " + std::to_string(*range->total));
     if (range->first != offset || range->last != offset + length - 1)
         return Error::corrupt(
             where + "the server answered " + head.contentRange + " to a request of " + asked);

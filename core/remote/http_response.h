@@ -5,6 +5,7 @@
 
 #include "http_transport.h"
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,13 +31,21 @@ struct ResponseHead {
     void addLine(std::string_view line);
 };
 
-// "bytes FIRST-LAST/TOTAL" (RFC 9110 14.4), nothing else; nullopt for any other text.
+// "bytes FIRST-LAST/TOTAL" or "bytes FIRST-LAST/*" (RFC 9110 14.4: the total not known to the
+// server), nothing else; nullopt for any other text.
 struct ContentRange {
     uint64_t first = 0;
     uint64_t last = 0;
-    uint64_t total = 0;
+    std::optional<uint64_t> total;
 };
 std::optional<ContentRange> parseContentRange(std::string_view text);
+
+// How long a Retry-After value (RFC 9110 10.2.3: delay-seconds, or an HTTP-date in any of its
+// three forms) asks to wait, `now` being the time it is read, at most `cap`: the value is
+// clamped before any conversion, so no number a server sends overflows. nullopt for a value
+// that is neither; zero for a date in the past.
+std::optional<std::chrono::seconds> parseRetryAfter(
+    std::string_view value, std::chrono::system_clock::time_point now, std::chrono::seconds cap);
 
 // Whether `head`, the answer to a GET of bytes [offset, offset + length) of `file`, may be read:
 // a 206 of exactly that range of a file of file.size bytes with file's validators. Changed when

@@ -97,7 +97,6 @@ Status HttpSource::readRelocated(
     if (Status same = checkSameFile(*moved, m_file); !same)
         return giveUp(same.error());
     m_current.location = moved->location;
-    m_current.authAtLocation = moved->authAtLocation;
     Status read = m_transport->read(m_current, offset, into, cancel);
     if (!read && isExpiryAnswer(m_transport->refusedBy()))
         m_relocate = nullptr; // refused at once at a new address: asking again would not help

@@ -34,18 +34,32 @@ std::string urlPart(const CurlLibrary& curl, CURLU* url, CURLUPart part, unsigne
     return result;
 }
 
-// Scheme, host and port, lowercase: two URLs of one origin share auth headers.
+std::string lowercase(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(),
+        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return text;
+}
+
+// Scheme, host and port of a parsed URL, lowercase: a credential belongs to one.
+std::string originOf(const CurlLibrary& curl, CURLU* url)
+{
+    const std::string host = urlPart(curl, url, CURLUPART_HOST);
+    if (host.empty())
+        return {};
+    return lowercase(urlPart(curl, url, CURLUPART_SCHEME) + "://" + host + ":"
+        + urlPart(curl, url, CURLUPART_PORT, CURLU_DEFAULT_PORT));
+}
+
 std::string originOf(const CurlLibrary& curl, const std::string& url)
 {
     const UrlHandle handle = parsedUrl(curl, url);
-    if (!handle)
-        return {};
-    std::string origin = urlPart(curl, handle.get(), CURLUPART_SCHEME) + "://"
-        + urlPart(curl, handle.get(), CURLUPART_HOST) + ":"
-        + urlPart(curl, handle.get(), CURLUPART_PORT, CURLU_DEFAULT_PORT);
-    std::transform(origin.begin(), origin.end(), origin.begin(),
-        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return origin;
+    return handle ? originOf(curl, handle.get()) : std::string();
+}
+
+bool isWebScheme(const std::string& scheme)
+{
+    return scheme == "http" || scheme == "https";
 }
 
 bool isRedirect(long status)
@@ -114,6 +128,45 @@ std::string urlOrigin(const std::string& url)
     return curl ? originOf(**curl, url) : std::string();
 }
 
+bool isAbsoluteUrl(const std::string& text)
+{
+    const auto curl = curlLibrary();
+    if (!curl)
+        return false;
+    UrlHandle handle((*curl)->urlNew(), (*curl)->urlCleanup);
+    return handle
+        && (*curl)->urlSet(handle.get(), CURLUPART_URL, text.c_str(), CURLU_NON_SUPPORT_SCHEME)
+        == CURLUE_OK;
+}
+
+Result<std::string> resolveLocation(const std::string& base, const std::string& location)
+{
+    const auto curl = curlLibrary();
+    if (!curl)
+        return curl.error();
+    UrlHandle handle = parsedUrl(**curl, base);
+    if (!handle)
+        return Error::io("the address redirected from cannot be parsed");
+    // Set on the base, a relative reference is resolved against it; on failure the handle keeps
+    // the base, which must never be taken for the target.
+    if (const CURLUcode code = (*curl)->urlSet(handle.get(), CURLUPART_URL, location.c_str(), 0);
+        code != CURLUE_OK)
+        return Error::io("the server's Location cannot be parsed as a URL (libcurl URL error "
+            + std::to_string(code) + ")");
+    const std::string scheme = lowercase(urlPart(**curl, handle.get(), CURLUPART_SCHEME));
+    if (!isWebScheme(scheme))
+        return Error::io("the server redirects to a " + scheme
+            + ": address; only http and https "
+              "are followed");
+    if (originOf(**curl, handle.get()).empty())
+        return Error::io("the server redirects to an address without a host");
+    // A server hands no credentials through a Location.
+    (*curl)->urlSet(handle.get(), CURLUPART_USER, nullptr, 0);
+    (*curl)->urlSet(handle.get(), CURLUPART_PASSWORD, nullptr, 0);
+    (*curl)->urlSet(handle.get(), CURLUPART_OPTIONS, nullptr, 0);
+    return urlPart(**curl, handle.get(), CURLUPART_URL);
+}
+
 std::optional<std::string> RawHead::header(std::string_view name) const
 {
     for (const auto& [key, value] : headers)
@@ -147,7 +200,6 @@ namespace {
 // else it is discarded (an error page) or the transfer stops (a check failed).
 struct Exchange {
     std::string url;
-    bool sendAuth = true;
     bool head = false; // HEAD, else GET
     bool followRedirects = true; // else a 3xx is the answer
     std::optional<std::pair<uint64_t, uint64_t>> range; // first, last (inclusive)
@@ -161,11 +213,19 @@ struct Exchange {
     bool checked = false;
     std::optional<Error> refused; // accept's verdict, or a body longer than asked
     uint64_t received = 0;
+    bool carriedCredential = false; // the transport attached the credential to this request
+    bool sent = false; // the request went out (a timeout after it is a stall)
     const CancelToken* cancel = nullptr;
     CURLcode code = CURLE_OK;
     std::string curlError;
-    std::string redirect;
-    long retryAfter = 0;
+
+    // Saying what the request waits for (CancelToken::waiting) once it waits long.
+    std::string waitingFor; // "HOST: what"
+    std::chrono::milliseconds sayWaitingAfter{0};
+    std::string attemptText; // "attempt 2 of 5"
+    std::chrono::steady_clock::time_point lastMoved;
+    curl_off_t lastNow = -1;
+    bool saidWaiting = false;
 
     static size_t onHeader(char* data, size_t size, size_t count, void* self)
     {
@@ -178,10 +238,32 @@ struct Exchange {
         return static_cast<Exchange*>(self)->take(data, size * count);
     }
 
-    static int onProgress(void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t)
+    static int onProgress(void* self, curl_off_t, curl_off_t now, curl_off_t, curl_off_t)
     {
-        const CancelToken* cancel = static_cast<Exchange*>(self)->cancel;
-        return cancel && cancel->isCancelled() ? 1 : 0;
+        return static_cast<Exchange*>(self)->progressed(now) ? 0 : 1;
+    }
+
+    // False when the transfer should stop (the command was cancelled or is past its deadline).
+    bool progressed(curl_off_t now)
+    {
+        if (cancel && cancel->isCancelled())
+            return false;
+        const auto clock = std::chrono::steady_clock::now();
+        if (now != lastNow) {
+            lastNow = now;
+            lastMoved = clock;
+            if (saidWaiting) {
+                saidWaiting = false;
+                cancel->waiting({});
+            }
+        } else if (cancel && !saidWaiting && clock - lastMoved >= sayWaitingAfter) {
+            saidWaiting = true;
+            cancel->waiting(waitingFor + ", " + attemptText + ": no answer for "
+                + std::to_string(
+                    std::chrono::duration_cast<std::chrono::seconds>(clock - lastMoved).count())
+                + " s");
+        }
+        return true;
     }
 
     bool bodyWanted() const { return response.status / 100 == 2; }
@@ -230,7 +312,7 @@ struct Easy {
 };
 
 // Has libcurl sign the requests of `handle` with `keys` (it computes each request's signature).
-CURLcode signRequests(const CurlLibrary& curl, CURL* handle, const HttpOptions::AwsSigV4& keys)
+CURLcode signRequests(const CurlLibrary& curl, CURL* handle, const Credential::AwsSigV4& keys)
 {
 #if LIBCURL_VERSION_NUM >= 0x074b00
     CURLcode code = curl.easySetopt(handle, CURLOPT_AWS_SIGV4, keys.provider.c_str());
@@ -255,18 +337,45 @@ std::string refusal(const HttpOptions& options, long status)
     return ": " + options.refusedHint;
 }
 
+// The URL `exchange` connects to, as libcurl's parser reads it, and whether the options'
+// credential goes with it: only to the credential's own origin. The one place that decides.
+struct Target {
+    std::string url; // normalised: what libcurl is handed is what was checked
+    bool withCredential = false;
+};
+Result<Target> targetOf(const CurlLibrary& curl, const HttpOptions& options, const std::string& url)
+{
+    const UrlHandle handle = parsedUrl(curl, url);
+    if (!handle)
+        return Error::io("the address cannot be parsed as a URL");
+    const std::string origin = originOf(curl, handle.get());
+    if (origin.empty() || !isWebScheme(lowercase(urlPart(curl, handle.get(), CURLUPART_SCHEME))))
+        return Error::io("not an http or https address with a host");
+    return Target{urlPart(curl, handle.get(), CURLUPART_URL),
+        options.credential && !options.credential->origin.empty()
+            && origin == options.credential->origin};
+}
+
+const char* const kUserAgent = "onnx-repack/" REPACK_VERSION;
+
 // Runs `exchange` once on `easy`, set up from scratch (the connection stays alive).
 void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
 {
     const CurlLibrary& curl = easy.curl;
     CURL* const handle = easy.handle;
     curl.easyReset(handle);
-    exchange.redirect.clear();
-    exchange.retryAfter = 0;
+    exchange.carriedCredential = false;
+    exchange.sent = false;
+    const auto target = targetOf(curl, options, exchange.url);
+    if (!target) {
+        exchange.code = CURLE_URL_MALFORMAT;
+        exchange.curlError = target.error().message;
+        return;
+    }
     char errorText[CURL_ERROR_SIZE] = {};
     curl_slist* headers = nullptr;
-    if (exchange.sendAuth)
-        for (const std::string& header : options.authHeaders)
+    if (target->withCredential)
+        for (const std::string& header : options.credential->headers)
             headers = curl.slistAppend(headers, header.c_str());
     if (!exchange.condition.empty())
         headers = curl.slistAppend(headers, exchange.condition.c_str());
@@ -275,8 +384,8 @@ void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
         range
             = std::to_string(exchange.range->first) + "-" + std::to_string(exchange.range->second);
 
-    if (exchange.sendAuth && options.awsSigV4) {
-        exchange.code = signRequests(curl, handle, *options.awsSigV4);
+    if (target->withCredential && options.credential->awsSigV4) {
+        exchange.code = signRequests(curl, handle, *options.credential->awsSigV4);
         if (exchange.code != CURLE_OK) {
             curl.slistFreeAll(headers);
             exchange.curlError = "libcurl " + curl.version
@@ -284,7 +393,8 @@ void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
             return;
         }
     }
-    curl.easySetopt(handle, CURLOPT_URL, exchange.url.c_str());
+    exchange.carriedCredential = target->withCredential;
+    curl.easySetopt(handle, CURLOPT_URL, target->url.c_str());
 #if LIBCURL_VERSION_NUM >= 0x075500
     curl.easySetopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
@@ -292,14 +402,14 @@ void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
 #endif
     curl.easySetopt(handle, CURLOPT_NOSIGNAL, 1L);
     curl.easySetopt(handle, CURLOPT_FOLLOWLOCATION, 0L); // redirects are followed by hand
+    curl.easySetopt(handle, CURLOPT_USERAGENT, kUserAgent);
     curl.easySetopt(handle, CURLOPT_NOBODY, exchange.head ? 1L : 0L);
     curl.easySetopt(handle, CURLOPT_RANGE, range.empty() ? nullptr : range.c_str());
     curl.easySetopt(handle, CURLOPT_HTTPHEADER, headers);
     curl.easySetopt(
         handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connectTimeout.count()));
-    curl.easySetopt(handle, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimit);
-    curl.easySetopt(
-        handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.lowSpeedTime.count()));
+    curl.easySetopt(handle, CURLOPT_LOW_SPEED_LIMIT, options.stallBytesPerSecond);
+    curl.easySetopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stallTime.count()));
     // Bodies come in pieces of up to 512 KiB, not libcurl's 16 KiB: a weight of megabytes is a
     // few calls of onBody, not hundreds (bench/remote_verify.sh).
     curl.easySetopt(handle, CURLOPT_BUFFERSIZE, 512L << 10);
@@ -312,67 +422,156 @@ void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
     curl.easySetopt(handle, CURLOPT_XFERINFOFUNCTION, &Exchange::onProgress);
     curl.easySetopt(handle, CURLOPT_XFERINFODATA, &exchange);
 
+    {
+        const UrlHandle parsed = parsedUrl(curl, target->url);
+        exchange.waitingFor
+            = (parsed ? urlPart(curl, parsed.get(), CURLUPART_HOST) : std::string("the server"))
+            + ": " + (options.name.empty() ? displayUrl(target->url) : options.name);
+    }
+    exchange.sayWaitingAfter = options.sayWaitingAfter;
+    exchange.lastMoved = std::chrono::steady_clock::now();
+    exchange.lastNow = -1;
     exchange.code = curl.easyPerform(handle);
     curl.slistFreeAll(headers);
     curl.easySetopt(handle, CURLOPT_ERRORBUFFER, nullptr); // errorText ends here
+    if (exchange.saidWaiting) {
+        exchange.saidWaiting = false;
+        exchange.cancel->waiting({});
+    }
     exchange.curlError = errorText[0] ? errorText : curl.easyStrerror(exchange.code);
     if (exchange.code == CURLE_OK)
         exchange.check(); // a wanted head whose body was empty
-    char* redirect = nullptr;
-    if (curl.easyGetinfo(handle, CURLINFO_REDIRECT_URL, &redirect) == CURLE_OK && redirect)
-        exchange.redirect = redirect;
-    curl_off_t retryAfter = 0;
-    if (curl.easyGetinfo(handle, CURLINFO_RETRY_AFTER, &retryAfter) == CURLE_OK)
-        exchange.retryAfter = static_cast<long>(retryAfter);
+    curl_off_t sentAt = 0;
+    exchange.sent
+        = curl.easyGetinfo(handle, CURLINFO_PRETRANSFER_TIME_T, &sentAt) == CURLE_OK && sentAt > 0;
+}
+
+// A failure libcurl reports that a later attempt may not meet.
+bool isTransient(const Exchange& exchange)
+{
+    if (exchange.code == CURLE_OK)
+        return isTransientStatus(exchange.response.status);
+    // A request that went out and then timed out is a stall: the server (a trickle, a hang)
+    // answers no faster when asked again, so it is final.
+    if (exchange.code == CURLE_OPERATION_TIMEDOUT && exchange.sent)
+        return false;
+    return isTransientCurlError(exchange.code);
+}
+
+// Why `exchange` failed, in words.
+std::string failureOf(const Exchange& exchange, const HttpOptions& options)
+{
+    if (exchange.code == CURLE_OK)
+        return statusText(exchange.response.status);
+    if (exchange.code == CURLE_OPERATION_TIMEDOUT && exchange.sent)
+        return "the server stalled: under " + std::to_string(options.stallBytesPerSecond)
+            + " bytes/s for " + std::to_string(options.stallTime.count()) + " s ("
+            + exchange.curlError + ")";
+    return exchange.curlError;
+}
+
+// How long to wait before attempt `attempt` + 1: the server's Retry-After (clamped before any
+// conversion), else the backoff with jitter.
+std::chrono::milliseconds waitBefore(
+    const Exchange& exchange, const HttpOptions& options, int attempt, std::mt19937& jitter)
+{
+    if (exchange.code == CURLE_OK) {
+        for (const auto& [name, value] : exchange.response.fields) {
+            if (!sameHeaderName(name, "retry-after"))
+                continue;
+            const auto asked = parseRetryAfter(
+                value, std::chrono::system_clock::now(), std::chrono::seconds(60));
+            if (asked && asked->count() > 0)
+                return std::min<std::chrono::milliseconds>(*asked, options.retryAfterCap);
+            break;
+        }
+    }
+    const std::chrono::milliseconds wait = std::min<std::chrono::milliseconds>(
+        options.backoffCap, options.backoffBase * (1LL << std::min(attempt - 1, 20)));
+    return std::chrono::milliseconds(static_cast<long long>(
+        wait.count() * std::uniform_real_distribution<double>(0.75, 1.25)(jitter)));
+}
+
+// The next hop of a redirected `exchange`: where its Location leads, parsed as libcurl would,
+// or why it is not followed.
+Result<std::string> nextHop(const Exchange& exchange, const std::string& what)
+{
+    std::string location;
+    for (const auto& [name, value] : exchange.response.fields)
+        if (sameHeaderName(name, "location"))
+            location = value;
+    auto next = resolveLocation(exchange.url, location);
+    if (!next)
+        return next.error().prefixed(what + ": ");
+    // A request that carried a credential is never sent on in the clear.
+    if (exchange.carriedCredential && lowercase(exchange.url).starts_with("https:")
+        && lowercase(*next).starts_with("http:"))
+        return Error::io(what
+            + ": the server redirects a request that carries credentials from "
+              "https to http; refused");
+    return next;
+}
+
+bool hasLocation(const ResponseHead& response)
+{
+    return std::any_of(response.fields.begin(), response.fields.end(),
+        [](const auto& field) { return sameHeaderName(field.first, "location"); });
 }
 
 // Sets up `exchange` by `setupAttempt`, performs it, follows redirects and tries transient
 // failures again: success leaves the last answer in `exchange`, else the error that ended it.
+// Each retry is taken from the command's budget (the token's): progress never refills it.
 template <typename Setup>
 Status run(const Easy& easy, const HttpOptions& options, Exchange& exchange,
     const std::string& what, const CancelToken* cancel, Setup&& setupAttempt)
 {
     std::mt19937 jitter(std::random_device{}());
-    const std::string firstOrigin = originOf(easy.curl, exchange.url);
     int redirects = 0;
     for (int attempt = 1;; ++attempt) {
         setupAttempt(exchange);
         exchange.cancel = cancel;
+        exchange.attemptText
+            = "attempt " + std::to_string(attempt) + " of " + std::to_string(options.maxAttempts);
         perform(easy, options, exchange);
         if (exchange.refused)
             return *exchange.refused;
         if (exchange.code == CURLE_ABORTED_BY_CALLBACK || (cancel && cancel->isCancelled()))
             return cancelled("reading " + what);
+        if (exchange.code == CURLE_URL_MALFORMAT)
+            return Error::io(what + ": " + exchange.curlError);
         const long status = exchange.response.status;
-        if (exchange.code == CURLE_OK && isRedirect(status) && !exchange.redirect.empty()
-            && exchange.followRedirects) {
+        if (exchange.code == CURLE_OK && isRedirect(status) && exchange.followRedirects
+            && hasLocation(exchange.response)) {
+            auto next = nextHop(exchange, what);
+            if (!next)
+                return next.error();
             if (++redirects > options.maxRedirects)
                 return Error::io(
                     what + ": more than " + std::to_string(options.maxRedirects) + " redirects");
-            exchange.url = exchange.redirect;
-            // A redirect to another origin never carries the auth headers, nor its later hops.
-            exchange.sendAuth
-                = exchange.sendAuth && originOf(easy.curl, exchange.url) == firstOrigin;
+            exchange.url = std::move(*next);
             --attempt;
             continue;
         }
-        const bool transient = exchange.code == CURLE_OK ? isTransientStatus(status)
-                                                         : isTransientCurlError(exchange.code);
+        const bool transient = isTransient(exchange);
         if (exchange.code == CURLE_OK && !transient)
             return {};
-        const std::string failure
-            = exchange.code == CURLE_OK ? statusText(status) : exchange.curlError;
+        const std::string failure = failureOf(exchange, options);
+        const std::string tries
+            = attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : "";
         if (!transient || attempt >= options.maxAttempts)
-            return Error::io(what + ": " + failure
-                + (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : ""));
-        std::chrono::milliseconds wait = std::min<std::chrono::milliseconds>(
-            options.backoffCap, options.backoffBase * (1LL << std::min(attempt - 1, 20)));
-        wait = std::chrono::milliseconds(static_cast<long long>(
-            wait.count() * std::uniform_real_distribution<double>(0.75, 1.25)(jitter)));
-        if (exchange.retryAfter > 0)
-            wait = std::min<std::chrono::milliseconds>(
-                std::chrono::seconds(exchange.retryAfter), options.retryAfterCap);
-        if (!sleepUnlessCancelled(wait, cancel))
+            return Error::io(what + ": " + failure + tries);
+        if (!takeRetry(cancel))
+            return Error::io(
+                what + ": " + failure + tries + "; the command has used all its retries");
+        const std::chrono::milliseconds wait = waitBefore(exchange, options, attempt, jitter);
+        if (cancel)
+            cancel->waiting(exchange.waitingFor + ", attempt " + std::to_string(attempt + 1)
+                + " of " + std::to_string(options.maxAttempts) + " in "
+                + std::to_string((wait.count() + 999) / 1000) + " s (" + failure + ")");
+        const bool slept = sleepUnlessCancelled(wait, cancel);
+        if (cancel)
+            cancel->waiting({});
+        if (!slept)
             return cancelled("reading " + what);
     }
 }
@@ -413,11 +612,21 @@ RemoteFile fileOf(
     file.url = url;
     file.name = options.name;
     file.location = exchange.url;
-    file.authAtLocation = exchange.sendAuth;
     file.size = size;
     file.etag = exchange.response.etag;
     file.lastModified = exchange.response.lastModified;
     return file;
+}
+
+// A size a server says a file has that no command could read: an error, before any offset is
+// computed from it.
+std::optional<Error> implausibleSize(const std::string& what, uint64_t size)
+{
+    if (size <= kMaxRemoteFileBytes)
+        return std::nullopt;
+    return Error::corrupt(what + ": the server says the file has " + std::to_string(size)
+        + " bytes, more than any file this tool reads (" + std::to_string(kMaxRemoteFileBytes)
+        + ")");
 }
 
 // Why an answer of `status` to the stat of `what` (by `method`) is no file: NotFound for 404 and
@@ -459,6 +668,8 @@ Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken
         return notAFile(what, head.status, "HEAD", m_options);
     if (!head.contentLength)
         return Error::io(what + ": the server does not say the file's size (no Content-Length)");
+    if (auto error = implausibleSize(what, *head.contentLength))
+        return *error;
     return fileOf(exchange, url, m_options, *head.contentLength);
 }
 
@@ -485,7 +696,9 @@ Result<std::optional<HttpTransport::FirstBytes>> HttpTransport::getFirst(
     const std::string what = m_options.name.empty() ? displayUrl(url) : m_options.name;
     std::vector<std::byte> bytes(length);
     std::optional<ContentRange> range;
-    bool noRange = false; // a 200: the body is the whole file, which is not read
+    // A 200 (the body is the whole file, which is not read), or a range of a file whose size
+    // the server does not say ("bytes 0-99/*"): stat says what the file is instead.
+    bool noRange = false;
     Exchange exchange;
     exchange.url = url;
     auto setup = [&](Exchange& e) {
@@ -499,8 +712,12 @@ Result<std::optional<HttpTransport::FirstBytes>> HttpTransport::getFirst(
                 return Error::corrupt(what + ": no range"); // stops the transfer; not reported
             }
             range = parseContentRange(head.contentRange);
+            if (head.status == 206 && range && !range->total) {
+                noRange = true;
+                return Error::corrupt(what + ": no size"); // stops the transfer; not reported
+            }
             if (head.status != 206 || !range || range->first != 0
-                || range->last + 1 != std::min(length, range->total))
+                || range->last + 1 != std::min(length, *range->total))
                 return Error::corrupt(what + ": the server answered HTTP "
                     + std::to_string(head.status) + " " + head.contentRange
                     + " to a request of bytes 0-" + std::to_string(length - 1));
@@ -518,9 +735,11 @@ Result<std::optional<HttpTransport::FirstBytes>> HttpTransport::getFirst(
     if (exchange.received != range->last + 1)
         return Error::io(what + ": the server sent " + std::to_string(exchange.received)
             + " of the " + std::to_string(range->last + 1) + " bytes asked");
+    if (auto error = implausibleSize(what, *range->total))
+        return *error;
     bytes.resize(exchange.received);
     return std::optional<FirstBytes>(
-        FirstBytes{fileOf(exchange, url, m_options, range->total), std::move(bytes)});
+        FirstBytes{fileOf(exchange, url, m_options, *range->total), std::move(bytes)});
 }
 
 namespace {
@@ -549,9 +768,13 @@ Result<RawHead> askUnfollowed(void* handle, const HttpOptions& options, const st
     RawHead head;
     head.url = url;
     head.status = exchange.response.status;
+    if (isRedirect(head.status) && hasLocation(exchange.response)) {
+        auto next = nextHop(exchange, displayUrl(url));
+        if (!next)
+            return next.error();
+        head.redirect = std::move(*next);
+    }
     head.headers = std::move(exchange.response.fields);
-    if (isRedirect(head.status))
-        head.redirect = exchange.redirect;
     return head;
 }
 
@@ -588,7 +811,6 @@ Status HttpTransport::read(
         return easy.error();
     Exchange exchange;
     exchange.url = file.location;
-    exchange.sendAuth = file.authAtLocation;
     uint64_t done = 0; // bytes of earlier attempts: a retry asks only for the rest
     auto setup = [&](Exchange& e) {
         done += e.received;
@@ -625,7 +847,7 @@ Status HttpTransport::read(
             return {};
         // A body without a length that ended early (with one, libcurl would have said "partial
         // file", a transient failure run() tries again): ask for the rest, as often as that.
-        if (exchange.received == 0 || answer >= m_options.maxAttempts)
+        if (exchange.received == 0 || answer >= m_options.maxAttempts || !takeRetry(cancel))
             return Error::io(what + ": the server sent " + std::to_string(done + exchange.received)
                 + " of the " + std::to_string(length) + " bytes asked");
     }

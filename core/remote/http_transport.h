@@ -20,43 +20,60 @@
 
 namespace repack {
 
-struct HttpOptions {
-    std::chrono::milliseconds connectTimeout{10000};
-    // A transfer slower than lowSpeedLimit bytes/s for lowSpeedTime is a timeout. There is no
-    // limit on a whole transfer, which would cut off a large range on a slow link.
-    long lowSpeedLimit = 1;
-    std::chrono::seconds lowSpeedTime{30};
-    // Transient failures (connection reset or refused, timeout, HTTP 408, 429, 500, 502, 503,
-    // 504) are tried again up to maxAttempts in all, after backoffBase * 2^n (+-25 %, at most
-    // backoffCap), or the server's Retry-After, at most retryAfterCap.
-    int maxAttempts = 5;
-    std::chrono::milliseconds backoffBase{500};
-    std::chrono::milliseconds backoffCap{8000};
-    std::chrono::milliseconds retryAfterCap{60000};
-    int maxRedirects = 5;
-    // Headers sent with every request to the URL's own origin (scheme, host and port), e.g.
-    // "Authorization: Bearer ..."; never after a redirect to another origin, never in a message.
-    std::vector<std::string> authHeaders;
-    // S3's request signing (AWS Signature Version 4): libcurl signs every request to the URL's
-    // own origin, HEAD and range GETs alike (CURLOPT_AWS_SIGV4 with the keys as user and
-    // password); as authHeaders, never after a redirect to another origin, never in a message.
+// A secret that proves who the user is to one server: the Hub's token, S3's keys. It belongs to
+// one origin (scheme, host and port, as urlOrigin says): the transport attaches it to a request
+// only when the URL that request connects to, parsed by libcurl's own URL parser, has exactly
+// that origin. Every redirect hop is such a request; a hop to any other origin, however the
+// server spelled its Location, carries none. Callers never decide this: they register the
+// credential with its origin, once.
+struct Credential {
+    std::string origin; // urlOrigin() of the endpoint it belongs to
+    // Headers that carry it, e.g. "Authorization: Bearer ..."; never in a message.
+    std::vector<std::string> headers;
+    // S3's request signing (AWS Signature Version 4): libcurl signs each request it is set on
+    // (CURLOPT_AWS_SIGV4 with the keys as user and password).
     struct AwsSigV4 {
         std::string provider; // "aws:amz:REGION:s3" (S3Settings::sigV4())
         std::string accessKey;
         std::string secretKey;
     };
     std::optional<AwsSigV4> awsSigV4;
+};
+
+struct HttpOptions {
+    std::chrono::milliseconds connectTimeout{10000};
+    // A transfer whose average rate stays under stallBytesPerSecond for stallTime is a stall
+    // (libcurl's low-speed rule): a trickle of a few bytes now and then cannot keep it alive.
+    // There is no limit on a whole transfer, which would cut off a large range on a slow link;
+    // the command's deadline (CancelToken::setDeadline) bounds everything.
+    long stallBytesPerSecond = 1024;
+    std::chrono::seconds stallTime{30};
+    // Transient failures (connection reset or refused, timeout, HTTP 408, 429, 500, 502, 503,
+    // 504) are tried again up to maxAttempts in all for one request, each retry taken from the
+    // command's budget (CancelToken::takeRetry), after backoffBase * 2^n (+-25 %, at most
+    // backoffCap), or the server's Retry-After, at most retryAfterCap.
+    int maxAttempts = 5;
+    std::chrono::milliseconds backoffBase{500};
+    std::chrono::milliseconds backoffCap{8000};
+    std::chrono::milliseconds retryAfterCap{60000};
+    int maxRedirects = 5;
+    // A wait on the network longer than this is said to the command's token (waiting()).
+    std::chrono::milliseconds sayWaitingAfter{3000};
+    std::optional<Credential> credential;
     // What messages call the file, e.g. its s3:// name; its URL without secrets when empty.
     std::string name;
     // Added to the message of a 401 or 403 answer: what the user may check (the credentials).
     std::string refusedHint;
 };
 
+// The largest file a server may say it has: a size past this is a lie (or a file no command
+// could read), refused before any offset is computed from it.
+inline constexpr uint64_t kMaxRemoteFileBytes = uint64_t{1} << 50; // 1 PiB
+
 // What a HEAD of the URL said: the file as it was when opened, which every read checks.
 struct RemoteFile {
     std::string url; // as asked (may hold a token in its query: never printed)
     std::string location; // where the redirects ended: the URL the reads ask
-    bool authAtLocation = true; // location has the origin of url: auth headers are sent there
     uint64_t size = 0;
     std::string etag; // as the server spelled it, quotes included; "" when none
     std::string lastModified; // "" when none
@@ -70,7 +87,9 @@ struct RawHead {
     std::string url; // as asked
     long status = 0;
     std::vector<std::pair<std::string, std::string>> headers; // in order, names as sent
-    std::string redirect; // a 3xx's Location made absolute against url; "" otherwise
+    // A 3xx's Location resolved against url by libcurl's URL parser (without user or
+    // password); "" otherwise, and "" when the Location cannot be parsed or is not http(s).
+    std::string redirect;
     std::optional<std::string> header(std::string_view name) const; // the first of a name, any case
 };
 
@@ -80,9 +99,19 @@ struct RawResponse {
     std::string body;
 };
 
-// Scheme, host and port of `url`, lowercase: two URLs of one origin share auth headers. ""
-// when it cannot be parsed (or libcurl cannot be loaded).
+// Scheme, host and port of `url` (the port always written), lowercase, as libcurl's URL parser
+// reads it: a credential belongs to one. "" when it cannot be parsed (or libcurl cannot be
+// loaded).
 std::string urlOrigin(const std::string& url);
+
+// Whether libcurl's URL parser reads `text` as a URL on its own, without a base: false for a
+// reference relative to one ("/path", "//host/path", "name").
+bool isAbsoluteUrl(const std::string& text);
+
+// `location` (a Location header) resolved against `base` by libcurl's URL parser, the way
+// libcurl would connect to it: absolute, without user or password. An error when it cannot be
+// parsed or its scheme is not http or https.
+Result<std::string> resolveLocation(const std::string& base, const std::string& location);
 
 // `url` without what may be secret (user, password, query, fragment), for messages.
 std::string displayUrl(const std::string& url);

@@ -48,29 +48,23 @@ private:
     SourceIdentity m_identity;
 };
 
-// A Location that stays on the server that sent it ("/org/repo/resolve/..."), as huggingface_hub
-// follows for a renamed repository; an absolute one is the CDN's.
-bool isRelative(const std::string& location)
-{
-    return location.find("://") == std::string::npos && !location.starts_with("//");
-}
-
 } // namespace
 
 HubClient::HubClient(HubSettings settings, BlockCache* cache)
     : m_settings(std::move(settings))
     , m_cache(cache)
-    , m_transport(std::make_unique<HttpTransport>(optionsFor(m_settings.endpoint)))
+    , m_transport(std::make_unique<HttpTransport>(hubOptions(m_settings)))
 {
 }
 
-HttpOptions HubClient::optionsFor(const std::string& url) const
+HttpOptions hubOptions(const HubSettings& settings)
 {
     HttpOptions options;
-    // The token goes to the Hub's own origin only: a URL elsewhere (a CDN's) never gets it, and
-    // the transport drops it after a redirect to another origin.
-    if (m_settings.token && urlOrigin(url) == urlOrigin(m_settings.endpoint))
-        options.authHeaders = {"Authorization: Bearer " + *m_settings.token};
+    // The token belongs to the Hub's own origin: the transport sends it there and nowhere else
+    // (a CDN, another host a Location names however it is spelled).
+    if (settings.token)
+        options.credential = Credential{
+            urlOrigin(settings.endpoint), {"Authorization: Bearer " + *settings.token}, {}};
     return options;
 }
 
@@ -90,8 +84,11 @@ Result<HubFileMetadata> HubClient::resolve(
         if (!head)
             return head.error().is(ErrorKind::Cancelled) ? head.error()
                                                          : head.error().prefixed(name + ": ");
-        const std::string location = head->header("Location").value_or("");
-        if (!head->redirect.empty() && !location.empty() && isRelative(location)) {
+        // A relative Location (a renamed repository) is asked as a resolve again, as
+        // huggingface_hub does; an absolute one is where the bytes are (its CDN). Both as
+        // libcurl's parser reads them; whether a request carries the token is the transport's
+        // decision alone, by the origin it connects to.
+        if (!head->redirect.empty() && !isAbsoluteUrl(head->header("Location").value_or(""))) {
             if (hop >= HttpOptions{}.maxRedirects)
                 return Error::io(name + ": the Hub redirects more than "
                     + std::to_string(HttpOptions{}.maxRedirects) + " times");
@@ -102,8 +99,8 @@ Result<HubFileMetadata> HubClient::resolve(
             static_cast<int>(head->status),
             [&](std::string_view header) { return head->header(header); }, name,
             m_settings.token.has_value());
-        if (metadata && !metadata->location.empty() && !head->redirect.empty())
-            metadata->location = head->redirect; // made absolute by libcurl
+        if (metadata && !metadata->location.empty())
+            metadata->location = head->redirect; // as libcurl resolves it, "" if it cannot
         return metadata;
     }
 }
@@ -166,11 +163,10 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
     const std::string target = metadata.location.empty() ? url : metadata.location;
     // A CDN address is signed for a while (an hour): a long read asks the Hub for it again, with
     // a client of its own (the source may be read on another thread, after this one is gone).
-    HttpOptions options = optionsFor(target);
+    HttpOptions options = hubOptions(m_settings);
     HttpSource::Relocator relocate;
     if (!metadata.location.empty())
-        relocate = [settings = m_settings, url, name, metadata,
-                       withToken = !options.authHeaders.empty()](
+        relocate = [settings = m_settings, url, name, metadata](
                        const CancelToken* stop) -> Result<std::string> {
             HubClient hub(settings);
             auto again = hub.resolve(url, name, stop);
@@ -185,10 +181,6 @@ Result<std::shared_ptr<ByteSource>> HubClient::open(
                     + " -> " + again->etag + "); open it again");
             if (again->location.empty())
                 return Error::io(name + ": the Hub no longer sends it from a CDN");
-            // The source's requests carry the token to the first address's host: never to another.
-            if (withToken && urlOrigin(again->location) != urlOrigin(metadata.location))
-                return Error::io(name + ": the Hub now sends it from another host ("
-                    + displayUrl(again->location) + "); open it again");
             return again->location;
         };
     options.name = name; // messages name the hf:// file first, not its CDN address
@@ -210,17 +202,17 @@ Result<std::vector<HubTreeEntry>> HubClient::list(const SourceSpec& spec, const 
     const std::string name = nameOf(spec);
     if (m_settings.offline)
         return Error::usage(name + ": HF_HUB_OFFLINE is set, and a folder is listed by the Hub");
-    constexpr uint64_t kPageLimit = 64 << 20;
-    constexpr int kMaxPages = 10000;
     const std::string hubOrigin = urlOrigin(m_settings.endpoint);
     std::vector<HubTreeEntry> files;
+    uint64_t bytes = 0;
+    size_t entries = 0;
     std::string url = hubTreeUrl(m_settings, spec, m_commit.empty() ? spec.revision : m_commit);
     for (int page = 1;; ++page) {
-        auto response = m_transport->get(url, kPageLimit, cancel);
+        auto response = m_transport->get(url, kHubListingBytes - bytes, cancel);
         if (!response)
             return response.error().is(ErrorKind::Cancelled)
                 ? response.error()
-                : response.error().prefixed(name + ": ");
+                : response.error().prefixed(name + ": the folder's listing: ");
         const RawHead& head = response->head;
         if (head.status != 200) {
             // The Hub's refusal, worded as a file's (no such repository, revision; gated).
@@ -232,24 +224,28 @@ Result<std::vector<HubTreeEntry>> HubClient::list(const SourceSpec& spec, const 
                        + std::to_string(head.status) + " to the folder's listing")
                            : refusal.error();
         }
-        auto entries = parseHubTree(response->body);
-        if (!entries)
-            return entries.error().prefixed(name + ": ");
-        for (HubTreeEntry& entry : *entries)
+        bytes += response->body.size();
+        auto listed = parseHubTree(response->body);
+        if (!listed)
+            return listed.error().prefixed(name + ": ");
+        entries += listed->size();
+        if (entries > kHubListingEntries)
+            return Error::io(name + ": the folder's listing has more than "
+                + std::to_string(kHubListingEntries) + " entries");
+        for (HubTreeEntry& entry : *listed)
             if (!entry.directory)
                 files.push_back(std::move(entry));
-        auto next = nextPageLink(head.header("Link").value_or(""));
-        if (!next)
+        const auto link = nextPageLink(head.header("Link").value_or(""));
+        if (!link)
             return files;
-        if (next->starts_with('/'))
-            next = hubOrigin + *next; // scheme://host:port, the port always written
-        // The token goes to the Hub's own origin only: a page elsewhere is not asked.
-        if (urlOrigin(*next) != hubOrigin)
-            return Error::io(name + ": the listing's next page is on another server");
-        if (page >= kMaxPages)
-            return Error::io(
-                name + ": the listing has more than " + std::to_string(kMaxPages) + " pages");
-        url = *next;
+        // The next page as libcurl reads it; a page elsewhere than the Hub is not asked.
+        auto next = resolveLocation(url, *link);
+        if (!next || urlOrigin(*next) != hubOrigin)
+            return Error::io(name + ": the listing's next page is not on the Hub");
+        if (page >= kHubListingPages)
+            return Error::io(name + ": the folder's listing has more than "
+                + std::to_string(kHubListingPages) + " pages");
+        url = std::move(*next);
     }
 }
 

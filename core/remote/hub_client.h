@@ -2,9 +2,9 @@
 // docs/remote-sources-design.md 3.2): the revision named (a branch, a tag) is resolved ONCE to a
 // commit, by the X-Repo-Commit of the first resolve answer, and every file of the model is then
 // asked at ENDPOINT/ORG/REPO/resolve/COMMIT/PATH: a branch moved meanwhile never mixes two
-// versions. A resolve answer is not followed blindly: a relative redirect (a renamed repository)
-// is asked again with the token, an absolute one (the CDN, another origin) is where the bytes
-// are, read without it.
+// versions. A resolve answer is not followed blindly: a redirect within the Hub's origin (a
+// renamed repository) is asked again as a resolve, one to another origin (the CDN) is where the
+// bytes are. The token is the transport's to attach: it goes to the Hub's origin alone.
 //
 // The HF cache (hub_cache.h) is only read. A file the cache holds for the commit is read from
 // disk and never asked of the Hub. The Hub is the truth when it is reachable: a branch is always
@@ -31,6 +31,12 @@
 
 namespace repack {
 
+// What a folder's listing may take at most, all its pages together: a Hub that answers more is
+// refused with an error, never read into memory without end.
+inline constexpr uint64_t kHubListingBytes = 64 << 20;
+inline constexpr int kHubListingPages = 1000;
+inline constexpr size_t kHubListingEntries = 200000;
+
 class HubClient {
 public:
     // `cache`: the block cache of the remote files (the process's shared one when null).
@@ -56,10 +62,9 @@ public:
     std::string nameOf(const SourceSpec& spec) const;
 
 private:
-    // The resolve answer for `url`, relative redirects followed (with the token).
+    // The resolve answer for `url`, redirects within the Hub's origin followed.
     Result<HubFileMetadata> resolve(
         std::string url, const std::string& name, const CancelToken* cancel);
-    HttpOptions optionsFor(const std::string& url) const;
 
     HubSettings m_settings;
     BlockCache* m_cache;
@@ -67,6 +72,10 @@ private:
     std::map<std::string, HubFileMetadata> m_resolved; // by path: the pin's answer, reused
     std::unique_ptr<HttpTransport> m_transport; // the Hub's resolve calls, with the token
 };
+
+// The transport options of every request to the Hub and its CDN: the token, when there is
+// one, registered for the Hub endpoint's origin alone.
+HttpOptions hubOptions(const HubSettings& settings);
 
 // The model `spec` (a Hub file) names, with its data files beside it in the same commit: what
 // `inspect hf://...` and `verify hf://...` open. Nothing is written, in the cache or elsewhere.

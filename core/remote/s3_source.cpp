@@ -13,12 +13,16 @@ HttpOptions s3HttpOptions(const S3Settings& s3, const SourceSpec& spec)
                               "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)";
         return options;
     }
-    options.awsSigV4 = HttpOptions::AwsSigV4{s3.sigV4(), *s3.accessKey, *s3.secretKey};
+    // The keys belong to the object's endpoint: a redirect elsewhere is not signed.
+    Credential credential;
+    credential.origin = urlOrigin(s3ObjectUrl(s3, spec));
+    credential.awsSigV4 = Credential::AwsSigV4{s3.sigV4(), *s3.accessKey, *s3.secretKey};
     // libcurl 7.88 does not send the payload's hash itself, which S3 requires of a signed
     // request; a GET has no payload to sign.
-    options.authHeaders.push_back("x-amz-content-sha256: UNSIGNED-PAYLOAD");
+    credential.headers.push_back("x-amz-content-sha256: UNSIGNED-PAYLOAD");
     if (s3.sessionToken)
-        options.authHeaders.push_back("x-amz-security-token: " + *s3.sessionToken);
+        credential.headers.push_back("x-amz-security-token: " + *s3.sessionToken);
+    options.credential = std::move(credential);
     options.refusedHint = "the server refused the request's signature or credentials (check "
                           "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, or the "
                           "profile's keys, and that they may read this object)";

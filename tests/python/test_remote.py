@@ -349,5 +349,70 @@ class StalledServerTest(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 5.0)
 
 
+class HostileHubTest(unittest.TestCase):
+    def test_the_token_never_follows_a_one_slash_location(self):
+        # A Hub whose resolve redirects to "http:/127.0.0.2:PORT/steal" (one slash): libcurl
+        # reads that as another host, so the transport sends it no token, whatever the spelling.
+        import http.server
+
+        caught = []
+
+        class Catcher(http.server.BaseHTTPRequestHandler):
+            def do_HEAD(self):
+                caught.append(self.headers.get("Authorization"))
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = do_HEAD
+
+            def log_message(self, *args):
+                pass
+
+        catcher = http.server.HTTPServer(("127.0.0.2", 0), Catcher)
+        steal = "http:/127.0.0.2:%d/steal" % catcher.server_address[1]
+
+        class Hub(http.server.BaseHTTPRequestHandler):
+            def do_HEAD(self):
+                self.send_response(302)
+                self.send_header("Location", steal)
+                self.send_header("X-Repo-Commit", COMMIT)
+                self.send_header("X-Linked-Etag", '"sha"')
+                self.send_header("X-Linked-Size", "100")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            do_GET = do_HEAD
+
+            def log_message(self, *args):
+                pass
+
+        hub = http.server.HTTPServer(("127.0.0.1", 0), Hub)
+        threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in (catcher, hub)]
+        for t in threads:
+            t.start()
+        saved = {k: os.environ.get(k) for k in ("HF_ENDPOINT", "HF_TOKEN", "HF_HOME", "NO_PROXY")}
+        home = tempfile.mkdtemp()
+        try:
+            os.environ.update({"HF_ENDPOINT": "http://127.0.0.1:%d" % hub.server_address[1],
+                               "HF_TOKEN": "hf_secretForTheHubOnly", "HF_HOME": home,
+                               "NO_PROXY": "127.0.0.1,127.0.0.2,localhost"})
+            with self.assertRaises(onnx_repack.Error) as error:
+                onnx_repack.load("hf://org/repo/m/model.onnx")
+            self.assertNotIn("hf_secretForTheHubOnly", str(error.exception))
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+            for s in (catcher, hub):
+                s.shutdown()
+                s.server_close()
+            shutil.rmtree(home, ignore_errors=True)
+        self.assertTrue(caught, "the Location was not asked: the test proves nothing")
+        self.assertEqual(caught, [None] * len(caught))
+
+
 if __name__ == "__main__":
     unittest.main()

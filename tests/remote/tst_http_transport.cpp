@@ -116,6 +116,18 @@ private slots:
     void aStalledBodyTimesOut();
     void cancelStopsAStalledTransfer();
     void authHeadersStayWithinTheOrigin();
+    void aCredentialGoesOnlyToItsOrigin();
+    void aLocationThatCannotBeParsedIsNotFollowed_data();
+    void aLocationThatCannotBeParsedIsNotFollowed();
+    void retryAfterIsClampedBeforeConversion_data();
+    void retryAfterIsClampedBeforeConversion();
+    void aRangeOfUnknownTotalIsReadWhenTheSizeIsKnown();
+    void anImplausibleSizeIsRefused();
+    void aShorterFileIsSaidToBeShorter();
+    void everyRequestSaysWhoAsks();
+    void theCommandsRetryBudgetBoundsEveryRequest();
+    void aWaitIsSaidToTheCommandsToken();
+    void aTrickleIsAStallNotRetried();
 
 private:
     // Starts nginx serving `name` = `bytes`, and stats it; an error says why nginx did not start.
@@ -136,7 +148,8 @@ void TestHttpTransport::contentRangeIsParsedStrictly_data()
     QTest::addColumn<bool>("valid");
     QTest::addRow("a range") << "bytes 0-99/1000" << true;
     QTest::addRow("the last byte") << "bytes 999-999/1000" << true;
-    QTest::addRow("unknown total") << "bytes 0-99/*" << false;
+    QTest::addRow("unknown total") << "bytes 0-99/*" << true;
+    QTest::addRow("unknown total, last before first") << "bytes 9-3/*" << false;
     QTest::addRow("last before first") << "bytes 9-3/1000" << false;
     QTest::addRow("last past the total") << "bytes 0-1000/1000" << false;
     QTest::addRow("another unit") << "items 0-9/10" << false;
@@ -618,7 +631,7 @@ void TestHttpTransport::aStalledBodyTimesOut()
         server.stall(socket);
     });
     HttpOptions options = fixtures::quickHttpOptions();
-    options.lowSpeedTime = 1s;
+    options.stallTime = 1s;
     options.maxAttempts = 1;
     HttpTransport transport(options);
     const auto file = transport.stat(server.url("m.bin"));
@@ -627,7 +640,7 @@ void TestHttpTransport::aStalledBodyTimesOut()
     const ThreadRead read
         = readOnAThread([&] { return transport.read(*file, 0, into); }, server, 60s);
     QVERIFY2(read.inTime, "the stalled read did not time out");
-    QVERIFY_FAILS_WITH(read.status, server.url("m.bin") + ": Operation too slow");
+    QVERIFY_FAILS_WITH(read.status, server.url("m.bin") + ": the server stalled");
     QCOMPARE(read.status.error().kind, ErrorKind::Io);
 }
 
@@ -643,7 +656,7 @@ void TestHttpTransport::cancelStopsAStalledTransfer()
         server.stall(socket);
     });
     HttpOptions options = fixtures::quickHttpOptions();
-    options.lowSpeedTime = 600s; // only the cancel ends it
+    options.stallTime = 600s; // only the cancel ends it
     HttpTransport transport(options);
     const auto file = transport.stat(server.url("m.bin"));
     QVERIFY_OK(file);
@@ -677,12 +690,11 @@ void TestHttpTransport::authHeadersStayWithinTheOrigin()
                 socket, "307 Temporary Redirect", {"Location: " + elsewhere.url("cdn.bin")}, {});
     });
     HttpOptions options = fixtures::quickHttpOptions();
-    options.authHeaders = {"Authorization: Bearer TOKEN"};
+    options.credential = Credential{urlOrigin(origin.url("")), {"Authorization: Bearer TOKEN"}, {}};
     HttpTransport transport(options);
     const auto file = transport.stat(origin.url("start"));
     QVERIFY_OK(file);
     QCOMPARE(file->location, elsewhere.url("cdn.bin"));
-    QVERIFY(!file->authAtLocation);
     const auto read = transport.read(*file, 0, 1000);
     QVERIFY_OK(read);
     QVERIFY(text(*read) == bytes);
@@ -696,6 +708,252 @@ void TestHttpTransport::authHeadersStayWithinTheOrigin()
     QCOMPARE(served.size(), size_t(2)); // the HEAD and the GET, neither with the token
     for (const FaultRequest& request : served)
         QCOMPARE(request.header("authorization"), std::string());
+}
+
+void TestHttpTransport::aCredentialGoesOnlyToItsOrigin()
+{
+    // The credential is registered for `hub`: a URL on `other` asked directly gets none, and a
+    // redirect from `other` back to `hub` gets it again (the URL decides, not the path taken).
+    const std::string bytes = payload(1000);
+    FaultServer hub([&](int socket, const FaultRequest& request, int) {
+        answerAsAFile(socket, request, bytes);
+    });
+    FaultServer other(
+        [&](int socket, const FaultRequest&, int) {
+            FaultServer::respond(socket, "302 Found", {"Location: " + hub.url("back.bin")}, {});
+        },
+        "127.0.0.2");
+    HttpOptions options = fixtures::quickHttpOptions();
+    options.credential = Credential{urlOrigin(hub.url("")), {"Authorization: Bearer TOKEN"}, {}};
+    HttpTransport transport(options);
+    const auto file = transport.stat(other.url("start"));
+    QVERIFY_OK(file);
+    QVERIFY_OK(transport.read(*file, 0, 10));
+    QCOMPARE(other.requests().size(), size_t(1));
+    QCOMPARE(other.requests()[0].header("authorization"), std::string());
+    QCOMPARE(hub.requests().size(), size_t(2));
+    for (const FaultRequest& request : hub.requests())
+        QCOMPARE(request.header("authorization"), std::string("Bearer TOKEN"));
+    QCOMPARE(urlOrigin("HTTP://Example.ORG/a"), std::string("http://example.org:80"));
+    QCOMPARE(urlOrigin("https://hub@other/"), std::string("https://other:443"));
+    QCOMPARE(urlOrigin("not a url"), std::string());
+}
+
+void TestHttpTransport::aLocationThatCannotBeParsedIsNotFollowed_data()
+{
+    QTest::addColumn<QString>("location");
+    QTest::addColumn<QString>("error");
+    QTest::addRow("no slash") << "http:127.0.0.2/steal"
+                              << "cannot be parsed";
+    QTest::addRow("backslashes") << "http:\\\\127.0.0.2\\steal"
+                                 << "cannot be parsed";
+    QTest::addRow("file") << "file:///etc/passwd"
+                          << "a file: address";
+    QTest::addRow("ftp") << "ftp://127.0.0.2/x"
+                         << "a ftp: address";
+}
+
+void TestHttpTransport::aLocationThatCannotBeParsedIsNotFollowed()
+{
+    QFETCH(QString, location);
+    QFETCH(QString, error);
+    FaultServer server([&](int socket, const FaultRequest&, int) {
+        FaultServer::respond(socket, "302 Found", {"Location: " + location.toStdString()}, {});
+    });
+    HttpTransport transport(fixtures::quickHttpOptions());
+    const auto file = transport.stat(server.url("m.bin"));
+    QVERIFY(!file);
+    QVERIFY2(
+        file.error().message.starts_with(server.url("m.bin") + ": "), file.error().message.c_str());
+    QVERIFY2(file.error().message.find(error.toStdString()) != std::string::npos,
+        file.error().message.c_str());
+    QCOMPARE(server.requests().size(), size_t(1)); // the redirect was not followed anywhere
+}
+
+void TestHttpTransport::retryAfterIsClampedBeforeConversion_data()
+{
+    const auto now = std::chrono::system_clock::from_time_t(784111777); // 06 Nov 1994 08:49:37
+    QTest::addColumn<QString>("value");
+    QTest::addColumn<int>("seconds"); // -1: not a Retry-After
+    QTest::addRow("seconds") << "7" << 7;
+    QTest::addRow("zero") << "0" << 0;
+    QTest::addRow("an hour, capped") << "3600" << 60;
+    QTest::addRow("past 64 bits") << "99999999999999999999999999" << 60;
+    QTest::addRow("leading zeros") << "0000000000000000000000000000005" << 5;
+    QTest::addRow("IMF-fixdate, 10 s on") << "Sun, 06 Nov 1994 08:49:47 GMT" << 10;
+    QTest::addRow("RFC 850 date") << "Sunday, 06-Nov-94 08:49:57 GMT" << 20;
+    QTest::addRow("asctime date") << "Sun Nov  6 08:50:07 1994" << 30;
+    QTest::addRow("a date far on") << "Fri, 31 Dec 9999 23:59:59 GMT" << 60;
+    QTest::addRow("a date past") << "Sun, 06 Nov 1994 08:00:00 GMT" << 0;
+    QTest::addRow("negative") << "-5" << -1;
+    QTest::addRow("garbage") << "soon" << -1;
+    QTest::addRow("a date and more") << "Sun, 06 Nov 1994 08:49:47 GMT x" << -1;
+    QTest::addRow("empty") << "" << -1;
+    (void)now;
+}
+
+void TestHttpTransport::retryAfterIsClampedBeforeConversion()
+{
+    QFETCH(QString, value);
+    QFETCH(int, seconds);
+    const auto now = std::chrono::system_clock::from_time_t(784111777);
+    const auto parsed = parseRetryAfter(value.toStdString(), now, 60s);
+    QCOMPARE(parsed.has_value(), seconds >= 0);
+    if (parsed)
+        QCOMPARE(static_cast<int>(parsed->count()), seconds);
+}
+
+void TestHttpTransport::aRangeOfUnknownTotalIsReadWhenTheSizeIsKnown()
+{
+    // RFC 9110 allows "bytes A-B/*"; the size came from the HEAD.
+    const std::string bytes = payload(1000);
+    FaultServer server([&](int socket, const FaultRequest& request, int) {
+        if (request.method == "HEAD" || !request.range) {
+            answerAsAFile(socket, request, bytes);
+            return;
+        }
+        const auto [first, last] = *request.range;
+        FaultServer::respond(socket, "206 Partial Content",
+            {"ETag: " + kEtag,
+                "Content-Range: bytes " + std::to_string(first) + "-" + std::to_string(last)
+                    + "/*"},
+            bytes.substr(first, last - first + 1));
+    });
+    HttpTransport transport(fixtures::quickHttpOptions());
+    const auto first = transport.statReading(server.url("m.bin"), 100);
+    QVERIFY_OK(first);
+    QCOMPARE(first->file.size, 1000u); // the GET's answer gave no size: a HEAD did
+    const auto read = transport.read(first->file, 100, 200);
+    QVERIFY_OK(read);
+    QVERIFY(text(*read) == bytes.substr(100, 200));
+}
+
+void TestHttpTransport::anImplausibleSizeIsRefused()
+{
+    FaultServer server([&](int socket, const FaultRequest&, int) {
+        FaultServer::send(socket,
+            "HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807\r\nETag: " + kEtag
+                + "\r\nConnection: close\r\n\r\n");
+    });
+    HttpTransport transport(fixtures::quickHttpOptions());
+    const auto file = transport.stat(server.url("m.bin"));
+    QVERIFY_FAILS_WITH(file,
+        server.url("m.bin")
+            + ": the server says the file has "
+              "9223372036854775807 bytes, more than any file this tool reads");
+    QCOMPARE(file.error().kind, ErrorKind::Corrupt);
+}
+
+void TestHttpTransport::aShorterFileIsSaidToBeShorter()
+{
+    const std::string bytes = payload(1000);
+    FaultServer server([&](int socket, const FaultRequest& request, int) {
+        if (request.method == "HEAD")
+            answerAsAFile(socket, request, bytes);
+        else
+            FaultServer::respond(
+                socket, "416 Range Not Satisfiable", {"Content-Range: bytes */500"}, {});
+    });
+    HttpTransport transport(fixtures::quickHttpOptions());
+    const auto file = transport.stat(server.url("m.bin"));
+    QVERIFY_OK(file);
+    const auto read = transport.read(*file, 600, 100);
+    QVERIFY_FAILS_WITH(read,
+        server.url("m.bin")
+            + ": the file is shorter than the 1000 bytes "
+              "the server said it has (HTTP 416 to a request of bytes 600-699)");
+    QCOMPARE(read.error().kind, ErrorKind::Corrupt);
+}
+
+void TestHttpTransport::everyRequestSaysWhoAsks()
+{
+    const std::string bytes = payload(100);
+    FaultServer server([&](int socket, const FaultRequest& request, int) {
+        answerAsAFile(socket, request, bytes);
+    });
+    HttpTransport transport(fixtures::quickHttpOptions());
+    const auto file = transport.stat(server.url("m.bin"));
+    QVERIFY_OK(file);
+    QVERIFY_OK(transport.read(*file, 0, 10));
+    for (const FaultRequest& request : server.requests())
+        QVERIFY2(request.header("user-agent").starts_with("onnx-repack/"),
+            request.header("user-agent").c_str());
+}
+
+void TestHttpTransport::theCommandsRetryBudgetBoundsEveryRequest()
+{
+    // Each request may try 5 times, but the command has 3 retries in all: the second request
+    // gets the one left, however the first one ended.
+    FaultServer server([](int socket, const FaultRequest&, int index) {
+        if (index == 2)
+            FaultServer::respond(socket, "404 Not Found", {}, {});
+        else
+            FaultServer::respond(socket, "503 Service Unavailable", {}, "busy");
+    });
+    HttpOptions options = fixtures::quickHttpOptions();
+    options.maxAttempts = 5;
+    HttpTransport transport(options);
+    CancelToken command;
+    command.setRetryBudget(3);
+    const auto first = transport.stat(server.url("a.bin"), &command); // 503, 503, 404
+    QVERIFY(!first);
+    QCOMPARE(command.retriesLeft(), 1);
+    const auto second = transport.stat(server.url("b.bin"), &command); // 503, 503: none left
+    QVERIFY_FAILS_WITH(second,
+        server.url("b.bin")
+            + ": HTTP 503 (after 2 attempts); the command "
+              "has used all its retries");
+    QCOMPARE(server.requests().size(), size_t(5));
+}
+
+void TestHttpTransport::aWaitIsSaidToTheCommandsToken()
+{
+    const std::string bytes = payload(100);
+    FaultServer server([&](int socket, const FaultRequest& request, int index) {
+        if (index == 0)
+            FaultServer::respond(socket, "503 Service Unavailable", {}, "busy");
+        else
+            answerAsAFile(socket, request, bytes);
+    });
+    HttpOptions options = fixtures::quickHttpOptions();
+    options.name = "the model";
+    HttpTransport transport(options);
+    CancelToken command;
+    std::vector<std::string> heard;
+    command.setWaitObserver([&](const std::string& what) { heard.push_back(what); });
+    QVERIFY_OK(transport.stat(server.url("m.bin"), &command));
+    QCOMPARE(heard.size(), size_t(2));
+    QVERIFY2(heard[0].starts_with("127.0.0.1: the model, attempt 2 of 3 in "), heard[0].c_str());
+    QVERIFY2(heard[0].ends_with("(HTTP 503)"), heard[0].c_str());
+    QCOMPARE(heard[1], std::string()); // the wait is over
+}
+
+void TestHttpTransport::aTrickleIsAStallNotRetried()
+{
+    // A few bytes, then silence, on every request: the average rate stays under the stall rule's,
+    // so the read ends after the stall window, with no further attempt.
+    const std::string bytes = payload(100000);
+    FaultServer server([&](int socket, const FaultRequest& request, int) {
+        if (request.method == "HEAD") {
+            answerAsAFile(socket, request, bytes);
+            return;
+        }
+        answerAsAFile(socket, request, bytes, 100);
+        server.stall(socket);
+    });
+    HttpOptions options = fixtures::quickHttpOptions();
+    options.stallTime = 1s;
+    HttpTransport transport(options);
+    const auto file = transport.stat(server.url("m.bin"));
+    QVERIFY_OK(file);
+    std::vector<std::byte> into(50000);
+    const auto started = std::chrono::steady_clock::now();
+    const ThreadRead read
+        = readOnAThread([&] { return transport.read(*file, 0, into); }, server, 30s);
+    QVERIFY2(read.inTime, "the trickle never ended");
+    QVERIFY(std::chrono::steady_clock::now() - started < 10s);
+    QVERIFY_FAILS_WITH(read.status, server.url("m.bin") + ": the server stalled");
+    QCOMPARE(server.requests().size(), size_t(2)); // the HEAD and one GET
 }
 
 QTEST_GUILESS_MAIN(TestHttpTransport)

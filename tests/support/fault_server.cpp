@@ -68,13 +68,15 @@ std::string FaultRequest::header(const std::string& name) const
     return found == headers.end() ? std::string() : found->second;
 }
 
-FaultServer::FaultServer(Handler handler)
+FaultServer::FaultServer(Handler handler, const std::string& host)
     : m_handler(std::move(handler))
+    , m_host(host)
 {
     m_listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (inet_pton(AF_INET, host.c_str(), &address.sin_addr) != 1)
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     address.sin_port = 0;
     socklen_t size = sizeof address;
     if (m_listener < 0 || bind(m_listener, reinterpret_cast<sockaddr*>(&address), size) != 0
@@ -96,7 +98,7 @@ FaultServer::~FaultServer()
 
 std::string FaultServer::url(const std::string& target) const
 {
-    return "http://127.0.0.1:" + std::to_string(m_port) + "/" + target;
+    return "http://" + m_host + ":" + std::to_string(m_port) + "/" + target;
 }
 
 std::vector<FaultRequest> FaultServer::requests() const

@@ -31,13 +31,15 @@ public:
     // The connection's socket and its request; the answer is the handler's to write. `index`
     // counts the requests from 0.
     using Handler = std::function<void(int socket, const FaultRequest& request, int index)>;
-    explicit FaultServer(Handler handler);
+    // `host`: the loopback address it listens on (127.0.0.2 is another host to a client).
+    explicit FaultServer(Handler handler, const std::string& host = "127.0.0.1");
     ~FaultServer();
     FaultServer(const FaultServer&) = delete;
     FaultServer& operator=(const FaultServer&) = delete;
 
     uint16_t port() const { return m_port; }
-    std::string url(const std::string& target) const; // http://127.0.0.1:PORT/target
+    std::string url(const std::string& target) const; // http://HOST:PORT/target
+    const std::string& host() const { return m_host; }
     std::vector<FaultRequest> requests() const;
     bool stopping() const { return m_stop; }
     // Ends every stall and takes no more connections (the destructor waits for the thread).
@@ -61,6 +63,7 @@ private:
     void serve();
 
     Handler m_handler;
+    std::string m_host;
     int m_listener = -1;
     uint16_t m_port = 0;
     std::atomic<bool> m_stop{false};

@@ -229,8 +229,9 @@ void HubFixture::answer(int socket, const FaultRequest& r)
         const bool first = firstSignature.try_emplace(path, signature).second;
         FaultServer::respond(socket, "302 Found",
             {header("Location",
-                 (first && firstSignedAtHub ? endpoint() : cdn()) + "/cdn/" + path
-                     + "?Signature=" + signature),
+                 !lfsLocation.empty() ? lfsLocation
+                                      : (first && firstSignedAtHub ? endpoint() : cdn()) + "/cdn/"
+                         + path + "?Signature=" + signature),
                 header("X-Repo-Commit", kHubCommit),
                 header("X-Linked-Etag", "\"" + lfsOid(path) + "\""),
                 header("X-Linked-Size", std::to_string(file->second.size())), header("ETag", etag)},

@@ -63,6 +63,9 @@ struct HubFixture {
     // Every signature after a file's first is refused at once (403): the address given again
     // cannot even be stated.
     bool resignedRefused = false;
+    // When set, the resolve of a file in LFS redirects to this Location, spelled as a hostile
+    // Hub would (with its commit, ETag and size), instead of to the CDN.
+    std::string lfsLocation;
     std::map<std::string, int> resolves; // of files in LFS, by path
     std::map<std::string, int> signatureAnswers; // at the CDN, by signature
     std::map<std::string, std::string> firstSignature; // by path

@@ -14,7 +14,7 @@ inline repack::HttpOptions quickHttpOptions()
     using namespace std::chrono_literals;
     repack::HttpOptions options;
     options.connectTimeout = 5000ms;
-    options.lowSpeedTime = 2s;
+    options.stallTime = 2s;
     options.maxAttempts = 3;
     options.backoffBase = 10ms;
     options.backoffCap = 50ms;
