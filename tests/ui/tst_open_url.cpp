@@ -177,6 +177,37 @@ bool savesLocalCopy(ui::FolderWindow& folder, const QString& outDir, const QStri
     return (!done.isEmpty() || done.wait(30000)) && done.constFirst().value(0).toBool();
 }
 
+// Why the folder `copy` is not, file for file and byte for byte, what the core's shared save
+// (data file `name`) of the local folder `local` writes into another folder, onnx.load reading
+// each graph; empty when it is.
+QString differsFromSaveOf(const QString& local, const QString& copy, const std::string& name)
+{
+    repack::FolderSaveOptions options;
+    options.sharedData = name;
+    const QTemporaryDir expectedDir;
+    auto expected
+        = repack::saveFolder(local.toStdString(), expectedDir.path().toStdString(), options);
+    if (!expected)
+        return qs(expected.error().message);
+    const auto written = fixtures::filesUnder(copy.toStdString());
+    const auto wanted = fixtures::filesUnder(expectedDir.path().toStdString());
+    if (!written.count(name))
+        return qs("no " + name);
+    if (written.size() != wanted.size())
+        return QStringLiteral("%1 files written, %2 expected")
+            .arg(written.size())
+            .arg(wanted.size());
+    for (const auto& [file, bytes] : wanted) {
+        if (!written.count(file) || written.at(file) != bytes)
+            return qs(file + " differs");
+        if (file.ends_with(".onnx"))
+            if (const QString why = fixtures::onnxLoadFailure(QDir(copy).filePath(qs(file)));
+                !why.isEmpty())
+                return why;
+    }
+    return {};
+}
+
 } // namespace
 
 class TestOpenUrl : public QObject {
@@ -520,9 +551,10 @@ private slots:
         ui::FolderWindow* folder = h.folder;
         QVERIFY2(folder, qPrintable(h.window.lastError()));
         QVERIFY(!folder->saveButton()->isEnabled());
-        const QString command = QStringLiteral("onnx-repack repack hf://org/repo/onnx -o DIR "
-                                               "--shared-data ")
-            + folder->sharedNameEdit()->text();
+        // The command copies what the window shows: the folder at the commit it was read at.
+        const QString command
+            = qs("onnx-repack repack hf://org/repo@" + fixtures::kHubCommit + "/onnx/ -o DIR ")
+            + QStringLiteral("--shared-data ") + folder->sharedNameEdit()->text();
         QVERIFY2(folder->saveButton()->toolTip().contains(command),
             qPrintable(folder->saveButton()->toolTip()));
         QVERIFY2(folder->savingsLabel()->text().contains(QStringLiteral("read-only")),
@@ -566,23 +598,33 @@ private slots:
             qPrintable(folder->savingsLabel()->text()));
         QVERIFY(!folder->saveButton()->isEnabled());
         QVERIFY(folder->saveCopyButton()->isEnabled());
-        repack::FolderSaveOptions options;
-        options.sharedData = "shared.onnx_data";
-        const fs::path expectedDir = h.c.dir.filePath(QStringLiteral("expected")).toStdString();
-        auto expected = repack::saveFolder(h.c.localFolder().toStdString(), expectedDir, options);
-        QVERIFY2(expected, expected ? "" : expected.error().message.c_str());
-        const auto written = fixtures::filesUnder(copy.toStdString());
-        const auto wanted = fixtures::filesUnder(expectedDir);
-        QCOMPARE(written.size(), wanted.size());
-        QVERIFY(written.count("shared.onnx_data"));
-        for (const auto& [name, bytes] : wanted) {
-            QVERIFY2(written.count(name), name.c_str());
-            QVERIFY2(written.at(name) == bytes, name.c_str());
-            if (name.ends_with(".onnx")) {
-                const QString why = fixtures::onnxLoadFailure(QDir(copy).filePath(qs(name)));
-                QVERIFY2(why.isEmpty(), qPrintable(why));
-            }
-        }
+        const QString why = differsFromSaveOf(h.c.localFolder(), copy, "shared.onnx_data");
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        folder->close();
+    }
+
+    // "Save a Local Copy…" copies the commit the window shows, never the branch again: a push
+    // between the reading and the copy (one graph of three removed) changes nothing of it, and
+    // the window names the commit copied.
+    void aLocalCopyIsOfTheCommitTheWindowShows()
+    {
+        HubFolderCase h;
+        ui::FolderWindow* folder = h.folder;
+        QVERIFY2(folder, qPrintable(h.window.lastError()));
+        QCOMPARE(folder->graphsTable()->rowCount(), 3);
+        h.c.hub.removedByPush = {"onnx/encoder_model.onnx", "onnx/encoder_model.onnx_data"};
+        h.c.hub.pushed = true;
+        const QString copy = h.c.dir.filePath(QStringLiteral("copy"));
+        QVERIFY(QDir().mkpath(copy));
+        QVERIFY2(savesLocalCopy(*folder, copy, QStringLiteral("model.onnx_data")),
+            qPrintable(folder->lastError()));
+        const QString why = differsFromSaveOf(h.c.localFolder(), copy, "model.onnx_data");
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QVERIFY(fs::exists(copy.toStdString() + "/encoder_model.onnx"));
+        const QString pinned = qs("hf://org/repo@" + fixtures::kHubCommit + "/onnx/");
+        QVERIFY2(folder->savingsLabel()->text().contains(pinned),
+            qPrintable(folder->savingsLabel()->text()));
+        QVERIFY(h.answerer.titles.isEmpty());
         folder->close();
     }
 

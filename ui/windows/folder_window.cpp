@@ -8,6 +8,8 @@
 
 #include "core/inspect/folder_inspect.h"
 #include "core/inspect/readers.h"
+#include "core/io/hub_cache.h"
+#include "core/io/source_spec.h"
 #include "core/remote/model_source.h"
 #include "core/save/folder_save.h"
 #include "core/save/save_conflicts.h"
@@ -152,6 +154,17 @@ repack::ProgressCallback progressInto(
     };
 }
 
+// The folder of the Hub `folder` reports, named at the commit its graphs were read at
+// (hf://ORG/REPO@COMMIT/DIR/); empty when no graph pinned one (a folder without graphs).
+QString pinnedFolder(const repack::FolderInspection& folder)
+{
+    const std::string name = folder.folder.string();
+    const auto spec = repack::parseSource(name);
+    const bool pinned
+        = spec && spec->kind == repack::SourceSpec::Kind::Hub && repack::isCommit(spec->revision);
+    return pinned ? QString::fromStdString(name) : QString();
+}
+
 } // namespace
 
 FolderWindow::FolderWindow(QWidget* parent)
@@ -284,7 +297,7 @@ bool FolderWindow::isBusy() const
 void FolderWindow::setBusy(bool busy, const QString& what)
 {
     m_save->setEnabled(!busy && !m_dir.isEmpty() && !m_remote);
-    m_saveCopy->setEnabled(!busy && !m_dir.isEmpty() && m_remote);
+    m_saveCopy->setEnabled(!busy && !m_pinned.isEmpty());
     m_sharedName->setEnabled(!busy);
     // Cancel stops a save, or the reading of a folder of the Hub (which a server may stall).
     const bool working
@@ -319,6 +332,7 @@ void FolderWindow::openFolder(const QString& dir)
     // The command a read-only folder names wraps to fit a 1024 px window (the savings of a
     // local one are one line, which keeps Cancel in place while a save runs).
     m_savings->setWordWrap(m_remote);
+    m_pinned.clear();
     m_lastError.clear();
     m_readCancelled = false;
     if (m_inspect.isRunning())
@@ -340,8 +354,8 @@ void FolderWindow::openFolder(const QString& dir)
                     : repack::inspectFolder(path, options));
         },
         [this](std::shared_ptr<repack::Result<repack::FolderInspection>> result) {
-            setBusy(false, {});
             if (!*result) {
+                setBusy(false, {});
                 m_readCancelled = result->error().is(repack::ErrorKind::Cancelled);
                 m_lastError
                     = m_readCancelled ? QString() : QString::fromStdString(result->error().message);
@@ -352,6 +366,7 @@ void FolderWindow::openFolder(const QString& dir)
                 return;
             }
             fill(std::make_shared<const repack::FolderInspection>(std::move(**result)));
+            setBusy(false, {}); // once the commit to copy is known
             planSavings();
             emit inspected(true);
         });
@@ -362,12 +377,14 @@ QString FolderWindow::readOnlyReason() const
 {
     return tr("A folder of the Hub is read-only; Save a Local Copy… writes it into a local folder "
               "(onnx-repack repack %1 -o DIR --shared-data %2)")
-        .arg(shownName(m_dir), m_sharedName->text().trimmed());
+        .arg(m_pinned.isEmpty() ? shownName(m_dir) : m_pinned, m_sharedName->text().trimmed());
 }
 
 void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& folder)
 {
     m_folder = folder;
+    if (m_remote)
+        m_pinned = pinnedFolder(*folder);
     // A folder of the Hub by the commit its graphs were read at.
     m_summary->setText(
         tr("%1: %2 graph(s), %3 data file(s); stored more than once: %4")
@@ -505,7 +522,7 @@ void FolderWindow::askAndSaveLocalCopy()
 
 void FolderWindow::saveLocalCopy(const QString& outDir, const QString& name)
 {
-    if (!m_remote || m_dir.isEmpty() || isBusy())
+    if (m_pinned.isEmpty() || isBusy())
         return;
     prepareSave();
     m_savingName = name.trimmed();
@@ -513,28 +530,32 @@ void FolderWindow::saveLocalCopy(const QString& outDir, const QString& name)
     options->sharedData = m_savingName.toStdString();
     options->controls.cancel = m_cancelToken.get();
     options->controls.progress = progressInto(m_permille, m_phase);
-    // The folder read anew at its one commit, once: a folder that changed on the server during
-    // the save fails it (Changed), never retried (as `onnx-repack repack hf://… -o DIR`).
+    // The folder listed anew at the commit the window shows, never at its branch (which a push
+    // may have moved since), and read once: a file that changed on the server during the save
+    // fails it (Changed), never retried (as `onnx-repack repack hf://…@COMMIT/… -o DIR`). The
+    // folder the inspection opened is not reused: its requests stop by the inspection's token.
     m_saving.start(
-        [url = m_dir.toStdString(), out = outDir.toStdString(), options, token = m_cancelToken] {
+        [url = m_pinned.toStdString(), out = outDir.toStdString(), options, token = m_cancelToken] {
             auto folder = repack::openFolderArgument(url, token.get());
             return std::make_shared<repack::Result<repack::FolderSaveReport>>(folder
                     ? repack::saveFolder(**folder, out, *options)
                     : repack::Result<repack::FolderSaveReport>(folder.error()));
         },
-        [this, outDir](std::shared_ptr<repack::Result<repack::FolderSaveReport>> report) {
+        [this, outDir, from = m_pinned](
+            std::shared_ptr<repack::Result<repack::FolderSaveReport>> report) {
             setBusy(false, {});
             const bool ok = bool(*report);
             if (ok) {
                 m_lastError.clear();
-                m_savings->setText(tr("Local copy in %1: %2").arg(outDir, savedText(**report)));
+                m_savings->setText(
+                    tr("Local copy of %1 in %2: %3").arg(from, outDir, savedText(**report)));
             } else if (report->error().is(repack::ErrorKind::Cancelled)) {
                 m_lastError.clear();
                 m_savings->setText(tr("Local copy cancelled; nothing written to %1.").arg(outDir));
             } else {
-                m_lastError = tr("No local copy of %1 saved into %2: %3")
-                                  .arg(shownName(m_dir), outDir,
-                                      QString::fromStdString(report->error().message));
+                m_lastError
+                    = tr("No local copy of %1 saved into %2: %3")
+                          .arg(from, outDir, QString::fromStdString(report->error().message));
                 m_savings->setText(m_lastError);
                 QMessageBox::warning(this, tr("Cannot save a local copy"), m_lastError);
             }

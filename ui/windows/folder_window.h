@@ -9,10 +9,10 @@
 // (ui/save/model_holder.h) and loads the saved graph afterwards.
 // A folder of the Hub (hf://ORG/REPO[@REV]/DIR, File > Open URL…) is shown the same way, read
 // where it lives (core/remote/model_source.h, every graph at one commit) with Cancel while it is
-// read; it is read-only: its save is disabled, and "Save a Local Copy…" writes the folder with one
-// shared data file into a local folder instead, by the core's one save of a remote folder (the
-// save `onnx-repack repack hf://… -o DIR --shared-data NAME` makes), in the background with
-// progress and Cancel.
+// read; it is read-only: its save is disabled, and "Save a Local Copy…" writes the folder, at the
+// commit the window shows, with one shared data file into a local folder instead, by the core's
+// one save of a remote folder (the save `onnx-repack repack hf://…@COMMIT/… -o DIR --shared-data
+// NAME` makes), in the background with progress and Cancel.
 #pragma once
 
 #include "ui/save/model_owner.h"
@@ -58,9 +58,11 @@ public:
     // Replacing a file that models outside the folder's graphs read asks first: Replace, a
     // free name instead (the shared name field then says it), or Cancel (saved(false)).
     void saveShared(const QString& name);
-    // A folder of the Hub: writes it into the local folder `outDir` with one shared data file
-    // named `name` (copySaved() when done; what was written, or why not, in savingsLabel()).
-    // What the core refuses (the Hugging Face cache, ...) is an error naming `outDir`.
+    // A folder of the Hub: writes it, at the commit the window shows (whatever its branch is
+    // at now), into the local folder `outDir` with one shared data file named `name`
+    // (copySaved() when done; what was written, or why not, in savingsLabel()). What the core
+    // refuses (the Hugging Face cache, ...) is an error naming `outDir`. Nothing before the
+    // window shows the folder's graphs.
     void saveLocalCopy(const QString& outDir, const QString& name);
     bool isBusy() const;
     QString lastError() const { return m_lastError; }
@@ -122,6 +124,9 @@ private:
 
     QString m_dir;
     bool m_remote = false;
+    // A folder of the Hub at the commit the window shows (hf://ORG/REPO@COMMIT/DIR/), what its
+    // local copy copies; empty until its graphs were read.
+    QString m_pinned;
     QString m_lastError;
     bool m_readCancelled = false;
     std::shared_ptr<const repack::FolderInspection> m_folder; // what the tables show
