@@ -156,6 +156,11 @@ void HubFixture::answer(int socket, const FaultRequest& r)
     const std::string target = r.target.substr(0, r.target.find('?'));
     if (answerPushed(socket, r))
         return;
+    if (atCdn(r) && busyCdn) {
+        ++cdnBusyAnswers;
+        FaultServer::respond(socket, "503 Service Unavailable", {header("Retry-After", "30")}, "");
+        return;
+    }
     if (atCdn(r) && stallCdn) {
         ++cdnStalls;
         server.stall(socket);

@@ -77,6 +77,10 @@ struct HubFixture {
     static inline const std::string kPushedCommit = "89abcdef0123456789abcdef0123456789abcdef";
     std::set<std::string> removedByPush;
     std::atomic<bool> pushed{false};
+    // While set, every request at the CDN is answered 503 with Retry-After: 30 (a client waits
+    // to ask again); `cdnBusyAnswers` counts them.
+    std::atomic<bool> busyCdn{false};
+    std::atomic<int> cdnBusyAnswers{0};
     FaultServer server{[this](int socket, const FaultRequest& r, int) { answer(socket, r); }};
 
     std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(server.port()); }

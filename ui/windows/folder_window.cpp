@@ -4,7 +4,9 @@
 #include "ui/save/replace_dialog.h"
 #include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
+#include "ui/util/wait_relay.h"
 #include "ui/views/folder_map.h"
+#include "ui/views/wait_label.h"
 
 #include "core/inspect/folder_inspect.h"
 #include "core/inspect/readers.h"
@@ -204,10 +206,18 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_savings->setObjectName(QStringLiteral("savings"));
     m_savings->setTextInteractionFlags(Qt::TextSelectableByMouse); // a command to copy
     m_status->addWidget(m_savings);
-    m_progress = new QProgressBar(m_status);
+    m_working = new QWidget(m_status);
+    auto* workingRow = new QHBoxLayout(m_working);
+    workingRow->setContentsMargins(0, 0, 0, 0);
+    m_progress = new QProgressBar(m_working);
     m_progress->setObjectName(QStringLiteral("saveProgress"));
     m_progress->setRange(0, 1000);
-    m_status->addWidget(m_progress);
+    workingRow->addWidget(m_progress, 1);
+    m_waiting = new WaitLabel(m_working);
+    workingRow->addWidget(m_waiting, 1);
+    m_waits = new WaitRelay(this);
+    connect(m_waits, &WaitRelay::changed, m_waiting, &WaitLabel::setWaiting);
+    m_status->addWidget(m_working);
     shareRow->addWidget(m_status, 1);
     m_save = new QPushButton(tr("Save Folder"), central);
     m_save->setObjectName(QStringLiteral("saveFolder"));
@@ -303,7 +313,9 @@ void FolderWindow::setBusy(bool busy, const QString& what)
     const bool working
         = m_saving.isRunning() || m_pending.has_value() || (m_remote && m_inspect.isRunning());
     m_cancel->setEnabled(busy && working);
-    m_status->setCurrentWidget(busy && working ? static_cast<QWidget*>(m_progress) : m_savings);
+    m_status->setCurrentWidget(busy && working ? m_working : m_savings);
+    if (!busy)
+        m_waits->stop();
     if (!what.isEmpty())
         m_summary->setText(what);
 }
@@ -337,7 +349,7 @@ void FolderWindow::openFolder(const QString& dir)
     m_readCancelled = false;
     if (m_inspect.isRunning())
         m_cancelToken->cancel(); // a reading superseded stops
-    m_cancelToken = std::make_shared<repack::CancelToken>();
+    newCommand();
     m_permille->store(-1);
     showReading();
     const std::string path = m_dir.toStdString();
@@ -501,9 +513,15 @@ void FolderWindow::startSave(const QString& name, bool force)
     borrowAndSave();
 }
 
-void FolderWindow::prepareSave()
+void FolderWindow::newCommand()
 {
     m_cancelToken = std::make_shared<repack::CancelToken>();
+    m_waits->watch(*m_cancelToken);
+}
+
+void FolderWindow::prepareSave()
+{
+    newCommand();
     m_permille->store(0);
     m_phase->store(0);
     m_savedText.clear();

@@ -9,10 +9,11 @@
 // (ui/save/model_holder.h) and loads the saved graph afterwards.
 // A folder of the Hub (hf://ORG/REPO[@REV]/DIR, File > Open URL…) is shown the same way, read
 // where it lives (core/remote/model_source.h, every graph at one commit) with Cancel while it is
-// read; it is read-only: its save is disabled, and "Save a Local Copy…" writes the folder, at the
-// commit the window shows, with one shared data file into a local folder instead, by the core's
-// one save of a remote folder (the save `onnx-repack repack hf://…@COMMIT/… -o DIR --shared-data
-// NAME` makes), in the background with progress and Cancel.
+// read, and what its reading waits for on the network beside the busy bar; it is read-only: its
+// save is disabled, and "Save a Local Copy…" writes the folder, at the commit the window shows,
+// with one shared data file into a local folder instead, by the core's one save of a remote folder
+// (the save `onnx-repack repack hf://…@COMMIT/… -o DIR --shared-data NAME` makes), in the
+// background with progress and Cancel.
 #pragma once
 
 #include "ui/save/model_owner.h"
@@ -41,6 +42,8 @@ namespace ui {
 
 class FolderMapView;
 class ModelHolder;
+class WaitLabel;
+class WaitRelay;
 
 class FolderWindow : public QMainWindow {
     Q_OBJECT
@@ -105,7 +108,9 @@ private:
         ModelOwner::WriteLease lease;
     };
     void startSave(const QString& name, bool force);
-    // A new cancel token and the progress at 0, for a save about to start.
+    // A new cancel token for a command about to start, what it waits for said beside the bar.
+    void newCommand();
+    // A new command and the progress at 0, for a save about to start.
     void prepareSave();
     // Borrows the model of every window showing a graph of the folder, then runs the save.
     void borrowAndSave();
@@ -138,7 +143,9 @@ private:
     QLabel* m_summary = nullptr;
     QLineEdit* m_sharedName = nullptr;
     QLabel* m_savings = nullptr;
-    QStackedWidget* m_status = nullptr; // the savings, or the save's progress in their place
+    QStackedWidget* m_status = nullptr; // the savings, or the work's progress in their place
+    QWidget* m_working = nullptr; // the progress: the bar, and what the work waits for
+    WaitLabel* m_waiting = nullptr;
     QPushButton* m_save = nullptr;
     QString m_localSaveTip; // what Save does to a local folder
     QPushButton* m_saveCopy = nullptr;
@@ -148,6 +155,7 @@ private:
     JobTracker m_plan;
     JobTracker m_saving;
     std::shared_ptr<repack::CancelToken> m_cancelToken;
+    WaitRelay* m_waits = nullptr; // what the command of m_cancelToken waits for
     // The save's progress, or the reading's (-1 while not known), polled.
     std::shared_ptr<std::atomic<int>> m_permille;
     std::shared_ptr<std::atomic<int>> m_phase; // 1 comparing, 2 writing, 0 another step
