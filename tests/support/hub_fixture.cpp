@@ -114,7 +114,7 @@ void HubFixture::list(int socket, const FaultRequest& r, const std::string& fold
     std::vector<std::string> entries;
     std::set<std::string> folders;
     for (const auto& [path, bytes] : files) {
-        if (!path.starts_with(folder + "/"))
+        if (!path.starts_with(folder + "/") || goneAt(r, path))
             continue;
         for (size_t slash = path.find('/', folder.size() + 1); slash != std::string::npos;
              slash = path.find('/', slash + 1))
@@ -154,6 +154,13 @@ std::string HubFixture::gitOid(const std::string& path) const
 void HubFixture::answer(int socket, const FaultRequest& r)
 {
     const std::string target = r.target.substr(0, r.target.find('?'));
+    if (answerPushed(socket, r))
+        return;
+    if (atCdn(r) && busyCdn) {
+        ++cdnBusyAnswers;
+        FaultServer::respond(socket, "503 Service Unavailable", {header("Retry-After", "30")}, "");
+        return;
+    }
     if (atCdn(r) && stallCdn) {
         ++cdnStalls;
         server.stall(socket);
@@ -239,6 +246,48 @@ void HubFixture::answer(int socket, const FaultRequest& r)
         return;
     }
     serve(socket, r, file->second, {header("X-Repo-Commit", kHubCommit), header("ETag", etag)});
+}
+
+bool HubFixture::goneAt(const FaultRequest& r, const std::string& path) const
+{
+    return pushed && removedByPush.count(path)
+        && r.target.find("/" + kHubCommit + "/") == std::string::npos;
+}
+
+bool HubFixture::answerPushed(int socket, const FaultRequest& r)
+{
+    if (!pushed)
+        return false;
+    const std::string target = r.target.substr(0, r.target.find('?'));
+    for (const std::string& revision : {std::string("main"), kPushedCommit}) {
+        const std::string tree = "/api/models/org/repo/tree/" + revision + "/";
+        if (target.starts_with(tree)) {
+            list(socket, r, target.substr(tree.size()));
+            return true;
+        }
+        const std::string resolve = "/org/repo/resolve/" + revision + "/";
+        if (!target.starts_with(resolve))
+            continue;
+        const std::string path = target.substr(resolve.size());
+        const auto file = files.find(path);
+        const std::string commit = header("X-Repo-Commit", kPushedCommit);
+        if (file == files.end() || goneAt(r, path)) {
+            FaultServer::respond(
+                socket, "404 Not Found", {header("X-Error-Code", "EntryNotFound"), commit}, "");
+            return true;
+        }
+        const std::string etag = header("ETag", "\"" + gitOid(path) + "\"");
+        if (lfs.count(path)) // unchanged by the push: the CDN's copy
+            FaultServer::respond(socket, "302 Found",
+                {header("Location", cdn() + "/cdn/" + path), commit,
+                    header("X-Linked-Etag", "\"" + lfsOid(path) + "\""),
+                    header("X-Linked-Size", std::to_string(file->second.size())), etag},
+                "");
+        else
+            serve(socket, r, file->second, {commit, etag});
+        return true;
+    }
+    return false;
 }
 
 std::map<std::string, std::string> filesUnder(const fs::path& dir)

@@ -74,6 +74,16 @@ struct HubFixture {
     // client hangs up or the server stops); `cdnStalls` counts them.
     std::atomic<bool> stallCdn{false};
     std::atomic<int> cdnStalls{0};
+    // A push to "main", made by setting `pushed` (after `removedByPush`) between two reads:
+    // "main" is then at kPushedCommit, which holds every file but those removed; kHubCommit
+    // still holds them all. Kept before `server`, whose thread reads them.
+    static inline const std::string kPushedCommit = "89abcdef0123456789abcdef0123456789abcdef";
+    std::set<std::string> removedByPush;
+    std::atomic<bool> pushed{false};
+    // While set, every request at the CDN is answered 503 with Retry-After: 30 (a client waits
+    // to ask again); `cdnBusyAnswers` counts them.
+    std::atomic<bool> busyCdn{false};
+    std::atomic<int> cdnBusyAnswers{0};
     FaultServer server{[this](int socket, const FaultRequest& r, int) { answer(socket, r); }};
 
     std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(server.port()); }
@@ -91,6 +101,12 @@ struct HubFixture {
     std::string gitOid(const std::string& path) const;
     static std::string lfsOid(const std::string& path) { return "sha-" + path; }
     void answer(int socket, const FaultRequest& r);
+    // Whether `path` is absent from what `r` asks for: a file the push removed, asked at "main"
+    // or at kPushedCommit.
+    bool goneAt(const FaultRequest& r, const std::string& path) const;
+    // Answers a listing or a resolve at "main" or kPushedCommit once pushed; false for any other
+    // request (answer() answers it).
+    bool answerPushed(int socket, const FaultRequest& r);
 };
 
 } // namespace fixtures

@@ -6,8 +6,11 @@
 // two seconds, the window unchanged; a bad URL is refused naming it. A folder of the Hub, on a
 // scripted Hub (tests/support/hub_fixture.h), opens a read-only folder window showing what one
 // of its local copy shows, and can be cancelled while the Hub stalls; its "Save a Local Copy…"
-// writes what the core's save of its download writes, Cancel leaving nothing, and the Hugging
-// Face cache is refused.
+// writes what the core's save of its download writes, at the commit the window shows whatever
+// its branch is at since, Cancel leaving nothing, and the Hugging Face cache is refused. Each
+// window running remote work (Open URL, a Hub folder's reading and local copy, a compare, the
+// save of a remote model) says beside its busy bar what the command's token was told it waits
+// for, and its Cancel stops the command within a second while the transport waits to retry.
 #include "dialog_answerer.h"
 #include "ui_fixtures.h"
 
@@ -26,6 +29,7 @@
 #include "ui/save/model_opener.h"
 #include "ui/util/display_name.h"
 #include "ui/util/settings_store.h"
+#include "ui/util/wait_relay.h"
 #include "ui/windows/compare_window.h"
 #include "ui/windows/folder_window.h"
 #include "ui/windows/main_window.h"
@@ -175,6 +179,196 @@ bool savesLocalCopy(ui::FolderWindow& folder, const QString& outDir, const QStri
     QSignalSpy done(&folder, &ui::FolderWindow::copySaved);
     folder.saveLocalCopy(outDir, name);
     return (!done.isEmpty() || done.wait(30000)) && done.constFirst().value(0).toBool();
+}
+
+// How a server holds a remote command: it never answers, or it answers 503 with Retry-After:
+// 30 (the transport waits to ask again).
+enum class Hold { Stall, RetryLater };
+
+// A remote command of one of the app's windows, started and held by its server: File > Open
+// URL…, the reading of a Hub folder, its local copy, a compare with a URL, the save of a model
+// opened from the Hub. It knows the cancel token the window handed the core (the last a
+// WaitRelay watched), where the window says what the command waits for, and its Cancel.
+struct RemoteWork {
+    enum Kind { OpenUrl, ReadHubFolder, CopyHubFolder, Compare, SaveHubModel };
+
+    RemoteWork(Kind kind, Hold hold)
+        : kind(kind)
+        , hold(hold)
+        , server([this](int socket, const fixtures::FaultRequest&, int) {
+            ++asked;
+            if (this->hold == Hold::Stall)
+                server.stall(socket);
+            else
+                fixtures::FaultServer::respond(
+                    socket, "503 Service Unavailable", {"Retry-After: 30"}, {});
+        })
+    {
+        ui::WaitRelay::setWatchObserver([this](const repack::CancelToken& t) { token = &t; });
+    }
+    ~RemoteWork()
+    {
+        ui::WaitRelay::setWatchObserver({});
+        server.stop();
+        if (folder)
+            folder->close();
+        if (compare)
+            compare->close();
+    }
+
+    // Starts the command; true once its server holds it (`why` says why not).
+    bool start()
+    {
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window))
+            return failed(QStringLiteral("the window was never shown"));
+        const QString held = qs(server.url("m/model.onnx"));
+        switch (kind) {
+        case OpenUrl:
+            window.openUrl(held);
+            break;
+        case ReadHubFolder:
+            qputenv("HF_ENDPOINT", "http://127.0.0.1:" + QByteArray::number(server.port()));
+            window.openUrl(QStringLiteral("hf://org/repo/onnx"));
+            folder = window.findChild<ui::FolderWindow*>();
+            break;
+        case CopyHubFolder:
+            folder = openedFolder(window, QStringLiteral("hf://org/repo/onnx"));
+            if (!folder)
+                return failed(window.lastError());
+            holdCdn();
+            token = nullptr; // the reading's, over
+            folder->saveLocalCopy(hub.dir.filePath(QStringLiteral("copy")), {});
+            break;
+        case Compare: {
+            const QString local = hub.dir.filePath(QStringLiteral("m"));
+            QDir().mkpath(local);
+            uifixtures::writeMixedModel(local);
+            if (!opens(window, QDir(local).filePath(QStringLiteral("model.onnx"))))
+                return failed(window.lastError());
+            token = nullptr; // the opening's, over
+            compare = window.compareWith(held);
+            break;
+        }
+        case SaveHubModel: {
+            QString error;
+            if (!opens(window, QStringLiteral("hf://org/repo/onnx/encoder_model.onnx"), &error))
+                return failed(error);
+            holdCdn();
+            token = nullptr; // the opening's, over
+            window.saveTo(hub.dir.filePath(QStringLiteral("saved.onnx")));
+            break;
+        }
+        }
+        if (!QTest::qWaitFor([this] { return isHeld(); }, 20000))
+            return failed(QStringLiteral("the server never held the command"));
+        return true;
+    }
+    bool isHeld() const { return asked > 0 || hub.hub.cdnStalls > 0 || hub.hub.cdnBusyAnswers > 0; }
+    // What the CDN of the Hub does with the data files' bytes from now on.
+    void holdCdn()
+    {
+        if (hold == Hold::Stall)
+            hub.hub.stallCdn = true;
+        else
+            hub.hub.busyCdn = true;
+    }
+    bool failed(const QString& error)
+    {
+        why = error;
+        return false;
+    }
+
+    // The window of the command, and its status bar's, status row's or its own Cancel.
+    QWidget* shownIn()
+    {
+        if (folder)
+            return folder;
+        if (compare)
+            return compare;
+        return &window;
+    }
+    // Where the window says what the command waits for.
+    QLabel* waitLabel() { return shownIn()->findChild<QLabel*>(QStringLiteral("waitingFor")); }
+    QPushButton* cancelButton()
+    {
+        if (folder)
+            return folder->cancelButton();
+        for (QPushButton* button : shownIn()->findChildren<QPushButton*>())
+            if (button->text() == QStringLiteral("Cancel") && button->isVisible())
+                return button;
+        return nullptr;
+    }
+    // The command has ended, its worker too.
+    bool isOver() const
+    {
+        const bool ended = kind == OpenUrl ? !window.isLoading()
+            : kind == ReadHubFolder        ? !folder || !folder->isBusy()
+            : kind == CopyHubFolder        ? !folder->isBusy()
+            : kind == Compare              ? !compare->isRunning()
+                                           : !window.isSaving();
+        return ended && QThreadPool::globalInstance()->activeThreadCount() == 0;
+    }
+
+    const Kind kind;
+    const Hold hold;
+    std::atomic<int> asked{0}; // requests the held server had
+    fixtures::FaultServer server; // the server of a URL, or the Hub (ReadHubFolder)
+    HubCase hub; // the Hub whose CDN holds a copy's or a save's reads
+    DialogAnswerer answerer;
+    ui::MainWindow window;
+    QPointer<ui::FolderWindow> folder;
+    QPointer<ui::CompareWindow> compare;
+    const repack::CancelToken* token = nullptr; // valid while the command runs
+    QString why;
+};
+
+// A row for each kind of remote work.
+void remoteWorkRows()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addRow("Open URL") << int(RemoteWork::OpenUrl);
+    QTest::addRow("reading a Hub folder") << int(RemoteWork::ReadHubFolder);
+    QTest::addRow("local copy of a Hub folder") << int(RemoteWork::CopyHubFolder);
+    QTest::addRow("compare with a URL") << int(RemoteWork::Compare);
+    QTest::addRow("save of a model of the Hub") << int(RemoteWork::SaveHubModel);
+}
+
+// `token` says `what` from a thread of its own, as the transport does from the worker.
+void sayFromWorker(const repack::CancelToken& token, const std::string& what)
+{
+    std::thread([&token, what] { token.waiting(what); }).join();
+}
+
+// Why the folder `copy` is not, file for file and byte for byte, what the core's shared save
+// (data file `name`) of the local folder `local` writes into another folder, onnx.load reading
+// each graph; empty when it is.
+QString differsFromSaveOf(const QString& local, const QString& copy, const std::string& name)
+{
+    repack::FolderSaveOptions options;
+    options.sharedData = name;
+    const QTemporaryDir expectedDir;
+    auto expected
+        = repack::saveFolder(local.toStdString(), expectedDir.path().toStdString(), options);
+    if (!expected)
+        return qs(expected.error().message);
+    const auto written = fixtures::filesUnder(copy.toStdString());
+    const auto wanted = fixtures::filesUnder(expectedDir.path().toStdString());
+    if (!written.count(name))
+        return qs("no " + name);
+    if (written.size() != wanted.size())
+        return QStringLiteral("%1 files written, %2 expected")
+            .arg(written.size())
+            .arg(wanted.size());
+    for (const auto& [file, bytes] : wanted) {
+        if (!written.count(file) || written.at(file) != bytes)
+            return qs(file + " differs");
+        if (file.ends_with(".onnx"))
+            if (const QString why = fixtures::onnxLoadFailure(QDir(copy).filePath(qs(file)));
+                !why.isEmpty())
+                return why;
+    }
+    return {};
 }
 
 } // namespace
@@ -520,9 +714,10 @@ private slots:
         ui::FolderWindow* folder = h.folder;
         QVERIFY2(folder, qPrintable(h.window.lastError()));
         QVERIFY(!folder->saveButton()->isEnabled());
-        const QString command = QStringLiteral("onnx-repack repack hf://org/repo/onnx -o DIR "
-                                               "--shared-data ")
-            + folder->sharedNameEdit()->text();
+        // The command copies what the window shows: the folder at the commit it was read at.
+        const QString command
+            = qs("onnx-repack repack hf://org/repo@" + fixtures::kHubCommit + "/onnx/ -o DIR ")
+            + QStringLiteral("--shared-data ") + folder->sharedNameEdit()->text();
         QVERIFY2(folder->saveButton()->toolTip().contains(command),
             qPrintable(folder->saveButton()->toolTip()));
         QVERIFY2(folder->savingsLabel()->text().contains(QStringLiteral("read-only")),
@@ -566,23 +761,33 @@ private slots:
             qPrintable(folder->savingsLabel()->text()));
         QVERIFY(!folder->saveButton()->isEnabled());
         QVERIFY(folder->saveCopyButton()->isEnabled());
-        repack::FolderSaveOptions options;
-        options.sharedData = "shared.onnx_data";
-        const fs::path expectedDir = h.c.dir.filePath(QStringLiteral("expected")).toStdString();
-        auto expected = repack::saveFolder(h.c.localFolder().toStdString(), expectedDir, options);
-        QVERIFY2(expected, expected ? "" : expected.error().message.c_str());
-        const auto written = fixtures::filesUnder(copy.toStdString());
-        const auto wanted = fixtures::filesUnder(expectedDir);
-        QCOMPARE(written.size(), wanted.size());
-        QVERIFY(written.count("shared.onnx_data"));
-        for (const auto& [name, bytes] : wanted) {
-            QVERIFY2(written.count(name), name.c_str());
-            QVERIFY2(written.at(name) == bytes, name.c_str());
-            if (name.ends_with(".onnx")) {
-                const QString why = fixtures::onnxLoadFailure(QDir(copy).filePath(qs(name)));
-                QVERIFY2(why.isEmpty(), qPrintable(why));
-            }
-        }
+        const QString why = differsFromSaveOf(h.c.localFolder(), copy, "shared.onnx_data");
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        folder->close();
+    }
+
+    // "Save a Local Copy…" copies the commit the window shows, never the branch again: a push
+    // between the reading and the copy (one graph of three removed) changes nothing of it, and
+    // the window names the commit copied.
+    void aLocalCopyIsOfTheCommitTheWindowShows()
+    {
+        HubFolderCase h;
+        ui::FolderWindow* folder = h.folder;
+        QVERIFY2(folder, qPrintable(h.window.lastError()));
+        QCOMPARE(folder->graphsTable()->rowCount(), 3);
+        h.c.hub.removedByPush = {"onnx/encoder_model.onnx", "onnx/encoder_model.onnx_data"};
+        h.c.hub.pushed = true;
+        const QString copy = h.c.dir.filePath(QStringLiteral("copy"));
+        QVERIFY(QDir().mkpath(copy));
+        QVERIFY2(savesLocalCopy(*folder, copy, QStringLiteral("model.onnx_data")),
+            qPrintable(folder->lastError()));
+        const QString why = differsFromSaveOf(h.c.localFolder(), copy, "model.onnx_data");
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        QVERIFY(fs::exists(copy.toStdString() + "/encoder_model.onnx"));
+        const QString pinned = qs("hf://org/repo@" + fixtures::kHubCommit + "/onnx/");
+        QVERIFY2(folder->savingsLabel()->text().contains(pinned),
+            qPrintable(folder->savingsLabel()->text()));
+        QVERIFY(h.answerer.titles.isEmpty());
         folder->close();
     }
 
@@ -615,6 +820,72 @@ private slots:
         QVERIFY(!folder->isBusy());
         QVERIFY(folder->saveCopyButton()->isEnabled());
         folder->close();
+    }
+
+    void theProgressSaysWhatRemoteWorkWaitsFor_data() { remoteWorkRows(); }
+
+    // Each window that runs remote work shows, beside its busy bar, what the command's token
+    // was told it waits for (the transport tells it from the worker while a request waits), no
+    // more once it waits no more, and nothing once the command is cancelled.
+    void theProgressSaysWhatRemoteWorkWaitsFor()
+    {
+        QFETCH(int, kind);
+        RemoteWork work(RemoteWork::Kind(kind), Hold::Stall);
+        QVERIFY2(work.start(), qPrintable(work.why));
+        QVERIFY(work.token);
+        QLabel* label = work.waitLabel();
+        QVERIFY(label);
+        QVERIFY(label->text().isEmpty());
+        const std::string what = "127.0.0.1:" + std::to_string(work.server.port())
+            + ": model.onnx, attempt 2 of 5 (HTTP 503), next in 4 s";
+        const QString shown = QStringLiteral("Waiting for ") + qs(what);
+        sayFromWorker(*work.token, what);
+        QTRY_COMPARE(label->text(), shown);
+        QVERIFY(label->isVisibleTo(work.shownIn()));
+        QCOMPARE(label->toolTip(), shown);
+        sayFromWorker(*work.token, "");
+        QTRY_COMPARE(label->text(), QString());
+        QVERIFY(!label->isVisibleTo(work.shownIn()));
+        sayFromWorker(*work.token, what);
+        QTRY_COMPARE(label->text(), shown);
+        QPushButton* cancel = work.cancelButton();
+        QVERIFY(cancel);
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(work.token->isCancelled()); // the token watched is the one Cancel stops
+        // The servers hang up: the worker hears the cancel at once, not at curl's next progress
+        // call on a silent transfer (the retry test below times Cancel).
+        work.server.stop();
+        work.hub.hub.server.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(work.isOver(), 2000);
+        // The window still open (the folder window of a reading cancelled closes) waits for
+        // nothing.
+        QCOMPARE(work.waitLabel()->text(), QString());
+        QVERIFY2(work.answerer.titles.isEmpty(), qPrintable(work.answerer.texts.join(u'\n')));
+    }
+
+    void cancelDuringARetryWaitStopsWithinASecond_data() { remoteWorkRows(); }
+
+    // A server that answers 503 with Retry-After: 30 holds each window's remote work in the
+    // transport's wait before asking again: Cancel ends it, worker and all, within a second,
+    // with nothing said as an error and no second request.
+    void cancelDuringARetryWaitStopsWithinASecond()
+    {
+        QFETCH(int, kind);
+        RemoteWork work(RemoteWork::Kind(kind), Hold::RetryLater);
+        QVERIFY2(work.start(), qPrintable(work.why));
+        QTest::qWait(300); // the answer is in: the transport waits
+        QVERIFY(!work.isOver());
+        const int asked = work.asked + work.hub.hub.cdnBusyAnswers;
+        QPushButton* cancel = work.cancelButton();
+        QVERIFY(cancel);
+        QElapsedTimer clock;
+        clock.start();
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_VERIFY_WITH_TIMEOUT(work.isOver(), 1000);
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(work.asked + work.hub.hub.cdnBusyAnswers, asked);
+        QCOMPARE(work.waitLabel()->text(), QString());
+        QVERIFY2(work.answerer.titles.isEmpty(), qPrintable(work.answerer.texts.join(u'\n')));
     }
 
     // A local copy into the Hugging Face cache ($HF_HUB_CACHE) is the core's refusal, an

@@ -1,5 +1,7 @@
 #include "model_opener.h"
 
+#include "ui/util/wait_relay.h"
+
 #include "core/progress.h"
 
 #include <QTimer>
@@ -19,9 +21,11 @@ struct ModelOpener::Shared {
 ModelOpener::ModelOpener(QObject* parent)
     : QObject(parent)
     , m_poll(new QTimer(this))
+    , m_waits(new WaitRelay(this))
 {
     m_poll->setInterval(200);
     connect(m_poll, &QTimer::timeout, this, &ModelOpener::poll);
+    connect(m_waits, &WaitRelay::changed, this, &ModelOpener::waitingFor);
 }
 
 ModelOpener::~ModelOpener()
@@ -40,6 +44,7 @@ void ModelOpener::open(const QString& path, bool quiet)
     m_quiet = quiet;
     m_reported = 0;
     m_poll->start();
+    m_waits->watch(m_shared->cancel);
     m_jobs.start(
         [path, shared = m_shared] {
             return loadModel(path, &shared->cancel, [&shared = *shared](const repack::Progress& p) {
@@ -58,6 +63,7 @@ void ModelOpener::cancel()
     m_shared.reset();
     m_jobs.reset();
     m_poll->stop();
+    m_waits->stop();
     Q_EMIT cancelled(std::exchange(m_path, {}));
 }
 
@@ -78,6 +84,7 @@ void ModelOpener::onFinished(const LoadedModel& loaded)
     m_path.clear();
     m_shared.reset();
     m_poll->stop();
+    m_waits->stop();
     if (loaded.model)
         Q_EMIT opened(loaded);
     else

@@ -2,7 +2,8 @@
 // snapshot are made on a worker while the window keeps painting and answering, and shows its
 // current model until the new one is in. A newer open replaces one still loading, whose result
 // then never arrives; cancel() drops the one loading. A URL's fetch hears both through a cancel
-// token (it stops within about a second) and reports the bytes fetched.
+// token (it stops within about a second), reports the bytes fetched and says what it waits for
+// on the network.
 #pragma once
 
 #include "ui/models/model_snapshot.h"
@@ -15,6 +16,8 @@
 class QTimer;
 
 namespace ui {
+
+class WaitRelay;
 
 class ModelOpener : public QObject {
     Q_OBJECT
@@ -38,6 +41,9 @@ Q_SIGNALS:
     // Bytes of a URL's structure fetched so far, of at most `total` (the file's size); a few
     // times a second while they grow.
     void progress(quint64 done, quint64 total);
+    // What the open waits for on the network (a retry's pause), a few times a second at most;
+    // "" once it waits no more, or is over.
+    void waitingFor(const QString& what);
 
 private:
     struct Shared;
@@ -47,6 +53,7 @@ private:
     JobTracker m_jobs;
     std::shared_ptr<Shared> m_shared; // the open running now
     QTimer* m_poll;
+    WaitRelay* m_waits;
     quint64 m_reported = 0;
     QString m_path; // the model being loaded, empty when none
     bool m_quiet = false;

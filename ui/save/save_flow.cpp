@@ -86,6 +86,7 @@ SaveFlow::SaveFlow(
 {
     connect(m_owner, &ModelOwner::writable, this, &SaveFlow::resume);
     connect(m_job, &SaveJob::progressChanged, this, &SaveFlow::onProgress);
+    connect(m_job, &SaveJob::waitingFor, m_busy, &BusyIndicator::setWaiting);
     connect(m_job, &SaveJob::finished, this, &SaveFlow::onFinished);
     // The indicator's Cancel also stops an open of the window: only a running save is ours.
     connect(m_busy, &BusyIndicator::cancelClicked, this, [this] {

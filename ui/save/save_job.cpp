@@ -79,6 +79,7 @@ SaveJob::SaveJob(QObject* parent)
     qRegisterMetaType<ui::SaveOutcome>();
     m_pollTimer.setInterval(kProgressIntervalMs);
     connect(&m_pollTimer, &QTimer::timeout, this, &SaveJob::poll);
+    connect(&m_waits, &WaitRelay::changed, this, &SaveJob::waitingFor);
 }
 
 SaveJob::~SaveJob()
@@ -93,6 +94,7 @@ void SaveJob::onFinished(SaveOutcome outcome)
 {
     outcome.model.release(); // the window's to read again
     m_pollTimer.stop();
+    m_waits.stop();
     poll();
     outcome.seconds = m_clock.elapsed() / 1000.0;
     Q_EMIT finished(outcome);
@@ -119,6 +121,7 @@ bool SaveJob::start(ModelOwner::WriteLease lease, const QString& path, repack::S
     const std::filesystem::path target = path.toStdString();
     m_clock.start();
     m_pollTimer.start();
+    m_waits.watch(m_shared->cancel);
     m_jobs.start(
         [lease = std::move(lease), target, options, shared = m_shared, request, shown]() mutable {
             SaveOutcome outcome = runSave(lease, target, options, shared->cancel, request, shown);

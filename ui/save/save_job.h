@@ -1,6 +1,7 @@
 // Runs repack::save on a worker thread. The core reports progress from that thread; this
 // object keeps only the latest numbers (atomics) and a timer on the GUI thread polls them a few
-// times a second, so a fast save cannot flood the event loop. Cancel sets the core's token.
+// times a second, so a fast save cannot flood the event loop. Cancel sets the core's token, which
+// also says what the save of a remote model waits for on the network (waitingFor).
 // Unless options.force, the worker first asks the core for the save's conflicts: files it would
 // replace that other models read or that no model uses (a folder scan that may parse sibling
 // models: far too slow for the GUI thread), and writes nothing if there are any. After a save it
@@ -17,6 +18,7 @@
 #include "model_owner.h"
 #include "ui/models/model_snapshot.h"
 #include "ui/util/job_tracker.h"
+#include "ui/util/wait_relay.h"
 
 #include <QElapsedTimer>
 #include <QMutex>
@@ -73,6 +75,9 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void progressChanged(quint64 bytesDone, quint64 bytesTotal, const QString& tensor);
+    // What the save waits for on the network (reading a remote model's bytes), a few times a
+    // second at most; "" once it waits no more, or is over.
+    void waitingFor(const QString& what);
     void finished(const ui::SaveOutcome& outcome);
 
 private:
@@ -83,6 +88,7 @@ private:
     JobTracker m_jobs;
     QTimer m_pollTimer;
     QElapsedTimer m_clock;
+    WaitRelay m_waits;
     // Shared with the worker; a shared_ptr so a worker outliving this object stays valid.
     struct Shared {
         repack::CancelToken cancel;

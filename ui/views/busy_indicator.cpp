@@ -1,6 +1,7 @@
 #include "busy_indicator.h"
 
 #include "ui/util/byte_format.h"
+#include "ui/views/wait_label.h"
 
 #include <QLabel>
 #include <QProgressBar>
@@ -12,6 +13,7 @@ namespace ui {
 BusyIndicator::BusyIndicator(QStatusBar* bar)
     : QObject(bar)
     , m_label(new QLabel(bar))
+    , m_waiting(new WaitLabel(bar))
     , m_bar(new QProgressBar(bar))
     , m_cancel(new QPushButton(tr("Cancel"), bar))
 {
@@ -19,6 +21,7 @@ BusyIndicator::BusyIndicator(QStatusBar* bar)
     m_bar->setTextVisible(true);
     connect(m_cancel, &QPushButton::clicked, this, &BusyIndicator::cancelClicked);
     bar->addPermanentWidget(m_label);
+    bar->addPermanentWidget(m_waiting);
     bar->addPermanentWidget(m_bar);
     bar->addPermanentWidget(m_cancel);
 }
@@ -30,11 +33,18 @@ void BusyIndicator::show(const QString& what, bool cancellable)
     m_bar->setVisible(!what.isEmpty());
     m_bar->setRange(0, 0);
     m_cancel->setVisible(cancellable);
+    if (what.isEmpty())
+        m_waiting->setWaiting({});
 }
 
 void BusyIndicator::setText(const QString& text)
 {
     m_label->setText(text);
+}
+
+void BusyIndicator::setWaiting(const QString& what)
+{
+    m_waiting->setWaiting(what);
 }
 
 void BusyIndicator::setProgress(quint64 done, quint64 total)

@@ -1,5 +1,6 @@
-// The status bar's activity corner: what the window is busy with, a bar that stays indefinite
-// until a save reports its first bytes, and a Cancel button for saves. Hidden when idle.
+// The status bar's activity corner: what the window is busy with, what its remote work waits for
+// (ui/views/wait_label.h), a bar that stays indefinite until a save reports its first bytes, and
+// a Cancel button for saves. Hidden when idle.
 #pragma once
 
 #include <QObject>
@@ -11,6 +12,8 @@ class QStatusBar;
 
 namespace ui {
 
+class WaitLabel;
+
 class BusyIndicator : public QObject {
     Q_OBJECT
 public:
@@ -21,12 +24,15 @@ public:
     void show(const QString& what, bool cancellable);
     void setText(const QString& text);
     void setProgress(quint64 done, quint64 total);
+    // What the work shown waits for on the network ("" for nothing).
+    void setWaiting(const QString& what);
 
 Q_SIGNALS:
     void cancelClicked();
 
 private:
     QLabel* m_label;
+    WaitLabel* m_waiting;
     QProgressBar* m_bar;
     QPushButton* m_cancel;
 };

@@ -5,9 +5,11 @@
 #include "ui/util/background.h"
 #include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
+#include "ui/util/wait_relay.h"
 #include "ui/views/large_table.h"
 #include "ui/views/layout_diff_view.h"
 #include "ui/views/layout_palette.h"
+#include "ui/views/wait_label.h"
 
 #include "core/inspect/diff.h"
 #include "core/inspect/file_layout.h"
@@ -145,6 +147,7 @@ CompareWindow::CompareWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_model(new DiffTableModel(this))
     , m_filter(new DiffKindFilter(this))
+    , m_waits(new WaitRelay(this))
 {
     setWindowTitle(tr("Compare — Onnx Repack"));
     m_filter->setSourceModel(m_model);
@@ -220,6 +223,8 @@ CompareWindow::CompareWindow(QWidget* parent)
     setCentralWidget(central);
 
     m_status = new QLabel(this);
+    m_waiting = new WaitLabel(this);
+    connect(m_waits, &WaitRelay::changed, m_waiting, &WaitLabel::setWaiting);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setMaximumWidth(220);
@@ -228,6 +233,7 @@ CompareWindow::CompareWindow(QWidget* parent)
     m_cancel->hide();
     connect(m_cancel, &QPushButton::clicked, this, &CompareWindow::cancel);
     statusBar()->addWidget(m_status, 1);
+    statusBar()->addPermanentWidget(m_waiting);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
 
@@ -264,6 +270,7 @@ void CompareWindow::compare(const QString& a, const QString& b)
     if (m_shared)
         m_shared->cancel.cancel();
     m_shared = std::make_shared<Shared>();
+    m_waits->watch(m_shared->cancel);
     m_stage = Stage::Loading;
     m_contentCompared = false;
     m_lastError.clear();
@@ -360,6 +367,7 @@ void CompareWindow::onCompared(const std::shared_ptr<Compared>& compared)
     updateCounts();
     m_stage = Stage::Idle;
     m_contentCompared = true;
+    m_waits->stop();
     m_progress->hide();
     m_cancel->hide();
     m_status->setText(tr("Compared by bytes: %n tensor(s) with other content.", nullptr,
@@ -393,6 +401,7 @@ void CompareWindow::fail(const QString& error)
     const bool hadLayout = m_stage == Stage::Comparing;
     m_stage = Stage::Idle;
     m_pollTimer.stop();
+    m_waits->stop();
     m_lastError = error;
     m_progress->hide();
     m_cancel->hide();

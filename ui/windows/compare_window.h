@@ -2,7 +2,8 @@
 // a diff table filterable by kind of change, one selection shared by both. Everything that
 // grows with the models runs on a worker: loading both and a diff that reads no bytes first
 // (the layout and table appear with storage-only statuses), then the byte comparison, with
-// progress and Cancel, whose content-changed rows update the table in place when it ends.
+// progress and Cancel, whose content-changed rows update the table in place when it ends. A
+// model read where it lives says in the status bar what its reading waits for on the network.
 #pragma once
 
 #include "ui/models/layout_diff.h"
@@ -30,6 +31,8 @@ namespace ui {
 class DiffKindFilter;
 class DiffTableModel;
 class LayoutDiffView;
+class WaitLabel;
+class WaitRelay;
 
 class CompareWindow : public QMainWindow {
     Q_OBJECT
@@ -89,10 +92,12 @@ private:
     QTableView* m_table;
     QLabel* m_titles;
     QLabel* m_status;
+    WaitLabel* m_waiting;
     QProgressBar* m_progress;
     QPushButton* m_cancel;
     std::array<QCheckBox*, FilterCount> m_boxes{};
     QTimer m_pollTimer;
+    WaitRelay* m_waits;
 
     Stage m_stage = Stage::Idle;
     bool m_contentCompared = false;

@@ -4,10 +4,14 @@
 #include "ui/save/replace_dialog.h"
 #include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
+#include "ui/util/wait_relay.h"
 #include "ui/views/folder_map.h"
+#include "ui/views/wait_label.h"
 
 #include "core/inspect/folder_inspect.h"
 #include "core/inspect/readers.h"
+#include "core/io/hub_cache.h"
+#include "core/io/source_spec.h"
 #include "core/remote/model_source.h"
 #include "core/save/folder_save.h"
 #include "core/save/save_conflicts.h"
@@ -152,6 +156,17 @@ repack::ProgressCallback progressInto(
     };
 }
 
+// The folder of the Hub `folder` reports, named at the commit its graphs were read at
+// (hf://ORG/REPO@COMMIT/DIR/); empty when no graph pinned one (a folder without graphs).
+QString pinnedFolder(const repack::FolderInspection& folder)
+{
+    const std::string name = folder.folder.string();
+    const auto spec = repack::parseSource(name);
+    const bool pinned
+        = spec && spec->kind == repack::SourceSpec::Kind::Hub && repack::isCommit(spec->revision);
+    return pinned ? QString::fromStdString(name) : QString();
+}
+
 } // namespace
 
 FolderWindow::FolderWindow(QWidget* parent)
@@ -191,10 +206,18 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_savings->setObjectName(QStringLiteral("savings"));
     m_savings->setTextInteractionFlags(Qt::TextSelectableByMouse); // a command to copy
     m_status->addWidget(m_savings);
-    m_progress = new QProgressBar(m_status);
+    m_working = new QWidget(m_status);
+    auto* workingRow = new QHBoxLayout(m_working);
+    workingRow->setContentsMargins(0, 0, 0, 0);
+    m_progress = new QProgressBar(m_working);
     m_progress->setObjectName(QStringLiteral("saveProgress"));
     m_progress->setRange(0, 1000);
-    m_status->addWidget(m_progress);
+    workingRow->addWidget(m_progress, 1);
+    m_waiting = new WaitLabel(m_working);
+    workingRow->addWidget(m_waiting, 1);
+    m_waits = new WaitRelay(this);
+    connect(m_waits, &WaitRelay::changed, m_waiting, &WaitLabel::setWaiting);
+    m_status->addWidget(m_working);
     shareRow->addWidget(m_status, 1);
     m_save = new QPushButton(tr("Save Folder"), central);
     m_save->setObjectName(QStringLiteral("saveFolder"));
@@ -284,13 +307,15 @@ bool FolderWindow::isBusy() const
 void FolderWindow::setBusy(bool busy, const QString& what)
 {
     m_save->setEnabled(!busy && !m_dir.isEmpty() && !m_remote);
-    m_saveCopy->setEnabled(!busy && !m_dir.isEmpty() && m_remote);
+    m_saveCopy->setEnabled(!busy && !m_pinned.isEmpty());
     m_sharedName->setEnabled(!busy);
     // Cancel stops a save, or the reading of a folder of the Hub (which a server may stall).
     const bool working
         = m_saving.isRunning() || m_pending.has_value() || (m_remote && m_inspect.isRunning());
     m_cancel->setEnabled(busy && working);
-    m_status->setCurrentWidget(busy && working ? static_cast<QWidget*>(m_progress) : m_savings);
+    m_status->setCurrentWidget(busy && working ? m_working : m_savings);
+    if (!busy)
+        m_waits->stop();
     if (!what.isEmpty())
         m_summary->setText(what);
 }
@@ -319,11 +344,12 @@ void FolderWindow::openFolder(const QString& dir)
     // The command a read-only folder names wraps to fit a 1024 px window (the savings of a
     // local one are one line, which keeps Cancel in place while a save runs).
     m_savings->setWordWrap(m_remote);
+    m_pinned.clear();
     m_lastError.clear();
     m_readCancelled = false;
     if (m_inspect.isRunning())
         m_cancelToken->cancel(); // a reading superseded stops
-    m_cancelToken = std::make_shared<repack::CancelToken>();
+    newCommand();
     m_permille->store(-1);
     showReading();
     const std::string path = m_dir.toStdString();
@@ -340,8 +366,8 @@ void FolderWindow::openFolder(const QString& dir)
                     : repack::inspectFolder(path, options));
         },
         [this](std::shared_ptr<repack::Result<repack::FolderInspection>> result) {
-            setBusy(false, {});
             if (!*result) {
+                setBusy(false, {});
                 m_readCancelled = result->error().is(repack::ErrorKind::Cancelled);
                 m_lastError
                     = m_readCancelled ? QString() : QString::fromStdString(result->error().message);
@@ -352,6 +378,7 @@ void FolderWindow::openFolder(const QString& dir)
                 return;
             }
             fill(std::make_shared<const repack::FolderInspection>(std::move(**result)));
+            setBusy(false, {}); // once the commit to copy is known
             planSavings();
             emit inspected(true);
         });
@@ -362,12 +389,14 @@ QString FolderWindow::readOnlyReason() const
 {
     return tr("A folder of the Hub is read-only; Save a Local Copy… writes it into a local folder "
               "(onnx-repack repack %1 -o DIR --shared-data %2)")
-        .arg(shownName(m_dir), m_sharedName->text().trimmed());
+        .arg(m_pinned.isEmpty() ? shownName(m_dir) : m_pinned, m_sharedName->text().trimmed());
 }
 
 void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& folder)
 {
     m_folder = folder;
+    if (m_remote)
+        m_pinned = pinnedFolder(*folder);
     // A folder of the Hub by the commit its graphs were read at.
     m_summary->setText(
         tr("%1: %2 graph(s), %3 data file(s); stored more than once: %4")
@@ -484,9 +513,15 @@ void FolderWindow::startSave(const QString& name, bool force)
     borrowAndSave();
 }
 
-void FolderWindow::prepareSave()
+void FolderWindow::newCommand()
 {
     m_cancelToken = std::make_shared<repack::CancelToken>();
+    m_waits->watch(*m_cancelToken);
+}
+
+void FolderWindow::prepareSave()
+{
+    newCommand();
     m_permille->store(0);
     m_phase->store(0);
     m_savedText.clear();
@@ -505,7 +540,7 @@ void FolderWindow::askAndSaveLocalCopy()
 
 void FolderWindow::saveLocalCopy(const QString& outDir, const QString& name)
 {
-    if (!m_remote || m_dir.isEmpty() || isBusy())
+    if (m_pinned.isEmpty() || isBusy())
         return;
     prepareSave();
     m_savingName = name.trimmed();
@@ -513,28 +548,32 @@ void FolderWindow::saveLocalCopy(const QString& outDir, const QString& name)
     options->sharedData = m_savingName.toStdString();
     options->controls.cancel = m_cancelToken.get();
     options->controls.progress = progressInto(m_permille, m_phase);
-    // The folder read anew at its one commit, once: a folder that changed on the server during
-    // the save fails it (Changed), never retried (as `onnx-repack repack hf://… -o DIR`).
+    // The folder listed anew at the commit the window shows, never at its branch (which a push
+    // may have moved since), and read once: a file that changed on the server during the save
+    // fails it (Changed), never retried (as `onnx-repack repack hf://…@COMMIT/… -o DIR`). The
+    // folder the inspection opened is not reused: its requests stop by the inspection's token.
     m_saving.start(
-        [url = m_dir.toStdString(), out = outDir.toStdString(), options, token = m_cancelToken] {
+        [url = m_pinned.toStdString(), out = outDir.toStdString(), options, token = m_cancelToken] {
             auto folder = repack::openFolderArgument(url, token.get());
             return std::make_shared<repack::Result<repack::FolderSaveReport>>(folder
                     ? repack::saveFolder(**folder, out, *options)
                     : repack::Result<repack::FolderSaveReport>(folder.error()));
         },
-        [this, outDir](std::shared_ptr<repack::Result<repack::FolderSaveReport>> report) {
+        [this, outDir, from = m_pinned](
+            std::shared_ptr<repack::Result<repack::FolderSaveReport>> report) {
             setBusy(false, {});
             const bool ok = bool(*report);
             if (ok) {
                 m_lastError.clear();
-                m_savings->setText(tr("Local copy in %1: %2").arg(outDir, savedText(**report)));
+                m_savings->setText(
+                    tr("Local copy of %1 in %2: %3").arg(from, outDir, savedText(**report)));
             } else if (report->error().is(repack::ErrorKind::Cancelled)) {
                 m_lastError.clear();
                 m_savings->setText(tr("Local copy cancelled; nothing written to %1.").arg(outDir));
             } else {
-                m_lastError = tr("No local copy of %1 saved into %2: %3")
-                                  .arg(shownName(m_dir), outDir,
-                                      QString::fromStdString(report->error().message));
+                m_lastError
+                    = tr("No local copy of %1 saved into %2: %3")
+                          .arg(from, outDir, QString::fromStdString(report->error().message));
                 m_savings->setText(m_lastError);
                 QMessageBox::warning(this, tr("Cannot save a local copy"), m_lastError);
             }

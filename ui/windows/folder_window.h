@@ -9,10 +9,11 @@
 // (ui/save/model_holder.h) and loads the saved graph afterwards.
 // A folder of the Hub (hf://ORG/REPO[@REV]/DIR, File > Open URL…) is shown the same way, read
 // where it lives (core/remote/model_source.h, every graph at one commit) with Cancel while it is
-// read; it is read-only: its save is disabled, and "Save a Local Copy…" writes the folder with one
-// shared data file into a local folder instead, by the core's one save of a remote folder (the
-// save `onnx-repack repack hf://… -o DIR --shared-data NAME` makes), in the background with
-// progress and Cancel.
+// read, and what its reading waits for on the network beside the busy bar; it is read-only: its
+// save is disabled, and "Save a Local Copy…" writes the folder, at the commit the window shows,
+// with one shared data file into a local folder instead, by the core's one save of a remote folder
+// (the save `onnx-repack repack hf://…@COMMIT/… -o DIR --shared-data NAME` makes), in the
+// background with progress and Cancel.
 #pragma once
 
 #include "ui/save/model_owner.h"
@@ -41,6 +42,8 @@ namespace ui {
 
 class FolderMapView;
 class ModelHolder;
+class WaitLabel;
+class WaitRelay;
 
 class FolderWindow : public QMainWindow {
     Q_OBJECT
@@ -58,9 +61,11 @@ public:
     // Replacing a file that models outside the folder's graphs read asks first: Replace, a
     // free name instead (the shared name field then says it), or Cancel (saved(false)).
     void saveShared(const QString& name);
-    // A folder of the Hub: writes it into the local folder `outDir` with one shared data file
-    // named `name` (copySaved() when done; what was written, or why not, in savingsLabel()).
-    // What the core refuses (the Hugging Face cache, ...) is an error naming `outDir`.
+    // A folder of the Hub: writes it, at the commit the window shows (whatever its branch is
+    // at now), into the local folder `outDir` with one shared data file named `name`
+    // (copySaved() when done; what was written, or why not, in savingsLabel()). What the core
+    // refuses (the Hugging Face cache, ...) is an error naming `outDir`. Nothing before the
+    // window shows the folder's graphs.
     void saveLocalCopy(const QString& outDir, const QString& name);
     bool isBusy() const;
     QString lastError() const { return m_lastError; }
@@ -103,7 +108,9 @@ private:
         ModelOwner::WriteLease lease;
     };
     void startSave(const QString& name, bool force);
-    // A new cancel token and the progress at 0, for a save about to start.
+    // A new cancel token for a command about to start, what it waits for said beside the bar.
+    void newCommand();
+    // A new command and the progress at 0, for a save about to start.
     void prepareSave();
     // Borrows the model of every window showing a graph of the folder, then runs the save.
     void borrowAndSave();
@@ -122,6 +129,9 @@ private:
 
     QString m_dir;
     bool m_remote = false;
+    // A folder of the Hub at the commit the window shows (hf://ORG/REPO@COMMIT/DIR/), what its
+    // local copy copies; empty until its graphs were read.
+    QString m_pinned;
     QString m_lastError;
     bool m_readCancelled = false;
     std::shared_ptr<const repack::FolderInspection> m_folder; // what the tables show
@@ -133,7 +143,9 @@ private:
     QLabel* m_summary = nullptr;
     QLineEdit* m_sharedName = nullptr;
     QLabel* m_savings = nullptr;
-    QStackedWidget* m_status = nullptr; // the savings, or the save's progress in their place
+    QStackedWidget* m_status = nullptr; // the savings, or the work's progress in their place
+    QWidget* m_working = nullptr; // the progress: the bar, and what the work waits for
+    WaitLabel* m_waiting = nullptr;
     QPushButton* m_save = nullptr;
     QString m_localSaveTip; // what Save does to a local folder
     QPushButton* m_saveCopy = nullptr;
@@ -143,6 +155,7 @@ private:
     JobTracker m_plan;
     JobTracker m_saving;
     std::shared_ptr<repack::CancelToken> m_cancelToken;
+    WaitRelay* m_waits = nullptr; // what the command of m_cancelToken waits for
     // The save's progress, or the reading's (-1 while not known), polled.
     std::shared_ptr<std::atomic<int>> m_permille;
     std::shared_ptr<std::atomic<int>> m_phase; // 1 comparing, 2 writing, 0 another step

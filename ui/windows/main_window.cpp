@@ -106,6 +106,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_opener, &ModelOpener::opened, this, &MainWindow::onOpened);
     connect(m_opener, &ModelOpener::failed, this, &MainWindow::onOpenFailed);
     connect(m_opener, &ModelOpener::progress, this, &MainWindow::onOpenProgress);
+    connect(m_opener, &ModelOpener::waitingFor, m_busy, &BusyIndicator::setWaiting);
     connect(m_opener, &ModelOpener::cancelled, this, [this](const QString& path) {
         setBusy({});
         statusBar()->showMessage(tr("Opening %1 cancelled").arg(displayName(path)), 5000);
