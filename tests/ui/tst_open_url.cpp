@@ -706,6 +706,28 @@ private slots:
         folder->close();
     }
 
+    // File > Open URL… of a Hub model whose data file's resolve redirects to another host
+    // spelled "http:/HOST:PORT/..." (one slash): the transport reads that as another origin, so
+    // the request it makes there carries no token.
+    void openUrlNeverSendsTheTokenWhereAHubRedirects()
+    {
+        HubCase c;
+        fixtures::FaultServer elsewhere(
+            [](int socket, const fixtures::FaultRequest&, int) {
+                fixtures::FaultServer::respond(socket, "404 Not Found", {}, "");
+            },
+            "127.0.0.2");
+        c.hub.lfsLocation = "http:/127.0.0.2:" + std::to_string(elsewhere.port()) + "/steal";
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        QString error;
+        opens(window, QStringLiteral("hf://org/repo/onnx/encoder_model.onnx"), &error);
+        QVERIFY(!elsewhere.requests().empty()); // the data file was asked there
+        for (const auto& request : elsewhere.requests())
+            QVERIFY2(request.header("authorization").empty(), request.target.c_str());
+        QVERIFY(!error.contains(QString::fromStdString(fixtures::kHubToken)));
+    }
+
     // A folder of the Hub is read where it lives: its shared save is disabled, saying how a
     // local copy of it is made instead.
     void aHubFolderIsReadOnlySayingWhy()
