@@ -1,7 +1,7 @@
 #include "busy_indicator.h"
 
 #include "ui/util/byte_format.h"
-#include "ui/views/wait_label.h"
+#include "wait_label.h"
 
 #include <QLabel>
 #include <QProgressBar>

@@ -38,8 +38,9 @@ private Q_SLOTS:
         connect(&relay, &ui::WaitRelay::changed, this,
             [&saidOn] { saidOn = QThread::currentThread(); });
         relay.watch(token);
-        const QString what = QStringLiteral("127.0.0.1:8080: model.onnx, attempt 2 of 5 (HTTP 503), "
-                                            "next in 4 s");
+        const QString what
+            = QStringLiteral("127.0.0.1:8080: model.onnx, attempt 2 of 5 (HTTP 503), "
+                             "next in 4 s");
         sayFromWorker(token, what.toStdString());
         QTRY_COMPARE(relay.text(), what);
         QCOMPARE(saidOn, QCoreApplication::instance()->thread());
