@@ -57,6 +57,16 @@ std::string originOf(const CurlLibrary& curl, const std::string& url)
     return handle ? originOf(curl, handle.get()) : std::string();
 }
 
+// The scheme of `url` as libcurl's parser reads it, lowercase; "" when it cannot be parsed.
+std::string schemeOf(const std::string& url)
+{
+    const auto curl = curlLibrary();
+    if (!curl)
+        return {};
+    const UrlHandle handle = parsedUrl(**curl, url);
+    return handle ? lowercase(urlPart(**curl, handle.get(), CURLUPART_SCHEME)) : std::string();
+}
+
 bool isWebScheme(const std::string& scheme)
 {
     return scheme == "http" || scheme == "https";
@@ -504,8 +514,8 @@ Result<std::string> nextHop(const Exchange& exchange, const std::string& what)
     if (!next)
         return next.error().prefixed(what + ": ");
     // A request that carried a credential is never sent on in the clear.
-    if (exchange.carriedCredential && lowercase(exchange.url).starts_with("https:")
-        && lowercase(*next).starts_with("http:"))
+    if (exchange.carriedCredential && schemeOf(exchange.url) == "https"
+        && schemeOf(*next) == "http")
         return Error::io(what
             + ": the server redirects a request that carries credentials from "
               "https to http; refused");
