@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include "command_token.h"
 #include "commands.h"
 #include "terminal_text.h"
 
@@ -22,8 +23,10 @@ int run(int argc, const char* const* argv)
     app.require_subcommand(1);
     app.set_version_flag("--version", "onnx-repack " REPACK_VERSION); // the project() version
     std::vector<Command> commands;
-    for (auto add : {addInspect, addVerify, addRepack, addPlan, addDiff, addClean})
+    for (auto add : {addInspect, addVerify, addRepack, addPlan, addDiff, addClean}) {
         commands.push_back(add(app));
+        addTimeoutOption(*commands.back().subcommand); // the options every command shares
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -39,10 +42,12 @@ int run(int argc, const char* const* argv)
     for (const auto& command : commands) {
         if (!command.subcommand->parsed())
             continue;
+        if (!startCommand(command.subcommand->get_name()))
+            return Usage;
         // The core turns running out of memory into an error where its work begins; what the
         // commands build around it (tables, JSON) is caught here, never an abort.
         try {
-            return command.action();
+            return commandExit(command.action());
         } catch (const std::bad_alloc&) {
             std::string line;
             for (int i = 1; i < argc; ++i)

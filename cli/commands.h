@@ -10,6 +10,8 @@ class App;
 namespace repack::cli {
 
 // A registered subcommand and what to run when it was given; the action yields the exit code.
+// Every command also takes the options of cli/command_token.h (--timeout), and hands
+// commandToken() to all its work.
 struct Command {
     CLI::App* subcommand;
     std::function<int()> action;

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "command_token.h"
 #include "commands.h"
 #include "core/remote/model_source.h"
 #include "terminal_text.h"
@@ -36,18 +37,16 @@ bool changesContent(const std::vector<DiffEntry>& entries)
 int diff(const std::string& pathA, const std::string& pathB, bool json, bool exitCode)
 {
     // Either may be a model on a server (issue 38): its bytes are read where they differ.
-    auto a = openModelArgument(pathA);
-    auto b
-        = a ? openModelArgument(pathB) : Result<std::unique_ptr<Model>>(Error::internal("not run"));
-    if (!a || !b) {
-        std::cerr << "onnx-repack: " << printable((!a ? a.error() : b.error()).message) << '\n';
-        return exitCodeFor((!a ? a.error() : b.error()));
-    }
-    auto entries = diffModels(**a, **b);
-    if (!entries) {
-        std::cerr << "onnx-repack: " << printable(entries.error().message) << '\n';
-        return exitCodeFor(entries.error());
-    }
+    commandStep("opening the models");
+    auto a = openModelArgument(pathA, commandToken());
+    auto b = a ? openModelArgument(pathB, commandToken())
+               : Result<std::unique_ptr<Model>>(Error::internal("not run"));
+    if (!a || !b)
+        return reportFailure(!a ? a.error() : b.error());
+    commandStep("comparing the tensors");
+    auto entries = diffModels(**a, **b, {.progress = {}, .cancel = commandToken()});
+    if (!entries)
+        return reportFailure(entries.error());
     const int code = exitCode && changesContent(*entries) ? Failed : Ok;
     if (json) {
         writeDiffJson(std::cout, **a, **b, *entries);

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "command_token.h"
 #include "commands.h"
 #include "core/remote/model_source.h"
 #include "terminal_text.h"
@@ -163,10 +164,10 @@ void printFolderText(const FolderInspection& folder, std::ostream& out)
 int inspectFolderCommand(
     Result<FolderInspection> folder, bool json, std::ostream& out, std::ostream& err)
 {
-    if (!folder) {
-        err << "onnx-repack: " << printable(folder.error().message) << '\n';
-        return exitCodeFor(folder.error());
-    }
+    if (!folder)
+        return reportFailure(folder.error(), err);
+    if (commandStopped()) // a model it could not open for the stop is no finding
+        return reportFailure(cancelled("inspect"), err);
     if (json)
         writeFolderJson(out, *folder);
     else
@@ -181,7 +182,7 @@ int inspectFolderCommand(
 int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep,
     const std::string& target)
 {
-    AuditOptions audit{.compareBytes = deep};
+    AuditOptions audit{.compareBytes = deep, .cancel = commandToken()};
     if (!target.empty()) {
         const Target* found = findTarget(target);
         if (!found) {
@@ -201,20 +202,25 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
             return Usage;
         }
         // Always compares (--deep); a Hub folder is listed once, its models read at one commit.
+        commandStep("inspecting the folder " + shownArgument(modelPath));
+        const FolderInspectOptions options{.cancel = commandToken()};
         return inspectFolderCommand(
-            hubFolder ? inspectRemoteFolder(modelPath) : inspectFolder(modelPath), json, out, err);
+            hubFolder ? inspectRemoteFolder(modelPath, options) : inspectFolder(modelPath, options),
+            json, out, err);
     }
-    auto model = openModelArgument(modelPath);
-    if (!model) {
-        err << "onnx-repack: " << printable(model.error().message) << '\n';
-        return exitCodeFor(model.error());
-    }
+    commandStep("opening " + shownArgument(modelPath));
+    auto model = openModelArgument(modelPath, commandToken());
+    if (!model)
+        return reportFailure(model.error(), err);
     // The folder's housekeeping (leftovers, unused or hard-linked data) and the storage audit
     // (alignment, limits, unused and duplicate tensors) are only ever warnings.
     std::vector<Problem> folderProblems = housekeepingProblems(**model);
     // Only --deep reads weights (to find identical copies): inspecting never touches them.
+    commandStep("auditing " + shownArgument(modelPath));
     for (auto& p : auditModel(**model, audit))
         folderProblems.push_back(std::move(p));
+    if (commandStopped()) // an audit stopped says less than it found
+        return reportFailure(cancelled("inspect"), err);
     if (json) {
         writeInspectJson(out, **model, folderProblems);
     } else {

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "command_token.h"
 #include "commands.h"
 #include "layout_options.h"
 #include "terminal_text.h"
@@ -254,16 +255,15 @@ int planFolder(const PlanArgs& args)
         return Usage;
     options->dryRun = true;
     options->diffs = args.diff;
-    auto folder = openFolderArgument(args.input);
-    if (!folder) {
-        std::cerr << "onnx-repack: " << printable(folder.error().message) << '\n';
-        return exitCodeFor(folder.error());
-    }
+    options->controls.cancel = commandToken();
+    commandStep("reading the folder " + shownArgument(args.input));
+    auto folder = openFolderArgument(args.input, options->controls.cancel);
+    if (!folder)
+        return reportFailure(folder.error());
+    commandStep("planning " + *output);
     auto report = saveFolder(**folder, *output, *options);
-    if (!report) {
-        std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
-        return exitCodeFor(report.error());
-    }
+    if (!report)
+        return reportFailure(report.error());
     if (args.diff && args.json)
         writeFolderPlanDiffJson(*report);
     else if (args.diff)
@@ -290,20 +290,17 @@ int planCommand(const PlanArgs& args)
     auto options = parseLayoutOptions(args.layout, *output);
     if (!options)
         return Usage;
-    auto model = openModelArgument(args.input);
-    if (!model) {
-        std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
-        return exitCodeFor(model.error());
-    }
-    if (Status s = readPlanOption(args.layout, **model, *options); !s) {
-        std::cerr << "onnx-repack: " << printable(s.error().message) << '\n';
-        return exitCodeFor(s.error());
-    }
+    options->cancel = commandToken();
+    commandStep("opening " + shownArgument(args.input));
+    auto model = openModelArgument(args.input, options->cancel);
+    if (!model)
+        return reportFailure(model.error());
+    if (Status s = readPlanOption(args.layout, **model, *options); !s)
+        return reportFailure(s.error());
+    commandStep("planning " + *output);
     auto plan = planSave(**model, *output, *options);
-    if (!plan) {
-        std::cerr << "onnx-repack: " << printable(plan.error().message) << '\n';
-        return exitCodeFor(plan.error());
-    }
+    if (!plan)
+        return reportFailure(plan.error());
     if (args.diff) {
         const PlanDiff diff = diffPlan(**model, *plan);
         if (args.json)

@@ -3,9 +3,16 @@
 
 #include "core/format.h"
 
+#include <atomic>
 #include <cstdio>
 
 namespace repack::cli {
+namespace {
+
+// Whether a bar's line on stderr awaits its end (any bar's: one command draws one at a time).
+std::atomic<bool> g_lineOpen{false};
+
+} // namespace
 
 void ProgressBar::update(const Progress& progress)
 {
@@ -34,13 +41,19 @@ void ProgressBar::update(const Progress& progress)
         formatBytes(progress.bytesTotal).c_str(), formatBytes(static_cast<uint64_t>(rate)).c_str(),
         eta, tensor.c_str());
     std::fflush(stderr);
+    g_lineOpen = true;
 }
 
 void ProgressBar::finish()
 {
-    if (m_drawn)
-        std::fputc('\n', stderr);
+    endProgressLine();
     m_drawn = false;
+}
+
+void endProgressLine()
+{
+    if (g_lineOpen.exchange(false))
+        std::fputc('\n', stderr);
 }
 
 } // namespace repack::cli

@@ -21,4 +21,8 @@ private:
     bool m_drawn = false;
 };
 
+// Ends the line a progress bar is drawing, if any, so that a message written next has a line
+// of its own (the bar goes on below it).
+void endProgressLine();
+
 } // namespace repack::cli

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "command_token.h"
 #include "commands.h"
 #include "layout_options.h"
 #include "progress_bar.h"
@@ -31,6 +32,9 @@ namespace fs = std::filesystem;
 
 namespace repack::cli {
 namespace {
+
+// What a repack that fails leaves, stopped or not (SPEC 5): the output as it was.
+constexpr const char* kNothingWritten = "nothing was written";
 
 // Seconds as typed: "30", "0.5".
 std::string secondsText(double seconds)
@@ -166,14 +170,17 @@ int repackFolder(const RepackArgs& args)
     if (!parsed)
         return Usage;
     FolderSaveOptions options = std::move(*parsed);
+    options.controls.cancel = commandToken();
     ProgressBar bar;
     if (args.progress)
         options.controls.progress = [&bar](const Progress& p) { bar.update(p); };
     // Each attempt reads the folder anew; a remote one that changed meanwhile is not retried.
     const auto attempt = [&](bool) -> Result<FolderSaveReport> {
+        commandStep("reading the folder " + shownArgument(args.input), kNothingWritten);
         auto folder = openFolderArgument(args.input, options.controls.cancel);
         if (!folder)
             return folder.error();
+        commandStep("saving into " + args.output, kNothingWritten);
         return saveFolder(**folder, args.output, options);
     };
     auto report = retryWhileChanged(attempt, !namesRemoteModel(args.input), [&] {
@@ -181,10 +188,8 @@ int repackFolder(const RepackArgs& args)
                   << " was changed by another save meanwhile; reading the folder again\n";
     });
     bar.finish();
-    if (!report) {
-        std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
-        return exitCodeFor(report.error());
-    }
+    if (!report)
+        return reportFailure(report.error());
     printFolderReport(*report);
     return Ok;
 }
@@ -204,16 +209,15 @@ int repack(const RepackArgs& args)
     if (!layout)
         return Usage;
     SaveOptions options = std::move(*layout);
+    options.cancel = commandToken();
     // A model read from a server (issue 38) is written to the local output, each byte it needs
     // fetched once; one changed on the server meanwhile fails the save (Changed), never retried
     // as a local model another save changed is.
     const bool remote = namesRemoteModel(args.input);
 
     const auto created = createOutputFolders(args.output);
-    if (!created) {
-        std::cerr << "onnx-repack: " << printable(created.error().message) << '\n';
-        return exitCodeFor(created.error());
-    }
+    if (!created)
+        return reportFailure(created.error());
     ProgressBar bar;
     if (args.progress)
         options.progress = [&bar](const Progress& p) { bar.update(p); };
@@ -223,13 +227,15 @@ int repack(const RepackArgs& args)
     std::map<fs::path, uintmax_t> oldSizes;
     const auto attempt = [&](bool) -> Result<SaveReport> {
         options.placements.clear(); // --plan is read again for the model as it is now
-        auto model = openModelArgument(args.input);
+        commandStep("opening " + shownArgument(args.input), kNothingWritten);
+        auto model = openModelArgument(args.input, options.cancel);
         if (!model)
             return model.error();
         if (Status s = readPlanOption(args.layout, **model, options); !s)
             return s.error();
         if (!remote)
             oldSizes = dataFileSizes(**model, args.input);
+        commandStep("saving " + args.output, kNothingWritten);
         return save(**model, args.output, options);
     };
     auto report = saveRetrying(attempt, !remote, [&] {
@@ -240,8 +246,7 @@ int repack(const RepackArgs& args)
     bar.finish();
     if (!report) {
         removeCreatedFolders(*created);
-        std::cerr << "onnx-repack: " << printable(report.error().message) << '\n';
-        return exitCodeFor(report.error());
+        return reportFailure(report.error());
     }
     printReport(*report, oldSizes);
     if (options.shardNaming == ShardNaming::Chunks)

@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "command_token.h"
 #include "commands.h"
 #include "core/remote/model_source.h"
 #include "terminal_text.h"
@@ -42,14 +43,17 @@ void writeUnreadableJson(std::ostream& out, const std::string& path, const Error
 
 int verifyModel(const std::string& path, bool json)
 {
-    auto model = openModelArgument(path);
+    commandStep("opening " + shownArgument(path));
+    auto model = openModelArgument(path, commandToken());
     if (!model) {
-        std::cerr << "onnx-repack: " << printable(model.error().message) << '\n';
-        if (json)
+        if (json && !commandStopped())
             writeUnreadableJson(std::cout, path, model.error());
-        return exitCodeFor(model.error());
+        return reportFailure(model.error());
     }
-    std::vector<Problem> problems = verify(**model);
+    commandStep("verifying " + shownArgument(path));
+    std::vector<Problem> problems = verify(**model, {.progress = {}, .cancel = commandToken()});
+    if (commandStopped()) // what was read is no verdict
+        return reportFailure(cancelled("verify"));
     for (auto& p : housekeepingProblems(**model)) // warnings: the exit code stays the data's
         problems.push_back(std::move(p));
     const bool failed = std::any_of(problems.begin(), problems.end(),
