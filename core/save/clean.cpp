@@ -107,7 +107,8 @@ Result<bool> swapInterrupted(const Interrupted& i, std::vector<std::string>& war
 }
 
 // Rolls the interrupted commits of `modelPath` forward; the models finished go to `report`.
-Status finishInterrupted(const fs::path& modelPath, CleanReport& report)
+// `cancel` stops the save of a model (which then stays as it was).
+Status finishInterrupted(const fs::path& modelPath, const CancelToken* cancel, CleanReport& report)
 {
     auto model = Model::load(modelPath);
     if (!model)
@@ -134,6 +135,7 @@ Status finishInterrupted(const fs::path& modelPath, CleanReport& report)
         SaveOptions keep;
         keep.keepPlacement = true;
         keep.lockWaitMs = 0;
+        keep.cancel = cancel;
         auto saved = save(**loaded, path, keep);
         if (!saved)
             return saved.error().prefixed(
@@ -145,13 +147,33 @@ Status finishInterrupted(const fs::path& modelPath, CleanReport& report)
     return {};
 }
 
+// Removes `leftovers` (found under their folders' locks) and syncs their folders.
+Result<std::vector<FolderEntry>> removeAll(const std::vector<FolderEntry>& leftovers)
+{
+    std::vector<FolderEntry> removed;
+    std::set<fs::path> touched;
+    for (const auto& e : leftovers) {
+        if (::unlink(e.path.c_str()) != 0 && errno != ENOENT)
+            return Error::io(systemMessage("cannot remove", e.path) + " (removed "
+                + std::to_string(removed.size()) + " other leftover(s) before)");
+        removed.push_back(e);
+        touched.insert(e.path.parent_path());
+    }
+    for (const auto& dir : touched)
+        if (Status s = fsyncDirectory(dir); !s)
+            return Error::io("removed " + std::to_string(removed.size())
+                + " leftover(s), but the folder may not keep the change: " + s.error().message);
+    return removed;
+}
+
 } // namespace
 
-Result<CleanReport> clean(const fs::path& path)
+Result<CleanReport> clean(const fs::path& path, const CancelToken* cancel)
 {
     std::error_code ec;
     std::vector<fs::path> models{path};
-    if (fs::is_directory(path, ec)) {
+    const bool isFolder = fs::is_directory(path, ec);
+    if (isFolder) {
         auto names = modelsInFolder(path);
         if (!names)
             return names.error();
@@ -159,20 +181,33 @@ Result<CleanReport> clean(const fs::path& path)
         for (const auto& name : *names)
             models.push_back(path / name);
     }
+    CleanReport report;
+    if (isFolder && models.empty()) {
+        auto removed = removeFolderLeftovers(path, report.warnings);
+        if (!removed)
+            return removed.error();
+        report.removed = std::move(*removed);
+        return report;
+    }
     // In a folder, a model that does not load is named and passed over; the others are cleaned.
-    const bool folder = models.size() != 1 || models.front() != path;
     auto failed = [&](const Error& e, CleanReport& report) {
-        if (!folder)
+        if (!isFolder)
             return true;
         report.warnings.push_back(e.message + "; passed over");
         return false;
     };
-    CleanReport report;
-    for (const auto& model : models)
-        if (Status s = finishInterrupted(model, report); !s)
-            if (s.error().kind == ErrorKind::Busy || failed(s.error(), report))
-                return s.error();
+    const auto stopped = [cancel] { return cancel && cancel->isCancelled(); };
     for (const auto& model : models) {
+        if (stopped())
+            return cancelled("clean");
+        if (Status s = finishInterrupted(model, cancel, report); !s)
+            if (s.error().kind == ErrorKind::Busy || s.error().kind == ErrorKind::Cancelled
+                || failed(s.error(), report))
+                return s.error();
+    }
+    for (const auto& model : models) {
+        if (stopped())
+            return cancelled("clean");
         auto removed = removeLeftovers(model);
         if (!removed) {
             if (removed.error().kind == ErrorKind::Busy || failed(removed.error(), report))
@@ -221,20 +256,44 @@ Result<std::vector<FolderEntry>> removeLeftovers(const fs::path& modelPath)
     auto leftovers = deadSaveLeftovers(**model); // every folder locked: no live save's
     if (!leftovers)
         return leftovers.error();
-    std::vector<FolderEntry> removed;
-    std::set<fs::path> touched;
-    for (const auto& e : *leftovers) {
-        if (::unlink(e.path.c_str()) != 0 && errno != ENOENT)
-            return Error::io(systemMessage("cannot remove", e.path) + " (removed "
-                + std::to_string(removed.size()) + " other leftover(s) before)");
-        removed.push_back(e);
-        touched.insert(e.path.parent_path());
+    return removeAll(*leftovers);
+}
+
+Result<std::vector<FolderEntry>> removeFolderLeftovers(
+    const fs::path& dir, std::vector<std::string>& warnings)
+{
+    std::error_code ec;
+    fs::path folder = fs::absolute(dir, ec).lexically_normal();
+    if (folder.filename().empty()) // "out/"
+        folder = folder.parent_path();
+    auto lock = lockNow({folder}); // held: every temporary in it is a dead save's
+    if (!lock)
+        return lock.error();
+    std::vector<FolderEntry> temps;
+    fs::directory_iterator it(folder, ec);
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const fs::path& path = it->path();
+        struct stat st { };
+        if (isTempName(path.filename().string()) && ::lstat(path.c_str(), &st) == 0
+            && S_ISREG(st.st_mode))
+            temps.push_back({path, static_cast<uint64_t>(st.st_size)});
     }
-    for (const auto& dir : touched)
-        if (Status s = fsyncDirectory(dir); !s)
-            return Error::io("removed " + std::to_string(removed.size())
-                + " leftover(s), but the folder may not keep the change: " + s.error().message);
-    return removed;
+    if (ec)
+        return Error::io(folder.string() + ": cannot list the folder: " + ec.message());
+    std::vector<fs::path> paths;
+    for (const auto& e : temps)
+        paths.push_back(e.path);
+    // A killed save's commit may have left a model above naming a temporary here as its data.
+    const std::vector<Readers> readers = readersOf(paths, {{folder}, {}}, ReadMatch::Name);
+    std::vector<FolderEntry> leftovers;
+    for (size_t i = 0; i < temps.size(); ++i) {
+        if (readers[i].none())
+            leftovers.push_back(temps[i]);
+        else
+            warnings.push_back(temps[i].path.string() + " is kept: " + readers[i].describe()
+                + " (onnx-repack clean MODEL finishes the save that left it)");
+    }
+    return removeAll(leftovers);
 }
 
 } // namespace repack

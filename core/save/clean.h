@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/inspect/folder_scan.h"
+#include "core/progress.h"
 #include "core/result.h"
 
 #include <filesystem>
@@ -34,8 +35,19 @@ struct CleanReport {
 // under the folder's lock, the leftovers of dead saves are removed (never a temporary some model
 // there references) and the folder synced. Fails, without removing any leftover, when a save
 // holds a lock ("another save is running in ...") or the model does not load; a commit already
-// rolled forward by then stays so (each step leaves a complete state).
-Result<CleanReport> clean(const std::filesystem::path& path);
+// rolled forward by then stays so (each step leaves a complete state). A folder that holds no
+// model (the output of a save that never committed) has its leftovers removed all the same:
+// removeFolderLeftovers. `cancel` stops it between steps (ErrorKind::Cancelled), what was done by
+// then done.
+Result<CleanReport> clean(const std::filesystem::path& path, const CancelToken* cancel = nullptr);
+
+// The leftovers step of clean() for the folder `dir` itself, whatever it holds: under its lock
+// (so no live save owns a temporary in it), each regular file named as a save's temporary
+// (tempNameFor: never a name the tool does not make, never a symlink) that no model names, in
+// `dir` or a folder above it (a model reads files at or below its own folder only). A temporary
+// some model there may name but that could not be read to tell is kept, with a warning.
+Result<std::vector<FolderEntry>> removeFolderLeftovers(
+    const std::filesystem::path& dir, std::vector<std::string>& warnings);
 
 // The leftovers step of clean() for one model: returns what it removed.
 Result<std::vector<FolderEntry>> removeLeftovers(const std::filesystem::path& modelPath);

@@ -1,14 +1,19 @@
 // The onnx-repack executable as users run it ($REPACK_CLI): exit codes 0/1/2, one-line
 // reasons on stderr naming the file, `inspect --json` following SPEC section 6, `verify --json`
-// also for models it cannot read, and text output that names from a model cannot break.
+// also for models it cannot read, text output that names from a model cannot break, --timeout
+// checked, waits said once each, and `clean` of a folder a stopped save left without a model.
 #include "tests/support/cli_run.h"
 #include "tests/support/data_file_builder.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/save_fixtures.h"
 #include "tests/support/tensor_builder.h"
 
+#include "cli/command_token.h"
 #include "cli/terminal_text.h"
+#include "core/save_lock.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include <QDir>
 #include <QFile>
@@ -82,6 +87,12 @@ private slots:
     void emptyFileSaysSo();
     void outOfMemoryIsAnErrorNamingTheFile_data();
     void outOfMemoryIsAnErrorNamingTheFile();
+    void aTimeoutThatIsNoNumberOfSecondsIsAUsageError_data();
+    void aTimeoutThatIsNoNumberOfSecondsIsAUsageError();
+    void eachWaitIsSaidOnce();
+    void cleanRemovesOnlyTheLeftoversOfAFolderWithoutAModel();
+    void cleanKeepsATemporaryAModelAboveNames();
+    void cleanRemovesNothingWhileASaveHoldsTheFolder();
 
 private:
     QTemporaryDir m_dir;
@@ -502,6 +513,132 @@ void TestCli::outOfMemoryIsAnErrorNamingTheFile()
     QVERIFY2(!err.contains("terminate called"), qPrintable(err));
     QCOMPARE(QDir(dir.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden),
         QStringList{"many.onnx"}); // nothing written, not even the output folder
+}
+
+void TestCli::aTimeoutThatIsNoNumberOfSecondsIsAUsageError_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("environment"); // ONNX_REPACK_TIMEOUT, unset when empty
+    QTest::addColumn<QByteArray>("named"); // what the message names
+    QTest::newRow("words") << QStringList{"inspect", m_model, "--timeout", "soon"} << QString()
+                           << QByteArray("--timeout soon");
+    QTest::newRow("negative") << QStringList{"verify", m_model, "--timeout=-1"} << QString()
+                              << QByteArray("--timeout -1");
+    QTest::newRow("not finite") << QStringList{"clean", m_model, "--timeout", "inf"} << QString()
+                                << QByteArray("--timeout inf");
+    QTest::newRow("the environment's")
+        << QStringList{"inspect", m_model} << "2 s" << QByteArray("ONNX_REPACK_TIMEOUT=2 s");
+}
+
+void TestCli::aTimeoutThatIsNoNumberOfSecondsIsAUsageError()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, environment);
+    QFETCH(QByteArray, named);
+    CliOptions options;
+    if (!environment.isEmpty())
+        options.env.insert("ONNX_REPACK_TIMEOUT", environment);
+    const Run run = runCli(args, options);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(run.out.isEmpty());
+    QCOMPARE(run.errLines().size(), 1);
+    QVERIFY2(run.err.contains(named), run.err.constData());
+    // A limit that is a number (0: none, over the environment's) lets the command run.
+    QCOMPARE(runCli({args[0], args[1], "--timeout", "0"}, options).exitCode, 0);
+}
+
+void TestCli::eachWaitIsSaidOnce()
+{
+    // The token's observer hears every wait the transport reports, "" when one is over: each
+    // text is said once, a repeat of the last never, the end of a wait not at all, and a
+    // server's name cannot write control characters to the terminal.
+    std::ostringstream err;
+    for (const char* what :
+        {"host: model.onnx, attempt 2 of 12", "host: model.onnx, attempt 2 of 12", "",
+            "host: model.onnx, attempt 3 of 12", "", "", "evil\x1b[2J: w.bin"})
+        repack::cli::sayWaiting(what, err);
+    QCOMPARE(err.str(),
+        std::string("onnx-repack: host: model.onnx, attempt 2 of 12\n"
+                    "onnx-repack: host: model.onnx, attempt 3 of 12\n"
+                    "onnx-repack: evil\\x1b[2J: w.bin\n"));
+}
+
+void TestCli::cleanRemovesOnlyTheLeftoversOfAFolderWithoutAModel()
+{
+    // What a repack stopped before its commit (killed, or on a machine that lost power) leaves
+    // in OUT: its temporary, and no model yet. Beside it, the user's files, some named much
+    // like a temporary: clean removes the temporary and nothing else.
+    QTemporaryDir dir;
+    const QString out = dir.filePath("out");
+    QVERIFY(QDir().mkpath(out));
+    const QString leftover = out + "/model.onnx.data.repack-tmp-0123456789ab";
+    QVERIFY(writeFile(leftover, QByteArray(5000, 'x')));
+    const QStringList users{"model.onnx.data.repack-tmp-0123456789AB", // not the tool's hex
+        "model.onnx.data.repack-tmp-0123456789a", "model.onnx.data.repack-tmp-backup",
+        "notes.repack-tmp-", ".repack-tmp-0123456789ab", "model.onnx.data", "notes.txt"};
+    for (const QString& name : users)
+        QVERIFY(writeFile(out + "/" + name, name.toUtf8()));
+    // A symlink and a folder named as temporaries are never the tool's.
+    QVERIFY(QFile::link("notes.txt", out + "/link.repack-tmp-abcdefabcdef"));
+    QVERIFY(QDir().mkpath(out + "/sub.repack-tmp-abcdefabcdef"));
+
+    const Run run = runCli({"clean", out});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains("removed " + leftover.toUtf8() + " ("), run.out.constData());
+    QVERIFY2(run.out.contains("1 leftover(s) removed"), run.out.constData());
+    QVERIFY(!QFileInfo::exists(leftover));
+    QStringList left = users;
+    left << "link.repack-tmp-abcdefabcdef"
+         << "sub.repack-tmp-abcdefabcdef";
+    left.sort();
+    QCOMPARE(QDir(out).entryList(
+                 QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name),
+        left);
+    for (const QString& name : users)
+        QCOMPARE(fileContents(out + "/" + name), name.toUtf8());
+    QCOMPARE(fileContents(out + "/link.repack-tmp-abcdefabcdef"), QByteArray("notes.txt"));
+
+    const Run again = runCli({"clean", out + "/"});
+    QCOMPARE(again.exitCode, 0);
+    QVERIFY2(again.out.contains("no leftovers"), again.out.constData());
+}
+
+void TestCli::cleanKeepsATemporaryAModelAboveNames()
+{
+    // A save killed after its commit can leave a model naming its data by the temporary's
+    // name; a model reads files at or below its folder, so one above OUT may: it is kept.
+    QTemporaryDir dir;
+    const QString out = dir.filePath("out");
+    QVERIFY(QDir().mkpath(out));
+    const QString named = out + "/w.bin.repack-tmp-0123456789ab";
+    QVERIFY(writeFile(named, QByteArray(16, '\1')));
+    onnx::ModelProto model = emptyModel();
+    auto tensor = rawTensor("w", 1, {4});
+    setExternal(tensor, "out/w.bin.repack-tmp-0123456789ab", "0", "16");
+    *model.mutable_graph()->add_initializer() = tensor;
+    QVERIFY(saveModel(model, dir.filePath("m.onnx")));
+    const QString dead = out + "/x.data.repack-tmp-0123456789ab";
+    QVERIFY(writeFile(dead, "x"));
+
+    const Run run = runCli({"clean", out});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY(QFileInfo::exists(named));
+    QVERIFY(!QFileInfo::exists(dead));
+    QVERIFY2(run.err.contains(named.toUtf8() + " is kept: m.onnx reads it"), run.err.constData());
+}
+
+void TestCli::cleanRemovesNothingWhileASaveHoldsTheFolder()
+{
+    // A save that runs holds the folder's lock: its temporaries are its own, never leftovers.
+    QTemporaryDir dir;
+    const QString temp = dir.filePath("model.onnx.data.repack-tmp-0123456789ab");
+    QVERIFY(writeFile(temp, "x"));
+    auto lock = repack::FolderLock::acquire({dir.path().toStdString()}, 0);
+    QVERIFY(lock);
+    const Run run = runCli({"clean", dir.path()});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("another save is running in"), run.err.constData());
+    QVERIFY(QFileInfo::exists(temp));
 }
 
 QTEST_APPLESS_MAIN(TestCli)
