@@ -1,6 +1,7 @@
 // onnx_repack.save and save_proto: the core's crash-safe save with the GIL released, progress
-// called back a few times a second, and Ctrl+C or an exception in the callback cancelling it
-// through the core's CancelToken (nothing on disk changes) before being raised again.
+// called back a few times a second, and Ctrl+C (also while a server is silent) or an exception
+// in the callback cancelling it through the core's CancelToken (nothing on disk changes) before
+// being raised again (save_watch.h).
 #include "errors.h"
 #include "layout_kwargs.h"
 #include "proto_payloads.h"
@@ -93,8 +94,7 @@ SaveReportPy saveModel(std::shared_ptr<PyModel> owner, const std::optional<Model
         options.placements.clear(); // read again for the model as it is now
         applyPlan(args.layout.plan, *owner->model, options);
         ModelUse model(*owner);
-        py::gil_scoped_release unlocked;
-        return save(*model, out, options);
+        return watch.run([&] { return save(*model, out, options); });
     };
     Result<SaveReport> report = Error::internal("not run");
     try {
@@ -207,11 +207,13 @@ std::string saveDoc(const char* head)
         + "; 0 = fail at once with Busy; float('inf') = as long\n"
           "                        as it takes)\n"
           "  progress              callable(bytes_done, bytes_total, tensor), called a few\n"
-          "                        times a second; an exception in it cancels the save\n"
+          "                        times a second from the thread that saves; an exception\n"
+          "                        in it cancels the save\n"
           "  cancel                an onnx_repack.CancelToken or threading.Event\n"
           "\nSizes are ints (bytes) or text: '4096', '64KiB', '1MiB', '2GiB'. The GIL is released\n"
-          "while the core works; Ctrl+C cancels the save (KeyboardInterrupt), leaving the\n"
-          "originals byte-identical. Returns a SaveReport; 'saved with a warning' is\n"
+          "while the core works; Ctrl+C cancels the save (KeyboardInterrupt; also while a\n"
+          "server sends nothing), leaving the originals byte-identical. Returns a SaveReport;\n"
+          "'saved with a warning' is\n"
           "SaveReport.warnings. Raises UsageError (options), ConsentRequired, Busy, Cancelled,\n"
           "or Error with the core's message; nothing is written then.";
 }
@@ -250,20 +252,17 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     SaveWatch watch(progress, cancel);
     options.controls.progress = watch.callback();
     options.controls.cancel = watch.token();
-    Result<FolderSaveReport> report = Error::internal("not run");
-    {
-        py::gil_scoped_release unlocked;
-        // Each attempt reads the folder anew; a remote one that changed is not tried again.
-        const auto attempt = [&](bool) -> Result<FolderSaveReport> {
-            auto folder = source.pathOnly
-                ? Result<std::unique_ptr<FolderAccess>>(localFolder(source.text))
-                : openFolderArgument(source.text, options.controls.cancel);
-            if (!folder)
-                return folder.error();
-            return saveFolder(**folder, out, options);
-        };
-        report = retryWhileChanged(attempt, !source.isRemote());
-    }
+    // Each attempt reads the folder anew; a remote one that changed is not tried again.
+    const auto attempt = [&](bool) -> Result<FolderSaveReport> {
+        auto folder = source.pathOnly
+            ? Result<std::unique_ptr<FolderAccess>>(localFolder(source.text))
+            : openFolderArgument(source.text, options.controls.cancel);
+        if (!folder)
+            return folder.error();
+        return saveFolder(**folder, out, options);
+    };
+    Result<FolderSaveReport> report
+        = watch.run([&] { return retryWhileChanged(attempt, !source.isRemote()); });
     watch.raisePending();
     const FolderSaveReport& r = take(std::move(report));
     py::dict d;

@@ -30,40 +30,46 @@ void SaveWatch::raisePending()
         throw *m_pending;
 }
 
-void SaveWatch::onProgress(const Progress& p)
+void SaveWatch::keepPending(py::error_already_set& error)
 {
-    if (m_userToken && m_userToken->isCancelled())
-        m_token.cancel();
-    if (m_token.isCancelled())
-        return;
-    const auto now = Clock::now();
-    const bool final = p.bytesTotal && p.bytesDone == p.bytesTotal;
-    const bool callDue = !m_callback.is_none()
-        && (m_calls == 0 || final || now - m_lastCall >= std::chrono::milliseconds(200));
-    if (!callDue && now - m_lastCheck < std::chrono::milliseconds(50))
-        return;
-    m_lastCheck = now;
-    py::gil_scoped_acquire gil;
+    if (!m_pending)
+        m_pending = error;
+    m_token.cancel();
+}
+
+void SaveWatch::poll()
+{
     try {
         if (PyErr_CheckSignals() != 0)
             throw py::error_already_set();
-        if (m_event && m_event.attr("is_set")().cast<bool>()) {
+        if ((m_userToken && m_userToken->isCancelled())
+            || (m_event && m_event.attr("is_set")().cast<bool>()))
             m_token.cancel();
-            return;
-        }
-        if (callDue) {
-            ++m_calls;
-            m_lastCall = now;
-            m_callback(p.bytesDone, p.bytesTotal, std::string(p.tensor));
-        }
     } catch (py::error_already_set& e) {
-        m_pending = e;
-        m_token.cancel();
+        keepPending(e);
+    }
+}
+
+void SaveWatch::onProgress(const Progress& p)
+{
+    if (m_token.isCancelled() || m_callback.is_none())
+        return;
+    const auto now = Clock::now();
+    const bool final = p.bytesTotal && p.bytesDone == p.bytesTotal;
+    if (m_calls > 0 && !final && now - m_lastCall < std::chrono::milliseconds(200))
+        return;
+    py::gil_scoped_acquire gil;
+    try {
+        ++m_calls;
+        m_lastCall = now;
+        m_callback(p.bytesDone, p.bytesTotal, std::string(p.tensor));
+    } catch (py::error_already_set& e) {
+        keepPending(e);
     } catch (const std::exception& e) {
         // Never unwind through the core: kept as a Python error, raised after the save.
         PyErr_SetString(PyExc_RuntimeError, e.what());
-        m_pending = py::error_already_set();
-        m_token.cancel();
+        py::error_already_set error;
+        keepPending(error);
     }
 }
 
