@@ -44,6 +44,7 @@ struct CommandState {
     std::mutex mutex;
     std::string name; // "repack"
     std::string step, leaves; // commandStep's
+    bool partial = false;
     std::string waiting; // the wait going on now, "" when none
     std::string printed; // the last wait said on stderr
     std::string limit; // "--timeout 2 s", "" without a deadline
@@ -175,12 +176,13 @@ const CancelToken* commandToken()
     return &g_token;
 }
 
-void commandStep(std::string doing, std::string leaves)
+void commandStep(std::string doing, std::string leaves, bool partial)
 {
     CommandState& s = state();
     std::lock_guard lock(s.mutex);
     s.step = std::move(doing);
     s.leaves = std::move(leaves);
+    s.partial = partial;
 }
 
 std::string shownArgument(const std::string& text)
@@ -211,8 +213,9 @@ int reportFailure(const Error& error, std::ostream& err)
         return exitCodeFor(error);
     }
     s.reported = true;
-    // A cancel is the stop itself; another error (one the stop did not cause) is said first.
-    if (!error.is(ErrorKind::Cancelled))
+    // A cancel is the stop itself; another error (one the stop did not cause), or the cancel of
+    // a step that may have done part of its work (it says which), is said first.
+    if (!error.is(ErrorKind::Cancelled) || s.partial)
         err << "onnx-repack: " << printable(error.message) << '\n';
     const std::string ended = timedOut ? " did not finish within " + s.limit
         : signal == SIGINT             ? " was stopped by SIGINT"

@@ -30,8 +30,9 @@ const CancelToken* commandToken();
 
 // What the command does now ("saving out/model.onnx") and what a stop leaves then, when there
 // is something to say ("nothing was written"): for the message of a command stopped by a
-// signal or its deadline.
-void commandStep(std::string doing, std::string leaves = {});
+// signal or its deadline. `partial`: a stop may leave part of the step done (the graphs of a
+// folder saved each on its own), which the error it ends with names: that error is said too.
+void commandStep(std::string doing, std::string leaves = {}, bool partial = false);
 
 // What messages call the MODEL or folder argument `text`: a URL as SourceSpec::display() shows
 // it (no query string, which may be a signature), a path as given.
@@ -48,7 +49,8 @@ bool commandStopped();
 // Says on `err` why the command failed with `error` and returns its exit code. Stopped by a
 // signal: 128 + the signal (130 SIGINT, 143 SIGTERM) and "stopped by"; by its deadline: 1 and
 // "did not finish within --timeout N s (while ...)", then what the stop leaves. A cancel (the
-// kind Cancelled) is said only so, another error first in its own words.
+// kind Cancelled) is said only so, unless the step is partial; another error first in its own
+// words.
 int reportFailure(const Error& error, std::ostream& err);
 int reportFailure(const Error& error); // on stderr
 

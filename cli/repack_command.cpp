@@ -180,7 +180,11 @@ int repackFolder(const RepackArgs& args)
         auto folder = openFolderArgument(args.input, options.controls.cancel);
         if (!folder)
             return folder.error();
-        commandStep("saving into " + args.output, kNothingWritten);
+        if (args.sharedData.empty()) // each graph commits on its own: the error names them
+            commandStep("saving into " + args.output,
+                "the graphs saved before the stop are complete, the others as they were", true);
+        else
+            commandStep("saving into " + args.output, kNothingWritten);
         return saveFolder(**folder, args.output, options);
     };
     auto report = retryWhileChanged(attempt, !namesRemoteModel(args.input), [&] {

@@ -160,6 +160,7 @@ private slots:
     void everyCommandStopsOnASignal();
     void aTimeoutEndsACommandThatWaits_data();
     void aTimeoutEndsACommandThatWaits();
+    void whatAKilledRepackLeavesCleanRemoves();
 };
 
 void TestCliSignals::initTestCase()
@@ -320,6 +321,35 @@ void TestCliSignals::aTimeoutEndsACommandThatWaits()
     QVERIFY2(err.contains(said), err.constData());
     QVERIFY2(!err.contains("cancel"), err.constData());
     QCOMPARE(QDir(work.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList());
+}
+
+void TestCliSignals::whatAKilledRepackLeavesCleanRemoves()
+{
+    // SIGKILL cannot be caught: the temporary the data was flowing into stays, in an OUT that
+    // holds no model yet. `clean OUT` removes it, and only it.
+    StoppingServer server("copy");
+    QTemporaryDir work;
+    const QString out = work.filePath("out");
+    QVERIFY(QDir().mkpath(out));
+    QVERIFY(QFile(out + "/notes.txt").open(QIODevice::WriteOnly));
+    const auto before = listing(work.path());
+    QProcess cli;
+    Reaper reaper{cli};
+    startCli(cli, {"repack", server.url(), "-o", out + "/model.onnx"});
+    QVERIFY(cli.waitForStarted());
+    QVERIFY(
+        QTest::qWaitFor([&] { return server.holding() && !saveTempsIn(out).isEmpty(); }, 20000));
+    cli.kill();
+    QVERIFY(cli.waitForFinished(10000));
+    const QStringList left = saveTempsIn(out);
+    QCOMPARE(left.size(), 1);
+
+    QProcess clean;
+    startCli(clean, {"clean", out});
+    QVERIFY(clean.waitForFinished(20000));
+    QCOMPARE(clean.exitCode(), 0);
+    QVERIFY2(clean.readAllStandardOutput().contains(left[0].toUtf8()), "clean did not name it");
+    QCOMPARE(listing(work.path()), before);
 }
 
 QTEST_GUILESS_MAIN(TestCliSignals)

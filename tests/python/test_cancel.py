@@ -217,11 +217,10 @@ class StallingServer:
 
             def answer(self, body):
                 path = self.path.split("?")[0]
-                if path.startswith("/api/models/org/repo/tree/"):
-                    folder = path.split("/tree/", 1)[1].split("/", 1)[1] if path.count("/") > 6 else ""
+                if path.startswith("/api/models/org/repo/tree/"):  # every file, as nginx's
                     listing = [{"type": "file", "size": len(data), "path": name,
                                 "oid": hashlib.sha1(data).hexdigest()}
-                               for name, data in server.files.items() if name.startswith(folder)]
+                               for name, data in server.files.items()]
                     return self.send(200, json.dumps(listing).encode(), body, {})
                 hub = re.match(r"^/org/repo/resolve/[^/]+/(.+)$", path)
                 name = hub.group(1) if hub else path[len("/m/"):] if path.startswith("/m/") else None
