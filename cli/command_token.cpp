@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
@@ -61,14 +60,6 @@ CommandState& state()
 std::string& timeoutText()
 {
     static std::string text;
-    return text;
-}
-
-// Seconds as typed: "30", "0.5".
-std::string secondsText(double seconds)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", seconds);
     return text;
 }
 

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -35,14 +34,6 @@ namespace {
 
 // What a repack that fails leaves, stopped or not (SPEC 5): the output as it was.
 constexpr const char* kNothingWritten = "nothing was written";
-
-// Seconds as typed: "30", "0.5".
-std::string secondsText(double seconds)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", seconds);
-    return text;
-}
 
 // The command line as given; every default is the core's (SaveOptions), never restated, and
 // every value the core's to check (layout.request, a SaveRequest).

@@ -97,6 +97,13 @@ std::string formatSeconds(double seconds)
     return text;
 }
 
+std::string secondsText(double seconds)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", seconds);
+    return text;
+}
+
 namespace {
 
 // Printable ASCII only: each byte one column, shown as it is (table cells of a model of

@@ -10,6 +10,8 @@ namespace repack {
 
 // "0.09 s", "4.20 s", "12.3 s", "125 s"
 std::string formatSeconds(double seconds);
+// Seconds as a user types them in an option: "30", "0.5".
+std::string secondsText(double seconds);
 
 // Text from a model (a tensor name, a location, a path) as a terminal should get it: control
 // characters, which could break a table's lines or drive the terminal, escaped as \n, \t, \r,
