@@ -56,11 +56,15 @@ CommandState& state()
     return s;
 }
 
-// The option's value as typed, "" when not given.
-std::string& timeoutText()
+// The option's value as typed, and whether it was given (an empty value is one too).
+struct TimeoutOption {
+    std::string text;
+    bool given = false;
+};
+TimeoutOption& timeoutOption()
 {
-    static std::string text;
-    return text;
+    static TimeoutOption option;
+    return option;
 }
 
 // `text` as seconds: a finite number >= 0 (0: no deadline); nullopt when it is not one.
@@ -106,10 +110,11 @@ std::string whileText(CommandState& s)
 
 void addTimeoutOption(CLI::App& sub)
 {
-    sub.add_option("--timeout", timeoutText(),
+    sub.add_option("--timeout", timeoutOption().text,
            "Stop the whole command after SECONDS (default: ONNX_REPACK_TIMEOUT, else none; 0 = "
            "none): like a cancel, it leaves nothing new at the output, and exits 1")
-        ->type_name("SECONDS");
+        ->type_name("SECONDS")
+        ->each([](const std::string&) { timeoutOption().given = true; });
 }
 
 bool startCommand(const std::string& name)
@@ -120,14 +125,14 @@ bool startCommand(const std::string& name)
         std::lock_guard lock(s.mutex);
         s.name = name;
     }
-    std::string text = timeoutText();
+    std::string text = timeoutOption().text;
     std::string given = "--timeout "; // how messages name the limit
-    if (text.empty()) {
+    if (!timeoutOption().given) {
         const char* env = std::getenv("ONNX_REPACK_TIMEOUT");
         text = env ? env : "";
         given = "ONNX_REPACK_TIMEOUT=";
     }
-    if (!text.empty()) {
+    if (timeoutOption().given || !text.empty()) {
         const auto seconds = parseSeconds(text);
         if (!seconds) {
             std::cerr << "onnx-repack: " << given << printable(text)

@@ -526,6 +526,8 @@ void TestCli::aTimeoutThatIsNoNumberOfSecondsIsAUsageError_data()
                               << QByteArray("--timeout -1");
     QTest::newRow("not finite") << QStringList{"clean", m_model, "--timeout", "inf"} << QString()
                                 << QByteArray("--timeout inf");
+    QTest::newRow("empty, over the environment's")
+        << QStringList{"inspect", m_model, "--timeout", ""} << "1" << QByteArray("--timeout :");
     QTest::newRow("the environment's")
         << QStringList{"inspect", m_model} << "2 s" << QByteArray("ONNX_REPACK_TIMEOUT=2 s");
 }
