@@ -159,6 +159,10 @@ void sayWaiting(const std::string& what, std::ostream& err)
 {
     CommandState& s = state();
     std::lock_guard lock(s.mutex);
+    // A wait a stop ends is what the command was waiting for when it stopped: kept for its
+    // message.
+    if (what.empty() && g_token.isCancelled())
+        return;
     s.waiting = what;
     if (what.empty() || what == s.printed)
         return;
