@@ -432,11 +432,21 @@ void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
     curl.easySetopt(handle, CURLOPT_XFERINFOFUNCTION, &Exchange::onProgress);
     curl.easySetopt(handle, CURLOPT_XFERINFODATA, &exchange);
 
-    {
+    // The command's deadline ends the transfer itself, not the next progress call (which
+    // libcurl makes about once a second while nothing arrives).
+    if (exchange.cancel && exchange.cancel->remaining() != CancelToken::Clock::duration::max())
+        curl.easySetopt(handle, CURLOPT_TIMEOUT_MS,
+            static_cast<long>(std::max<int64_t>(1,
+                std::chrono::duration_cast<std::chrono::milliseconds>(exchange.cancel->remaining())
+                    .count())));
+    // What the file is called where it is read: its URL (which names the host), or its name
+    // (an hf:// or s3:// one) after the host that serves it.
+    if (options.name.empty()) {
+        exchange.waitingFor = displayUrl(target->url);
+    } else {
         const UrlHandle parsed = parsedUrl(curl, target->url);
         exchange.waitingFor
-            = (parsed ? urlPart(curl, parsed.get(), CURLUPART_HOST) : std::string("the server"))
-            + ": " + (options.name.empty() ? displayUrl(target->url) : options.name);
+            = (parsed ? urlPart(curl, parsed.get(), CURLUPART_HOST) + ": " : "") + options.name;
     }
     exchange.sayWaitingAfter = options.sayWaitingAfter;
     exchange.lastMoved = std::chrono::steady_clock::now();

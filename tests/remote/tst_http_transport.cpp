@@ -910,7 +910,7 @@ void TestHttpTransport::aWaitIsSaidToTheCommandsToken()
 {
     const std::string bytes = payload(100);
     FaultServer server([&](int socket, const FaultRequest& request, int index) {
-        if (index == 0)
+        if (index % 2 == 0)
             FaultServer::respond(socket, "503 Service Unavailable", {}, "busy");
         else
             answerAsAFile(socket, request, bytes);
@@ -924,6 +924,12 @@ void TestHttpTransport::aWaitIsSaidToTheCommandsToken()
     QVERIFY_OK(transport.stat(server.url("m.bin"), &command));
     QCOMPARE(heard.size(), size_t(2));
     QVERIFY2(heard[0].starts_with("127.0.0.1: the model, attempt 2 of 3 in "), heard[0].c_str());
+    heard.clear();
+    options.name.clear(); // a plain URL names its host itself
+    HttpTransport plain(options);
+    QVERIFY_OK(plain.stat(server.url("m.bin"), &command));
+    QCOMPARE(heard.size(), size_t(2));
+    QVERIFY2(heard[0].starts_with(server.url("m.bin") + ", attempt 2 of 3 in "), heard[0].c_str());
     QVERIFY2(heard[0].ends_with("(HTTP 503)"), heard[0].c_str());
     QCOMPARE(heard[1], std::string()); // the wait is over
 }
