@@ -2,6 +2,7 @@
 // mapped bytes that never copy and never read bytes that are no longer the tensor's.
 #include "errors.h"
 #include "py_model.h"
+#include "save_watch.h"
 
 #include "core/dtype.h"
 #include "core/inspect/audit.h"
@@ -278,28 +279,13 @@ ModelArgument modelArgument(py::handle pathOrUrl)
 }
 
 // A model read from a server, opened on a thread of its own while this one (Python's main
-// thread, where signals are handled) checks for them every 100 ms: a fetch that stalls calls no
-// progress callback where a save would check, yet Ctrl+C stops it within about a second (the
-// transport hears the token at least once a second). What a signal raised is raised here.
+// thread, where signals are handled) checks for them (SaveWatch): a fetch that stalls calls no
+// progress callback, yet Ctrl+C stops it. What a signal raised is raised here.
 Result<std::unique_ptr<Model>> openInterruptibly(const std::string& text)
 {
-    CancelToken token;
-    auto opening = std::async(std::launch::async, [&] { return openModelArgument(text, &token); });
-    std::optional<py::error_already_set> raised;
-    for (;;) {
-        {
-            py::gil_scoped_release unlocked;
-            if (opening.wait_for(std::chrono::milliseconds(100)) == std::future_status::ready)
-                break;
-        }
-        if (!raised && PyErr_CheckSignals() != 0) {
-            raised.emplace();
-            token.cancel();
-        }
-    }
-    auto model = opening.get();
-    if (raised)
-        throw std::move(*raised);
+    SaveWatch watch{py::none(), py::none()};
+    auto model = watch.run([&] { return openModelArgument(text, watch.token()); });
+    watch.raisePending();
     return model;
 }
 

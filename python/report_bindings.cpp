@@ -3,6 +3,7 @@
 #include "errors.h"
 #include "layout_kwargs.h"
 #include "py_model.h"
+#include "save_watch.h"
 
 #include "core/inspect/diff.h"
 #include "core/inspect/folder_inspect.h"
@@ -27,13 +28,17 @@ py::object verifyPy(py::handle modelOrPath)
     auto owner = modelOf(modelOrPath);
     ModelUse model(*owner);
     std::ostringstream out;
-    {
-        py::gil_scoped_release unlocked;
-        std::vector<Problem> problems = verify(*model);
+    // Reading every byte of a remote model may wait on its server: Ctrl+C stops it.
+    SaveWatch watch{py::none(), py::none()};
+    watch.run([&] {
+        VerifyOptions options;
+        options.cancel = watch.token();
+        std::vector<Problem> problems = verify(*model, options);
         for (auto& p : housekeepingProblems(*model)) // warnings, as `verify` adds them
             problems.push_back(std::move(p));
         writeVerifyJson(out, *model, problems);
-    }
+    });
+    watch.raisePending();
     return fromJson(out.str());
 }
 
@@ -98,13 +103,17 @@ py::object inspectFolderPy(py::handle dir)
     const ModelArgument folderName = modelArgument(dir); // a path, or a Hub folder's hf:// name
     std::ostringstream out;
     Result<FolderInspection> folder = Error::internal("not run");
-    {
-        py::gil_scoped_release unlocked;
-        folder = folderName.isRemote() ? inspectRemoteFolder(folderName.text)
-                                       : inspectFolder(folderName.text);
+    // A Hub folder's listing and graphs wait on the Hub: Ctrl+C stops them.
+    SaveWatch watch{py::none(), py::none()};
+    watch.run([&] {
+        FolderInspectOptions options;
+        options.cancel = watch.token();
+        folder = folderName.isRemote() ? inspectRemoteFolder(folderName.text, options)
+                                       : inspectFolder(folderName.text, options);
         if (folder)
             writeFolderJson(out, *folder);
-    }
+    });
+    watch.raisePending();
     take(std::move(folder));
     return fromJson(out.str());
 }

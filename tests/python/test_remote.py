@@ -330,7 +330,25 @@ class StalledServerTest(unittest.TestCase):
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         url = "http://127.0.0.1:%d/m/model.onnx" % listener.getsockname()[1]
+        self.interrupted(lambda: onnx_repack.load(url), listener)
 
+    def test_ctrl_c_stops_a_stalled_folder_listing(self):
+        # The same for inspect_folder of a Hub folder whose Hub never answers its listing.
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        saved = os.environ.get("HF_ENDPOINT")
+        os.environ["HF_ENDPOINT"] = "http://127.0.0.1:%d" % listener.getsockname()[1]
+        try:
+            self.interrupted(lambda: onnx_repack.inspect_folder("hf://org/repo/onnx"), listener)
+        finally:
+            if saved is None:
+                os.environ.pop("HF_ENDPOINT", None)
+            else:
+                os.environ["HF_ENDPOINT"] = saved
+
+    def interrupted(self, call, listener):
+        """Calls `call`, interrupted 0.5 s in as Ctrl+C would: KeyboardInterrupt within 5 s."""
         def interrupt():
             time.sleep(0.5)
             _thread.interrupt_main()
@@ -341,7 +359,7 @@ class StalledServerTest(unittest.TestCase):
         try:
             thread.start()
             with self.assertRaises(KeyboardInterrupt):
-                onnx_repack.load(url)
+                call()
             thread.join()
         finally:
             signal.signal(signal.SIGINT, previous)
