@@ -61,7 +61,7 @@ row() {
     printf '%-32s %5s %9s %14s %9s %8s\n' "$label" "$rc" "$requests" "$fetched" \
         "$((worst / 1024))" "$(median <<<"$secs")"
     # What it said: the file's name, then what was found where.
-    sed -n '1s/^/    /p' "$scratch/err" | cut -c1-160
+    sed -n '1s/^/    /p' "$scratch/err" | cut -c1-200
 }
 printf '%-32s %5s %9s %14s %9s %8s\n' "inspect URL, $((size >> 20)) MiB served" exit requests \
     "bytes fetched" "peak MiB" seconds
