@@ -11,21 +11,16 @@ runs=${RUNS:-3}
 size=$((256 << 20))
 # The tools, checked, and median() (bench_env.sh); the build folder is the first argument.
 REPACK_BUILD_DIR=$(realpath "${1:-build}")
-# shellcheck source=bench_env.sh disable=SC2154 # sets build, gen, cli
+# shellcheck source=bench_env.sh disable=SC2154 # sets here, build, gen, cli
 source "$(dirname "${BASH_SOURCE[0]}")/bench_env.sh"
 scratch=$(mktemp -d /var/tmp/repack-not-a-model.XXXXXX)
 # shellcheck source=bench_nginx.sh disable=SC2154 # sets port, server; served()
 source "$(dirname "${BASH_SOURCE[0]}")/bench_nginx.sh"
 head -c "$size" /dev/urandom >"$scratch/www/random.onnx"
-/usr/bin/python3 - "$scratch/www/graph-then-random.onnx" "$size" <<'PY'
+PYTHONPATH="$here" /usr/bin/python3 - "$scratch/www/graph-then-random.onnx" "$size" <<'PY'
 import os, sys
+from onnx_wire import varint
 path, size = sys.argv[1], int(sys.argv[2])
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7f | 0x80)
-        v >>= 7
-    return bytes(out + bytes([v]))
 length = size - 1 - len(varint(size))
 head = b"\x3a" + varint(length)
 with open(path, "wb") as f:

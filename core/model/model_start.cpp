@@ -103,16 +103,10 @@ std::string whyNotAModel(const unsigned char* b, size_t n, uint64_t fileSize)
         return "a safetensors header at byte 0";
     wire::Reader reader(b, 0, n);
     uint64_t pos = 0;
-    uint64_t tag = 0;
-    if (!reader.varint(pos, n, tag))
+    uint32_t number = 0;
+    int type = 0;
+    if (!reader.tag(pos, number, type))
         return reader.error();
-    // As protobuf reads a tag (wire_reader.h).
-    if (pos > 5)
-        return "field tag longer than 5 bytes at byte 0";
-    const auto number = static_cast<uint32_t>((tag & 0xffffffff) >> 3);
-    const auto type = static_cast<int>(tag & 7);
-    if (number == 0)
-        return "field number 0 at byte 0";
     if (type > wire::Fixed32)
         return "invalid wire type " + std::to_string(type) + " at byte 0";
     const ModelField* field = modelField(number, type);

@@ -243,46 +243,38 @@ private:
         return true;
     }
 
+    // A tag, and a varint, read as the index reads them once their bytes are fetched.
     bool tag(uint64_t& pos, uint64_t end, uint32_t& number, int& type)
     {
-        const uint64_t at = pos;
-        uint64_t value = 0;
-        if (!varint(pos, end, value))
-            return false;
-        // As protobuf reads a tag (wire_reader.h).
-        if (pos - at > 5)
-            return malformed("field tag longer than 5 bytes", at);
-        value &= std::numeric_limits<uint32_t>::max();
-        number = static_cast<uint32_t>(value >> 3);
-        type = static_cast<int>(value & 7);
-        if (number == 0)
-            return malformed("field number 0", at);
-        return true;
+        wire::Reader reader(m_image, pos, end);
+        return fetchVarint(pos, end)
+            && (reader.tag(pos, number, type) || malformed(reader.error()));
     }
-
     bool varint(uint64_t& pos, uint64_t end, uint64_t& value)
     {
-        const uint64_t start = pos;
-        value = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (pos >= end)
-                return malformed("truncated varint", start);
-            if (!touch(pos, pos + 1))
-                return false;
-            const unsigned char b = m_image[pos++];
-            value |= static_cast<uint64_t>(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return true;
-        }
-        return malformed("varint longer than 10 bytes", start);
+        wire::Reader reader(m_image, pos, end);
+        return fetchVarint(pos, end)
+            && (reader.varint(pos, end, value) || malformed(reader.error()));
+    }
+    // Fetches the bytes of the varint at `pos` up to its last: the first below 0x80, at most
+    // the tenth.
+    bool fetchVarint(uint64_t pos, uint64_t end)
+    {
+        for (uint64_t at = pos; at < end && at - pos < 10; ++at)
+            if (!touch(at, at + 1) || m_image[at] < 0x80)
+                break;
+        return !m_error;
     }
 
-    // The fault the index would report of the same bytes, in its words.
+    // The fault the index would report of the same bytes, in its words ("what at byte N").
     bool malformed(const std::string& what, uint64_t at)
     {
-        m_error.emplace(
-            Error::corrupt(m_name + ": not a valid ONNX model (malformed or truncated protobuf): "
-                + what + " at byte " + std::to_string(at)));
+        return malformed(what + " at byte " + std::to_string(at));
+    }
+    bool malformed(const std::string& fault)
+    {
+        m_error.emplace(Error::corrupt(
+            m_name + ": not a valid ONNX model (malformed or truncated protobuf): " + fault));
         return false;
     }
 
