@@ -92,9 +92,10 @@ std::optional<Kind> childOf(Kind kind, uint32_t number)
 constexpr uint64_t kMinPayload = StructureImage::kBlockBytes;
 // Read-ahead: a fetch that follows the previous one with nothing skipped between them (the
 // structure goes on: an external-data model's .onnx is all structure) asks for kGrowth times
-// as many blocks, at most kMaxRun; a skipped payload starts again at one block. The 16.5 MB
-// .onnx of 100,000 external tensors is three requests, not 63; an inline model's weights are
-// still left out (bench/remote_inspect.sh).
+// as many blocks, at most kMaxRun, never past the end of the graph (function, training_info)
+// walked; a skipped payload starts again at one block. The 16.5 MB .onnx of 100,000 external
+// tensors is three requests, not 63; an inline model's weights are still left out
+// (bench/remote_inspect.sh).
 constexpr uint64_t kGrowth = 8;
 constexpr uint64_t kMaxRun = 64; // blocks: 16 MiB
 // A model's graph or functions field follows a few small header fields (protobuf writes them
@@ -132,7 +133,7 @@ public:
         if (m_probing)
             return notAnOnnxModel(m_name, "no graph and no functions");
         for (const auto& [begin, end] : m_pending)
-            if (!message(Kind::Training, begin, end, 1))
+            if (!topLevelChild(Kind::Training, begin, end))
                 return *m_error;
         if (!fetchWanted())
             return *m_error;
@@ -193,6 +194,17 @@ private:
         return group == 0 || malformed("group without its end-group tag", groupAt);
     }
 
+    // The graph, a function or a training_info [begin, end) of the model. Read-ahead stays
+    // inside it: past it lie top-level fields of a few bytes, or whatever a file puts after a
+    // model.
+    bool topLevelChild(Kind kind, uint64_t begin, uint64_t end)
+    {
+        m_horizon = end;
+        const bool walked = message(kind, begin, end, 1);
+        m_horizon = 0;
+        return walked;
+    }
+
     bool message(Kind kind, uint64_t begin, uint64_t end, int depth)
     {
         if (depth > wire::kMaxDepth)
@@ -225,6 +237,7 @@ private:
                 m_pending.emplace_back(begin, pos);
                 return true;
             }
+            return topLevelChild(*child, begin, pos);
         }
         if (child)
             return message(*child, begin, pos, depth + 1);
@@ -237,9 +250,11 @@ private:
         // further on is found before they are fetched.
         if (length >= kMinPayload)
             m_skipped = true;
-        for (uint64_t index = begin / StructureImage::kBlockBytes;
-             length > 0 && index <= (pos - 1) / StructureImage::kBlockBytes; ++index)
-            m_wanted[index] = true;
+        if (length > 0) {
+            constexpr uint64_t block = StructureImage::kBlockBytes;
+            std::fill(m_wanted.begin() + static_cast<ptrdiff_t>(begin / block),
+                m_wanted.begin() + static_cast<ptrdiff_t>((pos - 1) / block + 1), true);
+        }
         return true;
     }
 
@@ -278,8 +293,9 @@ private:
         return false;
     }
 
-    // Fetches the blocks of [begin, end) not fetched yet. Once the top level has shown a model,
-    // with read-ahead: each request asks for a run of blocks, more while nothing is skipped.
+    // Fetches the blocks of [begin, end) not fetched yet. Inside the model's graph, functions
+    // and training_info, with read-ahead: each request asks for a run of blocks, more while
+    // nothing is skipped.
     bool touch(uint64_t begin, uint64_t end)
     {
         if (begin >= end)
@@ -289,19 +305,19 @@ private:
         for (uint64_t index = begin / block; index <= last; ++index) {
             if (m_fetched[index])
                 continue;
-            if (m_probing) {
-                m_run = 1;
-                if (m_fetchedBytes + block > kProbeBytes && index > 0) {
-                    m_error.emplace(notAnOnnxModel(m_name,
-                        "no graph and no functions among its fields up to byte "
-                            + std::to_string(begin)));
-                    return false;
-                }
-            } else {
-                m_run = !m_skipped && index == m_runEnd ? std::min(m_run * kGrowth, kMaxRun) : 1;
+            if (m_probing && index > 0 && m_fetchedBytes + block > kProbeBytes) {
+                m_error.emplace(notAnOnnxModel(m_name,
+                    "no graph and no functions among its fields up to byte "
+                        + std::to_string(begin)));
+                return false;
             }
+            const uint64_t ahead
+                = !m_skipped && index == m_runEnd ? std::min(m_run * kGrowth, kMaxRun) : 1;
+            const uint64_t horizon = (m_horizon + block - 1) / block;
             m_skipped = false;
-            const uint64_t stop = runEnd(index, std::max(index + m_run, last + 1));
+            const uint64_t stop
+                = runEnd(index, std::max(std::min(index + ahead, horizon), last + 1));
+            m_run = stop - index;
             m_runEnd = stop;
             if (!fetchBlocks(index, stop))
                 return false;
@@ -370,13 +386,14 @@ private:
     const std::string& m_name;
     std::optional<Error> m_error;
     uint64_t m_fetchedBytes = 0;
-    // True until the top level shows a graph or functions field: no read-ahead, and at most
-    // kProbeBytes fetched.
+    // True until the top level shows a graph or functions field: at most kProbeBytes fetched.
     bool m_probing = true;
+    // The end of the top-level field walked, where read-ahead stops; 0 outside them: none.
+    uint64_t m_horizon = 0;
     std::vector<std::pair<uint64_t, uint64_t>> m_pending; // training_info met while probing
     uint64_t m_run = 1; // blocks the last request asked for
     uint64_t m_runEnd = UINT64_MAX; // the block after them
-    bool m_skipped = false; // a payload was left out since the last request
+    bool m_skipped = false; // a payload or a large field was left out since the last request
 };
 
 } // namespace

@@ -152,6 +152,21 @@ std::string modelWithInlineWeights()
     return bytes;
 }
 
+// 20,000 external initializers: about 2.4 MB of structure and nothing else.
+std::string externalDataModel()
+{
+    onnx::ModelProto model = fixtures::emptyModel();
+    onnx::GraphProto& graph = *model.mutable_graph();
+    for (int i = 0; i < 20000; ++i) {
+        onnx::TensorProto tensor = fixtures::rawTensor(
+            "model.layers." + std::to_string(i) + ".weight", onnx::TensorProto::FLOAT, {1});
+        tensor.clear_raw_data();
+        fixtures::setExternal(tensor, "model.onnx_data", std::to_string(i * 4), "4");
+        *graph.add_initializer() = tensor;
+    }
+    return model.SerializeAsString();
+}
+
 } // namespace
 
 class TestStructureImage : public QObject {
@@ -228,19 +243,9 @@ void TestStructureImage::blocksWhollyInAPayloadAreNotFetched()
 
 void TestStructureImage::structureReadInSequenceIsAFewRequests()
 {
-    // An external-data model's .onnx is all structure: 20,000 external initializers in about
-    // 2.4 MB, ten blocks the walk reads one after the other.
-    onnx::ModelProto model = fixtures::emptyModel();
-    onnx::GraphProto& graph = *model.mutable_graph();
-    for (int i = 0; i < 20000; ++i) {
-        onnx::TensorProto tensor = fixtures::rawTensor(
-            "model.layers." + std::to_string(i) + ".weight", onnx::TensorProto::FLOAT, {1});
-        tensor.clear_raw_data();
-        fixtures::setExternal(tensor, "model.onnx_data", std::to_string(i * 4), "4");
-        *graph.add_initializer() = tensor;
-    }
-    FakeSource source;
-    model.SerializeToString(&source.bytes);
+    // An external-data model's .onnx is all structure: ten blocks the walk reads one after the
+    // other.
+    FakeSource source{.bytes = externalDataModel(), .reads = {}};
     const uint64_t blocks = (source.bytes.size() + kBlock - 1) / kBlock;
     QVERIFY2(blocks >= 8, std::to_string(blocks).c_str());
     auto image = StructureImage::fetch(source.bytes.size(), source.read(), "model.onnx");
@@ -350,12 +355,19 @@ void TestStructureImage::whatIsNoModelFailsBeforeItIsFetched_data()
     row("a fault in the graph after a large field", faultInGraph, ErrorKind::Corrupt,
         malformed + "invalid wire type 7 at byte " + QString::number(faultInGraph.size() - 1),
         2 * kBlock);
-    // A model followed by an error page: no byte of the page past its first block.
-    FakeSource model{.bytes = modelWithInlineWeights(), .reads = {}};
-    QVERIFY(StructureImage::fetch(model.bytes.size(), model.read(), "model.onnx"));
-    row("a model followed by an HTML page", model.bytes + page, ErrorKind::Corrupt,
-        malformed + "end-group tag without a group at byte " + QString::number(model.bytes.size()),
-        fetchedBy(model) + kBlock);
+    // A model followed by an error page: no byte of the page past its first block, whether
+    // the model's structure is read in one unbroken run (read ahead) or between payloads.
+    const std::pair<const char*, std::string> models[]
+        = {{"an inline model followed by an HTML page", modelWithInlineWeights()},
+            {"an external-data model followed by an HTML page", externalDataModel()}};
+    for (const auto& [name, bytes] : models) {
+        FakeSource model{.bytes = bytes, .reads = {}};
+        QVERIFY(StructureImage::fetch(model.bytes.size(), model.read(), "model.onnx"));
+        row(name, model.bytes + page, ErrorKind::Corrupt,
+            malformed + "end-group tag without a group at byte "
+                + QString::number(model.bytes.size()),
+            fetchedBy(model) + kBlock);
+    }
 }
 
 // Each fails as the same file on disk does, at its first bytes or where the fault is, having
