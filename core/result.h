@@ -20,6 +20,8 @@ enum class ErrorKind {
     Io, // a file operation failed (open, read, write, sync, rename, lock): the system says why
     Corrupt, // a model, data file or plan file is not what it claims (malformed, out of range,
              // a checksum that does not match)
+    Format, // the file is not of the kind asked for at all (not an ONNX model: a web page, an
+            // archive, another format), as opposed to one of that kind that is damaged
     NotFound, // a file the call needs does not exist
     Usage, // options that can never work together or with this model: fix them, do not retry
     ConsentNeeded, // it would replace files other models read, or files the model does not use
@@ -41,6 +43,7 @@ struct ErrorKindInfo {
 inline constexpr ErrorKindInfo kErrorKinds[] = {
     {ErrorKind::Io, "io", 1, "IoError"},
     {ErrorKind::Corrupt, "corrupt", 1, "Corrupt"},
+    {ErrorKind::Format, "format", 1, "FormatError"},
     {ErrorKind::NotFound, "not_found", 1, "NotFound"},
     {ErrorKind::Usage, "usage", 2, "UsageError"},
     {ErrorKind::ConsentNeeded, "consent_needed", 3, "ConsentRequired"},
@@ -75,6 +78,7 @@ struct Error {
     // One named constructor per kind.
     static Error io(std::string text) { return {std::move(text), ErrorKind::Io}; }
     static Error corrupt(std::string text) { return {std::move(text), ErrorKind::Corrupt}; }
+    static Error format(std::string text) { return {std::move(text), ErrorKind::Format}; }
     static Error notFound(std::string text) { return {std::move(text), ErrorKind::NotFound}; }
     static Error usage(std::string text) { return {std::move(text), ErrorKind::Usage}; }
     static Error consentNeeded(std::string text)

@@ -40,6 +40,11 @@ PythonSide pythonSide(ErrorKind kind)
         return {"A model, data file or plan file is not what it claims (malformed, a range past\n"
                 "a file's end, a checksum that does not match). Also a ValueError.",
             PyExc_ValueError};
+    case ErrorKind::Format:
+        return {"The file is not an ONNX model at all (its first bytes begin no ModelProto: a web\n"
+                "page, an archive, another format; or it holds no graph and no functions), as\n"
+                "opposed to a damaged one (Corrupt). Also a ValueError.",
+            PyExc_ValueError};
     case ErrorKind::NotFound:
         return {"A file the call needs does not exist (also a FileNotFoundError); nothing was "
                 "written.",

@@ -33,7 +33,8 @@ ModelReads readsOf(const fs::path& model)
             // Bytes that are no ONNX model read nothing: every reader refuses them too. A model
             // that vanished meanwhile reads nothing either.
             const ErrorKind kind = paths.error().kind;
-            out.known = kind == ErrorKind::Corrupt || kind == ErrorKind::NotFound;
+            out.known = kind == ErrorKind::Format || kind == ErrorKind::Corrupt
+                || kind == ErrorKind::NotFound;
             return out;
         }
         for (const fs::path& p : *paths) {

@@ -3,6 +3,7 @@
 // are in model_protos.cpp, reading a tensor's bytes in model_reads.cpp.
 #include "model.h"
 
+#include "model_start.h"
 #include "structure_image.h"
 
 #include "core/file_names.h"
@@ -74,7 +75,7 @@ Result<std::unique_ptr<Model>> Model::openRemote(std::shared_ptr<ByteSource> sou
         if (!index)
             return index.error();
         if (!index->hasGraph && index->functionCount == 0)
-            return Error::corrupt(name + ": not an ONNX model (no graph and no functions)");
+            return notAnOnnxModel(name, "no graph and no functions");
         std::unique_ptr<Model> model(new Model);
         model->m_modelFile
             = std::make_shared<DataFile>(structureBackedSource(shared, std::move(source)));
@@ -123,14 +124,20 @@ Result<std::unique_ptr<Model>> Model::loadUnguarded(const fs::path& path, const 
         const ReleaseRule release
             = [&file](uint64_t offset, uint64_t length) { file->releasePages(offset, length); };
         if (Status s = readMapped(path.string(),
-                [&] { index = indexTensors(*bytes, path.string(), inFile, release); });
+                [&] {
+                    // A file of anything else is refused at its first bytes, not walked.
+                    if (Status start = checkModelStart(*bytes, identity->size, path.string());
+                        !start)
+                        index = start.error();
+                    else
+                        index = indexTensors(*bytes, path.string(), inFile, release);
+                });
             !s)
             return s.error();
         if (!index)
             return index.error();
         if (!index->hasGraph && index->functionCount == 0)
-            return Error::corrupt(
-                path.string() + ": not an ONNX model (no graph and no functions)");
+            return notAnOnnxModel(path.string(), "no graph and no functions");
         // The pages the walk touched are not needed until a save parses the file.
         file->releasePages(0, identity->size);
 

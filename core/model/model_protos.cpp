@@ -6,6 +6,7 @@
 
 #include "core/mapped_memory.h"
 #include "core/posix_file.h"
+#include "model_start.h"
 #include "structure_image.h"
 #include "tensor_protos.h"
 #include "wire_scan.h"
@@ -48,7 +49,7 @@ Result<onnx::ModelProto*> parseModel(
         return Error::corrupt(
             path.string() + ": not a valid ONNX model (malformed or truncated protobuf)");
     if (!proto->has_graph() && proto->functions_size() == 0)
-        return Error::corrupt(path.string() + ": not an ONNX model (no graph and no functions)");
+        return notAnOnnxModel(path.string(), "no graph and no functions");
     return proto;
 }
 

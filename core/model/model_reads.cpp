@@ -4,6 +4,7 @@
 
 #include "core/mapped_memory.h"
 #include "core/posix_file.h"
+#include "model_start.h"
 #include "tensor_index.h"
 #include "typed_data.h"
 
@@ -129,14 +130,20 @@ Result<std::vector<fs::path>> externalDataPaths(const fs::path& modelPath)
             const ReleaseRule release
                 = [&file](uint64_t offset, uint64_t length) { file.releasePages(offset, length); };
             if (Status s = readMapped(modelPath.string(),
-                    [&] { found = externalLocations(*bytes, modelPath.string(), release); });
+                    [&] {
+                        if (Status start
+                            = checkModelStart(*bytes, identity->size, modelPath.string());
+                            !start)
+                            found = start.error();
+                        else
+                            found = externalLocations(*bytes, modelPath.string(), release);
+                    });
                 !s)
                 return s.error();
             if (!found)
                 return found.error();
             if (!found->isModel)
-                return Error::corrupt(
-                    modelPath.string() + ": not an ONNX model (no graph and no functions)");
+                return notAnOnnxModel(modelPath.string(), "no graph and no functions");
             std::vector<fs::path> out;
             for (const std::string& location : found->locations) {
                 const fs::path written(location);

@@ -32,9 +32,15 @@ public:
     static constexpr uint64_t kBlockBytes = 256 << 10;
 
     // Walks the ModelProto of `size` bytes that `read` serves, fetching the blocks that hold
-    // anything but raw_data payloads. A block wholly inside a payload is not fetched. Where the
-    // bytes are not a well-formed model, every byte from there on is fetched, so that the
-    // index finds the same fault it finds in the file. `name` labels errors.
+    // anything but raw_data payloads. A block wholly inside a payload is not fetched. The walk
+    // goes into the messages that hold tensors and fetches the other fields' bytes only once
+    // it has walked the whole structure, so it fetches no more than it can use:
+    // - a file whose first bytes cannot begin a ModelProto (checkModelStart) is refused at its
+    //   first block, and one whose top level shows no graph and no functions within its first
+    //   4 MiB, or at all, is refused too: both kind Format;
+    // - bytes that are not a well-formed model further in fail there (kind Corrupt, naming the
+    //   byte, in the index's words), the rest of the file not fetched.
+    // `name` labels errors.
     static Result<StructureImage> fetch(uint64_t size, const Read& read, const std::string& name);
 
     StructureImage(StructureImage&& other) noexcept;

@@ -92,6 +92,24 @@ public:
         return longVarint(pos, end, value);
     }
 
+    // Reads a tag at `pos` (advanced past it), failing past the end of the message.
+    bool tag(uint64_t& pos, uint32_t& field, int& type)
+    {
+        const uint64_t at = pos;
+        uint64_t t = 0;
+        if (!varint(pos, m_end, t))
+            return false;
+        // As protobuf reads a tag: at most 5 bytes, of which it keeps the low 32 bits.
+        if (pos - at > 5)
+            return fail("field tag longer than 5 bytes", at);
+        t &= std::numeric_limits<uint32_t>::max();
+        field = static_cast<uint32_t>(t >> 3);
+        type = static_cast<int>(t & 7);
+        if (field == 0)
+            return fail("field number 0", at);
+        return true;
+    }
+
     [[gnu::cold, gnu::noinline]] bool fail(const std::string& what, uint64_t at)
     {
         if (m_error.empty())
@@ -134,23 +152,6 @@ private:
         return fail("length " + std::to_string(len) + " runs past the end of its message (byte "
                 + std::to_string(m_end) + ")",
             at);
-    }
-
-    bool tag(uint64_t& pos, uint32_t& field, int& type)
-    {
-        const uint64_t at = pos;
-        uint64_t t = 0;
-        if (!varint(pos, m_end, t))
-            return false;
-        // As protobuf reads a tag: at most 5 bytes, of which it keeps the low 32 bits.
-        if (pos - at > 5)
-            return fail("field tag longer than 5 bytes", at);
-        t &= std::numeric_limits<uint32_t>::max();
-        field = static_cast<uint32_t>(t >> 3);
-        type = static_cast<int>(t & 7);
-        if (field == 0)
-            return fail("field number 0", at);
-        return true;
     }
 
     // Reads the value of a field of `type` at m_pos into f (begin, end, varint).

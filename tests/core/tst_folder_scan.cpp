@@ -319,7 +319,7 @@ void TestFolderScan::siblingLocationsAreTheIndexs()
     garbage.close();
     auto none = externalDataPaths(dir.filePath("garbage.onnx").toStdString());
     QVERIFY(!none);
-    QCOMPARE(none.error().kind, ErrorKind::Corrupt);
+    QCOMPARE(none.error().kind, ErrorKind::Format);
 }
 
 void TestFolderScan::leftovers_data()

@@ -1,7 +1,8 @@
 // StructureImage (issue 38): a model read from a source that is not a local file, without its
 // weights. The index of the image must be the index of the file, while no block that lies
-// wholly in an inline payload is fetched; bytes that are not a well-formed model are fetched
-// as they are, so the index reports the same fault in both.
+// wholly in an inline payload is fetched. A file that is no model, or a model malformed
+// somewhere, fails as the file on disk does (the same kind and fault), having fetched no more
+// than the bytes up to the fault (issue 48: a 256 MiB file of random bytes was fetched whole).
 #include "core/model/model.h"
 #include "core/model/structure_image.h"
 #include "core/model/tensor_index.h"
@@ -9,8 +10,10 @@
 #include "tests/support/model_builder.h"
 #include "tests/support/tensor_builder.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
+#include <fstream>
 #include <random>
 
 using namespace repack;
@@ -78,6 +81,37 @@ void compareIndexes(const TensorIndex& fromImage, const TensorIndex& fromFile)
     QCOMPARE(fromImage.functionCount, fromFile.functionCount);
 }
 
+uint64_t fetchedBy(const FakeSource& source)
+{
+    uint64_t total = 0;
+    for (const FileRange& read : source.reads)
+        total += read.length;
+    return total;
+}
+
+std::string randomBytes(size_t size, unsigned seed)
+{
+    std::mt19937 random(seed);
+    std::string bytes(size, '\0');
+    for (char& c : bytes)
+        c = static_cast<char>(random());
+    return bytes;
+}
+
+std::string varint(uint64_t value)
+{
+    std::string out;
+    for (; value >= 0x80; value >>= 7)
+        out += static_cast<char>((value & 0x7f) | 0x80);
+    return out + static_cast<char>(value);
+}
+
+// A length-delimited field `number` holding `value`.
+std::string lengthField(uint32_t number, const std::string& value)
+{
+    return varint(number << 3 | 2) + varint(value.size()) + value;
+}
+
 // Weights of 1 MiB and more inline in the main graph, a Constant node, a subgraph and a
 // function; small tensors, typed ones, an external one, one with a name of two blocks and a
 // sparse initializer among them.
@@ -118,6 +152,21 @@ std::string modelWithInlineWeights()
     return bytes;
 }
 
+// 20,000 external initializers: about 2.4 MB of structure and nothing else.
+std::string externalDataModel()
+{
+    onnx::ModelProto model = fixtures::emptyModel();
+    onnx::GraphProto& graph = *model.mutable_graph();
+    for (int i = 0; i < 20000; ++i) {
+        onnx::TensorProto tensor = fixtures::rawTensor(
+            "model.layers." + std::to_string(i) + ".weight", onnx::TensorProto::FLOAT, {1});
+        tensor.clear_raw_data();
+        fixtures::setExternal(tensor, "model.onnx_data", std::to_string(i * 4), "4");
+        *graph.add_initializer() = tensor;
+    }
+    return model.SerializeAsString();
+}
+
 } // namespace
 
 class TestStructureImage : public QObject {
@@ -128,7 +177,8 @@ private slots:
     void structureReadInSequenceIsAFewRequests();
     void aTruncatedModelFailsAsTheFileDoes_data();
     void aTruncatedModelFailsAsTheFileDoes();
-    void bytesThatAreNotAModelAreFetchedWhole();
+    void whatIsNoModelFailsBeforeItIsFetched_data();
+    void whatIsNoModelFailsBeforeItIsFetched();
     void aFailedReadNamesTheModel();
     void aSmallModelIsOneRead();
 };
@@ -185,28 +235,17 @@ void TestStructureImage::blocksWhollyInAPayloadAreNotFetched()
             blocks.push_back(at);
     std::sort(blocks.begin(), blocks.end());
     QVERIFY(std::adjacent_find(blocks.begin(), blocks.end()) == blocks.end());
-    // Each payload up to w3 follows a payload left out: none is fetched. The last two follow
-    // the long name, which spans three blocks read in sequence: the read-ahead after it may
-    // take them (an unbroken run of structure reads further ahead each time).
-    for (size_t i = 0; i < 6; ++i)
+    // None is fetched: each follows a payload left out, or the long name, whose bytes are
+    // fetched after the walk (so the read-ahead does not run on into the payloads after it).
+    for (size_t i = 0; i < payloads.size(); ++i)
         QVERIFY2(!image->covers(payloads[i]), std::to_string(i).c_str());
 }
 
 void TestStructureImage::structureReadInSequenceIsAFewRequests()
 {
-    // An external-data model's .onnx is all structure: 20,000 external initializers in about
-    // 2.4 MB, ten blocks the walk reads one after the other.
-    onnx::ModelProto model = fixtures::emptyModel();
-    onnx::GraphProto& graph = *model.mutable_graph();
-    for (int i = 0; i < 20000; ++i) {
-        onnx::TensorProto tensor = fixtures::rawTensor(
-            "model.layers." + std::to_string(i) + ".weight", onnx::TensorProto::FLOAT, {1});
-        tensor.clear_raw_data();
-        fixtures::setExternal(tensor, "model.onnx_data", std::to_string(i * 4), "4");
-        *graph.add_initializer() = tensor;
-    }
-    FakeSource source;
-    model.SerializeToString(&source.bytes);
+    // An external-data model's .onnx is all structure: ten blocks the walk reads one after the
+    // other.
+    FakeSource source{.bytes = externalDataModel(), .reads = {}};
     const uint64_t blocks = (source.bytes.size() + kBlock - 1) / kBlock;
     QVERIFY2(blocks >= 8, std::to_string(blocks).c_str());
     auto image = StructureImage::fetch(source.bytes.size(), source.read(), "model.onnx");
@@ -235,32 +274,130 @@ void TestStructureImage::aTruncatedModelFailsAsTheFileDoes_data()
 void TestStructureImage::aTruncatedModelFailsAsTheFileDoes()
 {
     QFETCH(double, fraction);
-    FakeSource source{.bytes = modelWithInlineWeights(), .reads = {}};
+    FakeSource whole{.bytes = modelWithInlineWeights(), .reads = {}};
+    QVERIFY(StructureImage::fetch(whole.bytes.size(), whole.read(), "model.onnx"));
+    FakeSource source{.bytes = whole.bytes, .reads = {}};
     const size_t keep = fraction < 0 ? source.bytes.size() - 1
                                      : static_cast<size_t>(source.bytes.size() * fraction);
     source.bytes.resize(keep);
-    auto image = StructureImage::fetch(source.bytes.size(), source.read(), "model.onnx");
-    QVERIFY(image);
-    auto fromImage = indexOf(image->bytes());
     auto fromFile = indexOf(spanOf(source.bytes));
-    QCOMPARE(fromImage.ok(), fromFile.ok());
-    if (fromFile)
-        compareIndexes(*fromImage, *fromFile);
-    else
-        QCOMPARE(fromImage.error().message, fromFile.error().message);
+    QVERIFY(!fromFile);
+    // The fault the index finds in the file, found while fetching: nothing past it is fetched,
+    // and never more than the whole model's structure.
+    auto image = StructureImage::fetch(source.bytes.size(), source.read(), "model.onnx");
+    QVERIFY2(fetchedBy(source) <= fetchedBy(whole),
+        (std::to_string(fetchedBy(source)) + " of " + std::to_string(fetchedBy(whole))).c_str());
+    QVERIFY(!image);
+    QCOMPARE(image.error().kind, ErrorKind::Corrupt);
+    QCOMPARE(image.error().message, fromFile.error().message);
 }
 
-void TestStructureImage::bytesThatAreNotAModelAreFetchedWhole()
+void TestStructureImage::whatIsNoModelFailsBeforeItIsFetched_data()
 {
-    FakeSource source;
-    std::mt19937 random(3);
-    source.bytes.resize(3 * kBlock + 100);
-    for (char& c : source.bytes)
-        c = static_cast<char>(random());
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<int>("kind"); // ErrorKind
+    QTest::addColumn<QString>("part"); // of the message, remote and local alike
+    QTest::addColumn<qulonglong>("mostFetched"); // bytes
+
+    const auto row = [](const char* name, const std::string& bytes, ErrorKind kind,
+                         const QString& part, uint64_t mostFetched) {
+        QTest::newRow(name) << QByteArray::fromStdString(bytes) << int(kind) << part
+                            << qulonglong(mostFetched);
+    };
+    const QString notAModel = "model.onnx: not an ONNX model (";
+    const QString malformed = "model.onnx: not a valid ONNX model (malformed or truncated "
+                              "protobuf): ";
+    row("random bytes", randomBytes(8 << 20, 1), ErrorKind::Format,
+        notAModel
+            + "the tag at byte 0 is field 4 of wire type 5: no field of a ModelProto; "
+              "it begins 25 ",
+        kBlock);
+    row("zeros", std::string(4 << 20, '\0'), ErrorKind::Format,
+        notAModel + "field number 0 at byte 0; it begins 00 00 00 00 00 00 00 00)", kBlock);
+    std::string page = "<!DOCTYPE html>\n<html><head><title>404 Not Found</title></head>";
+    while (page.size() < (3 << 20))
+        page += "<p>The page you asked for is not here.</p>\n";
+    row("an HTML page", page, ErrorKind::Format,
+        notAModel
+            + "the tag at byte 0 is field 7 of wire type 4: no field of a ModelProto; "
+              "it begins \"<!DOCTYPE html>\\n<html><head><title>404 N...\")",
+        kBlock);
+    row("gzip", std::string("\x1f\x8b\x08\x00", 4) + randomBytes(2 << 20, 1), ErrorKind::Format,
+        notAModel + "invalid wire type 7 at byte 0; it begins 1f 8b 08 00 ", kBlock);
+    const std::string header = R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})";
+    row("safetensors", std::string("\x3a\0\0\0\0\0\0\0", 8) + header + std::string(16, '\1'),
+        ErrorKind::Format, notAModel + "a safetensors header at byte 0; it begins 3a 00 ", kBlock);
+    // A byte that begins a graph field, with a length no file has.
+    row("a graph of a length past the end",
+        "\x3a" + varint(uint64_t(1) << 40) + randomBytes(2 << 20, 2), ErrorKind::Format,
+        notAModel
+            + "its first field, graph, claims 1099511627776 bytes at byte 1, past the end "
+              "of the file at byte 2097159; it begins 3a ",
+        kBlock);
+    // A well-formed top level without a graph: its fields' bytes are never fetched.
+    const std::string ir = "\x08\x08";
+    row("a doc_string to the end", ir + lengthField(6, std::string(6 << 20, 'd')),
+        ErrorKind::Format, notAModel + "no graph and no functions", kBlock);
+    std::string fields = ir;
+    while (fields.size() < (12 << 20))
+        fields += lengthField(6, std::string(300000, 'd'));
+    row("header fields over many blocks", fields, ErrorKind::Format,
+        notAModel + "no graph and no functions", 4 << 20);
+    // A first field that may begin a model, and no model after it: the fault where it is.
+    const std::string noise = randomBytes(8 << 20, 3);
+    row("a graph of random bytes", "\x3a" + varint(noise.size()) + noise, ErrorKind::Corrupt,
+        malformed, 2 * kBlock);
+    // A model with a fault inside its graph after a field of 2.4 MB: not fetched.
+    onnx::GraphProto graph;
+    *graph.add_initializer() = fixtures::typedTensor("typed", onnx::TensorProto::FLOAT, {600000});
+    std::string graphBytes = graph.SerializeAsString() + "\x0f";
+    const std::string faultInGraph = ir + lengthField(7, graphBytes);
+    row("a fault in the graph after a large field", faultInGraph, ErrorKind::Corrupt,
+        malformed + "invalid wire type 7 at byte " + QString::number(faultInGraph.size() - 1),
+        2 * kBlock);
+    // A model followed by an error page: no byte of the page past its first block, whether
+    // the model's structure is read in one unbroken run (read ahead) or between payloads.
+    const std::pair<const char*, std::string> models[]
+        = {{"an inline model followed by an HTML page", modelWithInlineWeights()},
+            {"an external-data model followed by an HTML page", externalDataModel()}};
+    for (const auto& [name, bytes] : models) {
+        FakeSource model{.bytes = bytes, .reads = {}};
+        QVERIFY(StructureImage::fetch(model.bytes.size(), model.read(), "model.onnx"));
+        row(name, model.bytes + page, ErrorKind::Corrupt,
+            malformed + "end-group tag without a group at byte "
+                + QString::number(model.bytes.size()),
+            fetchedBy(model) + kBlock);
+    }
+}
+
+// Each fails as the same file on disk does, at its first bytes or where the fault is, having
+// fetched at most that: a hostile or mistaken server cannot make the tool download a file to
+// find out it is no model.
+void TestStructureImage::whatIsNoModelFailsBeforeItIsFetched()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(int, kind);
+    QFETCH(QString, part);
+    QFETCH(qulonglong, mostFetched);
+    FakeSource source{.bytes = bytes.toStdString(), .reads = {}};
     auto image = StructureImage::fetch(source.bytes.size(), source.read(), "model.onnx");
-    QVERIFY(image);
-    QVERIFY(image->covers({0, source.bytes.size()}));
-    QVERIFY(std::memcmp(image->bytes().data(), source.bytes.data(), source.bytes.size()) == 0);
+    QVERIFY2(fetchedBy(source) <= mostFetched,
+        (std::to_string(fetchedBy(source)) + " bytes fetched").c_str());
+    QVERIFY(!image);
+    const QString message = QString::fromStdString(image.error().message);
+    QVERIFY2(message.startsWith(part), qPrintable(message));
+    QCOMPARE(int(image.error().kind), kind);
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("model.onnx");
+    std::ofstream(path.toStdString(), std::ios::binary) << source.bytes;
+    auto local = Model::load(path.toStdString());
+    QVERIFY(!local);
+    QCOMPARE(int(local.error().kind), kind);
+    QString words = part;
+    words.replace(0, QString("model.onnx").size(), path);
+    QVERIFY2(QString::fromStdString(local.error().message).startsWith(words),
+        local.error().message.c_str());
 }
 
 void TestStructureImage::aFailedReadNamesTheModel()

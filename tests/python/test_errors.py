@@ -98,8 +98,12 @@ class Errors(TempDirTest):
             self.assertIs(getattr(onnx_repack, cls.__name__), cls)
         # The same failure through both front ends: the class and the exit code of one row.
         path = make_model(os.path.join(self.dir, "m"))
+        page = os.path.join(self.dir, "page.onnx")  # what a server may answer in a model's place
+        with open(page, "w") as f:
+            f.write("<!DOCTYPE html>\n<html><body>Not Found</body></html>\n")
         cases = [
             ("not_found", (os.path.join(self.dir, "nope.onnx"), os.path.join(self.dir, "o.onnx")), {}, []),
+            ("format", (page, os.path.join(self.dir, "o.onnx")), {}, []),
             ("usage", (path, os.path.join(self.dir, "o", "m.onnx")), {"external_data": "../x.data"},
              ["--data", "../x.data"]),
         ]

@@ -3,7 +3,7 @@
 // weights; every tensor read from it is the file's bytes (never the zeros of a byte left out);
 // its external data is found beside it and never outside the server's root; a file changed on
 // the server fails the reads (its save to a local folder: tst_remote_repack). The CLI's inspect and
-// verify take its URL.
+// verify take its URL. A file that is no model is refused at its first block, not downloaded.
 #include "core/model/model.h"
 #include "core/remote/http_source.h"
 #include "tests/support/cli_run.h"
@@ -19,6 +19,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 using namespace repack;
 namespace fs = std::filesystem;
@@ -49,6 +50,8 @@ private slots:
     void theCliInspectsAndVerifiesAUrl();
     void theCliDiffsAUrlAgainstALocalCopy();
     void twoServedFilesOfOneSizeAreCompared();
+    void aFileThatIsNoModelIsRefusedAtItsFirstBlock_data();
+    void aFileThatIsNoModelIsRefusedAtItsFirstBlock();
 };
 
 void TestRemoteModel::indexesAsTheFileOnDiskWithoutItsWeights()
@@ -281,6 +284,56 @@ void TestRemoteModel::twoServedFilesOfOneSizeAreCompared()
             QString::fromStdString(nginx.url("b/model.onnx"))});
     QVERIFY2(run.exitCode == 1, (run.out + run.err).constData());
     QVERIFY2(run.out.contains("ext_a"), (run.out + run.err).constData());
+}
+
+void TestRemoteModel::aFileThatIsNoModelIsRefusedAtItsFirstBlock_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("found"); // what the message says the file begins with
+    std::mt19937 random(1);
+    QByteArray noise(16 << 20, Qt::Uninitialized);
+    for (char& c : noise)
+        c = static_cast<char>(random());
+    QTest::addRow("16 MiB of random bytes") << noise << "it begins 25 eb 8c 48";
+    QByteArray page = "<!DOCTYPE html>\n<html><head><title>Not Found</title></head>\n";
+    while (page.size() < (4 << 20))
+        page += "<p>The requested URL was not found on this server.</p>\n";
+    QTest::addRow("an error page answered with 200") << page << "it begins \"<!DOCTYPE html>";
+    QTest::addRow("gzip") << QByteArray("\x1f\x8b\x08\x00", 4) + noise.left(8 << 20) << "(gzip)";
+    QTest::addRow("zeros") << QByteArray(8 << 20, '\0') << "field number 0 at byte 0";
+}
+
+// What the issue found: `inspect URL` of a 256 MiB file of random bytes fetched all of it (and
+// held it twice in memory) before saying it was no model. Now the first block tells, as the
+// same file on disk tells at its first bytes.
+void TestRemoteModel::aFileThatIsNoModelIsRefusedAtItsFirstBlock()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, found);
+    fixtures::NginxFixture nginx;
+    SKIP_WITHOUT_NGINX();
+    fs::create_directories(nginx.www() / "m");
+    std::ofstream(nginx.www() / "m" / "model.onnx", std::ios::binary)
+        .write(bytes.constData(), bytes.size());
+    const QString why = nginx.start();
+    QVERIFY2(why.isEmpty(), qPrintable(why));
+    const std::string url = nginx.url("m/model.onnx");
+    BlockCache cache;
+    auto model = openHttpModel(url, &cache);
+    // One request, of the block that opened the file.
+    QVERIFY2(cache.stats().fetchedBytes <= BlockCache::kBlockBytes,
+        std::to_string(cache.stats().fetchedBytes).c_str());
+    QCOMPARE(nginx.requests(), std::vector<std::string>{"GET /m/model.onnx"});
+    QVERIFY(!model);
+    QVERIFY2(model.error().is(ErrorKind::Format), model.error().message.c_str());
+    const QString message = QString::fromStdString(model.error().message);
+    QVERIFY2(message.startsWith(QString::fromStdString(url) + ": not an ONNX model ("),
+        qPrintable(message));
+    QVERIFY2(message.contains(found), qPrintable(message));
+    const auto run = fixtures::runCli({"inspect", QString::fromStdString(url)});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.errLines().size(), 1);
+    QVERIFY2(run.err.contains(": not an ONNX model ("), run.err.constData());
 }
 
 QTEST_GUILESS_MAIN(TestRemoteModel)
