@@ -225,21 +225,22 @@ void checkRange(const ResponseHead& head, const RemoteFile& file, uint64_t offse
 
 void checkHubMetadata(const ResponseHead& head)
 {
-    const auto header = [&head](std::string_view name) -> std::optional<std::string> {
-        for (const auto& [key, value] : head.fields)
-            if (sameHeaderName(key, name))
-                return value;
-        return std::nullopt;
-    };
+    // As the Hub client reads a resolve's answer: the first header of a name.
+    RawHead raw;
+    raw.status = head.status;
+    raw.headers = head.fields;
+    const auto header = [&raw](std::string_view name) { return raw.header(name); };
+    const bool refused = head.status == 401 || head.status == 403 || head.status == 404
+        || !header("X-Error-Code").value_or("").empty();
     for (const bool hadToken : {false, true}) {
         auto metadata = hubFileMetadata(int(head.status), header, "hf://org/repo/m.onnx", hadToken);
         if (!metadata) {
             require(!metadata.error().message.empty(), "a Hub answer refused without a message");
-            if (head.status == 401 || head.status == 403 || head.status == 404)
-                require(metadata.error().is(ErrorKind::NotFound),
-                    "a Hub refusal (401, 403, 404) not said as not found");
+            require(!refused || metadata.error().is(ErrorKind::NotFound),
+                "a Hub refusal (401, 403, 404, X-Error-Code) not said as not found");
             continue;
         }
+        require(!refused, "a Hub refusal taken for a file's metadata");
         require(isCommit(metadata->commit), "Hub metadata without a commit");
         require(!metadata->etag.empty() && metadata->size.has_value(),
             "Hub metadata without a content tag or size");
