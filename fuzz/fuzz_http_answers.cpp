@@ -10,7 +10,7 @@
 //
 // What must hold: a Content-Range read is a range (first <= last < total); a Retry-After wait
 // is within [0, cap] and a number of seconds is read exactly, clamped; an answer accepted for a
-// range is a 206 of exactly that range of a file of that size with its ETag; a resolved
+// range is a 206 of exactly that range of a file of that size with its validators; a resolved
 // Location parses again as http(s) with a host and without user or password, and resolving it
 // again (against itself, against the base, or an absolute one against another base) gives the
 // same URL; displayUrl keeps no user, password, query or fragment; no message shows a secret of
@@ -23,8 +23,10 @@
 #include "core/remote/http_transport.h"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,35 +49,15 @@ const std::string kSecret = "s3cr3tQ7";
 const std::string kFileUrl
     = "https://user:pw" + kSecret + "@cdn.example/org/model.onnx?X-Amz-Signature=" + kSecret;
 
-// Whether libcurl's parser finds a user or a password in `url`.
-bool hasUserInfo(const std::string& url)
+// Whether libcurl's parser reads `url` with any of `parts`.
+bool hasAnyOf(const std::string& url, std::initializer_list<CURLUPart> parts)
 {
     const CurlLibrary& curl = **curlLibrary();
     CURLU* handle = curl.urlNew();
     require(handle != nullptr, "curl_url() failed");
     bool found = false;
     if (curl.urlSet(handle, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
-        for (const CURLUPart part : {CURLUPART_USER, CURLUPART_PASSWORD}) {
-            char* text = nullptr;
-            if (curl.urlGet(handle, part, &text, 0) == CURLUE_OK)
-                found = true;
-            curl.freeText(text);
-        }
-    }
-    curl.urlCleanup(handle);
-    return found;
-}
-
-// Whether libcurl's parser reads `url` with any of the parts displayUrl must leave out.
-bool hasSecretParts(const std::string& url)
-{
-    const CurlLibrary& curl = **curlLibrary();
-    CURLU* handle = curl.urlNew();
-    require(handle != nullptr, "curl_url() failed");
-    bool found = false;
-    if (curl.urlSet(handle, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
-        for (const CURLUPart part :
-            {CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_QUERY, CURLUPART_FRAGMENT}) {
+        for (const CURLUPart part : parts) {
             char* text = nullptr;
             if (curl.urlGet(handle, part, &text, 0) == CURLUE_OK)
                 found = true;
@@ -91,7 +73,9 @@ void checkDisplayed(const std::string& url)
     const std::string shown = displayUrl(url);
     require(!shown.empty(), "displayUrl gives nothing");
     if (shown.front() != '(') // "(a URL that cannot be parsed)"
-        require(!hasSecretParts(shown), "displayUrl keeps a user, password, query or fragment");
+        require(!hasAnyOf(shown,
+                    {CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_QUERY, CURLUPART_FRAGMENT}),
+            "displayUrl keeps a user, password, query or fragment");
 }
 
 // `location` resolved against `base`: checked, and the result when it resolves.
@@ -107,7 +91,8 @@ std::optional<std::string> checkResolved(const std::string& base, const std::str
     require(!origin.empty(), "a resolved Location does not parse again: " + url);
     require(origin.starts_with("http://") || origin.starts_with("https://"),
         "a resolved Location is not http(s): " + url);
-    require(!hasUserInfo(url), "a resolved Location keeps a user or password: " + url);
+    require(!hasAnyOf(url, {CURLUPART_USER, CURLUPART_PASSWORD}),
+        "a resolved Location keeps a user or password: " + url);
     auto again = resolveLocation(url, url);
     require(again.ok() && *again == url, "a resolved Location resolved against itself changes");
     auto fromBase = resolveLocation(base, url);
@@ -221,6 +206,9 @@ void checkRange(const ResponseHead& head, const RemoteFile& file, uint64_t offse
         "a range accepted with another Content-Length");
     require(file.etag.empty() || head.etag.empty() || head.etag == file.etag,
         "a range accepted with another ETag");
+    require(!file.etag.empty() || file.lastModified.empty() || head.lastModified.empty()
+            || head.lastModified == file.lastModified,
+        "a range accepted with another Last-Modified");
 }
 
 void checkHubMetadata(const ResponseHead& head)
@@ -263,7 +251,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const std::string_view input(reinterpret_cast<const char*>(data), size);
     const bool inputHasSecret = input.find(kSecret) != std::string_view::npos;
 
-    // The head: lines up to the first empty one, each handed over as libcurl hands it.
+    // The head: lines up to the empty one that ends it, each handed over as libcurl hands it.
     std::vector<ResponseHead> responses; // every response ended by the next status line
     ResponseHead head;
     size_t examined = 0;
