@@ -122,6 +122,7 @@ private slots:
     void retryAfterIsClampedBeforeConversion_data();
     void retryAfterIsClampedBeforeConversion();
     void fuzzRetryAfterTenDigits();
+    void fuzzLocationPercentEncodedDigits();
     void aRangeOfUnknownTotalIsReadWhenTheSizeIsKnown();
     void anImplausibleSizeIsRefused();
     void aShorterFileIsSaidToBeShorter();
@@ -820,6 +821,22 @@ void TestHttpTransport::fuzzRetryAfterTenDigits()
     QCOMPARE(seconds("9223372036854775806", std::chrono::seconds::max()), max - 1);
     QCOMPARE(seconds("18446744073709551616", std::chrono::seconds::max()), max);
     QCOMPARE(seconds("1732126519", 60s), qint64(60));
+}
+
+// fuzz/corpus/http_answers/location-percent-encoded-digits: a host of percent-encoded digits
+// was resolved to "127.1", which libcurl reads again (and connects to) as 127.0.0.1: the URL
+// resolveLocation gave was not the one connected to, and resolving it again changed it.
+void TestHttpTransport::fuzzLocationPercentEncodedDigits()
+{
+    const std::string base = "https://huggingface.co/org/repo/resolve/main/model.onnx";
+    for (const char* location : {"http://%31%32%37.1/x", "http://127.%31/x"}) {
+        const auto resolved = resolveLocation(base, location);
+        QVERIFY_OK(resolved);
+        QCOMPARE(*resolved, std::string("http://127.0.0.1/x"));
+        const auto again = resolveLocation(*resolved, *resolved);
+        QVERIFY_OK(again);
+        QCOMPARE(*again, *resolved);
+    }
 }
 
 void TestHttpTransport::aRangeOfUnknownTotalIsReadWhenTheSizeIsKnown()
