@@ -29,7 +29,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace {
 
@@ -252,7 +251,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     const bool inputHasSecret = input.find(kSecret) != std::string_view::npos;
 
     // The head: lines up to the empty one that ends it, each handed over as libcurl hands it.
-    std::vector<ResponseHead> responses; // every response ended by the next status line
+    std::optional<ResponseHead> first; // the first response, once a status line ended it
     ResponseHead head;
     size_t examined = 0;
     std::string hop = kHubBase; // where the last Location led, as redirects are followed
@@ -266,14 +265,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         // redirect's head, a 100 Continue: libcurl hands over every head's lines).
         if ((line == "\n" || line == "\r\n") && !input.substr(pos).starts_with("HTTP/"))
             break;
-        const ResponseHead before = head;
+        // A status line starts a new response (addLine clears the head for it): the one before
+        // it is complete.
+        ResponseHead probe;
+        probe.fields.emplace_back();
+        probe.addLine(line);
+        if (probe.fields.empty() && !first && (head.status != 0 || !head.fields.empty()))
+            first = head;
+        const size_t fields = head.fields.size();
         head.addLine(line);
         require(head.status >= 0 && head.status <= 999, "a status of more than three digits");
-        // A status line starts a new response: the one before it is complete.
-        if (head.fields.size() < before.fields.size()
-            || (before.fields.empty() && head.status != before.status && before.status != 0))
-            responses.push_back(before);
-        if (head.fields.size() != before.fields.size() + 1)
+        if (head.fields.size() != fields + 1)
             continue;
         if (++examined > kMaxFieldsExamined)
             continue;
@@ -292,11 +294,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             checkResolved(kHubBase, *next);
         }
     }
-    responses.push_back(head);
 
     // The first response opened the file, the last one answers reads of it.
-    const RemoteFile opened = fileOf(responses.front());
-    const ResponseHead& answer = responses.back();
+    const RemoteFile opened = fileOf(first.value_or(head));
+    const ResponseHead& answer = head;
     if (const auto range = parseContentRange(answer.contentRange))
         checkRange(answer, opened, range->first, range->last - range->first + 1, inputHasSecret);
     checkRange(answer, opened, 0, opened.size, inputHasSecret);
