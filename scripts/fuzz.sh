@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (preset `fuzz`: clang, ASan + UBSan, into ./build-fuzz) and runs
 # each for SECONDS (default 60) from its corpus: the seeds fuzz/make_corpus.py generates from
-# Debian's libonnx-testdata, the bundled sample and fixture-like models, plus the committed
-# regressions in fuzz/corpus/TARGET. Fails on the first crash, leak, timeout (an input taking
-# 1 s or more) or broken promise; the input is saved as build-fuzz/artifacts/TARGET-*.
+# Debian's libonnx-testdata, the bundled sample and fixture-like models, plus what is committed
+# in fuzz/corpus/TARGET (regressions, and the seeds of size_options and http_answers). Fails on
+# the first crash, leak, timeout (an input taking 1 s or more) or broken promise; the input is
+# saved as build-fuzz/artifacts/TARGET-*.
 #   scripts/fuzz.sh [TARGET...] [--seconds N] [-- LIBFUZZER_FLAGS...]
-# TARGET: model_load external_data wire_scan tensor_index plan size_options (default: all).
+# TARGET: model_load external_data wire_scan tensor_index plan size_options http_answers
+# (default: all).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$root/build-fuzz"
-all=(model_load external_data wire_scan tensor_index plan size_options)
+all=(model_load external_data wire_scan tensor_index plan size_options http_answers)
 targets=()
 seconds=60
 extra=()
@@ -52,6 +54,7 @@ for target in "${targets[@]}"; do
     external_data) from=("$seeds/external_data"); dict=(-dict="$root/fuzz/onnx.dict") ;;
     plan) from=("$seeds/plan"); dict=(-dict="$root/fuzz/plan.dict") ;;
     size_options) from=(); dict=() ;;
+    http_answers) from=(); dict=(-dict="$root/fuzz/http.dict") ;;
     *) echo "fuzz.sh: unknown target '$target' (one of: ${all[*]})" >&2; exit 2 ;;
   esac
   work="$build/corpus/work/$target" # what this run adds; kept for the next run

@@ -120,14 +120,12 @@ std::optional<std::chrono::seconds> parseRetryAfter(
     if (!value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
             return std::isdigit(static_cast<unsigned char>(c));
         })) {
-        // Any number of digits: those past the cap's are not converted.
-        std::string_view digits = value;
-        while (digits.size() > 1 && digits.front() == '0')
-            digits.remove_prefix(1);
-        if (digits.size() > 9)
+        // Any number of digits, compared with the cap before it becomes a duration: one past
+        // 64 bits is past any cap.
+        const auto seconds = number(value);
+        if (!seconds || *seconds > static_cast<uint64_t>(cap.count()))
             return cap;
-        const auto seconds = number(digits);
-        return std::min(cap, std::chrono::seconds(static_cast<int64_t>(seconds.value_or(0))));
+        return std::chrono::seconds(static_cast<int64_t>(*seconds));
     }
     // IMF-fixdate, the obsolete RFC 850 form and asctime's (RFC 9110 5.6.7), always GMT, with
     // English names whatever the process's locale (the desktop app sets the user's).

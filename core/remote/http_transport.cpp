@@ -163,6 +163,16 @@ Result<std::string> resolveLocation(const std::string& base, const std::string& 
         code != CURLUE_OK)
         return Error::io("the server's Location cannot be parsed as a URL (libcurl URL error "
             + std::to_string(code) + ")");
+    // A server hands no credentials through a Location.
+    (*curl)->urlSet(handle.get(), CURLUPART_USER, nullptr, 0);
+    (*curl)->urlSet(handle.get(), CURLUPART_PASSWORD, nullptr, 0);
+    (*curl)->urlSet(handle.get(), CURLUPART_OPTIONS, nullptr, 0);
+    // libcurl connects to its reading of the text, which can differ from the handle's (a host
+    // of percent-encoded digits, "%31%32%37.1", becomes an IPv4 address only when read again):
+    // the checks and the answer are of that reading.
+    handle = parsedUrl(**curl, urlPart(**curl, handle.get(), CURLUPART_URL));
+    if (!handle)
+        return Error::io("the server's Location cannot be parsed as a URL once resolved");
     const std::string scheme = lowercase(urlPart(**curl, handle.get(), CURLUPART_SCHEME));
     if (!isWebScheme(scheme))
         return Error::io("the server redirects to a " + scheme
@@ -170,10 +180,6 @@ Result<std::string> resolveLocation(const std::string& base, const std::string& 
               "are followed");
     if (originOf(**curl, handle.get()).empty())
         return Error::io("the server redirects to an address without a host");
-    // A server hands no credentials through a Location.
-    (*curl)->urlSet(handle.get(), CURLUPART_USER, nullptr, 0);
-    (*curl)->urlSet(handle.get(), CURLUPART_PASSWORD, nullptr, 0);
-    (*curl)->urlSet(handle.get(), CURLUPART_OPTIONS, nullptr, 0);
     return urlPart(**curl, handle.get(), CURLUPART_URL);
 }
 

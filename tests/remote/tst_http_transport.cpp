@@ -121,6 +121,8 @@ private slots:
     void aLocationThatCannotBeParsedIsNotFollowed();
     void retryAfterIsClampedBeforeConversion_data();
     void retryAfterIsClampedBeforeConversion();
+    void fuzzRetryAfterTenDigits();
+    void fuzzLocationPercentEncodedDigits();
     void aRangeOfUnknownTotalIsReadWhenTheSizeIsKnown();
     void anImplausibleSizeIsRefused();
     void aShorterFileIsSaidToBeShorter();
@@ -801,6 +803,40 @@ void TestHttpTransport::retryAfterIsClampedBeforeConversion()
     QCOMPARE(parsed.has_value(), seconds >= 0);
     if (parsed)
         QCOMPARE(static_cast<int>(parsed->count()), seconds);
+}
+
+// fuzz/corpus/http_answers/retry-after-ten-digits: seconds of ten digits or more were taken
+// for the cap whatever the cap, so under a cap of a century 1732126519 s (55 years) was a century.
+void TestHttpTransport::fuzzRetryAfterTenDigits()
+{
+    const auto seconds = [](const char* value, std::chrono::seconds cap) -> qint64 {
+        const auto now = std::chrono::system_clock::from_time_t(784111777);
+        return parseRetryAfter(value, now, cap).value_or(-1s).count();
+    };
+    const std::chrono::seconds century(int64_t{100} * 366 * 86400);
+    const qint64 max = std::chrono::seconds::max().count();
+    QCOMPARE(seconds("1732126519", century), qint64(1732126519));
+    QCOMPARE(seconds("00000001732126519", century), qint64(1732126519));
+    QCOMPARE(seconds("9223372036854775807", std::chrono::seconds::max()), max);
+    QCOMPARE(seconds("9223372036854775806", std::chrono::seconds::max()), max - 1);
+    QCOMPARE(seconds("18446744073709551616", std::chrono::seconds::max()), max);
+    QCOMPARE(seconds("1732126519", 60s), qint64(60));
+}
+
+// fuzz/corpus/http_answers/location-percent-encoded-digits: a host of percent-encoded digits
+// was resolved to "127.1", which libcurl reads again (and connects to) as 127.0.0.1: the URL
+// resolveLocation gave was not the one connected to, and resolving it again changed it.
+void TestHttpTransport::fuzzLocationPercentEncodedDigits()
+{
+    const std::string base = "https://huggingface.co/org/repo/resolve/main/model.onnx";
+    for (const char* location : {"http://%31%32%37.1/x", "http://127.%31/x"}) {
+        const auto resolved = resolveLocation(base, location);
+        QVERIFY_OK(resolved);
+        QCOMPARE(*resolved, std::string("http://127.0.0.1/x"));
+        const auto again = resolveLocation(*resolved, *resolved);
+        QVERIFY_OK(again);
+        QCOMPARE(*again, *resolved);
+    }
 }
 
 void TestHttpTransport::aRangeOfUnknownTotalIsReadWhenTheSizeIsKnown()
