@@ -655,6 +655,20 @@ std::optional<Error> implausibleSize(const std::string& what, uint64_t size)
         + ")");
 }
 
+// A validator the reads would send back (If-Match, If-Range) holding a control character: a
+// server could inject header lines into the requests that follow (libcurl sends a header's text
+// as given), so such an answer is refused.
+std::optional<Error> unsafeValidators(const std::string& what, const ResponseHead& head)
+{
+    for (const std::string* value : {&head.etag, &head.lastModified})
+        if (std::any_of(value->begin(), value->end(),
+                [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
+            return Error::corrupt(what
+                + ": the server's ETag or Last-Modified holds control "
+                  "characters");
+    return std::nullopt;
+}
+
 // Why an answer of `status` to the stat of `what` (by `method`) is no file: NotFound for 404 and
 // 410, else Io.
 Error notAFile(
@@ -695,6 +709,8 @@ Result<RemoteFile> HttpTransport::stat(const std::string& url, const CancelToken
     if (!head.contentLength)
         return Error::io(what + ": the server does not say the file's size (no Content-Length)");
     if (auto error = implausibleSize(what, *head.contentLength))
+        return *error;
+    if (auto error = unsafeValidators(what, head))
         return *error;
     return fileOf(exchange, url, m_options, *head.contentLength);
 }
@@ -762,6 +778,8 @@ Result<std::optional<HttpTransport::FirstBytes>> HttpTransport::getFirst(
         return Error::io(what + ": the server sent " + std::to_string(exchange.received)
             + " of the " + std::to_string(range->last + 1) + " bytes asked");
     if (auto error = implausibleSize(what, *range->total))
+        return *error;
+    if (auto error = unsafeValidators(what, exchange.response))
         return *error;
     bytes.resize(exchange.received);
     return std::optional<FirstBytes>(

@@ -125,6 +125,7 @@ private slots:
     void fuzzLocationPercentEncodedDigits();
     void aRangeOfUnknownTotalIsReadWhenTheSizeIsKnown();
     void anImplausibleSizeIsRefused();
+    void aValidatorWithControlCharactersIsRefused();
     void aShorterFileIsSaidToBeShorter();
     void everyRequestSaysWhoAsks();
     void theCommandsRetryBudgetBoundsEveryRequest();
@@ -878,6 +879,22 @@ void TestHttpTransport::anImplausibleSizeIsRefused()
             + ": the server says the file has "
               "9223372036854775807 bytes, more than any file this tool reads");
     QCOMPARE(file.error().kind, ErrorKind::Corrupt);
+}
+
+void TestHttpTransport::aValidatorWithControlCharactersIsRefused()
+{
+    // The ETag is sent back in If-Match: a CR in it would put a header line of the server's
+    // choosing into every later request.
+    FaultServer server([&](int socket, const FaultRequest&, int) {
+        FaultServer::send(socket,
+            "HTTP/1.1 200 OK\r\nContent-Length: 10\r\nETag: \"a\"\rX-Injected: 1\r\n"
+            "Connection: close\r\n\r\n");
+    });
+    HttpTransport transport(fixtures::quickHttpOptions());
+    const auto file = transport.stat(server.url("m.bin"));
+    QVERIFY_FAILS_WITH(
+        file, server.url("m.bin") + ": the server's ETag or Last-Modified holds control");
+    QCOMPARE(server.requests().size(), size_t(1));
 }
 
 void TestHttpTransport::aShorterFileIsSaidToBeShorter()
