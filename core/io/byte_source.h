@@ -27,13 +27,6 @@ struct SourceIdentity {
     bool operator==(const SourceIdentity&) const = default;
 };
 
-// Bytes [offset, offset + length) of a source.
-struct ByteRange {
-    uint64_t offset = 0;
-    uint64_t length = 0;
-    bool operator==(const ByteRange&) const = default;
-};
-
 // Safe to use from several threads at once; its identity never changes after it is made.
 class ByteSource {
 public:
@@ -55,12 +48,6 @@ public:
     // asks the server for a large range straight into `into`, with no buffer of its own.
     virtual Status readInto(
         uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr);
-    // A hint that these ranges will be read soon; a source may fetch them ahead or do nothing.
-    virtual void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel = nullptr)
-    {
-        (void)ranges;
-        (void)cancel;
-    }
     // Hints that bytes read from this source will not be needed again soon: the memory they
     // take may go back to the system (they are read again on the next touch). Only whole pages
     // inside [offset, offset + length), or inside `bytes` (what a read() of this source gave).

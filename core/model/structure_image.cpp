@@ -498,10 +498,6 @@ public:
         }
         return m_remote->readInto(offset, into, cancel);
     }
-    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
-    {
-        m_remote->prefetch(ranges, cancel);
-    }
 
 private:
     std::shared_ptr<const StructureImage> m_image;

@@ -126,14 +126,6 @@ Status HttpSource::readInto(uint64_t offset, std::span<std::byte> into, const Ca
     return status;
 }
 
-void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel)
-{
-    std::vector<std::pair<uint64_t, uint64_t>> wanted;
-    for (const ByteRange& r : ranges)
-        wanted.emplace_back(r.offset, r.length);
-    (void)m_cache.prefetch(m_key, m_file.size, wanted, fetcher(cancel), cancel);
-}
-
 Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open,
     const CancelToken* cancel, const ProgressCallback& progress)
 {

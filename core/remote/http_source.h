@@ -53,7 +53,6 @@ public:
         uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr) override;
     Status readInto(
         uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr) override;
-    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel = nullptr) override;
 
     const RemoteFile& file() const { return m_file; }
 

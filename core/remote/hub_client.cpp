@@ -30,10 +30,6 @@ public:
     {
         return m_inner->readInto(offset, into, cancel); // a large range straight from the server
     }
-    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
-    {
-        m_inner->prefetch(ranges, cancel);
-    }
     void releasePages(uint64_t offset, uint64_t length) const override
     {
         m_inner->releasePages(offset, length);

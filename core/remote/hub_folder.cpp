@@ -79,11 +79,6 @@ public:
             return source.error();
         return (*source)->readInto(offset, into, cancel);
     }
-    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
-    {
-        if (auto source = opened(cancel))
-            (*source)->prefetch(ranges, cancel);
-    }
     void releasePages(uint64_t offset, uint64_t length) const override
     {
         if (auto source = inner())
