@@ -21,7 +21,8 @@ class TensorBytes; // tensor_bytes.h: what read() hands out
 // "Is this still the bytes I opened?": where they live and which version of them was opened.
 struct SourceIdentity {
     std::string origin; // a local file's absolute path
-    // A local file's FileIdentity; a remote source's strong validator (ETag, commit) later.
+    // A local file's FileIdentity; a remote source's validators as they are shown ("etag X",
+    // or its date and weak ETag; a Hub file's linked ETag, its commit being in its name).
     std::variant<FileIdentity, std::string> version;
     uint64_t size = 0;
     bool operator==(const SourceIdentity&) const = default;
@@ -48,6 +49,12 @@ public:
     // asks the server for a large range straight into `into`, with no buffer of its own.
     virtual Status readInto(
         uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr);
+    // Whether the bytes there are still the version opened, asked of where they live (the
+    // server, for a remote source; the file's name, for a local one): ErrorKind::Changed, naming
+    // the source, when they are not. A save asks it of every source it read, once every byte is
+    // copied and before its commit point, so that no output mixes two versions of an input that
+    // changed after its last read. `cancel` stops a request.
+    virtual Status revalidate(const CancelToken* cancel = nullptr) const = 0;
     // Hints that bytes read from this source will not be needed again soon: the memory they
     // take may go back to the system (they are read again on the next touch). Only whole pages
     // inside [offset, offset + length), or inside `bytes` (what a read() of this source gave).

@@ -498,6 +498,10 @@ public:
         }
         return m_remote->readInto(offset, into, cancel);
     }
+    Status revalidate(const CancelToken* cancel) const override
+    {
+        return m_remote->revalidate(cancel);
+    }
 
 private:
     std::shared_ptr<const StructureImage> m_image;

@@ -79,6 +79,12 @@ public:
             return source.error();
         return (*source)->readInto(offset, into, cancel);
     }
+    // Never opened, none of its bytes was read: there is nothing to check.
+    Status revalidate(const CancelToken* cancel) const override
+    {
+        auto source = inner();
+        return source ? source->revalidate(cancel) : Status{};
+    }
     void releasePages(uint64_t offset, uint64_t length) const override
     {
         if (auto source = inner())
