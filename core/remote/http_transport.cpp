@@ -901,15 +901,16 @@ Status HttpTransport::revalidate(const RemoteFile& file, const CancelToken* canc
         !done)
         return done;
     const ResponseHead& head = exchange.response;
-    if (head.status == 200 && head.contentLength)
+    if (head.status == 200 && head.contentLength && (file.etag.empty() || !head.etag.empty()))
         return checkSameFile(fileOf(exchange, file.url, m_options, *head.contentLength), file);
     if (head.status == 412) // If-Match refused: what it says to a read
         return checkRangeResponse(head, file, 0, 1);
     if (file.size == 0) // no byte to ask for
         return Error::io(file.display() + ": " + statusText(head.status) + " to HEAD"
             + refusal(m_options, head.status));
-    // HEAD refused (403, 405: an address signed for GET alone), the file gone (404, 410), or no
-    // size said: a GET of its first byte, with If-Match and checked as every read is.
+    // HEAD refused (403, 405: an address signed for GET alone), the file gone (404, 410), or a
+    // HEAD that does not say what the file was opened with (its size, its ETag): a GET of its
+    // first byte, with If-Match and checked as every read is.
     std::byte first{};
     return read(file, 0, std::span<std::byte>(&first, 1), cancel);
 }

@@ -27,7 +27,6 @@ public:
     std::string endpoint() const; // http://127.0.0.1:PORT
     // Whether the file was replaced (asked for after it was read).
     bool replaced() const { return m_replaced; }
-    std::vector<FaultRequest> requests() const { return m_server->requests(); }
 
 private:
     void answer(int socket, const FaultRequest& request);
