@@ -19,6 +19,7 @@
 #include "tests/support/model_builder.h"
 #include "tests/support/model_checks.h"
 #include "tests/support/python_reader.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/tensor_builder.h"
 
 #include <QTemporaryDir>
@@ -1080,12 +1081,8 @@ void TestHubModel::aHubFileReplacedAfterItWasReadFailsTheSave()
     };
     auto saved = save(**model, out / "model.onnx", options);
     QVERIFY(replaced);
-    QVERIFY(!saved);
-    QVERIFY2(saved.error().is(ErrorKind::Changed), saved.error().message.c_str());
-    QVERIFY2(saved.error().message.find(
-                 "hf://org/repo@" + kCommit + "/" + path + ": changed on the server")
-            != std::string::npos,
-        saved.error().message.c_str());
+    QVERIFY_FAILS_WITH(saved, "hf://org/repo@" + kCommit + "/" + path + ": changed on the server");
+    QCOMPARE(saved.error().kind, ErrorKind::Changed);
     QVERIFY(fs::is_empty(out));
 }
 
@@ -1129,12 +1126,8 @@ void TestHubModel::aHubFolderFileReplacedAfterItWasReadFailsTheFolderSave()
     };
     auto saved = saveFolder(**folder, out, options);
     QVERIFY(replaced);
-    QVERIFY(!saved);
-    QVERIFY2(saved.error().is(ErrorKind::Changed), saved.error().message.c_str());
-    QVERIFY2(saved.error().message.find(
-                 "hf://org/repo@" + kCommit + "/" + path + ": changed on the server")
-            != std::string::npos,
-        saved.error().message.c_str());
+    QVERIFY_FAILS_WITH(saved, "hf://org/repo@" + kCommit + "/" + path + ": changed on the server");
+    QCOMPARE(saved.error().kind, ErrorKind::Changed);
     QVERIFY(!fs::exists(out));
 }
 
