@@ -7,6 +7,7 @@
 #include "core/inspect/diff.h"
 #include "core/inspect/report.h"
 #include "core/model/model.h"
+#include "core/model/model_sources.h"
 
 #include <CLI/CLI.hpp>
 
@@ -66,6 +67,11 @@ int diff(const std::string& pathA, const std::string& pathB, bool json, bool exi
     for (std::string_view key : kChangeKeys)
         std::cout << (key == kChangeKeys[0] ? "" : ", ") << counts[key] << ' ' << key;
     std::cout << '\n';
+    auto versions = remoteVersionsOf(**a);
+    for (auto& version : remoteVersionsOf(**b))
+        versions.push_back(std::move(version));
+    if (!versions.empty())
+        std::cout << "versions read: " << printable(versionsText(versions)) << '\n';
     return code;
 }
 

@@ -10,6 +10,7 @@
 #include "core/io/source_spec.h"
 #include "core/json_stream.h"
 #include "core/model/model.h"
+#include "core/model/model_sources.h"
 
 #include <CLI/CLI.hpp>
 
@@ -37,7 +38,7 @@ void writeUnreadableJson(std::ostream& out, const std::string& path, const Error
         {"code", code::UnreadableFile}, {"message", error.message}};
     const Json document{{"schema", kVerifySchema}, {"model", Json{{"path", shown}}}, {"ok", false},
         {"external_tensors", nullptr}, {"external_bytes", nullptr},
-        {"problems", Json::array({problem})}};
+        {"problems", Json::array({problem})}, {"sources", nullptr}};
     out << jsonText(document) << '\n';
 }
 
@@ -67,6 +68,8 @@ int verifyModel(const std::string& path, bool json)
         if (!failed)
             std::cout << printable(path) << ": ok, " << (*model)->tensors().size()
                       << " tensors verified\n";
+        if (const auto versions = remoteVersionsOf(**model); !versions.empty())
+            std::cout << "versions read: " << printable(versionsText(versions)) << '\n';
     }
     return failed ? Failed : Ok;
 }

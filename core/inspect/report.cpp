@@ -3,6 +3,7 @@
 #include "core/dtype.h"
 #include "core/json_stream.h"
 #include "core/model/model.h"
+#include "core/model/model_sources.h"
 #include "file_layout.h"
 #include "folder_inspect.h"
 
@@ -187,6 +188,21 @@ Json placeJson(const TensorPlace& place)
         {"length", place.length}};
 }
 
+// The files on a server the model read, each with the version read (model_sources.h); for
+// diff, `side` says which model ("a", "b").
+void addSourcesJson(Json& list, const Model& model, const char* side = nullptr)
+{
+    for (const SourceVersion& version : remoteVersionsOf(model)) {
+        Json source;
+        if (side)
+            source["side"] = side;
+        source["name"] = version.name;
+        source["version"] = version.version;
+        source["bytes"] = version.bytes;
+        list.push_back(std::move(source));
+    }
+}
+
 Json modelJson(const Model& model)
 {
     const ModelHeader& header = model.header();
@@ -303,6 +319,9 @@ void writeVerifyJson(std::ostream& out, const Model& model, const std::vector<Pr
     for (const auto& p : problems)
         json.value(problemJson(p));
     json.endArray();
+    Json sources = Json::array();
+    addSourcesJson(sources, model);
+    json.field("sources", sources);
     json.endObject();
     out << '\n';
 }
@@ -328,6 +347,10 @@ void writeDiffJson(
         }
         json.endArray();
     }
+    Json sources = Json::array();
+    addSourcesJson(sources, a, "a");
+    addSourcesJson(sources, b, "b");
+    json.field("sources", sources);
     json.endObject();
     out << '\n';
 }

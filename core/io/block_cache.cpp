@@ -93,8 +93,7 @@ Result<TensorBytes> BlockCache::read(uint64_t key, uint64_t sourceBytes, uint64_
             return s.error();
         return TensorBytes::own(std::move(bytes));
     }
-    const std::pair<uint64_t, uint64_t> range{offset, length};
-    if (Status s = prefetch(key, sourceBytes, {&range, 1}, fetch, cancel); !s)
+    if (Status s = fetchMissing(key, sourceBytes, first, last, fetch, cancel); !s)
         return s.error();
     // The blocks were fetched or found above, but other readers may have pushed them out since
     // (rare: the budget holds many reads' blocks): what is missing now is fetched again for this
@@ -129,22 +128,13 @@ Result<TensorBytes> BlockCache::read(uint64_t key, uint64_t sourceBytes, uint64_
     return TensorBytes::own(std::move(bytes));
 }
 
-Status BlockCache::prefetch(uint64_t key, uint64_t sourceBytes,
-    std::span<const std::pair<uint64_t, uint64_t>> ranges, const RangeFetch& fetch,
-    const CancelToken* cancel)
+Status BlockCache::fetchMissing(uint64_t key, uint64_t sourceBytes, uint64_t first, uint64_t last,
+    const RangeFetch& fetch, const CancelToken* cancel)
 {
     std::vector<uint64_t> wanted;
-    for (const auto& [offset, length] : ranges) {
-        if (length == 0 || offset >= sourceBytes)
-            continue;
-        const uint64_t end = std::min(sourceBytes, offset + length);
-        for (uint64_t index = offset / kBlockBytes; index <= (end - 1) / kBlockBytes; ++index)
-            wanted.push_back(index);
-    }
-    std::sort(wanted.begin(), wanted.end());
-    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
     // More than the budget would push out what it fetched first: keep to what fits.
-    wanted.resize(std::min<size_t>(wanted.size(), m_budget / kBlockBytes));
+    for (uint64_t index = first; index <= last && wanted.size() < m_budget / kBlockBytes; ++index)
+        wanted.push_back(index);
     return fetchRuns(key, sourceBytes, missingRuns(key, wanted), fetch, cancel);
 }
 
@@ -157,10 +147,9 @@ std::vector<BlockCache::Run> BlockCache::missingRuns(
         if (m_blocks.contains({key, index}))
             continue;
         // Joined to the run before when at most one block lies between (fetched again: one
-        // request costs more than a block), up to kMaxRunBlocks a request (each run is fetched
-        // into one buffer, then cut into blocks).
-        if (!runs.empty() && index <= runs.back().last + 2
-            && index - runs.back().first < kMaxRunBlocks)
+        // request costs more than a block). Each run is fetched into one buffer, then cut into
+        // blocks: a read's run is kMaxCachedBlocks at most.
+        if (!runs.empty() && index <= runs.back().last + 2)
             runs.back().last = index;
         else
             runs.push_back({index, index});

@@ -35,8 +35,6 @@ public:
     static constexpr uint64_t kBlockBytes = 256 << 10;
     // Reads of more blocks than this go straight to the source.
     static constexpr uint64_t kMaxCachedBlocks = 4;
-    // The most blocks one request fetches for the cache.
-    static constexpr uint64_t kMaxRunBlocks = 16;
 
     // `budgetBytes`: the most the cached blocks take together (at least one block's worth).
     explicit BlockCache(uint64_t budgetBytes = 64 << 20);
@@ -58,11 +56,6 @@ public:
     // fetched into `into` itself (one request, no memory of the cache's).
     Status readInto(uint64_t key, uint64_t sourceBytes, uint64_t offset, std::span<std::byte> into,
         const RangeFetch& fetch, const CancelToken* cancel = nullptr);
-    // Fetches the blocks of `ranges` (offset, length) not yet cached, coalesced as read does,
-    // within the budget: a walk that knows what it reads next asks for it in fewer requests.
-    Status prefetch(uint64_t key, uint64_t sourceBytes,
-        std::span<const std::pair<uint64_t, uint64_t>> ranges, const RangeFetch& fetch,
-        const CancelToken* cancel = nullptr);
     // Keeps `bytes`, fetched by other means (the GET that opened the source), as block `index`
     // of the source `key` of `sourceBytes` bytes: ignored unless they are that whole block.
     void keep(uint64_t key, uint64_t sourceBytes, uint64_t index, std::vector<std::byte> bytes);
@@ -98,6 +91,10 @@ private:
         uint64_t last = 0;
     };
 
+    // Fetches the blocks [first, last] of `key` not yet cached, as few requests as missingRuns
+    // makes of them, no more than the budget holds.
+    Status fetchMissing(uint64_t key, uint64_t sourceBytes, uint64_t first, uint64_t last,
+        const RangeFetch& fetch, const CancelToken* cancel);
     std::vector<Run> missingRuns(uint64_t key, const std::vector<uint64_t>& blocks) const;
     Status fetchRuns(uint64_t key, uint64_t sourceBytes, const std::vector<Run>& runs,
         const RangeFetch& fetch, const CancelToken* cancel);

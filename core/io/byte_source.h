@@ -21,17 +21,11 @@ class TensorBytes; // tensor_bytes.h: what read() hands out
 // "Is this still the bytes I opened?": where they live and which version of them was opened.
 struct SourceIdentity {
     std::string origin; // a local file's absolute path
-    // A local file's FileIdentity; a remote source's strong validator (ETag, commit) later.
+    // A local file's FileIdentity; a remote source's validators as they are shown ("etag X",
+    // or its date and weak ETag; a Hub file's linked ETag, its commit being in its name).
     std::variant<FileIdentity, std::string> version;
     uint64_t size = 0;
     bool operator==(const SourceIdentity&) const = default;
-};
-
-// Bytes [offset, offset + length) of a source.
-struct ByteRange {
-    uint64_t offset = 0;
-    uint64_t length = 0;
-    bool operator==(const ByteRange&) const = default;
 };
 
 // Safe to use from several threads at once; its identity never changes after it is made.
@@ -55,12 +49,12 @@ public:
     // asks the server for a large range straight into `into`, with no buffer of its own.
     virtual Status readInto(
         uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr);
-    // A hint that these ranges will be read soon; a source may fetch them ahead or do nothing.
-    virtual void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel = nullptr)
-    {
-        (void)ranges;
-        (void)cancel;
-    }
+    // Whether the bytes there are still the version opened, asked of where they live (the
+    // server, for a remote source; the file's name, for a local one): ErrorKind::Changed, naming
+    // the source, when they are not. A save asks it of every source it read, once every byte is
+    // copied and before its commit point, so that no output mixes two versions of an input that
+    // changed after its last read. `cancel` stops a request.
+    virtual Status revalidate(const CancelToken* cancel = nullptr) const = 0;
     // Hints that bytes read from this source will not be needed again soon: the memory they
     // take may go back to the system (they are read again on the next touch). Only whole pages
     // inside [offset, offset + length), or inside `bytes` (what a read() of this source gave).

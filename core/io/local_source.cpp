@@ -103,6 +103,11 @@ Status LocalSource::checkStillCurrent() const
     return {};
 }
 
+Status LocalSource::revalidate(const CancelToken*) const
+{
+    return checkStillCurrent();
+}
+
 void LocalSource::releasePages(uint64_t offset, uint64_t length) const
 {
     std::lock_guard lock(m_mutex);

@@ -41,6 +41,8 @@ public:
     // still names the file opened: a mapping keeps showing a replaced file's old bytes.
     Result<TensorBytes> read(
         uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr) override;
+    // Whether the path still names the file opened (its identity: not replaced, not rewritten).
+    Status revalidate(const CancelToken* cancel = nullptr) const override;
     // madvise(MADV_DONTNEED) of the whole pages of the range: they stay in the page cache.
     void releasePages(uint64_t offset, uint64_t length) const override;
     void releaseView(std::span<const std::byte> bytes) const override;

@@ -498,9 +498,9 @@ public:
         }
         return m_remote->readInto(offset, into, cancel);
     }
-    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
+    Status revalidate(const CancelToken* cancel) const override
     {
-        m_remote->prefetch(ranges, cancel);
+        return m_remote->revalidate(cancel);
     }
 
 private:

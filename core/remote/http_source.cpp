@@ -69,14 +69,18 @@ RangeFetch HttpSource::fetcher(const CancelToken* cancel)
     return [this, cancel](uint64_t offset, std::span<std::byte> into) -> Status {
         std::lock_guard lock(m_mutex);
         Status read = m_transport->read(m_current, offset, into, cancel);
-        if (read || !m_relocate || !isExpiryAnswer(m_transport->refusedBy()))
+        if (read || !mayRelocate())
             return read;
         return readRelocated(offset, into, read.error(), cancel);
     };
 }
 
-Status HttpSource::readRelocated(
-    uint64_t offset, std::span<std::byte> into, const Error& refused, const CancelToken* cancel)
+bool HttpSource::mayRelocate() const
+{
+    return m_relocate && isExpiryAnswer(m_transport->refusedBy());
+}
+
+Status HttpSource::relocate(const Error& refused, const CancelToken* cancel) const
 {
     // A relocation that fails for good is not tried again by every later read: they get the
     // refusal of the old address.
@@ -97,10 +101,29 @@ Status HttpSource::readRelocated(
     if (Status same = checkSameFile(*moved, m_file); !same)
         return giveUp(same.error());
     m_current.location = moved->location;
+    return {};
+}
+
+Status HttpSource::readRelocated(
+    uint64_t offset, std::span<std::byte> into, const Error& refused, const CancelToken* cancel)
+{
+    if (Status moved = relocate(refused, cancel); !moved)
+        return moved;
     Status read = m_transport->read(m_current, offset, into, cancel);
     if (!read && isExpiryAnswer(m_transport->refusedBy()))
         m_relocate = nullptr; // refused at once at a new address: asking again would not help
     return read;
+}
+
+Status HttpSource::revalidate(const CancelToken* cancel) const
+{
+    std::lock_guard lock(m_mutex);
+    Status now = m_transport->revalidate(m_current, cancel);
+    if (now || !mayRelocate())
+        return now;
+    // The address expired since the last read: the stat at the one given again, checked
+    // against the file opened, is the answer.
+    return relocate(now.error(), cancel);
 }
 
 Error HttpSource::named(const Error& error) const
@@ -124,14 +147,6 @@ Status HttpSource::readInto(uint64_t offset, std::span<std::byte> into, const Ca
     if (!status)
         return named(status.error());
     return status;
-}
-
-void HttpSource::prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel)
-{
-    std::vector<std::pair<uint64_t, uint64_t>> wanted;
-    for (const ByteRange& r : ranges)
-        wanted.emplace_back(r.offset, r.length);
-    (void)m_cache.prefetch(m_key, m_file.size, wanted, fetcher(cancel), cancel);
 }
 
 Result<std::unique_ptr<Model>> openRemoteModel(const SourceSpec& spec, SpecOpener open,

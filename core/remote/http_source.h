@@ -53,15 +53,23 @@ public:
         uint64_t offset, uint64_t length, const CancelToken* cancel = nullptr) override;
     Status readInto(
         uint64_t offset, std::span<std::byte> into, const CancelToken* cancel = nullptr) override;
-    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel = nullptr) override;
+    // A conditional request at the address the reads go to; when that address has expired, the
+    // file's address asked again and stated there, as a read refused there would be.
+    Status revalidate(const CancelToken* cancel = nullptr) const override;
 
     const RemoteFile& file() const { return m_file; }
 
 private:
     RangeFetch fetcher(const CancelToken* cancel);
-    // A read refused at the file's address (m_mutex held): the address asked again, checked to
-    // serve the same file, and the read tried there once. Relocating stops for good when it
-    // fails (other than by cancel) or the new address is refused too: that is no expiry.
+    // Whether the last answer of the transport (m_mutex held) is one an expired address gives,
+    // and the file has an address to ask for again.
+    bool mayRelocate() const;
+    // The file's address refused (m_mutex held): asked again, and stated there to serve the same
+    // file (its size and validators), after which the reads go there. Relocating stops for good
+    // when it fails (other than by cancel): that is no expiry.
+    Status relocate(const Error& refused, const CancelToken* cancel) const;
+    // A read refused at the file's address (m_mutex held): relocated, and the read tried there
+    // once. Relocating stops for good when the new address is refused too.
     Status readRelocated(uint64_t offset, std::span<std::byte> into, const Error& refused,
         const CancelToken* cancel);
     // A read's error naming this file, when the cache's message does not.
@@ -71,11 +79,12 @@ private:
     const SourceIdentity m_identity;
     BlockCache& m_cache;
     const uint64_t m_key;
-    std::mutex m_mutex; // one request at a time on the transport's handle
+    mutable std::mutex m_mutex; // one request at a time on the transport's handle
     std::unique_ptr<HttpTransport> m_transport; // the one that opened the file: its connection
-    // Guarded by m_mutex: where the reads go (m_file, at its last address) and how to find it.
-    RemoteFile m_current;
-    Relocator m_relocate;
+    // Guarded by m_mutex: where the reads go (m_file, at its last address) and how to find it;
+    // a revalidation may move them too.
+    mutable RemoteFile m_current;
+    mutable Relocator m_relocate;
 };
 
 // Opens the file a spec names (a model, or a data file beside it) as a source; `cancel` (may be

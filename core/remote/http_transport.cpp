@@ -909,4 +909,34 @@ Result<std::vector<std::byte>> HttpTransport::read(
     return bytes;
 }
 
+Status HttpTransport::revalidate(const RemoteFile& file, const CancelToken* cancel)
+{
+    m_refusedBy = 0;
+    const auto easy = easyOf(m_curl);
+    if (!easy)
+        return easy.error();
+    Exchange exchange;
+    exchange.url = file.location;
+    if (Status done = run(*easy, m_options, exchange, file.display(), cancel,
+            [&file](Exchange& e) {
+                e.head = true;
+                e.condition = file.strongEtag() ? "If-Match: " + file.etag : std::string();
+            });
+        !done)
+        return done;
+    const ResponseHead& head = exchange.response;
+    if (head.status == 200 && head.contentLength && (file.etag.empty() || !head.etag.empty()))
+        return checkSameFile(fileOf(exchange, file.url, m_options, *head.contentLength), file);
+    if (head.status == 412) // If-Match refused: what it says to a read
+        return checkRangeResponse(head, file, 0, 1);
+    if (file.size == 0) // no byte to ask for
+        return Error::io(file.display() + ": " + statusText(head.status) + " to HEAD"
+            + refusal(m_options, head.status));
+    // HEAD refused (403, 405: an address signed for GET alone), the file gone (404, 410), or a
+    // HEAD that does not say what the file was opened with (its size, its ETag): a GET of its
+    // first byte, with If-Match and checked as every read is.
+    std::byte first{};
+    return read(file, 0, std::span<std::byte>(&first, 1), cancel);
+}
+
 } // namespace repack

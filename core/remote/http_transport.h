@@ -156,9 +156,14 @@ public:
     // The same, into bytes of their own.
     Result<std::vector<std::byte>> read(const RemoteFile& file, uint64_t offset, uint64_t length,
         const CancelToken* cancel = nullptr);
+    // Whether `file` (a stat's, at its location) is still the version stat saw, asked of the
+    // server by a HEAD with If-Match (its strong ETag), a GET of one byte when HEAD is refused
+    // (403, 405): ok when it is; Changed when it is not (412, or another size or validators);
+    // Io when the server cannot tell. What a save asks of every remote file before it commits.
+    Status revalidate(const RemoteFile& file, const CancelToken* cancel = nullptr);
     // The status of the answer that failed the last read() when it brought no bytes to check
-    // (a 4xx, 404 and 410 included; a 5xx no longer tried again): 403 is what a signed URL
-    // answers once it has expired. 0 when the read succeeded or failed otherwise.
+    // (a 4xx, 404 and 410 included; a 5xx no longer tried again), or revalidate(): 403 is what
+    // a signed URL answers once it has expired. 0 when it succeeded or failed otherwise.
     long refusedBy() const { return m_refusedBy; }
 
 private:

@@ -30,9 +30,12 @@ public:
     {
         return m_inner->readInto(offset, into, cancel); // a large range straight from the server
     }
-    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
+    // The bytes' own version, where they are read: the CDN's or the Hub's file (an address
+    // that expired is asked of the Hub again, at the commit, with the linked ETag checked), or
+    // the cache's copy.
+    Status revalidate(const CancelToken* cancel) const override
     {
-        m_inner->prefetch(ranges, cancel);
+        return m_inner->revalidate(cancel);
     }
     void releasePages(uint64_t offset, uint64_t length) const override
     {

@@ -79,10 +79,11 @@ public:
             return source.error();
         return (*source)->readInto(offset, into, cancel);
     }
-    void prefetch(std::span<const ByteRange> ranges, const CancelToken* cancel) override
+    // Never opened, none of its bytes was read: there is nothing to check.
+    Status revalidate(const CancelToken* cancel) const override
     {
-        if (auto source = opened(cancel))
-            (*source)->prefetch(ranges, cancel);
+        auto source = inner();
+        return source ? source->revalidate(cancel) : Status{};
     }
     void releasePages(uint64_t offset, uint64_t length) const override
     {

@@ -92,7 +92,7 @@ Status rewriteData(
         !s)
         return s;
     const auto stale = readsReplacedBy(model, *targets);
-    if (Status s = sources->stillUnchanged(); !s)
+    if (Status s = sources->stillUnchanged(options.cancel); !s)
         return s;
     sources->release();
     for (const auto& target : *targets)
@@ -161,7 +161,7 @@ Status loadToModel(Model& model, const SaveOptions& options)
     TensorRewrite rewrite(model);
     if (Status s = rewrite.apply(*plan, {}, writer, {}, TensorRewrite::Inline::Read); !s)
         return s;
-    if (Status s = sources->stillUnchanged(); !s)
+    if (Status s = sources->stillUnchanged(options.cancel); !s)
         return s; // the rewrite and materialization roll back
     rewrite.commit();
     inlined.commit();

@@ -354,7 +354,7 @@ private:
                     stale.back().push_back(p);
         }
         for (Graph& g : m_graphs) {
-            if (Status s = g.sources->stillUnchanged(); !s)
+            if (Status s = g.sources->stillUnchanged(m_layout.cancel); !s)
                 return s.error().prefixed(m_cannot);
         }
         for (Graph& g : m_graphs)

@@ -290,8 +290,9 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
         return modelFinal.error().prefixed(cannot);
     crashPoint("models-written");
     const std::vector<fs::path> stale = readsReplacedBy(model, targets);
-    // Everything is copied: a source written to meanwhile would have given a mix of bytes.
-    if (Status s = sources->stillUnchanged(); !s)
+    // Everything is copied: a source written to meanwhile, or replaced on its server after it
+    // was read, would have given a mix of bytes.
+    if (Status s = sources->stillUnchanged(options.cancel); !s)
         return s.error().prefixed(cannot);
     sources->release();
 

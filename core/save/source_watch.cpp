@@ -1,6 +1,8 @@
 #include "source_watch.h"
 
+#include "core/io/byte_source.h"
 #include "core/model/model.h"
+#include "core/model/model_sources.h"
 #include "crash_point.h"
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <csignal>
 #include <ctime>
 #include <fcntl.h>
-#include <set>
 #include <thread>
 
 #include <sys/stat.h>
@@ -72,15 +73,12 @@ Result<SourceWatch> SourceWatch::start(const Model& model, const CancelToken* ca
     if (!model.path().empty())
         if (Status s = watch.watch(model.path(), model.fileIdentity(), cancel); !s)
             return s.error();
-    std::set<const DataFile*> seen; // one DataFile per file: thousands of tensors share one
-    for (const TensorInfo& t : model.tensors()) {
-        if (!t.isExternal() || !t.external->file() || !seen.insert(t.external->file().get()).second)
-            continue;
-        const DataFile& file = *t.external->file();
-        if (!file.isLocal()) // a remote file: every response is checked against its version
-            continue;
-        if (Status s = watch.watch(file.path(), file.identity(), cancel); !s)
-            return s.error();
+    for (const DataFile* file : sourceFilesOf(model)) {
+        if (!file->isLocal())
+            watch.m_remote.push_back(&file->source());
+        else if (file != model.inFileSource()) // the model's own file is watched by its path
+            if (Status s = watch.watch(file->path(), file->identity(), cancel); !s)
+                return s.error();
     }
     return watch;
 }
@@ -123,7 +121,7 @@ Status SourceWatch::watch(
     return {};
 }
 
-Status SourceWatch::stillUnchanged() const
+Status SourceWatch::stillUnchanged(const CancelToken* cancel) const
 {
     for (const Watched& w : m_files) {
         std::optional<FileStatus> now;
@@ -134,6 +132,11 @@ Status SourceWatch::stillUnchanged() const
         if (!now || !(now->stamp == w.stamp))
             return changedError(w.path, "while it was read");
     }
+    for (const ByteSource* source : m_remote)
+        if (Status same = source->revalidate(cancel); !same)
+            return same.error().is(ErrorKind::Changed) || same.error().is(ErrorKind::Cancelled)
+                ? same.error()
+                : same.error().prefixed("checking that each file read is still the version read: ");
     return {};
 }
 

@@ -14,6 +14,11 @@
 //    same tick cannot keep it.
 // Leases need the file's owner (or CAP_LEASE) and a file system that grants them; at most
 // kMaxLeases files are leased, so the number of sources stays unbounded by the open-file limit.
+//
+// A file on a server (a remote model's .onnx, its data files) cannot be held still: every
+// response is checked against the version opened, and stillUnchanged() asks the server again
+// (ByteSource::revalidate), once every byte is copied, whether it is still that version: a file
+// replaced after its last read is found there, before anything is committed.
 #pragma once
 
 #include "core/file_identity.h"
@@ -26,24 +31,32 @@
 
 namespace repack {
 
+class ByteSource;
 class Model;
 
 class SourceWatch {
 public:
     static constexpr size_t kMaxLeases = 64;
 
-    // Watches the model's own file and every data file it reads, each still the file that was
-    // validated when the model was opened. Fails with kind Changed when one is not, or when
-    // one stays open for writing by another program for longer than a short wait (`cancel`
-    // stops the wait).
+    // Watches the model's own file and every data file it reads (model_sources.h), each still
+    // the file that was validated when the model was opened. Fails with kind Changed when one
+    // is not, or when one stays open for writing by another program for longer than a short
+    // wait (`cancel` stops the wait). The model outlives the watch, keeping its files.
     static Result<SourceWatch> start(const Model& model, const CancelToken* cancel);
 
-    // Whether every watched file still holds the bytes it held when watching started: kind
-    // Changed, naming the file, when one was written to, truncated or replaced meanwhile.
-    Status stillUnchanged() const;
+    // Whether every watched file still holds the bytes it held when watching started, and
+    // every remote one is still the version opened: kind Changed, naming the file, when one
+    // was written to, truncated or replaced meanwhile; the error of the request when a server
+    // cannot tell. Asked after every byte was copied, before the commit point; `cancel` stops
+    // the requests.
+    Status stillUnchanged(const CancelToken* cancel) const;
 
     // Ends the watch (leases released: writers waiting for them go on).
-    void release() { m_files.clear(); }
+    void release()
+    {
+        m_files.clear();
+        m_remote.clear();
+    }
 
     size_t leasedCount() const;
 
@@ -57,6 +70,7 @@ private:
         const CancelToken* cancel);
 
     std::vector<Watched> m_files;
+    std::vector<const ByteSource*> m_remote; // the model's, asked again by stillUnchanged()
 };
 
 } // namespace repack

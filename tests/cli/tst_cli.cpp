@@ -315,11 +315,13 @@ void TestCli::verifyJsonOfUnreadableModel()
     QVERIFY2(error.error == QJsonParseError::NoError, run.out.constData());
     // The keys of a readable model's verify document, in the same order.
     QCOMPARE(root.keys(),
-        (QStringList{"external_bytes", "external_tensors", "model", "ok", "problems", "schema"}));
+        (QStringList{
+            "external_bytes", "external_tensors", "model", "ok", "problems", "schema", "sources"}));
     QVERIFY(run.out.startsWith("{\n  \"schema\": \"onnx-repack/verify/1\",\n  \"model\""));
     QCOMPARE(root["ok"].toBool(true), false);
     QCOMPARE(root["model"].toObject()["path"].toString(), path);
     QVERIFY(root["external_tensors"].isNull() && root["external_bytes"].isNull());
+    QVERIFY(root["sources"].isNull());
     const QJsonArray problems = root["problems"].toArray();
     QCOMPARE(problems.size(), 1);
     const QJsonObject p = problems[0].toObject();

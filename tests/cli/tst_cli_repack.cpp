@@ -534,8 +534,9 @@ void TestCliRepack::diffJsonSchema()
     QStringList keys = json.keys();
     keys.sort();
     QCOMPARE(keys,
-        (QStringList{"added", "content_changed", "moved", "removed", "schema", "storage_changed",
-            "unchanged"}));
+        (QStringList{"added", "content_changed", "moved", "removed", "schema", "sources",
+            "storage_changed", "unchanged"}));
+    QCOMPARE(json["sources"].toArray(), QJsonArray()); // no file on a server
     QCOMPARE(json["schema"].toString(), QString("onnx-repack/diff/1"));
     auto namesOf = [&](const char* key) {
         QStringList names;

@@ -74,7 +74,6 @@ private slots:
     void aFailedFetchKeepsNothing();
     void cancelledBeforeAnyRequest();
     void sourcesDoNotShareBlocks();
-    void prefetchCoalescesRanges();
     void readersOnManyThreadsSeeTheSourceBytes();
 };
 
@@ -118,11 +117,11 @@ void TestBlockCache::oneCachedBlockBetweenIsFetchedAgainNotTwoRequests()
     // Blocks 4..7 with 5 cached: 4 and 6..7 are one request.
     QVERIFY(cache.read(1, source.bytes.size(), 4 * kBlock, 4 * kBlock, source.fetch()));
     QCOMPARE(source.requests, (Requests{{4 * kBlock, 4 * kBlock}}));
-    // Blocks 0..7 cached, 8 and 9 not: the request asks for those two only.
-    QVERIFY(cache.read(1, source.bytes.size(), 0, 1, source.fetch()));
-    const std::pair<uint64_t, uint64_t> ranges[] = {{0, 10 * kBlock}};
+    // Blocks 6..9 with 6 and 7 cached: the request asks for 8 and 9 only.
     source.requests.clear();
-    QVERIFY(cache.prefetch(1, source.bytes.size(), ranges, source.fetch()));
+    auto tail = cache.read(1, source.bytes.size(), 6 * kBlock, 4 * kBlock, source.fetch());
+    QVERIFY(tail);
+    QCOMPARE(toVector(*tail), source.expected(6 * kBlock, 4 * kBlock));
     QCOMPARE(source.requests, (Requests{{8 * kBlock, 2 * kBlock}}));
 
     // Two cached blocks between two missing ones: two requests.
@@ -287,31 +286,6 @@ void TestBlockCache::sourcesDoNotShareBlocks()
     QCOMPARE(toVector(*fromB), other.expected(5, 1));
     cache.forget(a);
     QCOMPARE(cache.stats().cachedBytes, kBlock); // b's block stays
-}
-
-void TestBlockCache::prefetchCoalescesRanges()
-{
-    FakeSource source(40 * kBlock);
-    BlockCache cache;
-    // Blocks 0, 1 and 3 (2 between is fetched with them), then 30 alone.
-    const std::pair<uint64_t, uint64_t> ranges[]
-        = {{30 * kBlock + 9, 4}, {kBlock - 1, 2}, {3 * kBlock, 1}};
-    QVERIFY(cache.prefetch(1, source.bytes.size(), ranges, source.fetch()));
-    QCOMPARE(source.requests, (Requests{{0, 4 * kBlock}, {30 * kBlock, kBlock}}));
-    source.requests.clear();
-    for (const auto& [offset, length] : ranges) {
-        auto bytes = cache.read(1, source.bytes.size(), offset, length, source.fetch());
-        QVERIFY(bytes);
-        QCOMPARE(toVector(*bytes), source.expected(offset, length));
-    }
-    QVERIFY(source.requests.empty());
-    // One request never takes more than kMaxRunBlocks blocks.
-    const std::pair<uint64_t, uint64_t> wide[] = {{0, 40 * kBlock}};
-    source.requests.clear();
-    QVERIFY(cache.prefetch(2, source.bytes.size(), wide, source.fetch()));
-    QCOMPARE(source.requests.size(), size_t(3)); // 16 + 16 + 8 blocks
-    for (const auto& [offset, length] : source.requests)
-        QVERIFY(length <= BlockCache::kMaxRunBlocks * kBlock);
 }
 
 void TestBlockCache::readersOnManyThreadsSeeTheSourceBytes()

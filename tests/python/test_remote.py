@@ -228,6 +228,10 @@ class Remote(unittest.TestCase):
         remote = onnx_repack.verify(url)
         local = onnx_repack.verify(self.local)
         self.assertTrue(remote["ok"], remote)
+        # The versions of the server's files it read; none of a local model's.
+        self.assertEqual([s["name"] for s in remote.pop("sources")],
+                         [url, url + ".data"])
+        self.assertEqual(local.pop("sources"), [])
         text = json.dumps(remote).replace(url[:-len("model.onnx")],
                                           os.path.dirname(self.local) + "/")
         self.assertEqual(json.loads(text), local)

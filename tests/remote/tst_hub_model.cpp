@@ -12,12 +12,14 @@
 #include "core/remote/hub_client.h"
 #include "core/remote/hub_folder.h"
 #include "core/save/folder_save.h"
+#include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/fault_server.h"
 #include "tests/support/hub_fixture.h"
 #include "tests/support/model_builder.h"
 #include "tests/support/model_checks.h"
 #include "tests/support/python_reader.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/tensor_builder.h"
 
 #include <QTemporaryDir>
@@ -157,6 +159,10 @@ private slots:
     void aHubFolderIsNeverSavedIntoTheHubCache();
     void aFileChangedDuringTheSaveLeavesTheOutputAsItWas();
     void aCancelledFolderSaveLeavesNothing();
+    void aHubFileReplacedAfterItWasReadFailsTheSave_data();
+    void aHubFileReplacedAfterItWasReadFailsTheSave();
+    void aHubFolderFileReplacedAfterItWasReadFailsTheFolderSave_data();
+    void aHubFolderFileReplacedAfterItWasReadFailsTheFolderSave();
 };
 
 void TestHubModel::resolvesOnceThenAsksTheCommit()
@@ -1020,6 +1026,108 @@ void TestHubModel::aCancelledFolderSaveLeavesNothing()
     QVERIFY(wrote);
     QVERIFY(!saved);
     QVERIFY2(saved.error().is(ErrorKind::Cancelled), saved.error().message.c_str());
+    QVERIFY(!fs::exists(out));
+}
+
+namespace {
+
+// Replaces `path` on `hub`, a new version of it under the same commit: a file the Hub keeps
+// itself is one byte longer (its ETag is made of its size); the CDN serves one in LFS with
+// another ETag from its next answer on. Called between requests (from a save's progress), so
+// the server's thread reads what it changed only after it changed.
+void replaceOnHub(HubFixture& hub, const std::string& path)
+{
+    if (!hub.lfs.count(path)) {
+        hub.files[path] += '\0';
+        return;
+    }
+    hub.cdnAnswers[path] = 1; // as answered once before: the next answer is the new version
+    hub.changesAfterFirstRead = path;
+}
+
+} // namespace
+
+void TestHubModel::aHubFileReplacedAfterItWasReadFailsTheSave_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<bool>("inLfs");
+    QTest::addRow("the .onnx, kept by the Hub") << "m/model.onnx" << false;
+    QTest::addRow("the .onnx, in LFS") << "m/model.onnx" << true;
+    QTest::addRow("a data file, in LFS") << "m/w.bin" << true;
+}
+
+// A file of the model replaced once the save has copied every byte, before its commit point:
+// the save asks again whether each file read is still the version read, finds it is not
+// (Changed, naming the hf:// file) and writes nothing.
+void TestHubModel::aHubFileReplacedAfterItWasReadFailsTheSave()
+{
+    QFETCH(QString, file);
+    QFETCH(bool, inLfs);
+    const std::string path = file.toStdString();
+    HubCase c;
+    if (inLfs)
+        c.hub.lfs.insert(path);
+    auto model = c.open("hf://org/repo/m/model.onnx");
+    QVERIFY2(whyNot(model).empty(), whyNot(model).c_str());
+    const fs::path out = c.dir.path().toStdString() + "/out";
+    fs::create_directories(out);
+    bool replaced = false;
+    SaveOptions options;
+    options.progress = [&](const Progress& p) {
+        if (!replaced && p.bytesDone == p.bytesTotal) {
+            replaceOnHub(c.hub, path);
+            replaced = true;
+        }
+    };
+    auto saved = save(**model, out / "model.onnx", options);
+    QVERIFY(replaced);
+    QVERIFY_FAILS_WITH(saved, "hf://org/repo@" + kCommit + "/" + path + ": changed on the server");
+    QCOMPARE(saved.error().kind, ErrorKind::Changed);
+    QVERIFY(fs::is_empty(out));
+}
+
+void TestHubModel::aHubFolderFileReplacedAfterItWasReadFailsTheFolderSave_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("sharedData"); // empty: each graph saved on its own
+    for (const QString& shared : {QStringLiteral("model.onnx_data"), QString()}) {
+        const char* layout = shared.isEmpty() ? "each graph on its own" : "one shared data file";
+        QTest::addRow("%s, a graph's .onnx", layout) << "onnx/decoder_model.onnx" << shared;
+        QTest::addRow("%s, a graph's data file", layout)
+            << "onnx/decoder_model.onnx_data" << shared;
+    }
+}
+
+// The same for a folder: every graph's files are asked again before the first commit (with one
+// shared data file), or before each graph's own (each on its own: here the first graph's), and
+// the output folder is not made.
+void TestHubModel::aHubFolderFileReplacedAfterItWasReadFailsTheFolderSave()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, sharedData);
+    const std::string path = file.toStdString();
+    HubCase c;
+    c.hub.files = sharingOptimumFiles();
+    c.hub.lfs = dataFilesOf(c.hub.files);
+    c.hub.pageSize = 100;
+    auto spec = parseSource("hf://org/repo/onnx/");
+    QVERIFY(spec);
+    auto folder = openHubFolder(*spec, c.hub.settings(c.cacheDir()), nullptr, &c.cache);
+    QVERIFY2(folder, folder ? "" : folder.error().message.c_str());
+    const fs::path out = c.dir.path().toStdString() + "/out";
+    FolderSaveOptions options;
+    options.sharedData = sharedData.toStdString();
+    bool replaced = false;
+    options.controls.progress = [&](const Progress& p) {
+        if (!replaced && p.phase != kPhaseComparing && p.bytesDone == p.bytesTotal) {
+            replaceOnHub(c.hub, path);
+            replaced = true;
+        }
+    };
+    auto saved = saveFolder(**folder, out, options);
+    QVERIFY(replaced);
+    QVERIFY_FAILS_WITH(saved, "hf://org/repo@" + kCommit + "/" + path + ": changed on the server");
+    QCOMPARE(saved.error().kind, ErrorKind::Changed);
     QVERIFY(!fs::exists(out));
 }
 

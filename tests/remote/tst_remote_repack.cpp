@@ -2,7 +2,8 @@
 // writes byte for byte what a repack of a downloaded copy writes, with every layout option, the
 // inline payloads the remote structure leaves out read from the server (never its zeros), each
 // byte fetched about once; a failed, changed or cancelled read leaves nothing in OUT, its error
-// naming the file and the tensor; in place (or to a URL) is a usage error. Against Debian's
+// naming the file and the tensor, and so does a file replaced on the server after its last
+// read, found before the commit point; in place (or to a URL) is a usage error. Against Debian's
 // nginx on 127.0.0.1 and a FaultServer for what nginx never does.
 #include "core/io/block_cache.h"
 #include "core/io/source_spec.h"
@@ -14,6 +15,8 @@
 #include "tests/support/model_checks.h"
 #include "tests/support/nginx_fixture.h"
 #include "tests/support/quick_http.h"
+#include "tests/support/replacing_server.h"
+#include "tests/support/result_checks.h"
 #include "tests/support/served_models.h"
 #include "tests/support/tensor_builder.h"
 
@@ -22,6 +25,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -190,6 +194,10 @@ private slots:
     void aFailedReadLeavesNothing();
     void theCliSaysWhatChangedOnTheServer();
     void aCancelledSaveLeavesNothing();
+    void aFileReplacedAfterItWasReadIsChangedAndNothingIsWritten_data();
+    void aFileReplacedAfterItWasReadIsChangedAndNothingIsWritten();
+    void nginxSaysAFileReplacedAfterItWasReadIsAnotherVersion_data();
+    void nginxSaysAFileReplacedAfterItWasReadIsAnotherVersion();
 };
 
 void TestRemoteRepack::aUrlRepacksAsItsDownloadedCopy_data()
@@ -373,6 +381,75 @@ void TestRemoteRepack::aCancelledSaveLeavesNothing()
     QVERIFY(!saved);
     QVERIFY2(saved.error().is(ErrorKind::Cancelled), saved.error().message.c_str());
     QCOMPARE(namesUnder(outDir), std::set<std::string>{});
+}
+
+void TestRemoteRepack::aFileReplacedAfterItWasReadIsChangedAndNothingIsWritten_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addRow("the .onnx") << "model.onnx";
+    QTest::addRow("a data file") << "big.bin";
+}
+
+// The file is replaced on the server after the repack read its last byte and before the commit
+// point, where no check of a read can see it: the save asks again whether every file it read is
+// still the version read. Exit `changed`, the file named, nothing at OUT.
+void TestRemoteRepack::aFileReplacedAfterItWasReadIsChangedAndNothingIsWritten()
+{
+    QFETCH(QString, file);
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    writeServedModel(root / "m");
+    fixtures::ReplacingServer server(root, "served", "m/" + file.toStdString());
+    fs::create_directories(root / "out");
+    const auto run = fixtures::runCli({"repack", QString::fromStdString(server.url("m/model.onnx")),
+        "-o", QString::fromStdString((root / "out" / "model.onnx").string())});
+    QCOMPARE(run.exitCode, kindInfo(ErrorKind::Changed).exitCode);
+    QVERIFY(server.replaced());
+    QVERIFY2(run.err.contains(QByteArray::fromStdString(
+                 server.url("m/" + file.toStdString()) + ": changed on the server")),
+        run.err.constData());
+    QCOMPARE(namesUnder(root / "out"), std::set<std::string>{});
+}
+
+void TestRemoteRepack::nginxSaysAFileReplacedAfterItWasReadIsAnotherVersion_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addRow("the .onnx") << "model.onnx";
+    QTest::addRow("a data file") << "big.bin";
+}
+
+// The same against nginx, which answers the If-Match of the question with 412: the file is
+// replaced (renamed over, as a deploy does) once the save has copied every byte.
+void TestRemoteRepack::nginxSaysAFileReplacedAfterItWasReadIsAnotherVersion()
+{
+    QFETCH(QString, file);
+    SKIP_WITHOUT_NGINX();
+    NginxServedModel served;
+    QCOMPARE(served.serve(), QString());
+    const fs::path path = served.nginx.www() / "m" / file.toStdString();
+    QTemporaryDir out;
+    const fs::path outDir = out.path().toStdString();
+    bool replaced = false;
+    SaveOptions options;
+    options.progress = [&](const Progress& p) {
+        if (replaced || p.bytesDone < p.bytesTotal)
+            return;
+        std::string bytes = fileBytes(path);
+        bytes[bytes.size() / 2] ^= 1;
+        std::ofstream(path.string() + ".new", std::ios::binary) << bytes;
+        // nginx's ETag is made of the time in seconds: another second, another ETag.
+        fs::last_write_time(
+            path.string() + ".new", fs::last_write_time(path) + std::chrono::hours(1));
+        fs::rename(path.string() + ".new", path);
+        replaced = true;
+    };
+    auto saved = save(**served.model, outDir / "model.onnx", options);
+    QVERIFY(replaced);
+    QVERIFY_FAILS_WITH(
+        saved, served.nginx.url("m/" + file.toStdString()) + ": changed on the server");
+    QCOMPARE(saved.error().kind, ErrorKind::Changed);
+    QCOMPARE(namesUnder(outDir), std::set<std::string>{});
+    QVERIFY((*served.model)->isRemote());
 }
 
 QTEST_GUILESS_MAIN(TestRemoteRepack)

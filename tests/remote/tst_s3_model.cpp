@@ -3,17 +3,22 @@
 // they give for the same files on disk, whether the keys come from the environment, with a
 // session token, from the credentials profile or are absent (unsigned requests); a wrong secret
 // is refused with a message that says so and never shows it; a missing object or bucket is
-// NotFound naming its s3:// name; the signature and the keys go to the endpoint's origin only.
+// NotFound naming its s3:// name; the signature and the keys go to the endpoint's origin only;
+// an object replaced after a repack read it, before its commit point, fails the repack as
+// `changed` with nothing written.
 #include "core/io/source_spec.h"
 #include "core/remote/s3_source.h"
+#include "core/save/save.h"
 #include "tests/support/cli_run.h"
 #include "tests/support/fault_server.h"
 #include "tests/support/map_environment.h"
 #include "tests/support/model_builder.h"
+#include "tests/support/replacing_server.h"
 #include "tests/support/result_checks.h"
 #include "tests/support/s3rver_fixture.h"
 #include "tests/support/tensor_builder.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <filesystem>
@@ -28,9 +33,9 @@ namespace {
 const char* const kBucket = "models";
 using Variables = QMap<QString, QString>; // environment variables
 
-// m/model.onnx with a 1 MiB inline weight, a small one, and two tensors in m/w.bin; written to
-// `dir` and uploaded to `server` (only the model without `withData`).
-QString writeAndUpload(const S3rverFixture& server, const fs::path& dir, bool withData)
+// m/model.onnx with a 1 MiB inline weight, a small one, and two tensors in m/w.bin, written to
+// `dir`.
+void writeModelFiles(const fs::path& dir)
 {
     onnx::ModelProto model = fixtures::emptyModel();
     onnx::GraphProto& graph = *model.mutable_graph();
@@ -47,21 +52,25 @@ QString writeAndUpload(const S3rverFixture& server, const fs::path& dir, bool wi
     }
     fs::create_directories(dir / "m");
     std::ofstream(dir / "m" / "w.bin", std::ios::binary) << data;
-    {
-        std::ofstream out(dir / "m" / "model.onnx", std::ios::binary);
-        model.SerializeToOstream(&out);
-    }
+    std::ofstream out(dir / "m" / "model.onnx", std::ios::binary);
+    model.SerializeToOstream(&out);
+}
+
+// writeModelFiles' files, uploaded to `server` (only the model without `withData`).
+QString writeAndUpload(const S3rverFixture& server, const fs::path& dir, bool withData)
+{
+    writeModelFiles(dir);
     if (const QString why = server.put("m/model.onnx", dir / "m" / "model.onnx"); !why.isEmpty())
         return why;
     return withData ? server.put("m/w.bin", dir / "m" / "w.bin") : QString();
 }
 
-// The environment of a CLI run against `server`: its endpoint, the given keys and nothing of
-// the suite's own AWS settings (an empty variable counts as unset).
+// The environment of a CLI run against the S3 server at `endpoint`: that endpoint, the given
+// keys and nothing of the suite's own AWS settings (an empty variable counts as unset).
 Variables s3Environment(
-    const S3rverFixture& server, const QString& profileFile, const Variables& keys)
+    const std::string& endpoint, const QString& profileFile, const Variables& keys)
 {
-    Variables env{{"AWS_ENDPOINT_URL", QString::fromStdString(server.endpoint())},
+    Variables env{{"AWS_ENDPOINT_URL", QString::fromStdString(endpoint)},
         {"AWS_ENDPOINT_URL_S3", ""}, {"AWS_REGION", "us-east-1"}, {"AWS_ACCESS_KEY_ID", ""},
         {"AWS_SECRET_ACCESS_KEY", ""}, {"AWS_SESSION_TOKEN", ""}, {"AWS_PROFILE", ""},
         {"AWS_SHARED_CREDENTIALS_FILE", profileFile}};
@@ -116,6 +125,10 @@ private slots:
     void aMissingObjectOrBucketIsNotFound();
     void aMissingDataFileIsAProblemNamingIt();
     void theSignatureGoesToTheEndpointOnly();
+    void anObjectReplacedAfterItWasReadIsChangedAndNothingIsWritten_data();
+    void anObjectReplacedAfterItWasReadIsChangedAndNothingIsWritten();
+    void anObjectUploadedAgainOnceTheSaveCopiedItIsChanged_data();
+    void anObjectUploadedAgainOnceTheSaveCopiedItIsChanged();
 };
 
 void TestS3Model::theCliInspectsAndVerifiesAnObject_data()
@@ -155,7 +168,8 @@ void TestS3Model::theCliInspectsAndVerifiesAnObject()
     for (const char* file : {"model.onnx", "w.bin"})
         if (folder != "m")
             QCOMPARE(server.put(folder.toStdString() + "/" + file, local / "m" / file), QString());
-    const fixtures::CliOptions options{s3Environment(server, writeProfile(dir, profile), keys)};
+    const fixtures::CliOptions options{
+        s3Environment(server.endpoint(), writeProfile(dir, profile), keys)};
     const QString name = "s3://models/" + folder + "/model.onnx";
     const QString path = QString::fromStdString((local / "m" / "model.onnx").string());
 
@@ -204,7 +218,7 @@ void TestS3Model::aRefusedSignatureIsAClearError()
     S3rverFixture server;
     QTemporaryDir dir;
     START_S3RVER(server, fs::path(dir.path().toStdString()), true);
-    const auto env = s3Environment(server, writeProfile(dir, profile), keys);
+    const auto env = s3Environment(server.endpoint(), writeProfile(dir, profile), keys);
     const std::string refused = "s3://models/m/model.onnx: HTTP 403 to GET: the server refused "
                                 "the request's signature or credentials";
 
@@ -232,7 +246,7 @@ void TestS3Model::aMissingObjectOrBucketIsNotFound()
     S3rverFixture server;
     QTemporaryDir dir;
     START_S3RVER(server, fs::path(dir.path().toStdString()), true);
-    const auto env = s3Environment(server, {},
+    const auto env = s3Environment(server.endpoint(), {},
         {{"AWS_ACCESS_KEY_ID", S3rverFixture::kAccessKey},
             {"AWS_SECRET_ACCESS_KEY", S3rverFixture::kSecretKey}});
 
@@ -250,8 +264,8 @@ void TestS3Model::aMissingDataFileIsAProblemNamingIt()
     S3rverFixture server;
     QTemporaryDir dir;
     START_S3RVER(server, fs::path(dir.path().toStdString()), false);
-    const auto opened = openS3Model(
-        specOf("s3://models/m/model.onnx"), environmentOf(s3Environment(server, {}, {})));
+    const auto opened = openS3Model(specOf("s3://models/m/model.onnx"),
+        environmentOf(s3Environment(server.endpoint(), {}, {})));
     QVERIFY_OK(opened);
     bool missing = false;
     for (const Problem& p : (*opened)->problems())
@@ -294,6 +308,80 @@ void TestS3Model::theSignatureGoesToTheEndpointOnly()
     for (const auto& request : {asked[0], served[0]})
         for (const auto& [header, value] : request.headers)
             QVERIFY2(value.find("a-secret") == std::string::npos, header.c_str());
+}
+
+void TestS3Model::anObjectReplacedAfterItWasReadIsChangedAndNothingIsWritten_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addRow("the .onnx") << "model.onnx";
+    QTest::addRow("a data file") << "w.bin";
+}
+
+// The object is replaced after the repack read its last byte and before the commit point (an
+// S3 endpoint that says so, tests/support/replacing_server.h): exit `changed`, the object
+// named, nothing at OUT.
+void TestS3Model::anObjectReplacedAfterItWasReadIsChangedAndNothingIsWritten()
+{
+    QFETCH(QString, file);
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    writeModelFiles(root / "files");
+    fixtures::ReplacingServer server(root / "files", kBucket, "m/" + file.toStdString());
+    fs::create_directories(root / "out");
+    const auto run
+        = fixtures::runCli({"repack", "s3://models/m/model.onnx", "-o",
+                               QString::fromStdString((root / "out" / "model.onnx").string())},
+            {s3Environment(server.endpoint(), writeProfile(dir, {}),
+                {{"AWS_ACCESS_KEY_ID", S3rverFixture::kAccessKey},
+                    {"AWS_SECRET_ACCESS_KEY", S3rverFixture::kSecretKey}})});
+    QCOMPARE(run.exitCode, kindInfo(ErrorKind::Changed).exitCode);
+    QVERIFY(server.replaced());
+    QVERIFY2(run.err.contains("s3://models/m/" + file.toUtf8() + ": changed on the server"),
+        run.err.constData());
+    QVERIFY(fs::is_empty(root / "out"));
+}
+
+void TestS3Model::anObjectUploadedAgainOnceTheSaveCopiedItIsChanged_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addRow("the .onnx") << "model.onnx";
+    QTest::addRow("a data file") << "w.bin";
+}
+
+// The same against the S3 server: the object is uploaded again (one byte changed) once the save
+// has copied every byte. The save fails as Changed and writes nothing.
+void TestS3Model::anObjectUploadedAgainOnceTheSaveCopiedItIsChanged()
+{
+    QFETCH(QString, file);
+    S3rverFixture server;
+    QTemporaryDir dir;
+    const fs::path root = dir.path().toStdString();
+    START_S3RVER(server, root, true);
+    auto opened = openS3Model(specOf("s3://models/m/model.onnx"),
+        environmentOf(s3Environment(server.endpoint(), writeProfile(dir, {}),
+            {{"AWS_ACCESS_KEY_ID", S3rverFixture::kAccessKey},
+                {"AWS_SECRET_ACCESS_KEY", S3rverFixture::kSecretKey}})));
+    QVERIFY_OK(opened);
+    const std::string key = "m/" + file.toStdString();
+    QString uploaded = "not uploaded";
+    SaveOptions options;
+    options.progress = [&](const Progress& p) {
+        if (p.bytesDone < p.bytesTotal || uploaded != "not uploaded")
+            return;
+        std::fstream bytes(root / key, std::ios::binary | std::ios::in | std::ios::out);
+        bytes.seekg(100);
+        const char byte = static_cast<char>(bytes.get() ^ 1);
+        bytes.seekp(100);
+        bytes.put(byte);
+        bytes.close();
+        uploaded = server.put(key, root / key);
+    };
+    fs::create_directories(root / "out");
+    auto saved = save(**opened, root / "out" / "model.onnx", options);
+    QCOMPARE(uploaded, QString());
+    QVERIFY_FAILS_WITH(saved, "s3://models/" + key + ": changed on the server");
+    QCOMPARE(saved.error().kind, ErrorKind::Changed);
+    QVERIFY(fs::is_empty(root / "out"));
 }
 
 QTEST_GUILESS_MAIN(TestS3Model)
