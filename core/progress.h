@@ -28,9 +28,10 @@ using ProgressCallback = std::function<void(const Progress&)>;
 
 // What stops one command, and what bounds it: the user's cancel (the GUI's Cancel button, the
 // CLI's SIGINT and SIGTERM, Python's Ctrl+C), a deadline for the whole command (--timeout), and
-// the retries its network requests may still make. One token per command, handed to everything
-// the command does, so a budget is never recreated by a callee. It also carries who hears what
-// the command is waiting for (the CLI's stderr, the GUI's progress line).
+// the retries its network requests may still make (earned back only by real progress). One token
+// per command, handed to everything the command does, so a budget is never recreated by a callee.
+// It also carries who hears what the command is waiting for (the CLI's stderr, the GUI's progress
+// line).
 class CancelToken {
 public:
     using Clock = std::chrono::steady_clock;
@@ -71,8 +72,32 @@ public:
     }
 
     // Takes one retry from the command's budget: false when none is left.
-    bool takeRetry() const { return m_retries.fetch_sub(1, std::memory_order_relaxed) > 0; }
-    void setRetryBudget(int retries) { m_retries.store(retries, std::memory_order_relaxed); }
+    bool takeRetry() const
+    {
+        int now = m_retries.load(std::memory_order_relaxed);
+        while (now > 0
+            && !m_retries.compare_exchange_weak(now, now - 1, std::memory_order_relaxed)) { }
+        return now > 0;
+    }
+    void setRetryBudget(int retries)
+    {
+        m_retries.store(retries, std::memory_order_relaxed);
+        m_retryCap.store(retries, std::memory_order_relaxed);
+    }
+    // Counts `bytes` the command's requests received: every kBytesPerRetry of them gives one
+    // retry back, never past the budget it was given. A long read on a flaky link keeps its
+    // retries; a trickle never earns one.
+    static constexpr uint64_t kBytesPerRetry = 64ull << 20;
+    void received(uint64_t bytes) const
+    {
+        const uint64_t before = m_received.fetch_add(bytes, std::memory_order_relaxed);
+        for (uint64_t earned = (before + bytes) / kBytesPerRetry - before / kBytesPerRetry;
+             earned > 0; --earned) {
+            int now = m_retries.load(std::memory_order_relaxed);
+            while (now < m_retryCap.load(std::memory_order_relaxed)
+                && !m_retries.compare_exchange_weak(now, now + 1, std::memory_order_relaxed)) { }
+        }
+    }
     int retriesLeft() const { return std::max(0, m_retries.load(std::memory_order_relaxed)); }
 
     void setWaitObserver(WaitObserver observer)
@@ -97,6 +122,8 @@ private:
     std::atomic<bool> m_cancelled{false};
     std::atomic<int64_t> m_deadline{kNoDeadline};
     mutable std::atomic<int> m_retries{kDefaultRetries};
+    std::atomic<int> m_retryCap{kDefaultRetries};
+    mutable std::atomic<uint64_t> m_received{0};
     mutable std::mutex m_observerMutex;
     std::shared_ptr<const WaitObserver> m_observer;
 };

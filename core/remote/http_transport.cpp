@@ -439,12 +439,15 @@ void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
     curl.easySetopt(handle, CURLOPT_XFERINFODATA, &exchange);
 
     // The command's deadline ends the transfer itself, not the next progress call (which
-    // libcurl makes about once a second while nothing arrives).
+    // libcurl makes about once a second while nothing arrives): a little after it, so that the
+    // token says the deadline passed and the end is told as the deadline's, not as a stall.
     if (exchange.cancel && exchange.cancel->remaining() != CancelToken::Clock::duration::max())
         curl.easySetopt(handle, CURLOPT_TIMEOUT_MS,
-            static_cast<long>(std::max<int64_t>(1,
-                std::chrono::duration_cast<std::chrono::milliseconds>(exchange.cancel->remaining())
-                    .count())));
+            static_cast<long>(std::max<int64_t>(0,
+                                  std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      exchange.cancel->remaining())
+                                      .count())
+                + 50));
     // What the file is called where it is read: its URL (which names the host), or its name
     // (an hf:// or s3:// one) after the host that serves it.
     if (options.name.empty()) {
@@ -578,6 +581,8 @@ Status run(const Easy& easy, const HttpOptions& options, Exchange& exchange,
             --attempt;
             continue;
         }
+        if (cancel && exchange.received > 0)
+            cancel->received(exchange.received);
         const bool transient = isTransient(exchange);
         if (exchange.code == CURLE_OK && !transient)
             return {};

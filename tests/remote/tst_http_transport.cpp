@@ -957,6 +957,13 @@ void TestHttpTransport::theCommandsRetryBudgetBoundsEveryRequest()
             + ": HTTP 503 (after 2 attempts); the command "
               "has used all its retries");
     QCOMPARE(server.requests().size(), size_t(5));
+    // Real progress gives retries back, up to the budget given and no further.
+    command.received(CancelToken::kBytesPerRetry - 1);
+    QCOMPARE(command.retriesLeft(), 0);
+    command.received(1);
+    QCOMPARE(command.retriesLeft(), 1);
+    command.received(10 * CancelToken::kBytesPerRetry);
+    QCOMPARE(command.retriesLeft(), 3);
 }
 
 void TestHttpTransport::aWaitIsSaidToTheCommandsToken()
