@@ -10,6 +10,7 @@
 
 #include "core/model/external_reference.h"
 #include "core/model/model.h"
+#include "core/model/model_start.h"
 #include "core/model/tensor_index.h"
 #include "core/model/tensor_protos.h"
 
@@ -18,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -169,6 +171,15 @@ void checkModel(const uint8_t* data, size_t size, const onnx::ModelProto& parsed
     auto loaded = Model::load(file);
     if (!parsed.has_graph() && parsed.functions_size() == 0)
         return; // not a model to Model::load, by design
+    // Also by design: protobuf takes a first field no ModelProto has as an unknown one, but no
+    // writer of ONNX begins a model so, and Model::load refuses it as another format (a web
+    // page, an archive) at its first bytes. It must refuse it for that reason, as a Format error.
+    const Status start = checkModelStart(std::as_bytes(std::span(data, size)), size, file.string());
+    if (!start.ok()) {
+        require(!loaded.ok() && loaded.error().kind == ErrorKind::Format,
+            "Model::load takes what checkModelStart refuses: " + start.error().message);
+        return;
+    }
     require(loaded.ok(),
         "Model::load refuses what protobuf parses: "
             + (loaded ? std::string() : loaded.error().message));
