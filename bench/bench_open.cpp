@@ -1,9 +1,9 @@
 // repack-bench-open: times what opening a model in the tool costs (parse, index, validate,
 // layout, the inspect report) and reports this process's peak RSS. Weight bytes are never
 // read, so the time should not depend on the weight size.
-#include "core/inspect/file_layout.h"
 #include "core/inspect/report.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -45,7 +45,7 @@ int main(int argc, char** argv)
         }
         load.push_back(msSince(start));
         auto phase = Clock::now();
-        files = repack::computeLayout(**model).size();
+        files = repack::computeLayout(**model, repack::kDefaultAlignment).size();
         layout.push_back(msSince(phase));
         phase = Clock::now();
         jsonBytes = repack::inspectJson(**model).dump().size();

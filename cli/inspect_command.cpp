@@ -8,11 +8,11 @@
 #include "core/dtype.h"
 #include "core/format.h"
 #include "core/inspect/audit.h"
-#include "core/inspect/file_layout.h"
 #include "core/inspect/folder_inspect.h"
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/report.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/targets.h"
 
 #include <CLI/CLI.hpp>
@@ -73,7 +73,7 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
         << formatBytes(externalBytes) << ")\n";
     out << "protobuf " << formatBytes(model.fileBytes()) << " of the 2 GiB limit ("
         << percent(model.fileBytes(), kProtobufLimit) << ")\n";
-    for (const auto& f : computeLayout(model, LayoutDetail::Totals)) {
+    for (const auto& f : computeLayout(model, kDefaultAlignment, LayoutDetail::Totals)) {
         out << "data file " << printable(f.location) << (f.headerBytes ? " (safetensors)" : "")
             << ": " << formatBytes(f.bytes);
         if (f.headerBytes)

@@ -6,11 +6,11 @@
 #include "text_table.h"
 
 #include "core/format.h"
-#include "core/inspect/file_layout.h"
 #include "core/inspect/plan_diff.h"
 #include "core/inspect/report.h"
 #include "core/json_stream.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/placement_plan.h"
 #include "core/plan/save_plan.h"
 #include "core/remote/model_source.h"

@@ -4,9 +4,9 @@
 // and write the inspect report. The folder holds nothing but the model.
 #include "fuzz_support.h"
 
-#include "core/inspect/file_layout.h"
 #include "core/inspect/report.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         model.releaseInline();
     }
 
-    (void)computeLayout(model);
+    (void)computeLayout(model, kDefaultAlignment);
     NullBuffer sink;
     std::ostream out(&sink);
     writeInspectJson(out, model);

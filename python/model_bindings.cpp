@@ -6,10 +6,10 @@
 
 #include "core/dtype.h"
 #include "core/inspect/audit.h"
-#include "core/inspect/file_layout.h"
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/report.h"
 #include "core/json_stream.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/targets.h"
 #include "core/remote/model_source.h"
 
@@ -187,7 +187,7 @@ std::string_view regionName(RegionType type)
 py::list layoutOf(const Model& model)
 {
     py::list files;
-    for (const FileLayout& f : computeLayout(model)) {
+    for (const FileLayout& f : computeLayout(model, kDefaultAlignment)) {
         py::list regions;
         for (const Region& r : f.regions) {
             py::dict region;
@@ -210,6 +210,7 @@ py::list layoutOf(const Model& model)
         file["overlapping_bytes"] = f.overlappingBytes;
         file["shared_bytes"] = f.sharedBytes;
         file["header_bytes"] = f.headerBytes;
+        file["alignment"] = f.alignment;
         file["regions"] = std::move(regions);
         files.append(std::move(file));
     }

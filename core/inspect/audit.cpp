@@ -4,8 +4,8 @@
 #include "core/format.h"
 #include "core/model/model.h"
 #include "core/plan/dedupe.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/targets.h"
-#include "file_layout.h"
 #include "readers.h"
 
 #include <onnx/onnx_pb.h>
@@ -49,7 +49,7 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
 void fileSizes(const Model& model, std::vector<Problem>& out)
 {
     const std::string modelName = model.path().filename().string();
-    for (const FileLayout& f : computeLayout(model, LayoutDetail::Totals)) {
+    for (const FileLayout& f : computeLayout(model, kDefaultAlignment, LayoutDetail::Totals)) {
         // Bytes this model does not read may be another's (graphs of a folder sharing a file):
         // orphaned only when no other model reads the file, or could (one that cannot be read).
         // A remote model's folder is not searched: other models there may read those bytes.

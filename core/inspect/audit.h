@@ -14,7 +14,7 @@
 //   duplicate-bytes          tensors of 1 KiB or more with identical dtype, shape and bytes
 //                            stored more than once, with the bytes the extra copies take
 //   orphaned-bytes           a data file's bytes no tensor reads, past what alignment explains
-//                            (core/inspect/file_layout.h), as a tensor moved out of the file
+//                            (core/plan/file_layout.h), as a tensor moved out of the file
 //                            while every other one kept its place leaves them; the fix compacts
 //                            the file (LayoutOptions::compactFiles). Not for a file another
 //                            model reads (core/inspect/readers.h): the bytes may be its own

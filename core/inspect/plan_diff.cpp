@@ -1,8 +1,8 @@
 #include "plan_diff.h"
 
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/save_plan.h"
-#include "file_layout.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -18,22 +18,6 @@ std::string fileKey(const std::string& location)
 }
 
 } // namespace
-
-FileLayout plannedLayout(const SavePlan& plan, size_t file)
-{
-    std::vector<Region> ranges;
-    if (file < plan.fileOrder.size()) {
-        ranges.reserve(plan.fileOrder[file].size());
-        for (size_t i : plan.fileOrder[file])
-            ranges.push_back(Region{.tensor = static_cast<int32_t>(i),
-                .offset = plan.tensors[i].offset,
-                .length = plan.tensors[i].length});
-    }
-    FileLayout layout = layoutOfRanges(file < plan.fileBytes.size() ? plan.fileBytes[file] : 0,
-        file < plan.fileHeaders.size() ? plan.fileHeaders[file].size() : 0, std::move(ranges));
-    layout.location = file < plan.files.size() ? plan.files[file] : std::string();
-    return layout;
-}
 
 std::string_view planFileChange(const PlanDiffFile& file)
 {
@@ -141,7 +125,7 @@ PlanDiff diffPlan(const Model& model, const SavePlan& plan)
                 t.external->length.value_or(t.byteSize())};
         before.push_back(std::move(b));
     }
-    return diffPlan(before, computeLayout(model), plan);
+    return diffPlan(before, computeLayout(model, plan.alignment), plan);
 }
 
 } // namespace repack

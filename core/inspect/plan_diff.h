@@ -50,17 +50,12 @@ struct PlanDiffFile {
     uint64_t bytesAfter = 0;
     uint64_t paddingBefore = 0;
     uint64_t paddingAfter = 0;
-    // Bytes no tensor reads, past what alignment explains (core/inspect/file_layout.h). A save
+    // Bytes no tensor reads, past what alignment explains (core/plan/file_layout.h). A save
     // laid out anew writes none; keeping placement, a tensor moved out of a file leaves its range
     // orphaned, until the file is compacted (LayoutOptions::compactFiles).
     uint64_t orphanedBefore = 0;
     uint64_t orphanedAfter = 0;
 };
-
-// Data file `file` of `plan` as it will be: its tensors' ranges (Region::tensor the index into
-// plan.tensors), its safetensors header, and its gaps told apart as computeLayout tells them
-// (padding, or orphaned: a range a tensor moved out of while the others kept their place).
-FileLayout plannedLayout(const SavePlan& plan, size_t file);
 
 // "new" (only after), "unused" (only before: the save stops using it), "resized", "unchanged".
 std::string_view planFileChange(const PlanDiffFile& file);
@@ -80,7 +75,7 @@ struct PlanDiff {
 // Tensor i of the result is tensor i of the model (plan.tensors is parallel to it). A tensor
 // is ToInline or ToExternal when its storage flips, NewFile when it goes into a file that
 // does not exist before, Moved when its file or offset changes, else Unchanged. `layouts`
-// describe the data files before (core/inspect/file_layout.h); a file an external tensor names that
+// describe the data files before (core/plan/file_layout.h); a file an external tensor names that
 // has no layout (missing, invalid) still counts as existing before.
 PlanDiff diffPlan(const std::vector<TensorBefore>& before, const std::vector<FileLayout>& layouts,
     const SavePlan& plan);

@@ -4,7 +4,8 @@
 #include "core/json_stream.h"
 #include "core/model/model.h"
 #include "core/model/model_sources.h"
-#include "file_layout.h"
+#include "core/plan/file_layout.h"
+#include "core/plan/placement_plan.h"
 #include "folder_inspect.h"
 
 #include <onnx/onnx_pb.h>
@@ -224,11 +225,12 @@ Json problemJson(const Problem& p)
 
 Json fileJson(const FileLayout& f)
 {
-    return Json{{"location", f.location}, {"bytes", f.bytes},
-        {"referenced_bytes", f.referencedBytes}, {"padding_bytes", f.paddingBytes},
-        {"orphaned_bytes", f.orphanedBytes}, {"overlapping_bytes", f.overlappingBytes},
-        {"shared_bytes", f.sharedBytes}, {"format", f.headerBytes ? "safetensors" : "raw"},
-        {"header_bytes", f.headerBytes}};
+    Json json{{"location", f.location}, {"bytes", f.bytes}, {"referenced_bytes", f.referencedBytes},
+        {"padding_bytes", f.paddingBytes}, {"orphaned_bytes", f.orphanedBytes},
+        {"overlapping_bytes", f.overlappingBytes}, {"shared_bytes", f.sharedBytes},
+        {"format", f.headerBytes ? "safetensors" : "raw"}, {"header_bytes", f.headerBytes}};
+    addAlignmentJson(json, f);
+    return json;
 }
 
 Json totalsJson(const Model& model)
@@ -268,7 +270,7 @@ void writeInspectJson(
     json.endArray();
     json.key("files");
     json.beginArray();
-    for (const auto& f : computeLayout(model, LayoutDetail::Totals))
+    for (const auto& f : computeLayout(model, kDefaultAlignment, LayoutDetail::Totals))
         json.value(fileJson(f));
     json.endArray();
     json.field("totals", totalsJson(model));
@@ -286,7 +288,7 @@ Json inspectJson(const Model& model, const std::vector<Problem>& folderProblems)
     for (const auto& t : model.tensors())
         tensors.push_back(tensorJson(t));
     Json files = Json::array();
-    for (const auto& f : computeLayout(model, LayoutDetail::Totals))
+    for (const auto& f : computeLayout(model, kDefaultAlignment, LayoutDetail::Totals))
         files.push_back(fileJson(f));
     Json problems = Json::array();
     forEachProblem(

@@ -3,6 +3,7 @@
 #include "core/dtype.h"
 #include "core/json_stream.h"
 #include "core/model/model.h"
+#include "file_layout.h"
 #include "save_plan.h"
 
 #include <nlohmann/json.hpp>
@@ -64,17 +65,26 @@ Json plannedTensorJson(const TensorInfo& tensor, const PlannedTensor& p, const S
     return t;
 }
 
-Json planFileJson(const SavePlan& plan, size_t f, uint64_t used)
+// A planned file's entry: its size, and its gaps told apart as inspect tells them, with the
+// alignment they were counted against (the plan's: SPEC 6).
+Json planFileJson(const SavePlan& plan, size_t f)
 {
-    const uint64_t header = plan.fileHeaders.size() > f ? plan.fileHeaders[f].size() : 0;
-    Json json{{"location", plan.files[f]}, {"bytes", plan.fileBytes[f]},
-        {"padding_bytes", plan.fileBytes[f] - used - header}};
-    if (header)
-        json["header_bytes"] = header; // a safetensors header (SaveOptions::format)
+    const FileLayout layout = plannedLayout(plan, f);
+    Json json{{"location", plan.files[f]}, {"bytes", layout.bytes},
+        {"padding_bytes", layout.paddingBytes}, {"orphaned_bytes", layout.orphanedBytes}};
+    addAlignmentJson(json, layout);
+    if (layout.headerBytes)
+        json["header_bytes"] = layout.headerBytes; // a safetensors header (SaveOptions::format)
     return json;
 }
 
 } // namespace
+
+void addAlignmentJson(Json& entry, const FileLayout& layout)
+{
+    entry["alignment"] = layout.alignment;
+    entry["alignment_from"] = "option";
+}
 
 Json planJson(const Model& model, const SavePlan& plan, const std::filesystem::path& modelPath)
 {
@@ -84,7 +94,7 @@ Json planJson(const Model& model, const SavePlan& plan, const std::filesystem::p
         list.push_back(plannedTensorJson(tensors[i], plan.tensors[i], plan));
     Json files = Json::array();
     for (size_t f = 0; f < plan.files.size(); ++f)
-        files.push_back(planFileJson(plan, f, usedBytes(plan, f)));
+        files.push_back(planFileJson(plan, f));
     return Json{{"schema", kPlanSchema}, {"model", modelPath.string()},
         {"tensors", std::move(list)}, {"files", std::move(files)}};
 }
@@ -105,7 +115,7 @@ void writePlanJson(std::ostream& out, const Model& model, const SavePlan& plan,
     json.key("files");
     json.beginArray();
     for (size_t f = 0; f < plan.files.size(); ++f)
-        json.value(planFileJson(plan, f, usedBytes(plan, f))); // shared ranges counted once
+        json.value(planFileJson(plan, f)); // shared ranges counted once
     json.endArray();
     json.endObject();
     out << '\n';

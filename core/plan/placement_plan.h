@@ -16,14 +16,16 @@
 namespace repack {
 
 class Model;
+struct FileLayout;
 struct SavePlan;
 
 inline constexpr const char* kPlanSchema = "onnx-repack/plan/1";
 
 // Every tensor of `model` as `plan` (planSave for `modelPath`, the model being written) places
 // it: {"schema", "model", "tensors": [{"scope", "name", "storage": "inline"|"external",
-// "location", "offset", "length"}], "files": [{"location", "bytes", "padding_bytes"}]};
-// location, offset and length only for external tensors.
+// "location", "offset", "length"}], "files": [{"location", "bytes", "padding_bytes",
+// "orphaned_bytes", "alignment", "alignment_from"}]}; location, offset and
+// length only for external tensors.
 nlohmann::ordered_json planJson(
     const Model& model, const SavePlan& plan, const std::filesystem::path& modelPath);
 
@@ -31,6 +33,11 @@ nlohmann::ordered_json planJson(
 // newline-terminated; invalid UTF-8 in a name becomes U+FFFD).
 void writePlanJson(std::ostream& out, const Model& model, const SavePlan& plan,
     const std::filesystem::path& modelPath);
+
+// The alignment a file's padding was counted against, added to its JSON entry (here and in
+// `inspect --json`): "alignment", and "alignment_from": "option" (the save's
+// option, or its default: no file records the alignment it was written with).
+void addAlignmentJson(nlohmann::ordered_json& entry, const FileLayout& layout);
 
 // writePlanJson's text as a string, for export.
 std::string planFileText(

@@ -24,6 +24,27 @@ inline constexpr bool validAlignment(uint64_t alignment)
     return alignment == 0 || (alignment <= kMaxAlignment && (alignment & (alignment - 1)) == 0);
 }
 
+// A save's offset alignment unless told otherwise (SPEC 5), and what a file's padding is counted
+// against when nothing else is known (core/plan/file_layout.h).
+inline constexpr uint64_t kDefaultAlignment = 4096;
+
+// An offset alignment and the tensors it applies to: those of at least `threshold` bytes start at
+// a multiple of `alignment` (0: dense).
+struct Alignment {
+    uint64_t alignment = kDefaultAlignment;
+    uint64_t threshold = 1 << 20;
+};
+
+// The offset a tensor of `length` bytes gets when its file so far ends at `end`: the one
+// placement rule. Plans lay files out by it, and a file's layout counts as padding only the
+// bytes it asks for (core/plan/file_layout.h).
+inline constexpr uint64_t placedOffset(uint64_t end, uint64_t length, Alignment a)
+{
+    if (a.alignment == 0 || length < a.threshold)
+        return end;
+    return (end + a.alignment - 1) / a.alignment * a.alignment;
+}
+
 // How the shards of a data file split by `SaveOptions::shardSize` are named.
 enum class ShardNaming {
     Numbered, // onnx_ir's "stem-00001-of-00003.ext" (SPEC 5a; file_names.h)
@@ -63,8 +84,9 @@ struct LayoutOptions {
     std::string dataFile;
     std::string dataSuffix; // a target's, e.g. "_data" (core/plan/targets.h)
     uint64_t threshold = 1024; // external iff byte size >= threshold
-    uint64_t alignment = 4096; // offset alignment for large tensors; 0 = dense
+    uint64_t alignment = kDefaultAlignment; // offset alignment for large tensors; 0 = dense
     uint64_t alignThreshold = 1 << 20; // tensors of at least this many bytes are aligned
+    Alignment alignmentRule() const { return {alignment, alignThreshold}; }
     TensorOrder order = TensorOrder::Declaration;
     bool includeAttributes = true; // attribute tensors may go external too
     bool allInline = false; // bring every tensor inline (fails past 2 GiB)
@@ -92,7 +114,7 @@ struct LayoutOptions {
     // Keeping placement: the data files (relative to the model's folder, as its locations spell
     // them, "./w.bin" being "w.bin") to compact: their own tensors are laid out again in the order
     // of their offsets, back to back with the alignment above, closing the ranges no tensor reads
-    // (orphaned, core/inspect/file_layout.h) that tensors moved out of them leave. Every other
+    // (orphaned, core/plan/file_layout.h) that tensors moved out of them leave. Every other
     // file keeps its offsets (and, when its bytes do not change, is not written: keptDataFiles).
     // A name the model reads no data file under, or a safetensors file (its header would be
     // lost), is refused. Without keepPlacement a save lays every file out anew: nothing to do.

@@ -24,11 +24,6 @@ namespace {
 
 constexpr uint64_t kProtobufLimit = 2ull << 30;
 
-uint64_t alignUp(uint64_t value, uint64_t alignment)
-{
-    return alignment ? (value + alignment - 1) / alignment * alignment : value;
-}
-
 // Whether tensor `t` goes external under `placement`, or an error naming it. Empty tensors
 // never do.
 Result<bool> decide(const TensorInfo& t, Placement placement, const SaveOptions& options)
@@ -321,12 +316,11 @@ public:
             }
             placed.emplace(m_partner[i], i);
             const uint64_t bytes = m_tensors[i].byteSize();
-            const bool aligned
-                = !m_safetensors && m_options.alignment && bytes >= m_options.alignThreshold;
             if (m_plan.fileOrder.size() == first)
                 startFile();
-            uint64_t offset = aligned ? alignUp(m_plan.fileBytes.back(), m_options.alignment)
-                                      : m_plan.fileBytes.back();
+            uint64_t offset = m_safetensors
+                ? m_plan.fileBytes.back()
+                : placedOffset(m_plan.fileBytes.back(), bytes, m_options.alignmentRule());
             // Safetensors files have no gaps and no shared ranges: kept in order, laid out anew.
             if (const uint64_t keep = keptOffset(i); keep != kNoOffset && !m_safetensors) {
                 const auto range = keptRanges.find({keep, bytes});
@@ -452,6 +446,7 @@ Result<SavePlan> planSave(
         return dataFile.error();
 
     SavePlan plan;
+    plan.alignment = safetensors ? 0 : options.alignment;
     auto external = chooseStorage(model, options, plan);
     if (!external)
         return external.error();
@@ -492,19 +487,6 @@ uint64_t usedBytes(const SavePlan& plan, size_t file)
         if (offsets.insert(plan.tensors[i].offset).second)
             used += plan.tensors[i].length;
     return used;
-}
-
-} // namespace repack
-
-namespace repack {
-
-uint64_t paddingBytes(const SavePlan& plan)
-{
-    uint64_t padding = 0;
-    for (size_t f = 0; f < plan.files.size(); ++f)
-        padding += plan.fileBytes[f] - usedBytes(plan, f)
-            - (f < plan.fileHeaders.size() ? plan.fileHeaders[f].size() : 0);
-    return padding;
 }
 
 } // namespace repack

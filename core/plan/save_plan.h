@@ -30,6 +30,9 @@ struct SavePlan {
     // Bytes each data file starts with, before its first tensor: the safetensors header
     // (DataFormat::Safetensors, counted in fileBytes); empty for raw data files.
     std::vector<std::string> fileHeaders;
+    // What the files are laid out with (none for safetensors): what their padding is counted
+    // against, and a file's padding before the save too (core/inspect/plan_diff.h).
+    uint64_t alignment = 0;
     uint64_t externalBytes = 0;
     uint64_t inlineBytes = 0;
     size_t movedToExternal = 0; // inline now, external after the save
@@ -48,10 +51,8 @@ struct SavePlan {
 // safetensors, or + ".data".
 std::string saveDataFile(const std::filesystem::path& modelPath, const SaveOptions& options);
 
-// Bytes of data file `file` that are tensors (each shared range once); the rest is padding.
+// Bytes of data file `file` that are tensors (each shared range once).
 uint64_t usedBytes(const SavePlan& plan, size_t file);
-// The alignment padding of every data file of `plan` (not tensors, not safetensors headers).
-uint64_t paddingBytes(const SavePlan& plan);
 
 // Which data files of `plan` (parallel to plan.files) a save to `modelPath` need not write:
 // the file at its final name is already, byte for byte where tensors lie, what the plan puts

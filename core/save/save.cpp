@@ -14,6 +14,7 @@
 #include "core/io/environment.h"
 #include "core/io/hub_cache.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/save_lock.h"
 #include "crash_point.h"
 #include "data_writer.h"

@@ -1,15 +1,6 @@
 #include "shared_layout.h"
 
 namespace repack {
-namespace {
-
-uint64_t alignUp(uint64_t value, uint64_t alignment)
-{
-    return alignment ? (value + alignment - 1) / alignment * alignment : value;
-}
-
-} // namespace
-
 Result<SharedLayout> layOutShared(const std::vector<const Model*>& models,
     const std::vector<SavePlan*>& plans, const SaveOptions& layout,
     const ProgressCallback& progress)
@@ -40,8 +31,7 @@ Result<SharedLayout> layOutShared(const std::vector<const Model*>& models,
                     p.offset = out.ranges[at->second].offset;
                     continue;
                 }
-            const bool aligned = layout.alignment && p.length >= layout.alignThreshold;
-            p.offset = aligned ? alignUp(out.bytes, layout.alignment) : out.bytes;
+            p.offset = placedOffset(out.bytes, p.length, layout.alignmentRule());
             out.bytes = p.offset + p.length;
             if (group != groupOf.end())
                 placed[group->second] = out.ranges.size();

@@ -76,6 +76,7 @@ private slots:
     void unusableFile_data();
     void unusableFile();
     void inspectJsonSchema();
+    void aTensorPinnedOutLeavesOrphanedBytesNotPadding();
     void verifyReportsEveryProblem();
     void verifyHealthyModel();
     void verifyJsonOfUnreadableModel_data();
@@ -247,6 +248,8 @@ void TestCli::inspectJsonSchema()
     QCOMPARE(f["referenced_bytes"].toInteger(), 32);
     QCOMPARE(f["padding_bytes"].toInteger(), 4096 - 16);
     QCOMPARE(f["orphaned_bytes"].toInteger(), 0);
+    QCOMPARE(f["alignment"].toInteger(), 4096); // what the padding was counted against
+    QCOMPARE(f["alignment_from"].toString(), QString("option"));
     QCOMPARE(f["overlapping_bytes"].toInteger(), 0);
 
     const QJsonObject totals = root["totals"].toObject();
@@ -261,6 +264,44 @@ void TestCli::inspectJsonSchema()
     QCOMPARE(p["tensor"].toString(), QString("graph/w_ext2"));
     QCOMPARE(p["code"].toString(), QString("unknown-key"));
     QVERIFY(p["message"].isString() && !p["message"].toString().isEmpty());
+}
+
+// Three 64 KiB tensors back to back; the middle one pinned inline, the others keeping their
+// place. The gap's end, 128 KiB, is a multiple of 128 KiB, but nothing asked for the gap:
+// inspect and plan say 65536 orphaned bytes and no padding, and name what they counted against.
+void TestCli::aTensorPinnedOutLeavesOrphanedBytesNotPadding()
+{
+    // As a save pinning t1 inline and keeping the data file leaves them.
+    QTemporaryDir dir;
+    DataFileBuilder data("m.onnx.data");
+    onnx::ModelProto proto = emptyModel();
+    for (int i = 0; i < 3; ++i) {
+        auto t = rawTensor("t" + std::to_string(i), 2, {65536}, patternBytes(65536, uint8_t(i)));
+        if (i != 1)
+            data.externalize(t, uint64_t(i) * 65536);
+        *proto.mutable_graph()->add_initializer() = t;
+    }
+    data.place(65536, std::string(65536, '\x01')); // t1's old bytes
+    QVERIFY(data.save(dir.path()));
+    const QString model = dir.filePath("m.onnx");
+    QVERIFY(saveModel(proto, model));
+
+    const auto check = [](const QJsonObject& f, const char* what) {
+        QVERIFY2(f["location"].toString() == "m.onnx.data", what);
+        QVERIFY2(f["bytes"].toInteger() == 3 * 65536, what);
+        QVERIFY2(f["orphaned_bytes"].toInteger() == 65536, what);
+        QVERIFY2(f["padding_bytes"].toInteger() == 0, what);
+        QVERIFY2(f["alignment"].toInteger() == 4096, what);
+        QVERIFY2(f["alignment_from"].toString() == "option", what);
+    };
+    const CliRun inspected = runCli({"inspect", model, "--json"});
+    const QJsonArray files = QJsonDocument::fromJson(inspected.out).object()["files"].toArray();
+    QCOMPARE(files.size(), 1);
+    check(files[0].toObject(), "inspect");
+    // A save keeping every tensor where it is keeps the file as it is, gap and all.
+    const CliRun planned = runCli({"plan", model, "--keep", "--json"});
+    QCOMPARE(planned.exitCode, 0);
+    check(QJsonDocument::fromJson(planned.out).object()["files"].toArray()[0].toObject(), "plan");
 }
 
 void TestCli::verifyReportsEveryProblem()

@@ -2,9 +2,9 @@
 // are stored once and point at one range; the layout and inspect call it shared, not an
 // overlap; python3-onnx reads equal values and onnx.checker accepts the result; the round trip
 // back to separate copies and a second dedupe give the same values.
-#include "core/inspect/file_layout.h"
 #include "core/model/model.h"
 #include "core/plan/dedupe.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/save_plan.h"
 #include "core/save/save.h"
 #include "tests/support/cli_run.h"
@@ -180,7 +180,7 @@ private Q_SLOTS:
 
         auto saved = loadModel(out);
         QVERIFY(saved);
-        const auto layout = computeLayout(*saved);
+        const auto layout = computeLayout(*saved, kDefaultAlignment);
         QCOMPARE(layout.size(), size_t(1));
         int shared = 0;
         for (const Region& r : layout[0].regions) {
@@ -198,7 +198,7 @@ private Q_SLOTS:
         QVERIFY2(run.exitCode == 0, run.err.constData());
         auto separate = loadModel(copies);
         QVERIFY(separate);
-        QCOMPARE(computeLayout(*separate)[0].sharedBytes, 0u);
+        QCOMPARE(computeLayout(*separate, kDefaultAlignment)[0].sharedBytes, 0u);
         failure = pythonFailure(dir.path(), in, copies);
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
 

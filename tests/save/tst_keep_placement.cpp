@@ -3,9 +3,9 @@
 // Inline stays inline; an external tensor stays in the data file of its location, at its
 // offset where that file's layout allows; a range two tensors share stays shared; an unchanged
 // model saved over itself writes nothing; saved elsewhere, its data files come along.
-#include "core/inspect/file_layout.h"
 #include "core/inspect/plan_diff.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/save_plan.h"
 #include "core/plan/save_request.h"
 #include "core/save/save.h"
@@ -151,6 +151,8 @@ private slots:
     void aKeptFileIsCheckedAgainstItsChecksums();
     void compactingAFileClosesItsOrphanedBytes();
     void compactGoesWithKeep();
+    void pinnedOutRangesAreOrphanedAtEveryAlignment_data();
+    void pinnedOutRangesAreOrphanedAtEveryAlignment();
 };
 
 void TestKeepPlacement::anUnchangedModelSavedOverItselfWritesNothing()
@@ -573,7 +575,7 @@ void TestKeepPlacement::compactingAFileClosesItsOrphanedBytes()
 
     model = loadModel(path);
     QVERIFY(model);
-    const auto holed = computeLayout(*model);
+    const auto holed = computeLayout(*model, kDefaultAlignment);
     QVERIFY(layoutOf(holed, "m.onnx.data"));
     QCOMPARE(layoutOf(holed, "m.onnx.data")->orphanedBytes, kHole);
     QCOMPARE(layoutOf(holed, "sub/a.bin")->orphanedBytes, uint64_t(13));
@@ -599,7 +601,7 @@ void TestKeepPlacement::compactingAFileClosesItsOrphanedBytes()
     auto reloaded = loadModel(path);
     QVERIFY(reloaded);
     QCOMPARE(readAllTensors(*reloaded), values);
-    const auto compacted = computeLayout(*reloaded);
+    const auto compacted = computeLayout(*reloaded, kDefaultAlignment);
     QCOMPARE(layoutOf(compacted, "m.onnx.data")->orphanedBytes, uint64_t(0));
     QCOMPARE(layoutOf(compacted, "m.onnx.data")->bytes, uint64_t(2 << 20));
     QCOMPARE(layoutOf(compacted, "sub/a.bin")->orphanedBytes, uint64_t(13));
@@ -643,7 +645,66 @@ void TestKeepPlacement::compactGoesWithKeep()
         runCli({"repack", path, "-o", path, "--keep", "--compact", "m.onnx.data"}).exitCode, 0);
     auto reloaded = loadModel(path);
     QVERIFY(reloaded);
-    QCOMPARE(layoutOf(computeLayout(*reloaded), "m.onnx.data")->orphanedBytes, uint64_t(0));
+    QCOMPARE(layoutOf(computeLayout(*reloaded, kDefaultAlignment), "m.onnx.data")->orphanedBytes,
+        uint64_t(0));
+}
+
+void TestKeepPlacement::pinnedOutRangesAreOrphanedAtEveryAlignment_data()
+{
+    QTest::addColumn<quint64>("alignment");
+    for (quint64 alignment : {1ull, 4096ull, 65536ull, 16ull << 20})
+        QTest::addRow("%llu", alignment) << alignment;
+}
+
+// A file this tool wrote with an alignment has that alignment's gaps as padding and nothing
+// orphaned; pinning its middle tensor out, the others keeping their place, leaves that tensor's
+// range and the padding after it orphaned, though the next offset is as aligned as ever. The
+// plan, the save's report and the layout read back agree.
+void TestKeepPlacement::pinnedOutRangesAreOrphanedAtEveryAlignment()
+{
+    QFETCH(quint64, alignment);
+    QTemporaryDir dir;
+    const QString path
+        = writeUint8Model(dir.path(), "m.onnx", {65536, 65536, 65536}, 1 << 20, "m.onnx.data");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    SaveOptions laid;
+    laid.threshold = 1024;
+    laid.alignment = alignment;
+    laid.alignThreshold = 0;
+    auto written = save(*model, path.toStdString(), laid);
+    QVERIFY_OK(written);
+    model = loadModel(path);
+    QVERIFY(model);
+    const std::map<std::string, Place> places = placesOf(*model);
+    const uint64_t first = places.at("graph/t0").offset + 65536;
+    const uint64_t middle = places.at("graph/t1").offset;
+    const uint64_t last = places.at("graph/t2").offset;
+    const FileLayout* before = layoutOf(computeLayout(*model, alignment), "m.onnx.data");
+    QVERIFY(before);
+    QCOMPARE(before->orphanedBytes, uint64_t(0));
+    QCOMPARE(before->paddingBytes, (middle - first) + (last - middle - 65536));
+    QCOMPARE(written->paddingBytes, before->paddingBytes);
+
+    SaveOptions pin = keep();
+    pin.alignment = alignment;
+    pin.alignThreshold = 0;
+    pin.placements.resize(model->tensors().size());
+    pin.placements[indexOf(*model, "graph/t1")] = TensorPlacement(Placement::Inline);
+    auto plan = planSave(*model, path.toStdString(), pin);
+    QVERIFY_OK(plan);
+    const PlanDiffFile* planned = diffOf(diffPlan(*model, *plan), "m.onnx.data");
+    QVERIFY(planned);
+    QCOMPARE(planned->orphanedAfter, last - middle);
+    QCOMPARE(planned->paddingAfter, middle - first);
+    QVERIFY_OK(save(*model, path.toStdString(), pin));
+    model = loadModel(path);
+    QVERIFY(model);
+    const FileLayout* after = layoutOf(computeLayout(*model, alignment), "m.onnx.data");
+    QVERIFY(after);
+    QCOMPARE(after->orphanedBytes, last - middle);
+    QCOMPARE(after->paddingBytes, middle - first);
+    QCOMPARE(after->alignment, alignment);
 }
 
 QTEST_GUILESS_MAIN(TestKeepPlacement)

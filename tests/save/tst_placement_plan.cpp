@@ -117,8 +117,10 @@ void TestPlacementPlan::jsonSaysWhereEveryTensorGoes()
     COMPARE_JSON(byName["graph/t0"]["location"], "extra.data");
     COMPARE_JSON(byName["graph/t0"]["offset"], 0);
     COMPARE_JSON(json["files"],
-        (Json::array({{{"location", "m.onnx.data"}, {"bytes", 9144}, {"padding_bytes", 0}},
-            {{"location", "extra.data"}, {"bytes", 100}, {"padding_bytes", 0}}})));
+        (Json::array({{{"location", "m.onnx.data"}, {"bytes", 9144}, {"padding_bytes", 0},
+                          {"orphaned_bytes", 0}, {"alignment", 0}, {"alignment_from", "option"}},
+            {{"location", "extra.data"}, {"bytes", 100}, {"padding_bytes", 0},
+                {"orphaned_bytes", 0}, {"alignment", 0}, {"alignment_from", "option"}}})));
 
     // Aligned at 4096 from 2048 bytes: t2 and the branch's t0 start on 4096-byte boundaries.
     options.alignment = 4096;

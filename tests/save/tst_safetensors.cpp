@@ -3,8 +3,8 @@
 // header as a header, verify checks it against the model; files made by other tools load.
 // Every output is read back by two independent readers: safetensors_tool.py (json + struct, the
 // reference reader's rules) and python3-onnx (interop.py: onnx.checker and values).
-#include "core/inspect/file_layout.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/save_plan.h"
 #include "core/save/save.h"
 #include "tests/support/cli_run.h"
@@ -165,7 +165,7 @@ private slots:
         auto saved = save(*model, out, options);
         QVERIFY2(saved, saved ? "" : saved.error().message.c_str());
         // The saved model itself (what the GUI shows after a save) sees the headers too.
-        for (const FileLayout& f : computeLayout(*model))
+        for (const FileLayout& f : computeLayout(*model, kDefaultAlignment))
             QVERIFY2(f.headerBytes > 0, f.location.c_str());
         auto reloaded = loadModel(QString::fromStdString(out.string()));
         QVERIFY(reloaded);
@@ -177,7 +177,7 @@ private slots:
             QCOMPARE(t.external->location(), plan->files[size_t(plan->tensors[i].file)]);
             QCOMPARE(t.external->offset, plan->tensors[i].offset);
         }
-        for (const FileLayout& f : computeLayout(*reloaded)) {
+        for (const FileLayout& f : computeLayout(*reloaded, kDefaultAlignment)) {
             const auto at = std::find(plan->files.begin(), plan->files.end(), f.location);
             QVERIFY(at != plan->files.end());
             const size_t index = size_t(at - plan->files.begin());
@@ -244,7 +244,8 @@ private slots:
             QVERIFY2(p.severity != Severity::Error, p.message.c_str());
         for (const TensorInfo& t : reloaded->tensors())
             QVERIFY2(t.isExternal() == (t.byteSize() != 0), t.name.c_str());
-        QCOMPARE(computeLayout(*reloaded).front().regions.front().type, RegionType::Header);
+        QCOMPARE(computeLayout(*reloaded, kDefaultAlignment).front().regions.front().type,
+            RegionType::Header);
         const QString checked = tool({"check", out});
         QVERIFY2(!checked.startsWith("FAILED"), qPrintable(checked));
         const QString failure
@@ -421,7 +422,7 @@ private slots:
         auto loaded = loadModel(dir.path() + "/m.onnx");
         QVERIFY(loaded);
         QVERIFY(!loaded->hasErrors());
-        const auto layout = computeLayout(*loaded);
+        const auto layout = computeLayout(*loaded, kDefaultAlignment);
         QCOMPARE(layout.size(), size_t(1));
         QCOMPARE(layout.front().headerBytes, uint64_t(0));
         QCOMPARE(layout.front().referencedBytes, uint64_t(4096));
@@ -490,7 +491,7 @@ private slots:
         auto loaded = loadModel(dir.filePath("m.onnx"));
         QVERIFY(loaded);
         QCOMPARE(readAllTensors(*loaded)["graph/w"], weights);
-        const auto layout = computeLayout(*loaded);
+        const auto layout = computeLayout(*loaded, kDefaultAlignment);
         QCOMPARE(layout.size(), size_t(1));
         QCOMPARE(layout.front().headerBytes, duplicate ? uint64_t(0) : uint64_t(8 + text.size()));
         const auto inspect = runCli({"inspect", dir.filePath("m.onnx")});

@@ -144,7 +144,7 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
             row.status = QStringLiteral("ok");
     }
 
-    snap.layouts = repack::computeLayout(model);
+    snap.layouts = repack::computeLayout(model, repack::kDefaultAlignment);
     for (const repack::FileLayout& file : snap.layouts)
         snap.orphanedBytes += file.orphanedBytes;
     return snap;

@@ -4,7 +4,7 @@
 // them; after a save the window builds a new snapshot instead.
 #pragma once
 
-#include "core/inspect/file_layout.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/save_options.h"
 #include "core/progress.h"
 

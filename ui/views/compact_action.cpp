@@ -2,7 +2,7 @@
 
 #include "ui/util/byte_format.h"
 
-#include "core/inspect/file_layout.h"
+#include "core/plan/file_layout.h"
 
 #include <QAction>
 #include <QCoreApplication>
@@ -31,7 +31,8 @@ QAction* addCompactAction(QMenu* menu, const repack::FileLayout& file)
     QAction* action = menu->addAction(tr("Compact %1 (%2)").arg(location, orphanedText(file)));
     action->setObjectName(QStringLiteral("compactFileAction"));
     action->setData(location);
-    action->setEnabled(file.orphanedBytes != 0);
+    // Never greyed out by how the gaps are counted: that depends on an alignment the offsets
+    // cannot prove. A compaction that changes nothing says so and writes nothing.
     return action;
 }
 
@@ -39,8 +40,7 @@ QList<std::pair<QString, QString>> compactOffers(const std::vector<repack::FileL
 {
     QList<std::pair<QString, QString>> offers;
     for (const repack::FileLayout& file : layouts)
-        if (file.orphanedBytes)
-            offers.append({QString::fromStdString(file.location), orphanedText(file)});
+        offers.append({QString::fromStdString(file.location), orphanedText(file)});
     return offers;
 }
 

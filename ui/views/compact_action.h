@@ -18,12 +18,12 @@ struct FileLayout;
 
 namespace ui {
 
-// Adds the action for `file` to `menu`: enabled when the file has orphaned bytes, saying how
-// many; the caller connects it. Its object name is "compactFileAction".
+// Adds the action for `file` to `menu`, saying how many orphaned bytes it has (always enabled);
+// the caller connects it. Its object name is "compactFileAction".
 QAction* addCompactAction(QMenu* menu, const repack::FileLayout& file);
 
-// The files of `layouts` worth compacting (with orphaned bytes), each with what a menu says of
-// it ("19.0 KiB orphaned"): RepackPanel::setCompactOffers.
+// Every data file of `layouts`, each with what a menu says of it ("19.0 KiB orphaned", "no
+// orphaned bytes"): RepackPanel::setCompactOffers.
 QList<std::pair<QString, QString>> compactOffers(const std::vector<repack::FileLayout>& layouts);
 
 } // namespace ui

@@ -294,9 +294,16 @@ QString LayoutMapView::toolTipFor(const Hit& hit) const
         return text + u'\n' + range;
     }
     case repack::RegionType::Padding:
-        return tr("Alignment padding") + u'\n' + range;
+        return tr("Alignment padding: what a %1 alignment asks for before the next tensor")
+                   .arg(formatBytes(m_files[hit.file].alignment))
+            + u'\n' + range;
     case repack::RegionType::Orphaned:
-        return tr("Orphaned: no tensor references these bytes") + u'\n' + range;
+        return (m_files[hit.file].alignment
+                       ? tr("Orphaned: no tensor references these bytes, and no %1 alignment "
+                            "asks for them")
+                             .arg(formatBytes(m_files[hit.file].alignment))
+                       : tr("Orphaned: no tensor references these bytes"))
+            + u'\n' + range;
     case repack::RegionType::Overlap:
         return tr("Overlap: several tensors share these bytes") + u'\n' + range;
     case repack::RegionType::Header:
@@ -484,7 +491,9 @@ void LayoutMapView::paintFile(QPainter& painter, int file, int top) const
     QString title = QString::fromStdString(layout.location) + QStringLiteral("  ·  ")
         + formatBytes(layout.bytes);
     if (layout.paddingBytes)
-        title += QStringLiteral("  ·  ") + tr("padding %1").arg(formatBytes(layout.paddingBytes));
+        title += QStringLiteral("  ·  ")
+            + tr("padding %1 (%2 alignment)")
+                  .arg(formatBytes(layout.paddingBytes), formatBytes(layout.alignment));
     if (layout.orphanedBytes)
         title += QStringLiteral("  ·  ") + tr("orphaned %1").arg(formatBytes(layout.orphanedBytes));
     if (layout.overlappingBytes)

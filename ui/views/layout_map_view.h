@@ -7,7 +7,7 @@
 // pinned tensors are outlined. A file's context menu offers to compact it (its orphaned bytes).
 #pragma once
 
-#include "core/inspect/file_layout.h"
+#include "core/plan/file_layout.h"
 #include "layout_palette.h"
 #include "ui/models/model_snapshot.h"
 #include "ui/models/tensor_selection.h"

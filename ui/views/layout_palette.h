@@ -6,7 +6,7 @@
 
 #include "ui/models/layout_diff.h"
 
-#include "core/inspect/file_layout.h"
+#include "core/plan/file_layout.h"
 
 #include <QColor>
 #include <QString>

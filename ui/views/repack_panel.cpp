@@ -385,7 +385,7 @@ void RepackPanel::fillCompactMenu()
             action, &QAction::toggled, this, [this, file](bool on) { setCompactFile(file, on); });
     }
     if (entries.isEmpty())
-        menu->addAction(tr("No data file has orphaned bytes"))->setEnabled(false);
+        menu->addAction(tr("The model has no data file"))->setEnabled(false);
 }
 
 bool RepackPanel::eventFilter(QObject* watched, QEvent* event)

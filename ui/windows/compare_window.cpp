@@ -12,8 +12,8 @@
 #include "ui/views/wait_label.h"
 
 #include "core/inspect/diff.h"
-#include "core/inspect/file_layout.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/remote/model_source.h"
 
 #include <QAction>
@@ -95,7 +95,7 @@ ModelSnapshot layoutSnapshot(const repack::Model& model)
         }
         snap.tensors.append(std::move(row));
     }
-    snap.layouts = repack::computeLayout(model);
+    snap.layouts = repack::computeLayout(model, repack::kDefaultAlignment);
     return snap;
 }
 

@@ -1,6 +1,6 @@
 #include "file_layout.h"
 
-#include "core/plan/save_options.h"
+#include "save_plan.h"
 
 #include "core/model/data_file.h"
 #include "core/model/model.h"
@@ -13,8 +13,7 @@
 namespace repack {
 namespace {
 
-// The alignment an offset satisfies, up to the largest a save may use: a gap shorter than it
-// before a tensor is padding, not orphaned bytes.
+// The largest power of two `offset` is a multiple of, up to the largest alignment a save may use.
 uint64_t alignmentOf(uint64_t offset)
 {
     if (offset == 0)
@@ -22,18 +21,30 @@ uint64_t alignmentOf(uint64_t offset)
     return std::min(offset & (~offset + 1), kMaxAlignment);
 }
 
-// A gap's region (Padding or Orphaned) counted in `layout` and handed to `emit`.
+// The first bytes of the gap [from, to) before a tensor of `length` bytes at `to` that are
+// padding under `alignment`, capped by the largest power of two `to` is a multiple of.
+uint64_t paddingBefore(uint64_t from, uint64_t to, uint64_t length, uint64_t alignment)
+{
+    const Alignment everyTensor{std::min(alignment, alignmentOf(to)), 0};
+    return std::min(placedOffset(from, length, everyTensor), to) - from;
+}
+
+// A gap's regions (padding, then orphaned bytes) counted in `layout` and handed to `emit`.
+// `next` is the tensor after the gap; none after the last one: all orphaned.
 template <typename Emit>
-void addGap(FileLayout& layout, uint64_t from, uint64_t to, bool beforeTensor, Emit& emit)
+void addGap(FileLayout& layout, uint64_t from, uint64_t to, const Region* next, Emit& emit)
 {
     if (to <= from)
         return;
-    const uint64_t gap = to - from;
-    const bool padding = beforeTensor && gap < alignmentOf(to);
-    emit(Region{.type = padding ? RegionType::Padding : RegionType::Orphaned,
-        .offset = from,
-        .length = gap});
-    (padding ? layout.paddingBytes : layout.orphanedBytes) += gap;
+    const uint64_t padding = next ? paddingBefore(from, to, next->length, layout.alignment) : 0;
+    if (padding) {
+        emit(Region{.type = RegionType::Padding, .offset = from, .length = padding});
+        layout.paddingBytes += padding;
+    }
+    if (const uint64_t orphaned = to - from - padding) {
+        emit(Region{.type = RegionType::Orphaned, .offset = from + padding, .length = orphaned});
+        layout.orphanedBytes += orphaned;
+    }
 }
 
 bool byRange(const Region& a, const Region& b)
@@ -72,7 +83,7 @@ template <typename Emit> void sweep(FileLayout& layout, std::vector<Region>& ten
             continue;
         }
         if (r.offset >= covered) {
-            addGap(layout, covered, r.offset, true, emit);
+            addGap(layout, covered, r.offset, &r, emit);
             layout.referencedBytes += r.length;
             covered = end;
         } else {
@@ -94,7 +105,7 @@ template <typename Emit> void sweep(FileLayout& layout, std::vector<Region>& ten
         }
         emit(r);
     }
-    addGap(layout, covered, layout.bytes, false, emit);
+    addGap(layout, covered, layout.bytes, nullptr, emit);
     for (const Region& overlap : overlaps)
         emit(overlap);
 }
@@ -109,10 +120,12 @@ void fillFile(FileLayout& layout, std::vector<Region> tensors, LayoutDetail deta
 
 } // namespace
 
-FileLayout layoutOfRanges(uint64_t bytes, uint64_t headerBytes, std::vector<Region> tensors)
+FileLayout layoutOfRanges(
+    uint64_t bytes, uint64_t headerBytes, std::vector<Region> tensors, uint64_t alignment)
 {
     FileLayout layout;
     layout.bytes = bytes;
+    layout.alignment = alignment;
     layout.headerBytes = std::min(headerBytes, bytes);
     fillFile(layout, std::move(tensors), LayoutDetail::Regions);
     return layout;
@@ -179,7 +192,7 @@ void forEachRange(
 
 } // namespace
 
-std::vector<FileLayout> computeLayout(const Model& model, LayoutDetail detail)
+std::vector<FileLayout> computeLayout(const Model& model, uint64_t alignment, LayoutDetail detail)
 {
     std::map<std::filesystem::path, FileEntry> files;
     // Counted first: each file's list of tensors is allocated once, at its size.
@@ -191,12 +204,51 @@ std::vector<FileLayout> computeLayout(const Model& model, LayoutDetail detail)
     std::vector<FileLayout> out;
     out.reserve(files.size());
     for (auto& [path, entry] : files) {
+        entry.layout.alignment = alignment;
         fillFile(entry.layout, std::move(entry.tensors), detail);
         out.push_back(std::move(entry.layout));
     }
     std::sort(out.begin(), out.end(),
         [](const FileLayout& a, const FileLayout& b) { return a.location < b.location; });
     return out;
+}
+
+FileLayout recountedLayout(const FileLayout& layout, uint64_t alignment)
+{
+    std::vector<Region> tensors;
+    for (const Region& r : layout.regions)
+        if (r.type == RegionType::Tensor)
+            tensors.push_back(Region{.tensor = r.tensor, .offset = r.offset, .length = r.length});
+    FileLayout again
+        = layoutOfRanges(layout.bytes, layout.headerBytes, std::move(tensors), alignment);
+    again.location = layout.location;
+    again.path = layout.path;
+    return again;
+}
+
+FileLayout plannedLayout(const SavePlan& plan, size_t file)
+{
+    std::vector<Region> ranges;
+    if (file < plan.fileOrder.size()) {
+        ranges.reserve(plan.fileOrder[file].size());
+        for (size_t i : plan.fileOrder[file])
+            ranges.push_back(Region{.tensor = static_cast<int32_t>(i),
+                .offset = plan.tensors[i].offset,
+                .length = plan.tensors[i].length});
+    }
+    FileLayout layout = layoutOfRanges(file < plan.fileBytes.size() ? plan.fileBytes[file] : 0,
+        file < plan.fileHeaders.size() ? plan.fileHeaders[file].size() : 0, std::move(ranges),
+        plan.alignment);
+    layout.location = file < plan.files.size() ? plan.files[file] : std::string();
+    return layout;
+}
+
+uint64_t paddingBytes(const SavePlan& plan)
+{
+    uint64_t padding = 0;
+    for (size_t f = 0; f < plan.files.size(); ++f)
+        padding += plannedLayout(plan, f).paddingBytes;
+    return padding;
 }
 
 } // namespace repack
