@@ -234,14 +234,27 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
     }
     Q_EMIT saved(outcome);
     const repack::SaveReport& report = outcome.report;
+    // The files written apart from those kept as they were (the core says which): a kept file
+    // was not saved, and the message never says it was.
     QStringList written{fileName(report.modelPath)};
-    for (const auto& file : report.dataFiles)
-        written << fileName(file);
-    QString message = tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
-                          .arg(written.join(QStringLiteral(", ")), formatBytes(report.bytesWritten))
-                          .arg(outcome.seconds, 0, 'f', 2)
-                          .arg(report.externalTensors)
-                          .arg(report.inlineTensors);
+    QStringList kept;
+    for (const auto& file : report.dataFiles) {
+        const bool keptFile = std::find(report.keptFiles.cbegin(), report.keptFiles.cend(), file)
+            != report.keptFiles.cend();
+        (keptFile ? kept : written) << fileName(file);
+    }
+    QString message = report.unchanged
+        ? tr("Nothing to change: %1 kept as they were (%2 external, %3 inline tensors)")
+              .arg((written + kept).join(QStringLiteral(", ")))
+              .arg(report.externalTensors)
+              .arg(report.inlineTensors)
+        : tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
+              .arg(written.join(QStringLiteral(", ")), formatBytes(report.bytesWritten))
+              .arg(outcome.seconds, 0, 'f', 2)
+              .arg(report.externalTensors)
+              .arg(report.inlineTensors);
+    if (!report.unchanged && !kept.isEmpty())
+        message += tr("; kept %1 unchanged (not written)").arg(kept.join(QStringLiteral(", ")));
     const QString unused = describeUnused(report);
     if (!unused.isEmpty())
         message += QStringLiteral(". ") + unused;
