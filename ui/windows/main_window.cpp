@@ -25,6 +25,7 @@
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
 #include "core/remote/model_source.h"
+#include "core/save/save_conflicts.h"
 
 #include <QAction>
 #include <QApplication>
@@ -48,6 +49,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <optional>
 
 namespace ui {
 namespace {
@@ -358,8 +360,13 @@ void MainWindow::updatePreview()
     };
     const SavePlanning planning{
         std::move(model), m_snapshot.path.toStdString(), std::move(*options)};
+    // A save in place asks before replacing files others read: the preview says so first. A
+    // read-only model is saved elsewhere only.
+    std::optional<repack::SaveRequest> inPlace;
+    if (!isReadOnly())
+        inPlace = m_panel->request(m_snapshot.path);
     m_previewJobs->start(
-        [planning, rows = m_snapshot.tensors, files = fileTotals(m_snapshot)] {
+        [planning, inPlace, rows = m_snapshot.tensors, files = fileTotals(m_snapshot)] {
             Preview preview;
             preview.rule = !planning.options.keepPlacement;
             auto plan = planning.plan();
@@ -375,6 +382,16 @@ void MainWindow::updatePreview()
             current.tensors = rows;
             current.layouts = files;
             preview.text = describePlan(plan.value(), current);
+            if (inPlace && !preview.unchanged) {
+                // Names that alias are refused by the save itself, which says why.
+                auto conflicts = repack::saveConflicts(
+                    *planning.model, planning.path, plan.value(), planning.options);
+                const QString path = QString::fromStdString(planning.path.string());
+                if (conflicts && !conflicts->empty())
+                    preview.text += u'\n'
+                        + describeConflicts(
+                            *conflicts, insteadDataName(*inPlace, path, *conflicts));
+            }
             preview.plan = std::make_shared<const repack::SavePlan>(std::move(plan.value()));
             return preview;
         },
