@@ -16,6 +16,7 @@
 #include "ui/util/display_name.h"
 #include "ui/util/job_tracker.h"
 #include "ui/util/settings_store.h"
+#include "ui/util/shipped_files.h"
 #include "ui/views/busy_indicator.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/placement_view.h"
@@ -216,20 +217,28 @@ bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
     box.setInformativeText(tr("Not saved yet: %1.").arg(pending.join(QStringLiteral("; "))));
     box.setDefaultButton(QMessageBox::Save);
     box.setEscapeButton(QMessageBox::Cancel);
+    // A read-only model is never saved in place: its Save is Save As….
+    QAbstractButton* save = box.button(QMessageBox::Save);
+    if (isReadOnly()) {
+        save->setText(tr("Save As…"));
+        save->setToolTip(readOnlyReason());
+    }
     // A save the preview already refuses is no choice: say why on the button.
     const QString blocker = isSaving()      ? tr("The model is being saved with its folder")
-        : isReadOnly()                      ? readOnlyReason()
         : !m_panel->saveBlocker().isEmpty() ? m_panel->saveBlocker()
                                             : m_panel->validationError();
     if (!blocker.isEmpty()) {
-        box.button(QMessageBox::Save)->setEnabled(false);
-        box.button(QMessageBox::Save)->setToolTip(blocker);
+        save->setEnabled(false);
+        save->setToolTip(blocker);
         box.setDefaultButton(QMessageBox::Cancel);
     }
     box.exec();
     if (box.clickedButton() == box.button(QMessageBox::Discard))
         return true;
-    if (box.clickedButton() == box.button(QMessageBox::Save) && saveTo(m_snapshot.path))
+    if (box.clickedButton() != save)
+        return false;
+    const QString path = isReadOnly() ? askSaveAsPath() : m_snapshot.path;
+    if (!path.isEmpty() && saveTo(path))
         m_afterSave = std::move(then);
     return false;
 }
@@ -302,6 +311,7 @@ void MainWindow::onOpened(const LoadedModel& loaded)
 
 void MainWindow::showSnapshot(bool sameTensors)
 {
+    m_shipped = !m_snapshot.remote && isShipped(m_snapshot.path);
     showPlacement();
     if (sameTensors)
         m_tensorModel->updateStorage(m_snapshot);
@@ -327,9 +337,8 @@ void MainWindow::updateTitle()
 {
     // The folder as a path: export folders hold models of one name (x/a/model.onnx, y/a/…).
     setWindowTitle(m_snapshot.path.isEmpty() ? tr("Onnx Repack")
-            : m_snapshot.remote
-            ? tr("%1 (read-only) — Onnx Repack").arg(displayName(m_snapshot.path))
-            : tr("%1 — Onnx Repack").arg(displayName(m_snapshot.path)));
+            : isReadOnly() ? tr("%1 (read-only) — Onnx Repack").arg(displayName(m_snapshot.path))
+                           : tr("%1 — Onnx Repack").arg(displayName(m_snapshot.path)));
     setWindowFilePath(m_snapshot.remote ? QString() : m_snapshot.path);
 }
 
@@ -446,7 +455,11 @@ void MainWindow::reload()
 
 void MainWindow::save()
 {
-    if (!m_snapshot.path.isEmpty() && !isReadOnly())
+    if (m_snapshot.path.isEmpty())
+        return;
+    if (m_shipped) // never written: Save offers Save As instead
+        saveAs();
+    else if (!isReadOnly())
         saveTo(m_snapshot.path);
 }
 
@@ -454,15 +467,19 @@ void MainWindow::saveAs()
 {
     if (!m_models.hasModel())
         return;
-    // A model opened from a URL is saved to a local folder: its name is offered in the home
-    // folder.
+    if (const QString path = askSaveAsPath(); !path.isEmpty())
+        saveTo(path);
+}
+
+QString MainWindow::askSaveAsPath()
+{
+    // A read-only model (from a URL, or shipped with the app) is saved to a folder of the
+    // user's: its name is offered in the home folder.
     const QString start = isReadOnly()
         ? QDir::home().filePath(QFileInfo(shownName(m_snapshot.path)).fileName())
         : m_snapshot.path;
-    const QString path = QFileDialog::getSaveFileName(
+    return QFileDialog::getSaveFileName(
         this, tr("Save Model As"), start, tr("ONNX models (*.onnx)"));
-    if (!path.isEmpty())
-        saveTo(path);
 }
 
 bool MainWindow::saveTo(const QString& path)
@@ -470,6 +487,14 @@ bool MainWindow::saveTo(const QString& path)
     // While a model loads, the one shown is about to be replaced.
     if (!m_models.hasModel() || isSaving() || isLoading())
         return false;
+    // Nothing the app ships is written, nor put beside what it ships.
+    if (isShipped(path)) {
+        QMessageBox::warning(this, tr("Cannot save"),
+            tr("%1 is in the folder of the sample model Onnx Repack ships, which no save "
+               "writes. Save it in another folder.")
+                .arg(QFileInfo(path).fileName()));
+        return false;
+    }
     m_nothingToChange = false; // until this preview finds otherwise
     const QString invalid = m_panel->validationError();
     if (!invalid.isEmpty()) {
@@ -509,7 +534,9 @@ void MainWindow::updateActions()
     const bool canSave = !saving && !isLoading() && m_models.hasModel();
     // When the preview says the save would fail, the buttons say why instead of trying.
     const QString blocker = m_panel->saveBlocker();
-    m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange && !isReadOnly());
+    // Save on a model the app ships is Save As: never written in place, always offered.
+    m_saveAction->setEnabled(
+        canSave && blocker.isEmpty() && (m_shipped || (!m_nothingToChange && !isReadOnly())));
     m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
     m_saveAction->setToolTip(isReadOnly() ? readOnlyReason()
             : !blocker.isEmpty()          ? blocker
@@ -593,6 +620,10 @@ QString MainWindow::heldPath() const
 
 QString MainWindow::readOnlyReason() const
 {
+    if (m_shipped)
+        return tr("%1 is the sample Onnx Repack ships and is read-only: Save As… writes a copy "
+                  "to work on")
+            .arg(displayName(m_snapshot.path));
     return tr("%1 was opened from a URL and is read-only: Save As… writes a local copy")
         .arg(displayName(m_snapshot.path));
 }
