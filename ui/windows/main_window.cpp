@@ -138,6 +138,9 @@ MainWindow::MainWindow(QWidget* parent)
             });
         Q_EMIT saveFinished(ok);
     });
+    // The title's mark follows what closing would lose.
+    connect(m_placement, &PlacementState::pinsChanged, this, &MainWindow::updateModified);
+    connect(m_panel, &RepackPanel::optionsChanged, this, &MainWindow::updateModified);
     connect(m_map, &LayoutMapView::hiddenTensorClicked, this, [this](int tensor) {
         clearFilters();
         selectTensor(tensor);
@@ -198,7 +201,8 @@ void MainWindow::quitAll()
 
 bool MainWindow::hasPendingWork() const
 {
-    return m_models.hasModel() && (m_placement->pinnedCount() > 0 || m_panel->isEdited());
+    // A pin to where the tensor is already stored changes nothing on disk.
+    return m_models.hasModel() && (m_placement->movingCount() > 0 || m_panel->isEdited());
 }
 
 bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
@@ -206,7 +210,7 @@ bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
     if (!hasPendingWork())
         return true;
     QStringList pending;
-    if (const int pins = m_placement->pinnedCount())
+    if (const int pins = m_placement->movingCount())
         pending << tr("%n pinned tensor(s)", nullptr, pins);
     if (const QStringList fields = m_panel->editedFields(); !fields.isEmpty())
         pending << tr("changed options (%1)").arg(fields.join(QStringLiteral(", ")));
@@ -336,10 +340,17 @@ void MainWindow::showSnapshot(bool sameTensors)
 void MainWindow::updateTitle()
 {
     // The folder as a path: export folders hold models of one name (x/a/model.onnx, y/a/…).
+    // "[*]": where the title marks a modified document (updateModified).
     setWindowTitle(m_snapshot.path.isEmpty() ? tr("Onnx Repack")
-            : isReadOnly() ? tr("%1 (read-only) — Onnx Repack").arg(displayName(m_snapshot.path))
-                           : tr("%1 — Onnx Repack").arg(displayName(m_snapshot.path)));
+            : isReadOnly() ? tr("%1 (read-only)[*] — Onnx Repack").arg(displayName(m_snapshot.path))
+                           : tr("%1[*] — Onnx Repack").arg(displayName(m_snapshot.path)));
     setWindowFilePath(m_snapshot.remote ? QString() : m_snapshot.path);
+    updateModified();
+}
+
+void MainWindow::updateModified()
+{
+    setWindowModified(hasPendingWork());
 }
 
 void MainWindow::updatePreview()

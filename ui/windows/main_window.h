@@ -190,6 +190,8 @@ private:
     void addPlanActions(QMenu* file, QMenu* edit);
     void addCompactActions(QMenu* menu);
     void updateTitle();
+    // The title's "[*]" (setWindowModified): pending work closing would lose.
+    void updateModified();
     // Why a read-only model is not saved in place (isReadOnly).
     QString readOnlyReason() const;
     // Asks where to save a copy (in the home folder for a read-only model); empty when the user
