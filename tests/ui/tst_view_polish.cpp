@@ -165,6 +165,28 @@ private Q_SLOTS:
         QCOMPARE(planned(window, QStringLiteral("w1")), QStringLiteral("* inline"));
     }
 
+    // Issue 49 item 8: the Planned column narrowed until "* save's data file" is cut: hovering
+    // the cell shows its whole text, then why it is planned so.
+    void aCutPlannedCellShowsItsWholeText()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 5000}).empty());
+        ui::MainWindow window;
+        QVERIFY(showActive(window));
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+        QTableView* table = window.tensorView();
+        const QModelIndex w1 = tableCell(window, QStringLiteral("w1"), TensorTableModel::Planned);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(w1).center());
+        QTest::keyClick(table, Qt::Key_E, Qt::ControlModifier);
+        QVERIFY(settled(window));
+        QCOMPARE(planned(window, QStringLiteral("w1")), QStringLiteral("* save's data file"));
+        table->horizontalHeader()->resizeSection(TensorTableModel::Planned, 50);
+        QVERIFY(!ui::cutText(table, w1).isEmpty());
+        const QString tip = hover(table, w1);
+        QVERIFY2(tip.startsWith(QStringLiteral("* save's data file\n")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Pinned")), qPrintable(tip));
+    }
+
     // No model: the Placement pane lists nothing (not an empty "(save's data file)").
     void thePlacementPaneIsEmptyWithoutAModel()
     {
