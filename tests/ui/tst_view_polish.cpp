@@ -7,6 +7,7 @@
 #include "window_steps.h"
 
 #include "ui/models/placement_model.h"
+#include "ui/models/placement_state.h"
 #include "ui/models/problems_model.h"
 #include "ui/models/tensor_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
@@ -18,11 +19,13 @@
 
 #include <QCheckBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QListView>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QToolTip>
+#include <QUndoStack>
 #include <QtTest>
 
 using ui::TensorTableModel;
@@ -59,6 +62,16 @@ QString hover(QAbstractItemView* view, const QModelIndex& cell)
     if (!QTest::qWaitFor([] { return QToolTip::isVisible(); }, 5000))
         return {};
     return QToolTip::text();
+}
+
+// The label of `pane` that mentions the layout map: its hint of what is dropped on it; null
+// when it has none.
+QLabel* dropHint(ui::PlacementView* pane)
+{
+    for (QLabel* label : pane->findChildren<QLabel*>())
+        if (label->text().contains(QStringLiteral("layout map")))
+            return label;
+    return nullptr;
 }
 
 void clickKeepBox(ui::MainWindow& window)
@@ -185,6 +198,35 @@ private Q_SLOTS:
         const QString tip = hover(table, w1);
         QVERIFY2(tip.startsWith(QStringLiteral("* save's data file\n")), qPrintable(tip));
         QVERIFY2(tip.contains(QStringLiteral("Pinned")), qPrintable(tip));
+    }
+
+    // Issue 49 item 8: while nothing is pinned, the Placement pane says that table rows and
+    // map blocks are dropped on it; a pin hides the hint, its undo shows it again.
+    void theEmptyPlacementPaneSaysWhatToDropOnIt()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        ui::MainWindow window;
+        QVERIFY(showActive(window));
+        ui::PlacementView* pane = window.placementView();
+        QVERIFY(pane->isVisible());
+        QLabel* hint = dropHint(pane);
+        QVERIFY(hint);
+        QVERIFY(hint->isVisible());
+        QVERIFY2(hint->text().contains(QStringLiteral("rows from the table"))
+                && hint->text().contains(QStringLiteral("blocks from the layout map")),
+            qPrintable(hint->text()));
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+        QVERIFY(hint->isVisible());
+        QTableView* table = window.tensorView();
+        const QModelIndex ext = tableCell(window, QStringLiteral("ext_c"), TensorTableModel::Name);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(ext).center());
+        QTest::keyClick(table, Qt::Key_I, Qt::ControlModifier);
+        QVERIFY(settled(window));
+        QCOMPARE(window.placementState()->pinnedCount(), 1);
+        QVERIFY(!hint->isVisible());
+        window.placementState()->undoStack()->undo();
+        QVERIFY(hint->isVisible());
     }
 
     // No model: the Placement pane lists nothing (not an empty "(save's data file)").

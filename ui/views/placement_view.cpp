@@ -13,6 +13,7 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QListView>
 #include <QMenu>
 #include <QMimeData>
@@ -93,11 +94,18 @@ PlacementView::PlacementView(PlacementState* state, QWidget* parent)
     , m_state(state)
     , m_model(new PlacementModel(state, this))
     , m_list(new DestinationList(this))
+    , m_hint(new QLabel(this))
 {
     m_list->setModel(m_model);
     showCutTextInToolTips(m_list);
     m_list->setToolTip(tr("Drag tensors from the table or the layout map onto a destination to "
                           "pin them there; tensors not pinned follow the threshold."));
+    // A first-time user sees a list of destinations and nothing to do with it: say it, until
+    // something is pinned.
+    m_hint->setText(tr("Drag tensor rows from the table, or blocks from the layout map, onto a "
+                       "destination above to pin them there."));
+    m_hint->setWordWrap(true);
+    m_hint->setEnabled(false); // the style's muted text
     m_askName = [this] {
         return QInputDialog::getText(this, tr("New Data File"),
             tr("Name of the data file, relative to the model's folder:"));
@@ -148,6 +156,7 @@ PlacementView::PlacementView(PlacementState* state, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_list, 1);
+    layout->addWidget(m_hint);
     layout->addLayout(buttons);
 
     connect(m_state, &PlacementState::pinsChanged, this, &PlacementView::updateActions);
@@ -182,6 +191,7 @@ void PlacementView::updateActions()
     const QString name = QString(m_model->saveDataFile()).replace(u'&', QStringLiteral("&&"));
     m_moveExternal->setText(
         name.isEmpty() ? tr("Save's &Data File") : tr("%1 (Save's &Data File)").arg(name));
+    m_hint->setVisible(m_state->pinnedCount() == 0);
     // Resetting needs a pin to reset.
     m_resetPins->setEnabled(enabled && m_state->pinnedCount() > 0);
     m_resetAll->setEnabled(enabled && m_state->pinnedCount() > 0);

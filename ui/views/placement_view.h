@@ -15,6 +15,7 @@
 class QAbstractProxyModel;
 class QAction;
 class QItemSelectionModel;
+class QLabel;
 class QListView;
 class QMenu;
 
@@ -65,6 +66,7 @@ private:
     PlacementState* m_state;
     PlacementModel* m_model;
     QListView* m_list;
+    QLabel* m_hint; // what is dropped here, shown while nothing is pinned
     TensorSelection m_selection;
     std::function<QString()> m_askName;
     QAction* m_moveInline;
