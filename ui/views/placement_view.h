@@ -15,7 +15,6 @@
 class QAbstractProxyModel;
 class QAction;
 class QItemSelectionModel;
-class QLabel;
 class QListView;
 class QMenu;
 
@@ -35,6 +34,9 @@ public:
 
     PlacementModel* model() const { return m_model; }
     QListView* list() const { return m_list; }
+    // What the list says under its destinations while nothing is pinned (rows and map blocks
+    // are dropped on them); empty once something is.
+    QString hint() const;
     PlacementState* state() const { return m_state; }
 
     // Pins `tensors` to the destination of `row` ("New data file…" asks for a name first).
@@ -66,7 +68,6 @@ private:
     PlacementState* m_state;
     PlacementModel* m_model;
     QListView* m_list;
-    QLabel* m_hint; // what is dropped here, shown while nothing is pinned
     TensorSelection m_selection;
     std::function<QString()> m_askName;
     QAction* m_moveInline;

@@ -222,24 +222,24 @@ bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
     box.setDefaultButton(QMessageBox::Save);
     box.setEscapeButton(QMessageBox::Cancel);
     // A read-only model is never saved in place: its Save is Save As….
-    QAbstractButton* save = box.button(QMessageBox::Save);
+    QAbstractButton* saveButton = box.button(QMessageBox::Save);
     if (isReadOnly()) {
-        save->setText(tr("Save As…"));
-        save->setToolTip(readOnlyReason());
+        saveButton->setText(tr("Save As…"));
+        saveButton->setToolTip(readOnlyReason());
     }
     // A save the preview already refuses is no choice: say why on the button.
     const QString blocker = isSaving()      ? tr("The model is being saved with its folder")
         : !m_panel->saveBlocker().isEmpty() ? m_panel->saveBlocker()
                                             : m_panel->validationError();
     if (!blocker.isEmpty()) {
-        save->setEnabled(false);
-        save->setToolTip(blocker);
+        saveButton->setEnabled(false);
+        saveButton->setToolTip(blocker);
         box.setDefaultButton(QMessageBox::Cancel);
     }
     box.exec();
     if (box.clickedButton() == box.button(QMessageBox::Discard))
         return true;
-    if (box.clickedButton() != save)
+    if (box.clickedButton() != saveButton)
         return false;
     const QString path = isReadOnly() ? askSaveAsPath() : m_snapshot.path;
     if (!path.isEmpty() && saveTo(path))
