@@ -1,9 +1,11 @@
 // Entry point of `onnx-repack-gui [MODEL|FOLDER...] [--screenshot OUT.png [--screenshot-view VIEW]
 // [--screenshot-size WxH]]`.
 // Without a model it opens the bundled sample (resources/sample beside the executable, or the
-// installed share folder); without a display it prints `onnx-repack inspect` of the model
-// instead. The screenshot mode itself lives in ui/windows/screenshot.cpp.
+// installed share folder), read-only as every file the app ships (ui/util/shipped_files.h);
+// without a display it prints `onnx-repack inspect` of the model instead. The screenshot mode
+// itself lives in ui/windows/screenshot.cpp.
 #include "cli/cli.h"
+#include "ui/util/shipped_files.h"
 #include "ui/windows/main_window.h"
 #include "ui/windows/open_windows.h"
 #include "ui/windows/screenshot.h"
@@ -26,17 +28,17 @@ bool hasDisplay()
         || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
 }
 
-// The sample model, found from where this executable is, never from where it was built (a
-// build tree moved or deleted, a copy of the executable): resources/sample/ beside it (the
-// build tree, where CMake copies it, or a copy with its resources), else the share folder of
-// the prefix it is installed in (bin/../share/onnx-repack/sample), else the prefix it was
+// Where the sample model is looked for, from where this executable is, never from where it was
+// built (a build tree moved or deleted, a copy of the executable): resources/sample/ beside it
+// (the build tree, where CMake copies it, or a copy with its resources), else the share folder
+// of the prefix it is installed in (bin/../share/onnx-repack/sample), else the prefix it was
 // configured for.
-QString sampleModel()
+QStringList sampleCandidates()
 {
     std::error_code error;
     const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
     const std::filesystem::path dir = exe.parent_path();
-    const QStringList candidates{
+    return {
         QString::fromStdString((dir / "resources/sample/sample.onnx").string()),
         QString::fromStdString(
             (dir.parent_path() / REPACK_INSTALL_DATADIR / "onnx-repack/sample/sample.onnx")
@@ -44,7 +46,12 @@ QString sampleModel()
                 .string()),
         QStringLiteral(REPACK_SAMPLE_INSTALLED),
     };
-    for (const QString& candidate : candidates) {
+}
+
+// The first sample model found; empty when there is none.
+QString sampleModel()
+{
+    for (const QString& candidate : sampleCandidates()) {
         if (QFileInfo(candidate).isFile())
             return candidate;
     }
@@ -101,6 +108,10 @@ int main(int argc, char** argv)
         return 0;
     }
 
+    // What the app ships is never written, however its files are opened (here, or later by
+    // File > Open or Open Recent).
+    for (const QString& candidate : sampleCandidates())
+        ui::addShippedFolder(QFileInfo(candidate).absolutePath());
     QStringList models = parser.positionalArguments();
     if (models.isEmpty()) {
         const QString sample = sampleModel();

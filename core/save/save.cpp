@@ -211,6 +211,7 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
         for (const auto& name : plan->files)
             finals.insert(
                 report.dataFiles.emplace_back((dir / name).lexically_normal()).filename().string());
+        report.keptFiles = report.dataFiles;
         removeOwnLeftovers(model, finals); // as the rewrite would
         for (const auto& p : plan->tensors)
             (p.external ? report.externalTensors : report.inlineTensors)++;
@@ -377,6 +378,8 @@ Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const Sav
         finals.push_back((dir / finalNames[f]).lexically_normal());
         report.dataFiles.push_back(
             (dir / (finalNamesOk ? finalNames : tempNames)[f]).lexically_normal());
+        if (kept[f])
+            report.keptFiles.push_back(report.dataFiles.back());
     }
     if (inPlace)
         dropUnused(readBefore, finals, path, options.removeUnused, finish, report);

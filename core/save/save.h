@@ -18,6 +18,9 @@ class Model;
 struct SaveReport {
     std::filesystem::path modelPath;
     std::vector<std::filesystem::path> dataFiles; // as the saved model names them, shard order
+    // Of dataFiles, those not written: their bytes already were what the plan puts there
+    // (keptDataFiles), so each keeps its inode, time and readers. All of them when unchanged.
+    std::vector<std::filesystem::path> keptFiles;
     uint64_t bytesWritten = 0; // model file plus data files
     uint64_t dataBytes = 0; // the data files' sizes
     uint64_t paddingBytes = 0; // of those, alignment padding (zeros between tensors)

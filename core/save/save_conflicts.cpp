@@ -157,10 +157,17 @@ Result<std::vector<SaveConflict>> saveConflicts(
     auto plan = planSave(model, out, options);
     if (!plan)
         return Error{out.string() + ": " + plan.error().message, plan.error().kind};
-    if (Status s = checkAliases(model, out, *plan); !s)
+    return saveConflicts(model, out, *plan, options);
+}
+
+Result<std::vector<SaveConflict>> saveConflicts(
+    const Model& model, const fs::path& path, const SavePlan& plan, const SaveOptions& options)
+{
+    const fs::path out = fs::absolute(path).lexically_normal();
+    if (Status s = checkAliases(model, out, plan); !s)
         return s.error();
-    return conflictsOf(model, out, *plan,
-        options.rewrite ? std::vector<bool>{} : keptDataFiles(model, out, *plan, options));
+    return conflictsOf(model, out, plan,
+        options.rewrite ? std::vector<bool>{} : keptDataFiles(model, out, plan, options));
 }
 
 } // namespace repack

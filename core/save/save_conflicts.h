@@ -36,6 +36,10 @@ struct SaveConflict {
 // output of the same save): those are refused whatever the consent.
 Result<std::vector<SaveConflict>> saveConflicts(
     const Model& model, const std::filesystem::path& path, const SaveOptions& options);
+// The same for a plan already made by planSave(model, path, options), where planning again
+// would cost what the plan did (a preview that has it).
+Result<std::vector<SaveConflict>> saveConflicts(const Model& model,
+    const std::filesystem::path& path, const SavePlan& plan, const SaveOptions& options);
 
 // A model file a save reads or writes, and what to call it in a message ("the input model").
 struct ModelFileRole {

@@ -1,10 +1,13 @@
 // Answers the modal message boxes a UI test makes the window ask, so no test hangs on one: it
 // clicks the button with the text it was given (mnemonic '&' ignored) and records what each
-// dialog said. With no such button the dialog is closed (Esc, as a user backing out).
+// dialog said. With no such button the dialog is closed (Esc, as a user backing out). A file
+// dialog is answered with the file given to saveFileAs, else closed.
 #pragma once
 
 #include <QAbstractButton>
 #include <QApplication>
+#include <QFileDialog>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QTimer>
 
@@ -18,6 +21,8 @@ public:
         m_timer.start();
     }
     void setButton(const QString& button) { m_button = button; }
+    // The file a file dialog chooses (it is accepted); empty: it is closed.
+    void saveFileAs(const QString& path) { m_file = path; }
 
     QStringList titles; // each dialog's window title, in order
     QStringList texts; // each dialog's text and informative text
@@ -31,6 +36,15 @@ private:
             return;
         auto* box = qobject_cast<QMessageBox*>(modal);
         titles << modal->windowTitle();
+        if (auto* files = qobject_cast<QFileDialog*>(modal); files && !m_file.isEmpty()) {
+            texts << QString();
+            buttons << QString();
+            // Typed, as a user does: selectFile leaves a focused name field as it is.
+            if (auto* name = files->findChild<QLineEdit*>(QStringLiteral("fileNameEdit")))
+                name->setText(m_file);
+            static_cast<QDialog*>(files)->accept(); // QFileDialog::accept checks the name
+            return;
+        }
         texts << (box ? box->text() + u'\n' + box->informativeText() : QString());
         QStringList names;
         QAbstractButton* chosen = nullptr;
@@ -49,4 +63,5 @@ private:
 
     QTimer m_timer;
     QString m_button;
+    QString m_file;
 };

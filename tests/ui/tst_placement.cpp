@@ -325,6 +325,49 @@ private Q_SLOTS:
         QVERIFY(planned(window, QStringLiteral("ext_c")).isEmpty());
     }
 
+    // Issue 49 item 8: rows dropped on where they are stored already (ext_c, ext_d on their own
+    // weights.bin, small_a on inline) are pinned there, but move nothing: no unsaved change,
+    // no "[*]" in the title, no close prompt, and Save stays as it was. A pin that moves a
+    // tensor marks the window modified until it is undone.
+    void aPinToWhereTheTensorIsIsNoChange()
+    {
+        ui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(open(window, mixedModel(QStringLiteral("stay"))));
+        ui::PlacementState* state = window.placementState();
+        QVERIFY(window.windowTitle().contains(QStringLiteral("[*]")));
+        QVERIFY(!window.isWindowModified());
+        const bool saveBefore = window.saveAction()->isEnabled();
+        const QString previewBefore = window.repackPanel()->previewLabel()->text();
+
+        select(window, {QStringLiteral("ext_c"), QStringLiteral("ext_d")});
+        QVERIFY(dropOnPane(window,
+            destinationRow(window, PlacementModel::Kind::File, QStringLiteral("weights.bin"))));
+        select(window, {QStringLiteral("small_a")});
+        QVERIFY(dropOnPane(window, destinationRow(window, PlacementModel::Kind::Inline)));
+        QVERIFY(settled(window));
+        QCOMPARE(state->pinnedCount(), 3);
+        QCOMPARE(state->movingCount(), 0);
+        QVERIFY(!window.hasPendingWork());
+        QVERIFY(!window.isWindowModified());
+        QCOMPARE(window.saveAction()->isEnabled(), saveBefore);
+        QCOMPARE(window.repackPanel()->previewLabel()->text(), previewBefore);
+
+        select(window, {QStringLiteral("ext_e")});
+        QVERIFY(dropOnPane(window, destinationRow(window, PlacementModel::Kind::Inline)));
+        QVERIFY(settled(window));
+        QCOMPARE(state->movingCount(), 1);
+        QVERIFY(window.isWindowModified());
+        state->undoStack()->undo();
+        QVERIFY(!window.isWindowModified());
+
+        DialogAnswerer answerer; // none is expected
+        QVERIFY(window.close());
+        QCOMPARE(answerer.titles, QStringList());
+    }
+
     void dropOnLayoutMapPinsToThatFile()
     {
         ui::MainWindow window;

@@ -18,6 +18,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListView>
 #include <QStandardPaths>
@@ -82,11 +83,12 @@ bool pinToSaveDataFileAndSave(ui::MainWindow& window, const QString& name)
 }
 
 // model.onnx (two inline tensors, w0 of 100 bytes, w1 of 8 KiB) beside other.onnx, whose one
-// tensor is in "model.onnx.data": the file a save of model.onnx with the default name would
-// replace. The path of model.onnx; `others` gets the bytes of other.onnx's data file.
-QString modelBesideOther(const QString& dir, QByteArray& others)
+// tensor is in `dataFile` ("model.onnx.data": the file a save of model.onnx with the default
+// name would replace). The path of model.onnx; `others` gets the bytes of other.onnx's data file.
+QString modelBesideOther(const QString& dir, QByteArray& others,
+    const QString& dataFile = QStringLiteral("model.onnx.data"))
 {
-    fixtures::DataFileBuilder data("model.onnx.data");
+    fixtures::DataFileBuilder data(dataFile.toStdString());
     onnx::ModelProto model = fixtures::emptyModel();
     onnx::TensorProto tensor = fixtures::rawTensor(
         "other_w", onnx::TensorProto::FLOAT, {1024}, fixtures::patternBytes(4096, 42));
@@ -95,15 +97,20 @@ QString modelBesideOther(const QString& dir, QByteArray& others)
     if (uifixtures::writeInlineModel(dir, {100, 8192}).empty() || !data.save(dir)
         || !fixtures::saveModel(model, QDir(dir).filePath(QStringLiteral("other.onnx"))))
         return {};
-    others = uifixtures::folderContents(dir).value(QStringLiteral("model.onnx.data"));
+    others = uifixtures::folderContents(dir).value(dataFile);
     return QDir(dir).filePath(QStringLiteral("model.onnx"));
 }
 
-// A shown window on model.onnx beside other.onnx (modelBesideOther).
+// A shown window on model.onnx beside other.onnx (modelBesideOther), whose data file is
+// `dataFile`.
 struct BesideOther {
+    explicit BesideOther(const QString& dataFile = QStringLiteral("model.onnx.data"))
+        : path(modelBesideOther(dir.path(), others, dataFile))
+    {
+    }
     QTemporaryDir dir;
     QByteArray others;
-    QString path = modelBesideOther(dir.path(), others);
+    QString path;
     ui::MainWindow window;
     bool ready = !others.isEmpty() && showActive(window) && open(window, path);
 };
@@ -203,6 +210,45 @@ private Q_SLOTS:
             others);
         QCOMPARE(window.repackPanel()->dataFileEdit()->text(), QStringLiteral("model.onnx-2.data"));
         QCOMPARE(paneSaveDataFile(window), QStringLiteral("model.onnx-2.data"));
+    }
+
+    // Issue 49 item 4: weights.bin typed into the Data file field, and other.onnx reads
+    // weights.bin: the preview warns before Save is pressed, and the name offered instead is
+    // the one chosen with the first free number (weights-2.bin is taken: weights-3.bin), never
+    // one made from the model's name.
+    void writeInsteadKeepsTheChosenNameAndThePreviewWarnsFirst()
+    {
+        BesideOther setup(QStringLiteral("weights.bin"));
+        QVERIFY(setup.ready);
+        auto& [dir, others, path, window, ready] = setup;
+        QFile taken(dir.filePath(QStringLiteral("weights-2.bin")));
+        QVERIFY(taken.open(QIODevice::WriteOnly) && taken.write("not ours") == 8);
+        taken.close();
+        QLineEdit* data = window.repackPanel()->dataFileEdit();
+        QTest::mouseClick(data, Qt::LeftButton);
+        QTest::keyClicks(data, QStringLiteral("weights.bin"));
+        QVERIFY(!window.repackPanel()->keepsPlacement());
+        QVERIFY(settled(window));
+        QVERIFY(QTest::qWaitFor([&window] { return window.saveAction()->isEnabled(); }, 60000));
+
+        const QString preview = window.repackPanel()->previewLabel()->text();
+        QVERIFY2(preview.contains(QStringLiteral("Save will ask first")), qPrintable(preview));
+        QVERIFY2(
+            preview.contains(QStringLiteral("other.onnx reads weights.bin")), qPrintable(preview));
+        QVERIFY2(
+            preview.contains(QStringLiteral("write weights-3.bin instead")), qPrintable(preview));
+
+        DialogAnswerer answerer(QStringLiteral("Write weights-3.bin Instead"));
+        QVERIFY(saveWithKeys(window));
+        QCOMPARE(answerer.titles, QStringList{QStringLiteral("Replace data file?")});
+        QCOMPARE(fileOf(path, QStringLiteral("w1")), QStringLiteral("weights-3.bin"));
+        QCOMPARE(window.repackPanel()->dataFileEdit()->text(), QStringLiteral("weights-3.bin"));
+        const auto files = uifixtures::folderContents(dir.path());
+        QCOMPARE(files.value(QStringLiteral("weights.bin")), others);
+        QCOMPARE(files.value(QStringLiteral("weights-2.bin")), QByteArray("not ours"));
+        // Saved, nothing is in the way any more: the preview warns no longer.
+        QVERIFY(!window.repackPanel()->previewLabel()->text().contains(
+            QStringLiteral("Save will ask first")));
     }
 
     // Keeping the layout, saved as another model: an empty field names the data file after the

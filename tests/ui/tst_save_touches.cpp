@@ -20,6 +20,7 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -153,6 +154,33 @@ private Q_SLOTS:
         // onnx 1.12's reader agrees.
         QVERIFY_PYTHON_LOADS(QStringLiteral(REPACK_VALUES_SCRIPT), path,
             fixtures::hashesOf(contents), QStringLiteral("after the save"));
+    }
+
+    // Issue 49 item 5: the status bar names the files written and, apart, the file kept; it
+    // never says the kept w2.bin was saved.
+    void theStatusBarNamesTheFilesWrittenApartFromTheKept()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(!writeTwoFileModel(dir.path()).empty());
+        ui::MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+        QVERIFY(clickRow(window, tensorOf(window, QStringLiteral("a2"))));
+        QTest::keyClick(window.tensorView(), Qt::Key_I, Qt::ControlModifier);
+        QVERIFY(settled(window));
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QTest::keyClick(window.tensorView(), Qt::Key_S, Qt::ControlModifier);
+        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.constFirst().constFirst().toBool());
+
+        const QString message = window.statusBar()->currentMessage();
+        const QString saved = message.section(u':', 0, 0);
+        QCOMPARE(saved, QStringLiteral("Saved model.onnx, w1.bin"));
+        QVERIFY2(message.contains(QStringLiteral("; kept w2.bin unchanged (not written)")),
+            qPrintable(message));
     }
 };
 

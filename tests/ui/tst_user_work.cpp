@@ -12,6 +12,7 @@
 #include "ui/models/tensor_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
 #include "ui/util/settings_store.h"
+#include "ui/util/shipped_files.h"
 #include "ui/views/repack_panel.h"
 #include "ui/views/size_edit.h"
 #include "ui/windows/main_window.h"
@@ -331,6 +332,67 @@ private Q_SLOTS:
             QCOMPARE(placesOn(b).value(QStringLiteral("w1")), QStringLiteral("b.onnx.data@0"));
             QCOMPARE(save.titles, QStringList{QStringLiteral("Save changes?")});
         }
+    }
+
+    // Issue 49 item 3: a model in a folder the app ships (the bundled sample) is never written.
+    // It opens read-only; Ctrl+S and the close prompt's Save offer Save As instead; a save into
+    // its folder is refused; saved as a copy elsewhere, the window closes and the shipped files
+    // keep every byte.
+    void theShippedSampleIsOnlyEverSavedAs()
+    {
+        QTemporaryDir shipped;
+        QTemporaryDir mine;
+        QVERIFY(!uifixtures::writeMixedModel(shipped.path()).empty());
+        const auto before = uifixtures::folderContents(shipped.path());
+        const QString sample = shipped.filePath(QStringLiteral("model.onnx"));
+        ui::addShippedFolder(shipped.path());
+        auto window = std::make_unique<ui::MainWindow>();
+        window->setAttribute(Qt::WA_DeleteOnClose, false);
+        QVERIFY(windowsteps::showActive(*window));
+        QVERIFY(open(*window, sample));
+        QVERIFY(window->isReadOnly());
+        QVERIFY2(window->windowTitle().contains(QStringLiteral("(read-only)")),
+            qPrintable(window->windowTitle()));
+        QVERIFY(pinAndSettle(
+            *window, {tensorOf(*window, QStringLiteral("ext_c"))}, {Placement::Inline}));
+        QVERIFY(window->hasPendingWork());
+        {
+            // Ctrl+S: the Save As dialog, closed here; nothing written.
+            QTRY_VERIFY(window->saveAction()->isEnabled());
+            QVERIFY2(window->saveAction()->toolTip().contains(QStringLiteral("Save As")),
+                qPrintable(window->saveAction()->toolTip()));
+            DialogAnswerer answerer;
+            QTest::keyClick(window.get(), Qt::Key_S, Qt::ControlModifier);
+            QTRY_COMPARE(answerer.titles, QStringList{QStringLiteral("Save Model As")});
+            QVERIFY(!window->isSaving());
+        }
+        {
+            // Its folder is refused, under the sample's name or another.
+            DialogAnswerer answerer;
+            QVERIFY(!window->saveTo(sample));
+            QVERIFY(!window->saveTo(shipped.filePath(QStringLiteral("copy.onnx"))));
+            QCOMPARE(answerer.titles,
+                QStringList({QStringLiteral("Cannot save"), QStringLiteral("Cannot save")}));
+        }
+        QCOMPARE(uifixtures::folderContents(shipped.path()), before);
+        {
+            // Closing asks; its Save is Save As…, which writes the copy chosen, then closes.
+            const QString copy = mine.filePath(QStringLiteral("copy.onnx"));
+            DialogAnswerer answerer(QStringLiteral("Save As…"));
+            answerer.saveFileAs(copy);
+            QSignalSpy finished(window.get(), &ui::MainWindow::saveFinished);
+            QVERIFY(!window->close()); // not yet: the copy is saved first
+            QVERIFY(finished.wait(60000));
+            QCOMPARE(finished.constFirst().constFirst().toBool(), true);
+            QTRY_VERIFY(!window->isVisible());
+            QCOMPARE(answerer.titles,
+                QStringList({QStringLiteral("Save changes?"), QStringLiteral("Save Model As")}));
+            QVERIFY2(answerer.buttons.constFirst().split(u'|').contains(QStringLiteral("Save As…")),
+                qPrintable(answerer.buttons.constFirst()));
+            QVERIFY(!answerer.buttons.constFirst().split(u'|').contains(QStringLiteral("Save")));
+            QCOMPARE(placesOn(copy).value(QStringLiteral("ext_c")), QStringLiteral("inline"));
+        }
+        QCOMPARE(uifixtures::folderContents(shipped.path()), before);
     }
 
     // Item 3: File > Quit with two windows, both with pins: the first asks; after its Save

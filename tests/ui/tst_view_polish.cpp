@@ -7,6 +7,7 @@
 #include "window_steps.h"
 
 #include "ui/models/placement_model.h"
+#include "ui/models/placement_state.h"
 #include "ui/models/problems_model.h"
 #include "ui/models/tensor_filter_proxy.h"
 #include "ui/models/tensor_table_model.h"
@@ -18,11 +19,13 @@
 
 #include <QCheckBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QListView>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QToolTip>
+#include <QUndoStack>
 #include <QtTest>
 
 using ui::TensorTableModel;
@@ -163,6 +166,56 @@ private Q_SLOTS:
         QVERIFY(window.repackPanel()->keepsPlacement());
         QTRY_COMPARE_WITH_TIMEOUT(planned(window, QStringLiteral("w0")), QString(), 60000);
         QCOMPARE(planned(window, QStringLiteral("w1")), QStringLiteral("* inline"));
+    }
+
+    // Issue 49 item 8: the Planned column narrowed until "* save's data file" is cut: hovering
+    // the cell shows its whole text, then why it is planned so.
+    void aCutPlannedCellShowsItsWholeText()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeInlineModel(dir.path(), {100, 5000}).empty());
+        ui::MainWindow window;
+        QVERIFY(showActive(window));
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+        QTableView* table = window.tensorView();
+        const QModelIndex w1 = tableCell(window, QStringLiteral("w1"), TensorTableModel::Planned);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(w1).center());
+        QTest::keyClick(table, Qt::Key_E, Qt::ControlModifier);
+        QVERIFY(settled(window));
+        QCOMPARE(planned(window, QStringLiteral("w1")), QStringLiteral("* save's data file"));
+        table->horizontalHeader()->resizeSection(TensorTableModel::Planned, 50);
+        QVERIFY(!ui::cutText(table, w1).isEmpty());
+        const QString tip = hover(table, w1);
+        QVERIFY2(tip.startsWith(QStringLiteral("* save's data file\n")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Pinned")), qPrintable(tip));
+    }
+
+    // Issue 49 item 8: while nothing is pinned, the Placement pane says under its destinations
+    // that table rows and map blocks are dropped on them; a pin hides the hint, its undo shows
+    // it again.
+    void theEmptyPlacementPaneSaysWhatToDropOnIt()
+    {
+        QTemporaryDir dir;
+        QVERIFY(!uifixtures::writeMixedModel(dir.path()).empty());
+        ui::MainWindow window;
+        QVERIFY(showActive(window));
+        ui::PlacementView* pane = window.placementView();
+        QVERIFY(pane->isVisible());
+        const QString hint = pane->hint();
+        QVERIFY2(hint.contains(QStringLiteral("rows from the table"))
+                && hint.contains(QStringLiteral("blocks from the layout map")),
+            qPrintable(hint));
+        QVERIFY(open(window, dir.filePath(QStringLiteral("model.onnx"))));
+        QCOMPARE(pane->hint(), hint);
+        QTableView* table = window.tensorView();
+        const QModelIndex ext = tableCell(window, QStringLiteral("ext_c"), TensorTableModel::Name);
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(ext).center());
+        QTest::keyClick(table, Qt::Key_I, Qt::ControlModifier);
+        QVERIFY(settled(window));
+        QCOMPARE(window.placementState()->pinnedCount(), 1);
+        QVERIFY(pane->hint().isEmpty());
+        window.placementState()->undoStack()->undo();
+        QCOMPARE(pane->hint(), hint);
     }
 
     // No model: the Placement pane lists nothing (not an empty "(save's data file)").

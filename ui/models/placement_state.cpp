@@ -10,6 +10,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <filesystem>
 #include <utility>
 
 namespace ui {
@@ -109,9 +110,45 @@ QStringList PlacementState::pinnedFiles() const
     return files;
 }
 
+bool PlacementState::staysPut(int tensor, const repack::TensorPlacement& destination) const
+{
+    if (tensor < 0 || tensor >= m_rows.size())
+        return false;
+    const TensorRow& row = m_rows[tensor];
+    switch (destination.kind) {
+    case repack::Placement::Auto:
+        return true;
+    case repack::Placement::Inline:
+        return !row.external;
+    case repack::Placement::External:
+        // The save's data file (no name) may be another file by the time it is saved.
+        return row.external && !destination.location.empty()
+            && std::filesystem::path(destination.location).lexically_normal()
+            == std::filesystem::path(row.storage.toStdString()).lexically_normal()
+            && (!destination.offset || *destination.offset == row.offset);
+    }
+    return false;
+}
+
+int PlacementState::movingCount() const
+{
+    int moving = 0;
+    if (m_pinned)
+        for (int t = 0; t < tensorCount(); ++t)
+            moving += isPinned(t) && !staysPut(t, m_pins[size_t(t)]);
+    return moving;
+}
+
 std::vector<repack::TensorPlacement> PlacementState::plan() const
 {
-    return m_pinned ? m_pins : std::vector<repack::TensorPlacement>{};
+    if (!m_pinned)
+        return {};
+    std::vector<repack::TensorPlacement> plan = m_pins;
+    for (size_t t = 0; t < plan.size(); ++t)
+        if (repack::TensorPlacement& pin = plan[t];
+            pin.kind == repack::Placement::External && !pin.offset && staysPut(int(t), pin))
+            pin.offset = m_rows[qsizetype(t)].offset;
+    return plan;
 }
 
 void PlacementState::apply(

@@ -59,7 +59,14 @@ public:
     int pinnedCount(const repack::TensorPlacement& destination) const;
     // Named data files that pins send tensors to, sorted.
     QStringList pinnedFiles() const;
-    // For SaveOptions::plan: one entry per tensor, or empty when nothing is pinned.
+    // Whether `destination` is where `tensor` is stored now: inline for an inline tensor, its
+    // own data file (by any spelling) for an external one. Such a pin moves nothing.
+    bool staysPut(int tensor, const repack::TensorPlacement& destination) const;
+    // The pins that move their tensor (not staysPut): what saving would change, and closing
+    // would lose.
+    int movingCount() const;
+    // For SaveOptions::plan: one entry per tensor, or empty when nothing is pinned. A pin to
+    // the file the tensor is in keeps its offset, so that keeping the layout it stays put.
     std::vector<repack::TensorPlacement> plan() const;
     QUndoStack* undoStack() const { return m_undo; }
 

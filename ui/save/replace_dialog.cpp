@@ -24,11 +24,9 @@ QString fileName(const std::filesystem::path& path)
 
 } // namespace
 
-ReplaceAnswer askToReplace(QWidget* parent, const std::vector<repack::SaveConflict>& conflicts,
-    const QString& whose, const QString& freeName)
+QStringList describeConflicts(const std::vector<repack::SaveConflict>& conflicts)
 {
     QStringList lines;
-    QStringList details;
     for (const repack::SaveConflict& conflict : conflicts) {
         const QString file = fileName(conflict.file);
         if (conflict.users.empty())
@@ -36,8 +34,31 @@ ReplaceAnswer askToReplace(QWidget* parent, const std::vector<repack::SaveConfli
         for (const auto& user : conflict.users)
             lines << tr("%1 reads %2: after this save it would read wrong weights.")
                          .arg(fileName(user), file);
-        details << QString::fromStdString(conflict.message);
     }
+    return lines;
+}
+
+QString anotherDataName(const QDir& modelDir, const QString& dataName)
+{
+    // The extension stays (a reader may go by it); a name with none, or only a leading dot,
+    // gets the number at its end.
+    const int slash = dataName.lastIndexOf(u'/');
+    const QString folder = dataName.left(slash + 1);
+    const QString name = dataName.mid(slash + 1);
+    const int dot = name.lastIndexOf(u'.');
+    const QString stem = dot > 0 ? name.left(dot) : name;
+    const QString suffix = dot > 0 ? name.mid(dot) : QString();
+    const QString free = freeFileName(QDir(modelDir.filePath(folder)), stem, suffix, 2);
+    return free.isEmpty() ? QString() : folder + free;
+}
+
+ReplaceAnswer askToReplace(QWidget* parent, const std::vector<repack::SaveConflict>& conflicts,
+    const QString& whose, const QString& freeName)
+{
+    const QStringList lines = describeConflicts(conflicts);
+    QStringList details;
+    for (const repack::SaveConflict& conflict : conflicts)
+        details << QString::fromStdString(conflict.message);
     QMessageBox box(QMessageBox::Warning, tr("Replace data file?"),
         tr("Saving will replace files that are not only %1:\n\n%2\n\nThe models that read "
            "them are not told: without checksums their verify still passes. Replace them?")

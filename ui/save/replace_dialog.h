@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 #include <vector>
 
@@ -26,6 +27,16 @@ enum class ReplaceAnswer { Replace, NewName, Cancel };
 // offers "Write `freeName` Instead" when it is not empty.
 ReplaceAnswer askToReplace(QWidget* parent, const std::vector<repack::SaveConflict>& conflicts,
     const QString& whose, const QString& freeName);
+
+// The lines askToReplace shows of `conflicts`, one a model that would read wrong bytes (or a
+// file no model uses); the save preview warns with them before Save is pressed.
+QStringList describeConflicts(const std::vector<repack::SaveConflict>& conflicts);
+
+// Another name for the data file `dataName` (relative to `modelDir`, as a save names it) that is
+// in the way: the same name with the first free "-N" before its extension, N from 2
+// ("weights.bin" gives "weights-2.bin", "model.onnx.data" gives "model.onnx-2.data"); empty
+// when none up to 999 is free.
+QString anotherDataName(const QDir& modelDir, const QString& dataName);
 
 // A file name in `folder` that no file there has: "<stem><suffix>" (when `first` is 1), else
 // "<stem>-2<suffix>", "<stem>-3<suffix>", ... from `first` on; empty when all up to 999 exist.

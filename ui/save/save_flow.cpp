@@ -6,6 +6,7 @@
 #include "ui/views/busy_indicator.h"
 #include "ui/views/repack_panel.h"
 
+#include "core/plan/save_plan.h"
 #include "core/save/save.h"
 #include "core/save/save_conflicts.h"
 
@@ -23,34 +24,9 @@
 namespace ui {
 namespace {
 
-// A data file name for the model saved at `modelPath` that no file in its folder has:
-// "<model>.data", else "<model>-2.data", "<model>-3.data", ...
-QString freeDataName(const QString& modelPath)
-{
-    const QFileInfo model(modelPath);
-    return freeFileName(model.absoluteDir(), model.fileName(), QStringLiteral(".data"), 1);
-}
-
 QString fileName(const std::filesystem::path& path)
 {
     return QString::fromStdString(path.filename().string());
-}
-
-// Whether writing the save's data file under another name gets the save of `request` as
-// `modelPath` out of the way of `conflicts`. With the rule it always may; keeping every tensor
-// where it is, only when the save's data file (where the pins that name none go) is in the way.
-bool anotherNameHelps(const repack::SaveRequest& request, const QString& modelPath,
-    const std::vector<repack::SaveConflict>& conflicts)
-{
-    if (!request.keep)
-        return true;
-    if (request.data.empty())
-        return false;
-    const std::filesystem::path data
-        = (std::filesystem::path(modelPath.toStdString()).parent_path() / request.data)
-              .lexically_normal();
-    return std::any_of(conflicts.begin(), conflicts.end(),
-        [&data](const repack::SaveConflict& conflict) { return conflict.file == data; });
 }
 
 // The data files an in-place save stopped using, those kept and those removed.
@@ -74,6 +50,28 @@ QString describeUnused(const repack::SaveReport& report)
 }
 
 } // namespace
+
+QString insteadDataName(const repack::SaveRequest& request, const QString& modelPath,
+    const std::vector<repack::SaveConflict>& conflicts)
+{
+    const std::filesystem::path model(modelPath.toStdString());
+    // The name the user chose, else the one the core gives the fields as they are.
+    std::string data = request.data;
+    if (data.empty()) {
+        auto applied = repack::applySaveRequest(request, model, RepackPanel::optionNames());
+        if (!applied)
+            return {};
+        data = repack::saveDataFile(model, applied->options);
+    }
+    // With the rule another name always helps; keeping every tensor where it is, only when
+    // the save's data file (where the pins that name none go) is in the way.
+    const std::filesystem::path path = (model.parent_path() / data).lexically_normal();
+    if (request.keep
+        && std::none_of(conflicts.begin(), conflicts.end(),
+            [&path](const repack::SaveConflict& conflict) { return conflict.file == path; }))
+        return {};
+    return anotherDataName(QFileInfo(modelPath).absoluteDir(), QString::fromStdString(data));
+}
 
 SaveFlow::SaveFlow(
     QMainWindow* window, BusyIndicator* busy, ModelOwner* owner, std::function<Source()> source)
@@ -192,9 +190,7 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
     if (!outcome.conflicts.empty()) {
         // Nothing was written: the worker found files in the way that are not only this
         // model's own.
-        const QString freeName = anotherNameHelps(m_request, outcome.path, outcome.conflicts)
-            ? freeDataName(outcome.path)
-            : QString();
+        const QString freeName = insteadDataName(m_request, outcome.path, outcome.conflicts);
         switch (askToReplace(m_window, outcome.conflicts, tr("this model's"), freeName)) {
         case ReplaceAnswer::Replace:
             m_request.force = true;
@@ -234,14 +230,27 @@ void SaveFlow::onFinished(const SaveOutcome& outcome)
     }
     Q_EMIT saved(outcome);
     const repack::SaveReport& report = outcome.report;
+    // The files written apart from those kept as they were (the core says which): a kept file
+    // was not saved, and the message never says it was.
     QStringList written{fileName(report.modelPath)};
-    for (const auto& file : report.dataFiles)
-        written << fileName(file);
-    QString message = tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
-                          .arg(written.join(QStringLiteral(", ")), formatBytes(report.bytesWritten))
-                          .arg(outcome.seconds, 0, 'f', 2)
-                          .arg(report.externalTensors)
-                          .arg(report.inlineTensors);
+    QStringList kept;
+    for (const auto& file : report.dataFiles) {
+        const bool keptFile = std::find(report.keptFiles.cbegin(), report.keptFiles.cend(), file)
+            != report.keptFiles.cend();
+        (keptFile ? kept : written) << fileName(file);
+    }
+    QString message = report.unchanged
+        ? tr("Nothing to change: %1 kept as they were (%2 external, %3 inline tensors)")
+              .arg((written + kept).join(QStringLiteral(", ")))
+              .arg(report.externalTensors)
+              .arg(report.inlineTensors)
+        : tr("Saved %1: %2 written in %3 s (%4 external, %5 inline tensors)")
+              .arg(written.join(QStringLiteral(", ")), formatBytes(report.bytesWritten))
+              .arg(outcome.seconds, 0, 'f', 2)
+              .arg(report.externalTensors)
+              .arg(report.inlineTensors);
+    if (!report.unchanged && !kept.isEmpty())
+        message += tr("; kept %1 unchanged (not written)").arg(kept.join(QStringLiteral(", ")));
     const QString unused = describeUnused(report);
     if (!unused.isEmpty())
         message += QStringLiteral(". ") + unused;

@@ -37,6 +37,13 @@ struct SaveOutcome;
 // on a large model; empty when there is nothing to say.
 QString saveProgressText(quint64 done, quint64 total, const QString& tensor);
 
+// The name "Write … Instead" offers when `conflicts` are in the way of the save of `request` as
+// `modelPath`: the save's data file, the one the user chose (or the core's default), under the
+// first free "-N" name (anotherDataName); empty when another name would not get the save out of
+// their way (keeping every tensor where it is, with the save's data file not among them).
+QString insteadDataName(const repack::SaveRequest& request, const QString& modelPath,
+    const std::vector<repack::SaveConflict>& conflicts);
+
 class SaveFlow : public QObject {
     Q_OBJECT
 public:

@@ -1,5 +1,6 @@
 #include "save_preview.h"
 
+#include "replace_dialog.h"
 #include "ui/models/layout_diff.h"
 #include "ui/models/model_snapshot.h"
 #include "ui/util/background.h"
@@ -15,6 +16,20 @@
 #include <QVBoxLayout>
 
 namespace ui {
+
+QString describeConflicts(
+    const std::vector<repack::SaveConflict>& conflicts, const QString& insteadName)
+{
+    if (conflicts.empty())
+        return {};
+    auto tr = [](const char* text) { return QCoreApplication::translate("SavePreview", text); };
+    QString text = tr("Save will ask first: it would replace files that are not only this "
+                      "model's.")
+        + u'\n' + describeConflicts(conflicts).join(u'\n');
+    if (!insteadName.isEmpty())
+        text += u'\n' + tr("It will offer to write %1 instead.").arg(insteadName);
+    return text;
+}
 
 QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current)
 {

@@ -17,6 +17,7 @@ class QLabel;
 
 namespace repack {
 struct FileLayout;
+struct SaveConflict;
 struct SavePlan;
 } // namespace repack
 
@@ -28,6 +29,11 @@ struct ModelSnapshot;
 // What `plan` changes, in words: tensors that move, the files after the save, and the orphaned
 // bytes a file keeps or loses. Reads the rows and the layouts' totals of `current`.
 QString describePlan(const repack::SavePlan& plan, const ModelSnapshot& current);
+// What the preview says before Save is pressed of the files the save would ask about before
+// replacing them (askToReplace's lines), and of the name it would offer to write instead
+// (`insteadName`, when not empty).
+QString describeConflicts(
+    const std::vector<repack::SaveConflict>& conflicts, const QString& insteadName);
 // The data files of `snapshot` without their regions: what describePlan reads of them.
 std::vector<repack::FileLayout> fileTotals(const ModelSnapshot& snapshot);
 

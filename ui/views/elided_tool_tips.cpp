@@ -26,12 +26,16 @@ protected:
             return false;
         const auto* help = static_cast<QHelpEvent*>(event);
         const QModelIndex index = m_view->indexAt(help->pos());
-        if (!index.isValid() || !index.data(Qt::ToolTipRole).toString().isEmpty())
-            return false; // the view shows the model's own tooltip
-        const QString text = cutText(m_view, index);
-        if (text.isEmpty())
+        if (!index.isValid())
             return false;
-        QToolTip::showText(help->globalPos(), text, m_view->viewport(), m_view->visualRect(index));
+        const QString cut = cutText(m_view, index);
+        const QString own = index.data(Qt::ToolTipRole).toString();
+        // The model's own tooltip, which says more, unless the text cut short is not in it:
+        // then that text whole, first.
+        if (cut.isEmpty() || own.contains(cut))
+            return false; // the view shows the model's own tooltip, if any
+        QToolTip::showText(help->globalPos(), own.isEmpty() ? cut : cut + u'\n' + own,
+            m_view->viewport(), m_view->visualRect(index));
         return true;
     }
 

@@ -1,7 +1,8 @@
 // Cells an item view cuts short ("out-of-r…") show their whole text as a tooltip, in the manner
 // of file managers: hovering a cell whose text does not fit its column shows the text the model
-// gives it (Qt::DisplayRole), unless the model has a tooltip of its own for that cell (which
-// then says more). Cells that fit show nothing.
+// gives it (Qt::DisplayRole). A tooltip of the model's own for that cell (which says more) is
+// shown as it is when it holds that text, else after it ("* save's data file", then why the
+// tensor goes there). Cells that fit show the model's tooltip only.
 #pragma once
 
 #include <QString>

@@ -16,6 +16,7 @@
 #include <QListView>
 #include <QMenu>
 #include <QMimeData>
+#include <QPainter>
 #include <QPushButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -38,6 +39,14 @@ public:
         setSelectionMode(QAbstractItemView::SingleSelection);
         setUniformItemSizes(true);
     }
+
+    // Painted under the destinations while not empty: it takes no room from other panes.
+    void setHint(const QString& hint)
+    {
+        m_hint = hint;
+        viewport()->update();
+    }
+    QString hint() const { return m_hint; }
 
 protected:
     QList<int> tensors(const QMimeData* mime) const
@@ -81,9 +90,32 @@ protected:
         clearSelection();
         m_pane->dropOnRow(index.row(), dropped);
     }
+    void paintEvent(QPaintEvent* event) override
+    {
+        QListView::paintEvent(event);
+        if (m_hint.isEmpty())
+            return;
+        int top = 0;
+        if (const int rows = model() ? model()->rowCount() : 0; rows > 0)
+            top = visualRect(model()->index(rows - 1, 0)).bottom() + 1;
+        const QRect room = viewport()->rect().adjusted(4, top + 6, -4, -4);
+        // Whole lines only: the long hint, else its short form, else nothing (the list's
+        // tooltip says it too).
+        const int flags = Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap;
+        for (const QString& text :
+            {m_hint, PlacementView::tr("Drop tensor rows or map blocks here.")}) {
+            if (fontMetrics().boundingRect(room, flags, text).height() > room.height())
+                continue;
+            QPainter painter(viewport());
+            painter.setPen(palette().color(QPalette::Disabled, QPalette::Text));
+            painter.drawText(room, flags, text);
+            return;
+        }
+    }
 
 private:
     PlacementView* m_pane;
+    QString m_hint;
 };
 
 } // namespace
@@ -98,6 +130,7 @@ PlacementView::PlacementView(PlacementState* state, QWidget* parent)
     showCutTextInToolTips(m_list);
     m_list->setToolTip(tr("Drag tensors from the table or the layout map onto a destination to "
                           "pin them there; tensors not pinned follow the threshold."));
+
     m_askName = [this] {
         return QInputDialog::getText(this, tr("New Data File"),
             tr("Name of the data file, relative to the model's folder:"));
@@ -182,9 +215,20 @@ void PlacementView::updateActions()
     const QString name = QString(m_model->saveDataFile()).replace(u'&', QStringLiteral("&&"));
     m_moveExternal->setText(
         name.isEmpty() ? tr("Save's &Data File") : tr("%1 (Save's &Data File)").arg(name));
+    // A first-time user sees a list of destinations and nothing to do with it: say it, until
+    // something is pinned.
+    static_cast<DestinationList*>(m_list)->setHint(m_state->pinnedCount() == 0
+            ? tr("Drag tensor rows from the table, or blocks from the layout map, onto a "
+                 "destination above to pin them there.")
+            : QString());
     // Resetting needs a pin to reset.
     m_resetPins->setEnabled(enabled && m_state->pinnedCount() > 0);
     m_resetAll->setEnabled(enabled && m_state->pinnedCount() > 0);
+}
+
+QString PlacementView::hint() const
+{
+    return static_cast<const DestinationList*>(m_list)->hint();
 }
 
 bool PlacementView::dropOnRow(int row, const QList<int>& tensors)

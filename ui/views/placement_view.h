@@ -34,6 +34,9 @@ public:
 
     PlacementModel* model() const { return m_model; }
     QListView* list() const { return m_list; }
+    // What the list says under its destinations while nothing is pinned (rows and map blocks
+    // are dropped on them); empty once something is.
+    QString hint() const;
     PlacementState* state() const { return m_state; }
 
     // Pins `tensors` to the destination of `row` ("New data file…" asks for a name first).

@@ -16,6 +16,7 @@
 #include "ui/util/display_name.h"
 #include "ui/util/job_tracker.h"
 #include "ui/util/settings_store.h"
+#include "ui/util/shipped_files.h"
 #include "ui/views/busy_indicator.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/placement_view.h"
@@ -25,6 +26,7 @@
 #include "core/model/model.h"
 #include "core/plan/save_plan.h"
 #include "core/remote/model_source.h"
+#include "core/save/save_conflicts.h"
 
 #include <QAction>
 #include <QApplication>
@@ -48,6 +50,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <optional>
 
 namespace ui {
 namespace {
@@ -135,6 +138,9 @@ MainWindow::MainWindow(QWidget* parent)
             });
         Q_EMIT saveFinished(ok);
     });
+    // The title's mark follows what closing would lose.
+    connect(m_placement, &PlacementState::pinsChanged, this, &MainWindow::updateModified);
+    connect(m_panel, &RepackPanel::optionsChanged, this, &MainWindow::updateModified);
     connect(m_map, &LayoutMapView::hiddenTensorClicked, this, [this](int tensor) {
         clearFilters();
         selectTensor(tensor);
@@ -195,7 +201,8 @@ void MainWindow::quitAll()
 
 bool MainWindow::hasPendingWork() const
 {
-    return m_models.hasModel() && (m_placement->pinnedCount() > 0 || m_panel->isEdited());
+    // A pin to where the tensor is already stored changes nothing on disk.
+    return m_models.hasModel() && (m_placement->movingCount() > 0 || m_panel->isEdited());
 }
 
 bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
@@ -203,7 +210,7 @@ bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
     if (!hasPendingWork())
         return true;
     QStringList pending;
-    if (const int pins = m_placement->pinnedCount())
+    if (const int pins = m_placement->movingCount())
         pending << tr("%n pinned tensor(s)", nullptr, pins);
     if (const QStringList fields = m_panel->editedFields(); !fields.isEmpty())
         pending << tr("changed options (%1)").arg(fields.join(QStringLiteral(", ")));
@@ -214,20 +221,28 @@ bool MainWindow::mayLeave(const QString& doing, std::function<void()> then)
     box.setInformativeText(tr("Not saved yet: %1.").arg(pending.join(QStringLiteral("; "))));
     box.setDefaultButton(QMessageBox::Save);
     box.setEscapeButton(QMessageBox::Cancel);
+    // A read-only model is never saved in place: its Save is Save As….
+    QAbstractButton* saveButton = box.button(QMessageBox::Save);
+    if (isReadOnly()) {
+        saveButton->setText(tr("Save As…"));
+        saveButton->setToolTip(readOnlyReason());
+    }
     // A save the preview already refuses is no choice: say why on the button.
     const QString blocker = isSaving()      ? tr("The model is being saved with its folder")
-        : isReadOnly()                      ? readOnlyReason()
         : !m_panel->saveBlocker().isEmpty() ? m_panel->saveBlocker()
                                             : m_panel->validationError();
     if (!blocker.isEmpty()) {
-        box.button(QMessageBox::Save)->setEnabled(false);
-        box.button(QMessageBox::Save)->setToolTip(blocker);
+        saveButton->setEnabled(false);
+        saveButton->setToolTip(blocker);
         box.setDefaultButton(QMessageBox::Cancel);
     }
     box.exec();
     if (box.clickedButton() == box.button(QMessageBox::Discard))
         return true;
-    if (box.clickedButton() == box.button(QMessageBox::Save) && saveTo(m_snapshot.path))
+    if (box.clickedButton() != saveButton)
+        return false;
+    const QString path = isReadOnly() ? askSaveAsPath() : m_snapshot.path;
+    if (!path.isEmpty() && saveTo(path))
         m_afterSave = std::move(then);
     return false;
 }
@@ -300,6 +315,7 @@ void MainWindow::onOpened(const LoadedModel& loaded)
 
 void MainWindow::showSnapshot(bool sameTensors)
 {
+    m_shipped = !m_snapshot.remote && isShipped(m_snapshot.path);
     showPlacement();
     if (sameTensors)
         m_tensorModel->updateStorage(m_snapshot);
@@ -324,11 +340,17 @@ void MainWindow::showSnapshot(bool sameTensors)
 void MainWindow::updateTitle()
 {
     // The folder as a path: export folders hold models of one name (x/a/model.onnx, y/a/…).
+    // "[*]": where the title marks a modified document (updateModified).
     setWindowTitle(m_snapshot.path.isEmpty() ? tr("Onnx Repack")
-            : m_snapshot.remote
-            ? tr("%1 (read-only) — Onnx Repack").arg(displayName(m_snapshot.path))
-            : tr("%1 — Onnx Repack").arg(displayName(m_snapshot.path)));
+            : isReadOnly() ? tr("%1 (read-only)[*] — Onnx Repack").arg(displayName(m_snapshot.path))
+                           : tr("%1[*] — Onnx Repack").arg(displayName(m_snapshot.path)));
     setWindowFilePath(m_snapshot.remote ? QString() : m_snapshot.path);
+    updateModified();
+}
+
+void MainWindow::updateModified()
+{
+    setWindowModified(hasPendingWork());
 }
 
 void MainWindow::updatePreview()
@@ -358,8 +380,13 @@ void MainWindow::updatePreview()
     };
     const SavePlanning planning{
         std::move(model), m_snapshot.path.toStdString(), std::move(*options)};
+    // A save in place asks before replacing files others read: the preview says so first. A
+    // read-only model is saved elsewhere only.
+    std::optional<repack::SaveRequest> inPlace;
+    if (!isReadOnly())
+        inPlace = m_panel->request(m_snapshot.path);
     m_previewJobs->start(
-        [planning, rows = m_snapshot.tensors, files = fileTotals(m_snapshot)] {
+        [planning, inPlace, rows = m_snapshot.tensors, files = fileTotals(m_snapshot)] {
             Preview preview;
             preview.rule = !planning.options.keepPlacement;
             auto plan = planning.plan();
@@ -375,6 +402,16 @@ void MainWindow::updatePreview()
             current.tensors = rows;
             current.layouts = files;
             preview.text = describePlan(plan.value(), current);
+            if (inPlace && !preview.unchanged) {
+                // Names that alias are refused by the save itself, which says why.
+                auto conflicts = repack::saveConflicts(
+                    *planning.model, planning.path, plan.value(), planning.options);
+                const QString path = QString::fromStdString(planning.path.string());
+                if (conflicts && !conflicts->empty())
+                    preview.text += u'\n'
+                        + describeConflicts(
+                            *conflicts, insteadDataName(*inPlace, path, *conflicts));
+            }
             preview.plan = std::make_shared<const repack::SavePlan>(std::move(plan.value()));
             return preview;
         },
@@ -429,7 +466,11 @@ void MainWindow::reload()
 
 void MainWindow::save()
 {
-    if (!m_snapshot.path.isEmpty() && !isReadOnly())
+    if (m_snapshot.path.isEmpty())
+        return;
+    if (m_shipped) // never written: Save offers Save As instead
+        saveAs();
+    else if (!isReadOnly())
         saveTo(m_snapshot.path);
 }
 
@@ -437,15 +478,19 @@ void MainWindow::saveAs()
 {
     if (!m_models.hasModel())
         return;
-    // A model opened from a URL is saved to a local folder: its name is offered in the home
-    // folder.
+    if (const QString path = askSaveAsPath(); !path.isEmpty())
+        saveTo(path);
+}
+
+QString MainWindow::askSaveAsPath()
+{
+    // A read-only model (from a URL, or shipped with the app) is saved to a folder of the
+    // user's: its name is offered in the home folder.
     const QString start = isReadOnly()
         ? QDir::home().filePath(QFileInfo(shownName(m_snapshot.path)).fileName())
         : m_snapshot.path;
-    const QString path = QFileDialog::getSaveFileName(
+    return QFileDialog::getSaveFileName(
         this, tr("Save Model As"), start, tr("ONNX models (*.onnx)"));
-    if (!path.isEmpty())
-        saveTo(path);
 }
 
 bool MainWindow::saveTo(const QString& path)
@@ -453,6 +498,14 @@ bool MainWindow::saveTo(const QString& path)
     // While a model loads, the one shown is about to be replaced.
     if (!m_models.hasModel() || isSaving() || isLoading())
         return false;
+    // Nothing the app ships is written, nor put beside what it ships.
+    if (isShipped(path)) {
+        QMessageBox::warning(this, tr("Cannot save"),
+            tr("%1 is in the folder of the sample model Onnx Repack ships, which no save "
+               "writes. Save it in another folder.")
+                .arg(QFileInfo(path).fileName()));
+        return false;
+    }
     m_nothingToChange = false; // until this preview finds otherwise
     const QString invalid = m_panel->validationError();
     if (!invalid.isEmpty()) {
@@ -492,7 +545,9 @@ void MainWindow::updateActions()
     const bool canSave = !saving && !isLoading() && m_models.hasModel();
     // When the preview says the save would fail, the buttons say why instead of trying.
     const QString blocker = m_panel->saveBlocker();
-    m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange && !isReadOnly());
+    // Save on a model the app ships is Save As: never written in place, always offered.
+    m_saveAction->setEnabled(
+        canSave && blocker.isEmpty() && (m_shipped || (!m_nothingToChange && !isReadOnly())));
     m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
     m_saveAction->setToolTip(isReadOnly() ? readOnlyReason()
             : !blocker.isEmpty()          ? blocker
@@ -576,6 +631,10 @@ QString MainWindow::heldPath() const
 
 QString MainWindow::readOnlyReason() const
 {
+    if (m_shipped)
+        return tr("%1 is the sample Onnx Repack ships and is read-only: Save As… writes a copy "
+                  "to work on")
+            .arg(displayName(m_snapshot.path));
     return tr("%1 was opened from a URL and is read-only: Save As… writes a local copy")
         .arg(displayName(m_snapshot.path));
 }

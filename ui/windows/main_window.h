@@ -70,8 +70,9 @@ public:
     bool openUrl(const QString& url);
     // Stops the open running now (the Cancel of the status bar); the window keeps its model.
     void cancelOpen();
-    // The model shown was opened from a URL: it is saved elsewhere (Save As…), never in place.
-    bool isReadOnly() const { return m_snapshot.remote; }
+    // The model shown was opened from a URL, or is one the app ships (ui/util/shipped_files.h):
+    // it is saved elsewhere (Save As…), never in place.
+    bool isReadOnly() const { return m_snapshot.remote || m_shipped; }
     // Pins or options changed since the model was opened or saved: what closing it would lose.
     bool hasPendingWork() const;
     // File > Quit: closes every window, each asking about its pending work.
@@ -189,8 +190,13 @@ private:
     void addPlanActions(QMenu* file, QMenu* edit);
     void addCompactActions(QMenu* menu);
     void updateTitle();
-    // Why Save is disabled for a model opened from a URL.
+    // The title's "[*]" (setWindowModified): pending work closing would lose.
+    void updateModified();
+    // Why a read-only model is not saved in place (isReadOnly).
     QString readOnlyReason() const;
+    // Asks where to save a copy (in the home folder for a read-only model); empty when the user
+    // cancels.
+    QString askSaveAsPath();
     void fitOnScreen();
     void setBusy(const QString& what);
     void updateActions();
@@ -237,6 +243,7 @@ private:
     QVariantMap m_savingOptions; // the panel's values when the running save started
     static bool s_quitting; // inside quitAll
     bool m_nothingToChange = false; // the preview found an in-place save would write nothing
+    bool m_shipped = false; // the model shown is one the app ships: never written
 
     QAction* m_openAction = nullptr;
     QAction* m_reloadAction = nullptr;
