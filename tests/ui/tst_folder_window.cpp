@@ -11,6 +11,7 @@
 #include "tests/ui/window_steps.h"
 #include "ui/models/tensor_table_model.h"
 #include "ui/util/display_name.h"
+#include "ui/views/elided_label.h"
 #include "ui/views/folder_map.h"
 #include "ui/views/repack_panel.h"
 #include "ui/views/size_edit.h"
@@ -416,6 +417,36 @@ private slots:
         QVERIFY(window);
         QCOMPARE(window->folder(), QDir(dir.path()).absolutePath());
         QTRY_COMPARE_WITH_TIMEOUT(window->graphsTable()->rowCount(), 2, 20000);
+    }
+
+    // A long status (a save's report, an error naming a long path) is cut at its end with the
+    // whole text in its tooltip: the window keeps its width and the shared name field its room.
+    void aLongStatusNeitherWidensTheWindowNorSqueezesTheName()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeFolder(dir.path()));
+        ui::FolderWindow window;
+        window.resize(780, 560);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        QTRY_VERIFY(!window.savingsLabel()->text().isEmpty());
+        const int width = window.width();
+        const int nameWidth = window.sharedNameEdit()->width();
+        const QString text = QStringLiteral("Cannot save: ")
+            + QStringLiteral("/models/a-folder-with-a-long-name/").repeated(8)
+            + QStringLiteral("model.onnx_data is not writable");
+        window.savingsLabel()->setText(text);
+        QTest::qWait(50); // the layout takes the new text
+        QCOMPARE(window.width(), width);
+        QVERIFY(window.sharedNameEdit()->width() >= nameWidth);
+        QCOMPARE(window.savingsLabel()->text(), text);
+        auto* label = qobject_cast<ui::ElidedLabel*>(window.savingsLabel());
+        QVERIFY(label);
+        QVERIFY(label->isElided());
+        QVERIFY(label->shownToolTip().startsWith(text));
     }
 };
 

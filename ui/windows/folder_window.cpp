@@ -5,6 +5,7 @@
 #include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
 #include "ui/util/wait_relay.h"
+#include "ui/views/elided_label.h"
 #include "ui/views/folder_map.h"
 #include "ui/views/wait_label.h"
 
@@ -198,11 +199,15 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_sharedName = new QLineEdit(QStringLiteral("model.onnx_data"), central);
     m_sharedName->setObjectName(QStringLiteral("sharedName"));
     m_sharedName->setToolTip(tr("The data file every graph will read, each weight stored once"));
+    // Room for a usual name whatever the status beside it says.
+    m_sharedName->setMinimumWidth(
+        m_sharedName->fontMetrics().horizontalAdvance(QStringLiteral("decoder_model.onnx_data"))
+        + m_sharedName->fontMetrics().averageCharWidth() * 2);
     shareRow->addWidget(m_sharedName);
     // The savings said before a save, and in their place the save's progress: one row whose
     // widgets keep their size and place (Cancel moved 28 px when the bar took a row of its own).
     m_status = new QStackedWidget(central);
-    m_savings = new QLabel(m_status);
+    m_savings = new ElidedLabel(m_status); // a long text never widens the window
     m_savings->setObjectName(QStringLiteral("savings"));
     m_savings->setTextInteractionFlags(Qt::TextSelectableByMouse); // a command to copy
     m_status->addWidget(m_savings);
