@@ -34,8 +34,8 @@ void ElidedLabel::paintEvent(QPaintEvent* event)
     QPainter painter(this);
     const QRect room = contentsRect();
     const QString shown = fontMetrics().elidedText(text(), Qt::ElideRight, room.width());
-    style()->drawItemText(&painter, room, int(alignment()), palette(), isEnabled(), shown,
-        foregroundRole());
+    style()->drawItemText(
+        &painter, room, int(alignment()), palette(), isEnabled(), shown, foregroundRole());
 }
 
 QString ElidedLabel::shownToolTip() const

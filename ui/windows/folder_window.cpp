@@ -5,6 +5,7 @@
 #include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
 #include "ui/util/wait_relay.h"
+#include "ui/util/window_fit.h"
 #include "ui/views/elided_label.h"
 #include "ui/views/folder_map.h"
 #include "ui/views/wait_label.h"
@@ -49,6 +50,9 @@ QTableWidget* makeTable(const QStringList& headers, QWidget* parent)
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->verticalHeader()->hide();
     table->horizontalHeader()->setStretchLastSection(true);
+    // Five panes share the window's height: each may shrink to its header and a few rows, so
+    // the window fits a short screen (a laptop at 150 %).
+    table->setMinimumHeight(table->fontMetrics().lineSpacing() * 4);
     return table;
 }
 
@@ -244,6 +248,7 @@ FolderWindow::FolderWindow(QWidget* parent)
     layout->addLayout(shareRow);
     setCentralWidget(central);
     resize(900, 640);
+    fitOnScreen(this); // the default size never past a small screen
 
     // A shared weight selected: the graphs that hold it are selected too.
     connect(m_shared, &QTableWidget::itemSelectionChanged, this, [this] {

@@ -16,6 +16,7 @@
 #include "ui/util/display_name.h"
 #include "ui/util/job_tracker.h"
 #include "ui/util/settings_store.h"
+#include "ui/util/window_fit.h"
 #include "ui/views/busy_indicator.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/placement_view.h"
@@ -140,37 +141,20 @@ MainWindow::MainWindow(QWidget* parent)
         selectTensor(tensor);
     });
 
-    if (!restoreGeometry(setting(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1360, 860);
-    fitOnScreen();
-    restoreState(setting(QStringLiteral("window/state")).toByteArray());
-    m_splitter->restoreState(setting(QStringLiteral("window/splitter")).toByteArray());
+    // Geometry and pane sizes as left on this screen at this scale: those of another would
+    // not fit, and a geometry that does not fit is not restored.
+    resize(1360, 860);
+    restoreFittingGeometry(
+        this, setting(screenKey(QStringLiteral("window/geometry"), this)).toByteArray());
+    fitOnScreen(this);
+    restoreState(setting(screenKey(QStringLiteral("window/state"), this)).toByteArray());
+    m_splitter->restoreState(
+        setting(screenKey(QStringLiteral("window/splitter"), this)).toByteArray());
     updateTitle();
     setBusy({});
 }
 
 MainWindow::~MainWindow() = default;
-
-// A size saved on a larger screen, or the default on a small one (1360x860 on 1280x800), never
-// opens the window past the screen it is on.
-void MainWindow::fitOnScreen()
-{
-    const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (!on)
-        return;
-    const QRect available = on->availableGeometry();
-    const QSize fitted = size().boundedTo(available.size());
-    if (fitted != size())
-        resize(fitted);
-    QRect frame = frameGeometry();
-    if (!available.contains(frame)) {
-        frame.moveLeft(std::clamp(frame.left(), available.left(),
-            std::max(available.left(), available.right() - frame.width() + 1)));
-        frame.moveTop(std::clamp(frame.top(), available.top(),
-            std::max(available.top(), available.bottom() - frame.height() + 1)));
-        move(frame.topLeft());
-    }
-}
 
 bool MainWindow::openFile(const QString& path, bool quiet)
 {
@@ -652,9 +636,9 @@ void MainWindow::closeEvent(QCloseEvent* event)
         return;
     }
     QVariantMap values;
-    values.insert(QStringLiteral("window/geometry"), saveGeometry());
-    values.insert(QStringLiteral("window/state"), saveState());
-    values.insert(QStringLiteral("window/splitter"), m_splitter->saveState());
+    values.insert(screenKey(QStringLiteral("window/geometry"), this), saveGeometry());
+    values.insert(screenKey(QStringLiteral("window/state"), this), saveState());
+    values.insert(screenKey(QStringLiteral("window/splitter"), this), m_splitter->saveState());
     values.insert(QStringLiteral("window/tableHeader"), m_table->horizontalHeader()->saveState());
     writeSettings(values);
     event->accept();

@@ -191,7 +191,6 @@ private:
     void updateTitle();
     // Why Save is disabled for a model opened from a URL.
     QString readOnlyReason() const;
-    void fitOnScreen();
     void setBusy(const QString& what);
     void updateActions();
     void onSaved(const SaveOutcome& outcome);
