@@ -13,9 +13,15 @@ public:
     explicit DialogAnswerer(QString button = {})
         : m_button(std::move(button))
     {
-        m_timer.setInterval(20);
-        connect(&m_timer, &QTimer::timeout, this, [this] { answer(); });
-        m_timer.start();
+        start();
+    }
+    // The first dialog answered with buttons[0], the next with buttons[1], ..., the last button
+    // for every dialog after.
+    explicit DialogAnswerer(QStringList buttons)
+        : m_button(buttons.value(0))
+        , m_next(buttons.mid(1))
+    {
+        start();
     }
     void setButton(const QString& button) { m_button = button; }
 
@@ -24,6 +30,13 @@ public:
     QStringList buttons; // each dialog's buttons, '|'-joined, and '*' after a disabled one
 
 private:
+    void start()
+    {
+        m_timer.setInterval(20);
+        connect(&m_timer, &QTimer::timeout, this, [this] { answer(); });
+        m_timer.start();
+    }
+
     void answer()
     {
         QWidget* modal = QApplication::activeModalWidget();
@@ -41,6 +54,8 @@ private:
                 chosen = b;
         }
         buttons << names.join(u'|');
+        if (!m_next.isEmpty())
+            m_button = m_next.takeFirst();
         if (chosen)
             chosen->click();
         else
@@ -49,4 +64,5 @@ private:
 
     QTimer m_timer;
     QString m_button;
+    QStringList m_next;
 };

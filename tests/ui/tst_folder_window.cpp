@@ -144,10 +144,22 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window.savingsLabel()->text().contains("after"), 20000);
 
         window.sharedNameEdit()->setText("shared.bin");
+        // Save names the data files it would remove first: Cancel writes nothing.
+        const auto before = contents(dir.path());
+        DialogAnswerer answerer(QStringList{"Cancel", "Save and Remove"});
         QSignalSpy saved(&window, &ui::FolderWindow::saved);
+        QTest::mouseClick(window.saveButton(), Qt::LeftButton);
+        QTRY_COMPARE(saved.count(), 1);
+        QCOMPARE(saved.takeFirst().at(0).toBool(), false);
+        QCOMPARE(answerer.titles, QStringList{"Remove data files?"});
+        for (const char* removed : {"decoder.onnx_data", "encoder.onnx_data"})
+            QVERIFY2(answerer.texts.first().contains(removed), qPrintable(answerer.texts.first()));
+        QVERIFY(contents(dir.path()) == before);
+        QVERIFY(!window.isBusy());
         QTest::mouseClick(window.saveButton(), Qt::LeftButton);
         QVERIFY(saved.wait(30000));
         QVERIFY2(saved.takeFirst().at(0).toBool(), qPrintable(window.lastError()));
+        QCOMPARE(answerer.titles.size(), 2);
         QVERIFY(inspected.wait(20000)); // the folder as it is now
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
             QStringList({"decoder.onnx", "encoder.onnx", "shared.bin"}));
@@ -208,6 +220,7 @@ private slots:
         QVERIFY(held);
         std::optional<repack::FolderLock> lock(std::move(*held));
         const auto before = contents(dir.path());
+        DialogAnswerer answerer(QStringLiteral("Save and Remove"));
         QSignalSpy saved(&window, &ui::FolderWindow::saved);
         QTest::mouseClick(save, Qt::LeftButton);
         QVERIFY(bar->isVisible());
@@ -314,15 +327,17 @@ private slots:
         QVERIFY(inspected.wait(20000));
         typeSharedName(window, QStringLiteral("sub/s.data"));
 
-        DialogAnswerer answerer(answer);
+        DialogAnswerer answerer(QStringList{QStringLiteral("Save and Remove"), answer});
         QSignalSpy saved(&window, &ui::FolderWindow::saved);
         QTest::mouseClick(window.saveButton(), Qt::LeftButton);
         QVERIFY(saved.wait(60000));
-        QCOMPARE(answerer.titles, QStringList{QStringLiteral("Replace data file?")});
-        QVERIFY2(answerer.texts.first().contains(QStringLiteral(
+        QCOMPARE(answerer.titles,
+            QStringList(
+                {QStringLiteral("Remove data files?"), QStringLiteral("Replace data file?")}));
+        QVERIFY2(answerer.texts.last().contains(QStringLiteral(
                      "c.onnx reads s.data: after this save it would read wrong weights")),
-            qPrintable(answerer.texts.first()));
-        const QStringList buttons = answerer.buttons.first().split(u'|');
+            qPrintable(answerer.texts.last()));
+        const QStringList buttons = answerer.buttons.last().split(u'|');
         for (const QString& button : {QStringLiteral("Replace"),
                  QStringLiteral("Write sub/s-2.data Instead"), QStringLiteral("Cancel")})
             QVERIFY2(buttons.contains(button), qPrintable(answerer.buttons.first()));
@@ -375,7 +390,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!folder->isBusy(), 20000);
         typeSharedName(*folder, QStringLiteral("shared.bin"));
 
-        DialogAnswerer answerer(QStringLiteral("Yes"));
+        DialogAnswerer answerer(
+            QStringList{QStringLiteral("Save and Remove"), QStringLiteral("Yes")});
         QSignalSpy saved(folder, &ui::FolderWindow::saved);
         QSignalSpy reopened(&main, &ui::MainWindow::modelOpened);
         QTest::mouseClick(folder->saveButton(), Qt::LeftButton);
@@ -392,8 +408,8 @@ private slots:
             QStringLiteral("shared.bin"));
         QVERIFY2(main.lastError().isEmpty(), qPrintable(main.lastError()));
         QTest::qWait(800); // a change on disk would be noticed by now (the watch waits 400 ms)
-        const QStringList asked
-            = pending ? QStringList{QStringLiteral("Model changed on disk")} : QStringList{};
+        const QStringList asked = QStringList{QStringLiteral("Remove data files?")}
+            + (pending ? QStringList{QStringLiteral("Model changed on disk")} : QStringList{});
         QCOMPARE(answerer.titles, asked);
         QVERIFY(!main.isSaving());
         QVERIFY(!main.hasPendingWork());

@@ -5,9 +5,9 @@
 // platform and scale before QApplication exists; CTest runs one process per screen.
 // Window state is kept per screen size and scale, and a geometry that does not fit is never
 // restored.
+#include "core/save/save_conflicts.h"
 #include "tests/support/folder_fixtures.h"
 #include "tests/support/tensor_builder.h"
-#include "core/save/save_conflicts.h"
 #include "ui/save/replace_dialog.h"
 #include "ui/util/settings_store.h"
 #include "ui/util/window_fit.h"
@@ -71,7 +71,8 @@ void checkFits(QWidget& window, const QList<QWidget*>& buttons)
         QVERIFY2(button->isVisible(), qPrintable(name));
         const QRect global(button->mapToGlobal(QPoint(0, 0)), button->size());
         QVERIFY2(screen.contains(global),
-            qPrintable(QStringLiteral("%1 at %2 on %3").arg(name, describe(global), describe(screen))));
+            qPrintable(
+                QStringLiteral("%1 at %2 on %3").arg(name, describe(global), describe(screen))));
         QVERIFY2(button->visibleRegion().boundingRect() == button->rect(),
             qPrintable(QStringLiteral("%1 shows %2 of %3")
                            .arg(name, describe(button->visibleRegion().boundingRect()),
@@ -153,7 +154,8 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::string bytes = fixtures::patternBytes(4096, 3);
         for (const char* graph : {"encoder", "decoder", "decoder_with_past"})
-            QVERIFY(fixtures::writeGraph(dir.path(), QString::fromLatin1(graph) + QStringLiteral(".onnx"),
+            QVERIFY(fixtures::writeGraph(dir.path(),
+                QString::fromLatin1(graph) + QStringLiteral(".onnx"),
                 std::string(graph) + ".onnx_data", {{"embed", bytes}}));
         ui::FolderWindow window;
         window.show();
@@ -173,8 +175,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&dialog));
         auto* buttons = dialog.findChild<QDialogButtonBox*>();
         QVERIFY(buttons);
-        checkFits(dialog,
-            {dialog.openButton(), buttons->button(QDialogButtonBox::Cancel)});
+        checkFits(dialog, {dialog.openButton(), buttons->button(QDialogButtonBox::Cancel)});
     }
 
     // The question a save asks before it replaces a file many models read: every reader is
@@ -184,8 +185,8 @@ private Q_SLOTS:
         repack::SaveConflict conflict;
         conflict.file = "/models/shared/model.onnx_data";
         for (int i = 0; i < 60; ++i)
-            conflict.users.push_back(
-                "/models/shared/a-folder-with-a-rather-long-name/graph-" + std::to_string(i) + ".onnx");
+            conflict.users.push_back("/models/shared/a-folder-with-a-rather-long-name/graph-"
+                + std::to_string(i) + ".onnx");
         conflict.message = "model.onnx_data is read by 60 models";
         QWidget parent;
         bool checked = false;
@@ -221,8 +222,8 @@ private Q_SLOTS:
         ui::MainWindow window;
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY2(screen.contains(window.frameGeometry()),
-            qPrintable(describe(window.frameGeometry())));
+        QVERIFY2(
+            screen.contains(window.frameGeometry()), qPrintable(describe(window.frameGeometry())));
     }
 
     // The state left at one screen size and scale comes back at that one, and is not what a
@@ -259,9 +260,8 @@ private Q_SLOTS:
 // the application exists (neither can change after).
 int main(int argc, char** argv)
 {
-    const QByteArray spec = qgetenv("REPACK_FIT_SCREEN").isEmpty()
-        ? QByteArray("1024x700@1")
-        : qgetenv("REPACK_FIT_SCREEN");
+    const QByteArray spec = qgetenv("REPACK_FIT_SCREEN").isEmpty() ? QByteArray("1024x700@1")
+                                                                   : qgetenv("REPACK_FIT_SCREEN");
     int width = 0;
     int height = 0;
     double scale = 0;

@@ -18,6 +18,7 @@
 #include "core/save/folder_save.h"
 #include "core/save/save_conflicts.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -174,6 +175,14 @@ QString pinnedFolder(const repack::FolderInspection& folder)
 
 } // namespace
 
+// Written by the plan's job before it returns, so a save asked for meanwhile can wait for the
+// job (JobTracker::waitForFinished) and read it without the delivery.
+struct FolderWindow::Planned {
+    QString name;
+    std::atomic<bool> done{false};
+    std::vector<std::filesystem::path> removed;
+};
+
 FolderWindow::FolderWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_cancelToken(std::make_shared<repack::CancelToken>())
@@ -273,7 +282,7 @@ FolderWindow::FolderWindow(QWidget* parent)
                 m_graphs->selectionModel()->select(m_graphs->model()->index(g, 0),
                     QItemSelectionModel::Select | QItemSelectionModel::Rows);
     });
-    connect(m_save, &QPushButton::clicked, this, [this] { saveShared(m_sharedName->text()); });
+    connect(m_save, &QPushButton::clicked, this, &FolderWindow::confirmAndSave);
     connect(m_saveCopy, &QPushButton::clicked, this, &FolderWindow::askAndSaveLocalCopy);
     connect(m_cancel, &QPushButton::clicked, this, &FolderWindow::cancel);
     connect(m_sharedName, &QLineEdit::textChanged, this, [this] { planSavings(); });
@@ -479,10 +488,16 @@ void FolderWindow::planSavings()
     repack::FolderSaveOptions options;
     options.sharedData = name.toStdString();
     options.dryRun = true;
+    m_planned = std::make_shared<Planned>();
+    m_planned->name = name;
     m_plan.start(
-        [dir, options] {
-            return std::make_shared<repack::Result<repack::FolderSaveReport>>(
+        [dir, options, planned = m_planned] {
+            auto plan = std::make_shared<repack::Result<repack::FolderSaveReport>>(
                 repack::saveFolder(dir, dir, options));
+            if (*plan)
+                planned->removed = (*plan)->removed;
+            planned->done = true;
+            return plan;
         },
         [this](std::shared_ptr<repack::Result<repack::FolderSaveReport>> plan) {
             if (!*plan) {
@@ -502,6 +517,54 @@ void FolderWindow::planSavings()
             m_savings->setText(text);
             m_savings->setToolTip(QString::fromStdString(r.consentNeeded));
         });
+}
+
+void FolderWindow::confirmAndSave()
+{
+    const QString trimmed = m_sharedName->text().trimmed();
+    if (m_remote || m_dir.isEmpty() || isBusy())
+        return saveShared(trimmed);
+    if (!m_planned || m_planned->name != trimmed)
+        planSavings();
+    if (m_planned && !m_planned->done) {
+        QApplication::setOverrideCursor(Qt::WaitCursor);
+        m_plan.waitForFinished(); // the plan of the name shown, most often done by now
+        QApplication::restoreOverrideCursor();
+    }
+    // A plan that failed names nothing: the save fails the same way, writing nothing.
+    const std::vector<std::filesystem::path> removed
+        = m_planned && m_planned->done ? m_planned->removed : std::vector<std::filesystem::path>{};
+    if (!removed.empty()) {
+        QStringList names;
+        for (const auto& path : removed)
+            names << QDir(m_dir).relativeFilePath(QString::fromStdString(path.string()));
+        // As the replace question does: the first names said, every one in the details.
+        constexpr qsizetype kShown = 8;
+        QString listed = names.mid(0, kShown).join(u'\n');
+        if (names.size() > kShown)
+            listed += u'\n'
+                + tr("… and %n more (Show Details… lists them all).", nullptr,
+                    int(names.size() - kShown));
+        QMessageBox box(QMessageBox::Question, tr("Remove data files?"),
+            tr("Saving the folder with %1 removes %n data file(s) that no model reads "
+               "afterwards:\n\n%2\n\nSave and remove them?",
+                nullptr, int(names.size()))
+                .arg(trimmed, listed),
+            QMessageBox::NoButton, this);
+        if (names.size() > kShown)
+            box.setDetailedText(names.join(u'\n'));
+        QPushButton* save = box.addButton(tr("Save and Remove"), QMessageBox::AcceptRole);
+        QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(cancel);
+        box.setEscapeButton(cancel);
+        box.exec();
+        if (box.clickedButton() != save) {
+            setBusy(false, tr("Not saved; the files on disk are unchanged."));
+            emit saved(false);
+            return;
+        }
+    }
+    saveShared(trimmed);
 }
 
 void FolderWindow::saveShared(const QString& name)

@@ -61,6 +61,11 @@ public:
     // Replacing a file that models outside the folder's graphs read asks first: Replace, a
     // free name instead (the shared name field then says it), or Cancel (saved(false)).
     void saveShared(const QString& name);
+    // Save Folder, with the name the shared name field shows: names the data files the save
+    // would remove (no model reads them after it) and saves only once the user agreed (Cancel:
+    // saved(false), nothing written); with none to remove it saves at once. Waits for the plan
+    // of that name if it is still running.
+    void confirmAndSave();
     // A folder of the Hub: writes it, at the commit the window shows (whatever its branch is
     // at now), into the local folder `outDir` with one shared data file named `name`
     // (copySaved() when done; what was written, or why not, in savingsLabel()). What the core
@@ -161,6 +166,10 @@ private:
     std::shared_ptr<std::atomic<int>> m_phase; // 1 comparing, 2 writing, 0 another step
     QString m_savingName; // the shared file being written
     QString m_savedText; // what the last save wrote, until the name is edited or saved again
+    // The latest plan of the savings, written by its job: a save asked for waits for it and
+    // names the files it would remove.
+    struct Planned;
+    std::shared_ptr<Planned> m_planned;
     std::optional<Pending> m_pending;
     std::vector<Loan> m_loans;
 };
