@@ -29,6 +29,7 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -433,6 +434,32 @@ private slots:
         QVERIFY(window);
         QCOMPARE(window->folder(), QDir(dir.path()).absolutePath());
         QTRY_COMPARE_WITH_TIMEOUT(window->graphsTable()->rowCount(), 2, 20000);
+    }
+
+    // The tables of a three-graph folder show every row, none cut, without scrolling.
+    void theTablesOfAThreeGraphFolderShowEveryRow()
+    {
+        QTemporaryDir dir;
+        const std::string embed = patternBytes(4096, 3);
+        for (const char* graph : {"encoder_model", "decoder_model", "decoder_with_past_model"})
+            QVERIFY(writeGraph(dir.path(), QString::fromLatin1(graph) + QStringLiteral(".onnx"),
+                std::string(graph) + ".onnx_data", {{"embed", embed}}));
+        ui::FolderWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        QTest::qWait(50); // the splitter lays the panes out
+        for (QTableWidget* table : {window.graphsTable(), window.filesTable()}) {
+            QCOMPARE(table->rowCount(), 3);
+            const QRect last = table->visualItemRect(table->item(2, 0));
+            QVERIFY2(last.bottom() < table->viewport()->height(),
+                qPrintable(QStringLiteral("row 3 ends at %1 of %2 px")
+                               .arg(last.bottom())
+                               .arg(table->viewport()->height())));
+            QCOMPARE(table->verticalScrollBar()->maximum(), 0);
+        }
     }
 
     // A long status (a save's report, an error naming a long path) is cut at its end with the

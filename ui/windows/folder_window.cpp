@@ -30,6 +30,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QShortcut>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -39,6 +40,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <numeric>
 
 namespace ui {
 namespace {
@@ -195,7 +197,7 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_summary->setWordWrap(true);
     layout->addWidget(m_summary);
 
-    auto* splitter = new QSplitter(Qt::Vertical, central);
+    auto* splitter = m_splitter = new QSplitter(Qt::Vertical, central);
     m_graphs = makeTable(
         {tr("Graph"), tr("Tensors"), tr("Inline"), tr("External"), tr("Data files"), tr("Loaders")},
         splitter);
@@ -468,6 +470,41 @@ void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& f
     }
     for (QTableWidget* table : {m_graphs, m_files, m_shared, m_problems})
         table->resizeColumnsToContents();
+    fitPanes();
+}
+
+void FolderWindow::fitPanes()
+{
+    // A table's header and its first `rows` rows, with the scroll bar below them if its columns
+    // are wider than it.
+    auto wanted = [](QTableWidget* table, int rows) {
+        int height = table->horizontalHeader()->sizeHint().height() + 2 * table->frameWidth();
+        for (int r = 0; r < std::min(table->rowCount(), rows); ++r)
+            height += table->rowHeight(r);
+        if (table->horizontalHeader()->length() > table->viewport()->width())
+            height += table->horizontalScrollBar()->sizeHint().height();
+        return std::max(height, table->minimumHeight());
+    };
+    const QList<int> sizes = m_splitter->sizes();
+    const int total = std::accumulate(sizes.cbegin(), sizes.cend(), 0);
+    // The graphs and their files first, whole up to six rows each; the shared weights and the
+    // problems up to three rows each from what the map's minimum leaves; the map the rest.
+    const int graphs = wanted(m_graphs, 6);
+    const int files = wanted(m_files, 6);
+    const int rest = total - graphs - files - m_map->minimumSizeHint().height();
+    const int shared = std::clamp(rest / 2, m_shared->minimumHeight(),
+        std::max(m_shared->minimumHeight(), wanted(m_shared, 3)));
+    const int problems = std::clamp(rest - shared, m_problems->minimumHeight(),
+        std::max(m_problems->minimumHeight(), wanted(m_problems, 3)));
+    const int map
+        = std::max(m_map->minimumSizeHint().height(), total - graphs - files - shared - problems);
+    m_splitter->setSizes({graphs, files, map, shared, problems});
+    // The last column takes the width a vertical scroll bar no longer does: set anew, the
+    // stretch is measured again.
+    for (QTableWidget* table : {m_graphs, m_files, m_shared, m_problems}) {
+        table->horizontalHeader()->setStretchLastSection(false);
+        table->horizontalHeader()->setStretchLastSection(true);
+    }
 }
 
 // What a shared save would give, planned on a worker (nothing is written).

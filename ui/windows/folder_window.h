@@ -29,6 +29,7 @@
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QSplitter;
 class QPushButton;
 class QStackedWidget;
 class QTableWidget;
@@ -123,6 +124,9 @@ private:
     // Gives every lent model back; `rewritten`: the files on disk changed.
     void giveBack(bool rewritten);
     void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
+    // Gives each table the height its rows need (a few at most, so the map keeps its room),
+    // the map the rest.
+    void fitPanes();
     void planSavings();
     // Asks for a local folder, then saves the copy into it.
     void askAndSaveLocalCopy();
@@ -143,6 +147,7 @@ private:
     QTableWidget* m_graphs = nullptr;
     QTableWidget* m_files = nullptr;
     FolderMapView* m_map = nullptr;
+    QSplitter* m_splitter = nullptr;
     QTableWidget* m_shared = nullptr;
     QTableWidget* m_problems = nullptr;
     QLabel* m_summary = nullptr;
