@@ -25,6 +25,8 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
@@ -460,6 +462,51 @@ private slots:
                                .arg(table->viewport()->height())));
             QCOMPARE(table->verticalScrollBar()->maximum(), 0);
         }
+    }
+
+    // A menu bar as the main window's: File > Save Folder (Ctrl+S, which asks as the button
+    // does), Open Recent, Close (Ctrl+W); Help > About.
+    void theFolderWindowHasAMenuBarAsTheMainWindows()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeFolder(dir.path()));
+        ui::FolderWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        QStringList menus;
+        for (QAction* action : window.menuBar()->actions())
+            menus << action->text().remove(u'&');
+        QCOMPARE(menus, QStringList({"File", "Help"}));
+        auto texts = [](QMenu* menu) {
+            QStringList out;
+            for (QAction* action : menu->actions())
+                if (!action->isSeparator() && action->isVisible())
+                    out << action->text().remove(u'&');
+            return out;
+        };
+        QMenu* file = window.menuBar()->actions().at(0)->menu();
+        QCOMPARE(texts(file), QStringList({"Save Folder", "Open Recent", "Close"}));
+        QVERIFY(window.findChild<QMenu*>(QStringLiteral("recentMenu")));
+        QCOMPARE(texts(window.menuBar()->actions().at(1)->menu()),
+            QStringList({"About Onnx Repack", "About Qt"}));
+
+        QTRY_VERIFY(window.saveAction()->isEnabled());
+        QCOMPARE(window.saveAction()->shortcut(), QKeySequence(QKeySequence::Save));
+        // Ctrl+S asks as the button does; Cancel writes nothing.
+        const auto before = contents(dir.path());
+        DialogAnswerer answerer(QStringLiteral("Cancel"));
+        QSignalSpy saved(&window, &ui::FolderWindow::saved);
+        QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
+        QTRY_COMPARE(saved.count(), 1);
+        QCOMPARE(answerer.titles, QStringList{"Remove data files?"});
+        QVERIFY(contents(dir.path()) == before);
+        QAction* close = file->actions().last();
+        QCOMPARE(close->shortcut(), QKeySequence(QKeySequence::Close));
+        close->trigger();
+        QTRY_VERIFY(!window.isVisible());
     }
 
     // A long status (a save's report, an error naming a long path) is cut at its end with the

@@ -1,5 +1,9 @@
 #include "folder_window.h"
 
+#include "about_box.h"
+#include "main_window.h"
+#include "open_windows.h"
+#include "recent_files.h"
 #include "ui/save/model_holder.h"
 #include "ui/save/replace_dialog.h"
 #include "ui/util/byte_format.h"
@@ -27,11 +31,12 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollBar>
-#include <QShortcut>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -91,7 +96,7 @@ QString loaders(const repack::FolderModel& m)
         : FolderWindow::tr("refused by %1").arg(refused.join(QStringLiteral(", ")));
 }
 
-struct SaveOutcome {
+struct FolderSaveOutcome {
     repack::Result<repack::FolderSaveReport> report = repack::Error::internal("not run");
     // Consent needed: the file the save would replace and the models that read it.
     std::vector<repack::SaveConflict> conflicts;
@@ -289,8 +294,7 @@ FolderWindow::FolderWindow(QWidget* parent)
     connect(m_cancel, &QPushButton::clicked, this, &FolderWindow::cancel);
     connect(m_sharedName, &QLineEdit::textChanged, this, [this] { planSavings(); });
     connect(m_sharedName, &QLineEdit::textEdited, this, [this] { m_savedText.clear(); });
-    auto* close = new QShortcut(QKeySequence::Close, this);
-    connect(close, &QShortcut::activated, this, &QWidget::close);
+    createMenus();
     auto* poll = new QTimer(this);
     connect(poll, &QTimer::timeout, this, [this] {
         if (m_inspect.isRunning())
@@ -325,10 +329,47 @@ bool FolderWindow::isBusy() const
     return m_inspect.isRunning() || m_saving.isRunning() || m_pending.has_value();
 }
 
+void FolderWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    m_saveAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-save")),
+        tr("&Save Folder"), this, &FolderWindow::confirmAndSave);
+    m_saveAction->setShortcut(QKeySequence::Save);
+    m_saveAction->setEnabled(false);
+    m_saveCopyAction
+        = file->addAction(tr("Save a &Local Copy…"), this, &FolderWindow::askAndSaveLocalCopy);
+    m_saveCopyAction->setShortcut(QKeySequence::SaveAs);
+    m_saveCopyAction->setEnabled(false);
+    m_saveCopyAction->setVisible(false); // a folder of the Hub only
+    file->addSeparator();
+    QMenu* recentMenu = file->addMenu(tr("Open &Recent"));
+    recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    auto* recent = new RecentFiles(recentMenu, this);
+    // In a window of its own, as `onnx-repack-gui PATH` opens it: this one keeps its folder.
+    connect(recent, &RecentFiles::openRequested, this, [this](const QString& path) {
+        if (isRemoteName(path) && !namesFolder(path)) {
+            auto* window = new MainWindow;
+            window->setAttribute(Qt::WA_DeleteOnClose);
+            window->show();
+            window->openUrl(path);
+            return;
+        }
+        openWindows({path});
+    });
+    file->addSeparator();
+    QAction* close = file->addAction(tr("&Close"), this, &QWidget::close);
+    close->setShortcut(QKeySequence::Close);
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Onnx Repack"), this, [this] { showAbout(this); });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
 void FolderWindow::setBusy(bool busy, const QString& what)
 {
     m_save->setEnabled(!busy && !m_dir.isEmpty() && !m_remote);
     m_saveCopy->setEnabled(!busy && !m_pinned.isEmpty());
+    m_saveAction->setEnabled(m_save->isEnabled());
+    m_saveCopyAction->setEnabled(m_saveCopy->isEnabled());
     m_sharedName->setEnabled(!busy);
     // Cancel stops a save, or the reading of a folder of the Hub (which a server may stall).
     const bool working
@@ -362,6 +403,7 @@ void FolderWindow::openFolder(const QString& dir)
     setWindowTitle(tr("Folder %1 — Onnx Repack").arg(displayName(m_dir)));
     m_save->setToolTip(m_remote ? readOnlyReason() : m_localSaveTip);
     m_saveCopy->setVisible(m_remote);
+    m_saveCopyAction->setVisible(m_remote);
     // The command a read-only folder names wraps to fit a 1024 px window (the savings of a
     // local one are one line, which keeps Cancel in place while a save runs).
     m_savings->setWordWrap(m_remote);
@@ -746,14 +788,14 @@ void FolderWindow::runSave(const Pending& save)
     auto token = m_cancelToken; // kept alive by the job as long as it runs
     m_saving.start(
         [dir, options, token] {
-            auto outcome = std::make_shared<SaveOutcome>();
+            auto outcome = std::make_shared<FolderSaveOutcome>();
             outcome->report = repack::saveFolder(dir, dir, *options);
             if (!outcome->report && outcome->report.error().is(repack::ErrorKind::ConsentNeeded))
                 outcome->conflicts.push_back(
                     conflictOf(dir, options->sharedData, outcome->report.error().message));
             return outcome;
         },
-        [this, name = save.name](std::shared_ptr<SaveOutcome> outcome) {
+        [this, name = save.name](std::shared_ptr<FolderSaveOutcome> outcome) {
             setBusy(false, {});
             const bool ok = bool(outcome->report);
             giveBack(ok && !outcome->report->unchanged);

@@ -26,6 +26,7 @@
 #include <optional>
 #include <vector>
 
+class QAction;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -92,6 +93,9 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* savingsLabel() const { return m_savings; }
+    // File > Save Folder (Ctrl+S), as the button; for a folder of the Hub, disabled, and
+    // File > Save a Local Copy… in its place.
+    QAction* saveAction() const { return m_saveAction; }
 
 public Q_SLOTS:
     void cancel();
@@ -123,6 +127,8 @@ private:
     void runSave(const Pending& save);
     // Gives every lent model back; `rewritten`: the files on disk changed.
     void giveBack(bool rewritten);
+    // File (Save Folder, Save a Local Copy…, Open Recent, Close) and Help, as the main window's.
+    void createMenus();
     void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
     // Gives each table the height its rows need (a few at most, so the map keeps its room),
     // the map the rest.
@@ -157,6 +163,8 @@ private:
     QWidget* m_working = nullptr; // the progress: the bar, and what the work waits for
     WaitLabel* m_waiting = nullptr;
     QPushButton* m_save = nullptr;
+    QAction* m_saveAction = nullptr;
+    QAction* m_saveCopyAction = nullptr;
     QString m_localSaveTip; // what Save does to a local folder
     QPushButton* m_saveCopy = nullptr;
     QPushButton* m_cancel = nullptr;

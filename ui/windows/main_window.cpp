@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "about_box.h"
 #include "model_options.h"
 #include "recent_files.h"
 #include "ui/models/placement_state.h"
@@ -608,10 +609,7 @@ void MainWindow::giveBack(bool rewritten)
 
 void MainWindow::about()
 {
-    QMessageBox::about(this, tr("About Onnx Repack"),
-        tr("<h3>Onnx Repack %1</h3><p>See where every tensor of an ONNX model lives, "
-           "and rewrite inline and external storage safely.</p>")
-            .arg(QStringLiteral(REPACK_VERSION)));
+    showAbout(this);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
