@@ -479,6 +479,12 @@ void MainWindow::updateActions()
     const QString blocker = m_panel->saveBlocker();
     m_saveAction->setEnabled(canSave && blocker.isEmpty() && !m_nothingToChange && !isReadOnly());
     m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
+    // A model read where it lives is never saved in place: Ctrl+S offers Save As (a local
+    // copy) instead of doing nothing.
+    m_saveAction->setShortcuts(
+        isReadOnly() ? QList<QKeySequence>() : QKeySequence::keyBindings(QKeySequence::Save));
+    m_saveAsAction->setShortcuts(QKeySequence::keyBindings(QKeySequence::SaveAs)
+        + (isReadOnly() ? QKeySequence::keyBindings(QKeySequence::Save) : QList<QKeySequence>()));
     m_saveAction->setToolTip(isReadOnly() ? readOnlyReason()
             : !blocker.isEmpty()          ? blocker
             : m_nothingToChange ? tr("Nothing to change: the files are already laid out as planned")
