@@ -419,6 +419,14 @@ private slots:
         QVERIFY2(remote.windowTitle().contains(QStringLiteral("(read-only)")),
             qPrintable(remote.windowTitle()));
         QVERIFY(!local.windowTitle().contains(QStringLiteral("read-only")));
+        // A visible line says it is read-only and which version of the served file it shows.
+        auto* banner = remote.findChild<QLabel*>(QStringLiteral("readOnlyBanner"));
+        QVERIFY(banner && !banner->isHidden());
+        QVERIFY2(
+            banner->text().startsWith(QStringLiteral("Read-only: ")), qPrintable(banner->text()));
+        QVERIFY2(banner->text().contains(QStringLiteral("etag \""), Qt::CaseInsensitive),
+            qPrintable(banner->text()));
+        QVERIFY(local.findChild<QLabel*>(QStringLiteral("readOnlyBanner"))->isHidden());
         ui::waitForSettingsWritten();
         QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), m_url);
     }

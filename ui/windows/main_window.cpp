@@ -39,6 +39,7 @@
 #include <QFileSystemWatcher>
 #include <QGuiApplication>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
@@ -286,6 +287,15 @@ void MainWindow::onOpened(const LoadedModel& loaded)
 void MainWindow::showSnapshot(bool sameTensors)
 {
     showPlacement();
+    m_readOnlyBanner->setVisible(m_snapshot.remote);
+    if (m_snapshot.remote)
+        m_readOnlyBanner->setText(
+            tr("Read-only: %1 as served%2. Save As (Ctrl+S) writes a local copy with the "
+               "options of the Repack pane.")
+                .arg(shownName(m_snapshot.path),
+                    m_snapshot.remoteVersion.isEmpty()
+                        ? QString()
+                        : tr(" (%1)").arg(m_snapshot.remoteVersion)));
     if (sameTensors)
         m_tensorModel->updateStorage(m_snapshot);
     else

@@ -20,6 +20,7 @@
 
 class QComboBox;
 class QFileSystemWatcher;
+class QLabel;
 class QLineEdit;
 class QSplitter;
 class QTableView;
@@ -230,6 +231,7 @@ private:
     JobTracker* m_exportJobs;
     RecentFiles* m_recent = nullptr;
     BusyIndicator* m_busy = nullptr;
+    QLabel* m_readOnlyBanner = nullptr; // a remote model: read-only, at which version
     SaveFlow* m_saveFlow = nullptr;
     bool m_askingReload = false;
     std::function<void()> m_afterSave; // what mayLeave's Save waits to do
