@@ -16,9 +16,15 @@ public:
     explicit DialogAnswerer(QString button = {})
         : m_button(std::move(button))
     {
-        m_timer.setInterval(20);
-        connect(&m_timer, &QTimer::timeout, this, [this] { answer(); });
-        m_timer.start();
+        start();
+    }
+    // The first dialog answered with buttons[0], the next with buttons[1], ..., the last button
+    // for every dialog after.
+    explicit DialogAnswerer(QStringList buttons)
+        : m_button(buttons.value(0))
+        , m_next(buttons.mid(1))
+    {
+        start();
     }
     void setButton(const QString& button) { m_button = button; }
     // The file a file dialog chooses (it is accepted); empty: it is closed.
@@ -29,6 +35,13 @@ public:
     QStringList buttons; // each dialog's buttons, '|'-joined, and '*' after a disabled one
 
 private:
+    void start()
+    {
+        m_timer.setInterval(20);
+        connect(&m_timer, &QTimer::timeout, this, [this] { answer(); });
+        m_timer.start();
+    }
+
     void answer()
     {
         QWidget* modal = QApplication::activeModalWidget();
@@ -55,6 +68,8 @@ private:
                 chosen = b;
         }
         buttons << names.join(u'|');
+        if (!m_next.isEmpty())
+            m_button = m_next.takeFirst();
         if (chosen)
             chosen->click();
         else
@@ -64,4 +79,5 @@ private:
     QTimer m_timer;
     QString m_button;
     QString m_file;
+    QStringList m_next;
 };

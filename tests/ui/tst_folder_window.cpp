@@ -11,6 +11,7 @@
 #include "tests/ui/window_steps.h"
 #include "ui/models/tensor_table_model.h"
 #include "ui/util/display_name.h"
+#include "ui/views/elided_label.h"
 #include "ui/views/folder_map.h"
 #include "ui/views/repack_panel.h"
 #include "ui/views/size_edit.h"
@@ -24,10 +25,13 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -143,10 +147,22 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(window.savingsLabel()->text().contains("after"), 20000);
 
         window.sharedNameEdit()->setText("shared.bin");
+        // Save names the data files it would remove first: Cancel writes nothing.
+        const auto before = contents(dir.path());
+        DialogAnswerer answerer(QStringList{"Cancel", "Save and Remove"});
         QSignalSpy saved(&window, &ui::FolderWindow::saved);
+        QTest::mouseClick(window.saveButton(), Qt::LeftButton);
+        QTRY_COMPARE(saved.count(), 1);
+        QCOMPARE(saved.takeFirst().at(0).toBool(), false);
+        QCOMPARE(answerer.titles, QStringList{"Remove data files?"});
+        for (const char* removed : {"decoder.onnx_data", "encoder.onnx_data"})
+            QVERIFY2(answerer.texts.first().contains(removed), qPrintable(answerer.texts.first()));
+        QVERIFY(contents(dir.path()) == before);
+        QVERIFY(!window.isBusy());
         QTest::mouseClick(window.saveButton(), Qt::LeftButton);
         QVERIFY(saved.wait(30000));
         QVERIFY2(saved.takeFirst().at(0).toBool(), qPrintable(window.lastError()));
+        QCOMPARE(answerer.titles.size(), 2);
         QVERIFY(inspected.wait(20000)); // the folder as it is now
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files),
             QStringList({"decoder.onnx", "encoder.onnx", "shared.bin"}));
@@ -207,6 +223,7 @@ private slots:
         QVERIFY(held);
         std::optional<repack::FolderLock> lock(std::move(*held));
         const auto before = contents(dir.path());
+        DialogAnswerer answerer(QStringLiteral("Save and Remove"));
         QSignalSpy saved(&window, &ui::FolderWindow::saved);
         QTest::mouseClick(save, Qt::LeftButton);
         QVERIFY(bar->isVisible());
@@ -313,15 +330,17 @@ private slots:
         QVERIFY(inspected.wait(20000));
         typeSharedName(window, QStringLiteral("sub/s.data"));
 
-        DialogAnswerer answerer(answer);
+        DialogAnswerer answerer(QStringList{QStringLiteral("Save and Remove"), answer});
         QSignalSpy saved(&window, &ui::FolderWindow::saved);
         QTest::mouseClick(window.saveButton(), Qt::LeftButton);
         QVERIFY(saved.wait(60000));
-        QCOMPARE(answerer.titles, QStringList{QStringLiteral("Replace data file?")});
-        QVERIFY2(answerer.texts.first().contains(QStringLiteral(
+        QCOMPARE(answerer.titles,
+            QStringList(
+                {QStringLiteral("Remove data files?"), QStringLiteral("Replace data file?")}));
+        QVERIFY2(answerer.texts.last().contains(QStringLiteral(
                      "c.onnx reads s.data: after this save it would read wrong weights")),
-            qPrintable(answerer.texts.first()));
-        const QStringList buttons = answerer.buttons.first().split(u'|');
+            qPrintable(answerer.texts.last()));
+        const QStringList buttons = answerer.buttons.last().split(u'|');
         for (const QString& button : {QStringLiteral("Replace"),
                  QStringLiteral("Write sub/s-2.data Instead"), QStringLiteral("Cancel")})
             QVERIFY2(buttons.contains(button), qPrintable(answerer.buttons.first()));
@@ -374,7 +393,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!folder->isBusy(), 20000);
         typeSharedName(*folder, QStringLiteral("shared.bin"));
 
-        DialogAnswerer answerer(QStringLiteral("Yes"));
+        DialogAnswerer answerer(
+            QStringList{QStringLiteral("Save and Remove"), QStringLiteral("Yes")});
         QSignalSpy saved(folder, &ui::FolderWindow::saved);
         QSignalSpy reopened(&main, &ui::MainWindow::modelOpened);
         QTest::mouseClick(folder->saveButton(), Qt::LeftButton);
@@ -391,8 +411,8 @@ private slots:
             QStringLiteral("shared.bin"));
         QVERIFY2(main.lastError().isEmpty(), qPrintable(main.lastError()));
         QTest::qWait(800); // a change on disk would be noticed by now (the watch waits 400 ms)
-        const QStringList asked
-            = pending ? QStringList{QStringLiteral("Model changed on disk")} : QStringList{};
+        const QStringList asked = QStringList{QStringLiteral("Remove data files?")}
+            + (pending ? QStringList{QStringLiteral("Model changed on disk")} : QStringList{});
         QCOMPARE(answerer.titles, asked);
         QVERIFY(!main.isSaving());
         QVERIFY(!main.hasPendingWork());
@@ -416,6 +436,107 @@ private slots:
         QVERIFY(window);
         QCOMPARE(window->folder(), QDir(dir.path()).absolutePath());
         QTRY_COMPARE_WITH_TIMEOUT(window->graphsTable()->rowCount(), 2, 20000);
+    }
+
+    // The tables of a three-graph folder show every row, none cut, without scrolling.
+    void theTablesOfAThreeGraphFolderShowEveryRow()
+    {
+        QTemporaryDir dir;
+        const std::string embed = patternBytes(4096, 3);
+        for (const char* graph : {"encoder_model", "decoder_model", "decoder_with_past_model"})
+            QVERIFY(writeGraph(dir.path(), QString::fromLatin1(graph) + QStringLiteral(".onnx"),
+                std::string(graph) + ".onnx_data", {{"embed", embed}}));
+        ui::FolderWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        QTest::qWait(50); // the splitter lays the panes out
+        for (QTableWidget* table : {window.graphsTable(), window.filesTable()}) {
+            QCOMPARE(table->rowCount(), 3);
+            const QRect last = table->visualItemRect(table->item(2, 0));
+            QVERIFY2(last.bottom() < table->viewport()->height(),
+                qPrintable(QStringLiteral("row 3 ends at %1 of %2 px")
+                               .arg(last.bottom())
+                               .arg(table->viewport()->height())));
+            QCOMPARE(table->verticalScrollBar()->maximum(), 0);
+        }
+    }
+
+    // A menu bar as the main window's: File > Save Folder (Ctrl+S, which asks as the button
+    // does), Open Recent, Close (Ctrl+W); Help > About.
+    void theFolderWindowHasAMenuBarAsTheMainWindows()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeFolder(dir.path()));
+        ui::FolderWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        QStringList menus;
+        for (QAction* action : window.menuBar()->actions())
+            menus << action->text().remove(u'&');
+        QCOMPARE(menus, QStringList({"File", "Help"}));
+        auto texts = [](QMenu* menu) {
+            QStringList out;
+            for (QAction* action : menu->actions())
+                if (!action->isSeparator() && action->isVisible())
+                    out << action->text().remove(u'&');
+            return out;
+        };
+        QMenu* file = window.menuBar()->actions().at(0)->menu();
+        QCOMPARE(texts(file), QStringList({"Save Folder", "Open Recent", "Close"}));
+        QVERIFY(window.findChild<QMenu*>(QStringLiteral("recentMenu")));
+        QCOMPARE(texts(window.menuBar()->actions().at(1)->menu()),
+            QStringList({"About Onnx Repack", "About Qt"}));
+
+        QTRY_VERIFY(window.saveAction()->isEnabled());
+        QCOMPARE(window.saveAction()->shortcut(), QKeySequence(QKeySequence::Save));
+        // Ctrl+S asks as the button does; Cancel writes nothing.
+        const auto before = contents(dir.path());
+        DialogAnswerer answerer(QStringLiteral("Cancel"));
+        QSignalSpy saved(&window, &ui::FolderWindow::saved);
+        QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);
+        QTRY_COMPARE(saved.count(), 1);
+        QCOMPARE(answerer.titles, QStringList{"Remove data files?"});
+        QVERIFY(contents(dir.path()) == before);
+        QAction* close = file->actions().last();
+        QCOMPARE(close->shortcut(), QKeySequence(QKeySequence::Close));
+        close->trigger();
+        QTRY_VERIFY(!window.isVisible());
+    }
+
+    // A long status (a save's report, an error naming a long path) is cut at its end with the
+    // whole text in its tooltip: the window keeps its width and the shared name field its room.
+    void aLongStatusNeitherWidensTheWindowNorSqueezesTheName()
+    {
+        QTemporaryDir dir;
+        QVERIFY(writeFolder(dir.path()));
+        ui::FolderWindow window;
+        window.resize(780, 560);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(dir.path());
+        QVERIFY(inspected.wait(20000));
+        QTRY_VERIFY(!window.savingsLabel()->text().isEmpty());
+        const int width = window.width();
+        const int nameWidth = window.sharedNameEdit()->width();
+        const QString text = QStringLiteral("Cannot save: ")
+            + QStringLiteral("/models/a-folder-with-a-long-name/").repeated(8)
+            + QStringLiteral("model.onnx_data is not writable");
+        window.savingsLabel()->setText(text);
+        QTest::qWait(50); // the layout takes the new text
+        QCOMPARE(window.width(), width);
+        QVERIFY(window.sharedNameEdit()->width() >= nameWidth);
+        QCOMPARE(window.savingsLabel()->text(), text);
+        auto* label = qobject_cast<ui::ElidedLabel*>(window.savingsLabel());
+        QVERIFY(label);
+        QVERIFY(label->isElided());
+        QVERIFY(label->shownToolTip().startsWith(text));
     }
 };
 

@@ -419,6 +419,14 @@ private slots:
         QVERIFY2(remote.windowTitle().contains(QStringLiteral("(read-only)")),
             qPrintable(remote.windowTitle()));
         QVERIFY(!local.windowTitle().contains(QStringLiteral("read-only")));
+        // A visible line says it is read-only and which version of the served file it shows.
+        auto* banner = remote.findChild<QLabel*>(QStringLiteral("readOnlyBanner"));
+        QVERIFY(banner && !banner->isHidden());
+        QVERIFY2(
+            banner->text().startsWith(QStringLiteral("Read-only: ")), qPrintable(banner->text()));
+        QVERIFY2(banner->text().contains(QStringLiteral("etag \""), Qt::CaseInsensitive),
+            qPrintable(banner->text()));
+        QVERIFY(local.findChild<QLabel*>(QStringLiteral("readOnlyBanner"))->isHidden());
         ui::waitForSettingsWritten();
         QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0), m_url);
     }
@@ -449,7 +457,12 @@ private slots:
         QVERIFY2(window.saveAction()->toolTip().contains(QStringLiteral("read-only")),
             qPrintable(window.saveAction()->toolTip()));
         QVERIFY2(window.saveAsAction()->isEnabled(), qPrintable(window.saveAsAction()->toolTip()));
-        // Save (the shortcut, or a caller) writes nothing to a URL.
+        // Ctrl+S offers Save As (a local copy) instead of doing nothing.
+        for (const QKeySequence& keys : QKeySequence::keyBindings(QKeySequence::Save)) {
+            QVERIFY(window.saveAsAction()->shortcuts().contains(keys));
+            QVERIFY(!window.saveAction()->shortcuts().contains(keys));
+        }
+        // Save (a caller) writes nothing to a URL.
         QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
         window.save();
         QTest::qWait(100);
@@ -474,9 +487,12 @@ private slots:
         QVERIFY(finished.wait(30000));
         QVERIFY2(finished.constFirst().value(0).toBool(),
             qPrintable(answerer.texts.isEmpty() ? QString() : answerer.texts.constFirst()));
-        // The window follows the local copy, which it may save in place.
+        // The window follows the local copy, which it may save in place (Ctrl+S saves again).
         QCOMPARE(window.currentPath(), QFileInfo(target).absoluteFilePath());
         QVERIFY(!window.isReadOnly());
+        QCOMPARE(window.saveAction()->shortcut(), QKeySequence(QKeySequence::Save));
+        QCOMPARE(
+            window.saveAsAction()->shortcuts(), QKeySequence::keyBindings(QKeySequence::SaveAs));
         // The copy is the served model's bytes: the tensors of the local original.
         auto copy = repack::Model::load(target.toStdString());
         QVERIFY2(copy, copy ? "" : copy.error().message.c_str());

@@ -10,6 +10,7 @@
 #include "ui/save/save_flow.h"
 #include "ui/save/save_preview.h"
 #include "ui/util/settings_store.h"
+#include "ui/util/window_fit.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/repack_panel.h"
 #include "ui/views/size_edit.h"
@@ -69,9 +70,8 @@ private Q_SLOTS:
     {
         // Every window starts from defaults, not from what the last one left.
         QVariantMap defaults{{QStringLiteral("modelOptions"), QVariantMap()}};
-        for (const char* key :
-            {"window/geometry", "window/state", "window/splitter", "window/tableHeader"})
-            defaults.insert(QString::fromLatin1(key), QByteArray());
+        for (const QString& key : ui::settingsIn(QStringLiteral("window")).keys())
+            defaults.insert(key, QByteArray());
         ui::writeSettings(defaults);
     }
 
@@ -305,7 +305,8 @@ private Q_SLOTS:
         {
             ui::MainWindow wide;
             wide.resize(available.width() + 600, available.height() + 300);
-            ui::writeSettings({{QStringLiteral("window/geometry"), wide.saveGeometry()}});
+            ui::writeSettings(
+                {{ui::screenKey(QStringLiteral("window/geometry"), &wide), wide.saveGeometry()}});
         }
         ui::MainWindow window;
         QVERIFY2(window.width() <= available.width() && window.height() <= available.height(),

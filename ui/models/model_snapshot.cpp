@@ -4,6 +4,7 @@
 #include "core/format.h"
 #include "core/inspect/audit.h"
 #include "core/inspect/folder_scan.h"
+#include "core/model/data_file.h"
 #include "core/model/model.h"
 #include "core/remote/model_source.h"
 
@@ -126,6 +127,10 @@ ModelSnapshot takeSnapshot(const repack::Model& model)
     ModelSnapshot snap;
     snap.path = QString::fromStdString(model.path().string());
     snap.remote = model.isRemote();
+    if (snap.remote && model.inFileSource())
+        if (const auto* version
+            = std::get_if<std::string>(&model.inFileSource()->source().identity().version))
+            snap.remoteVersion = QString::fromStdString(*version);
     snap.protobufBytes = model.fileBytes();
 
     const auto& tensors = model.tensors();

@@ -56,6 +56,9 @@ struct FileTotal {
 struct ModelSnapshot {
     QString path; // absolute, or the URL a remote model was opened from, as given
     bool remote = false; // opened from a URL (repack::Model::isRemote): read-only
+    // A remote model's version as its source names it ("etag X", a date and weak ETag, a Hub
+    // file's linked ETag): the one the window shows; empty for a local model.
+    QString remoteVersion;
     uint64_t protobufBytes = 0;
     uint64_t inlineBytes = 0;
     uint64_t externalBytes = 0;

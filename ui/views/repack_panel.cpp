@@ -19,6 +19,7 @@
 #include <QMenu>
 #include <QPointer>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QUndoStack>
@@ -180,16 +181,32 @@ RepackPanel::RepackPanel(QWidget* parent)
 
     // The check boxes span the panel rather than the field column: the panel stays narrow
     // enough to leave the table its columns at 1024 px.
-    auto* layout = new QVBoxLayout(this);
+    // The options scroll when the screen is short (a laptop at 150 %): the preview and the
+    // Save buttons below them stay in view.
+    auto* options = new QWidget(this);
+    auto* optionsLayout = new QVBoxLayout(options);
+    optionsLayout->setContentsMargins(0, 0, 0, 0);
     m_keep->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // the text may elide
     auto* keepRow = new QHBoxLayout; // the button costs the panel no height
     keepRow->addWidget(m_keep, 1);
     keepRow->addWidget(m_compact);
-    layout->addLayout(keepRow);
-    layout->addLayout(form);
-    layout->addWidget(m_attributes);
-    layout->addWidget(m_checksum);
-    layout->addWidget(m_removeUnused);
+    optionsLayout->addLayout(keepRow);
+    optionsLayout->addLayout(form);
+    optionsLayout->addWidget(m_attributes);
+    optionsLayout->addWidget(m_checksum);
+    optionsLayout->addWidget(m_removeUnused);
+    auto* optionsArea = new QScrollArea(this);
+    optionsArea->setObjectName(QStringLiteral("repackOptions"));
+    optionsArea->setFrameShape(QFrame::NoFrame);
+    optionsArea->setWidgetResizable(true);
+    optionsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    optionsArea->setWidget(options);
+    // As wide as the fields need beside a scroll bar; a few rows tall at least.
+    optionsArea->setMinimumWidth(
+        options->minimumSizeHint().width() + optionsArea->verticalScrollBar()->sizeHint().width());
+    optionsArea->setMinimumHeight(m_target->sizeHint().height() * 3);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(optionsArea);
     auto* previewTitle = new QLabel(tr("Preview"), this);
     QFont bold = previewTitle->font();
     bold.setBold(true);

@@ -6,6 +6,7 @@
 #include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
 #include "ui/util/wait_relay.h"
+#include "ui/util/window_fit.h"
 #include "ui/views/large_table.h"
 #include "ui/views/layout_diff_view.h"
 #include "ui/views/layout_palette.h"
@@ -255,6 +256,7 @@ CompareWindow::CompareWindow(QWidget* parent)
     });
     addAction(escape);
     resize(1200, 800);
+    fitOnScreen(this); // the default size never past a small screen
 }
 
 CompareWindow::~CompareWindow()

@@ -1,10 +1,16 @@
 #include "folder_window.h"
 
+#include "about_box.h"
+#include "main_window.h"
+#include "open_windows.h"
+#include "recent_files.h"
 #include "ui/save/model_holder.h"
 #include "ui/save/replace_dialog.h"
 #include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
 #include "ui/util/wait_relay.h"
+#include "ui/util/window_fit.h"
+#include "ui/views/elided_label.h"
 #include "ui/views/folder_map.h"
 #include "ui/views/wait_label.h"
 
@@ -16,6 +22,7 @@
 #include "core/save/folder_save.h"
 #include "core/save/save_conflicts.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -24,10 +31,12 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QShortcut>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -36,6 +45,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <numeric>
 
 namespace ui {
 namespace {
@@ -48,6 +58,9 @@ QTableWidget* makeTable(const QStringList& headers, QWidget* parent)
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->verticalHeader()->hide();
     table->horizontalHeader()->setStretchLastSection(true);
+    // Five panes share the window's height: each may shrink to its header and a few rows, so
+    // the window fits a short screen (a laptop at 150 %).
+    table->setMinimumHeight(table->fontMetrics().lineSpacing() * 4);
     return table;
 }
 
@@ -83,7 +96,7 @@ QString loaders(const repack::FolderModel& m)
         : FolderWindow::tr("refused by %1").arg(refused.join(QStringLiteral(", ")));
 }
 
-struct SaveOutcome {
+struct FolderSaveOutcome {
     repack::Result<repack::FolderSaveReport> report = repack::Error::internal("not run");
     // Consent needed: the file the save would replace and the models that read it.
     std::vector<repack::SaveConflict> conflicts;
@@ -169,6 +182,14 @@ QString pinnedFolder(const repack::FolderInspection& folder)
 
 } // namespace
 
+// Written by the plan's job before it returns, so a save asked for meanwhile can wait for the
+// job (JobTracker::waitForFinished) and read it without the delivery.
+struct FolderWindow::Planned {
+    QString name;
+    std::atomic<bool> done{false};
+    std::vector<std::filesystem::path> removed;
+};
+
 FolderWindow::FolderWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_cancelToken(std::make_shared<repack::CancelToken>())
@@ -181,7 +202,7 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_summary->setWordWrap(true);
     layout->addWidget(m_summary);
 
-    auto* splitter = new QSplitter(Qt::Vertical, central);
+    auto* splitter = m_splitter = new QSplitter(Qt::Vertical, central);
     m_graphs = makeTable(
         {tr("Graph"), tr("Tensors"), tr("Inline"), tr("External"), tr("Data files"), tr("Loaders")},
         splitter);
@@ -198,11 +219,15 @@ FolderWindow::FolderWindow(QWidget* parent)
     m_sharedName = new QLineEdit(QStringLiteral("model.onnx_data"), central);
     m_sharedName->setObjectName(QStringLiteral("sharedName"));
     m_sharedName->setToolTip(tr("The data file every graph will read, each weight stored once"));
+    // Room for a usual name whatever the status beside it says.
+    m_sharedName->setMinimumWidth(
+        m_sharedName->fontMetrics().horizontalAdvance(QStringLiteral("decoder_model.onnx_data"))
+        + m_sharedName->fontMetrics().averageCharWidth() * 2);
     shareRow->addWidget(m_sharedName);
     // The savings said before a save, and in their place the save's progress: one row whose
     // widgets keep their size and place (Cancel moved 28 px when the bar took a row of its own).
     m_status = new QStackedWidget(central);
-    m_savings = new QLabel(m_status);
+    m_savings = new ElidedLabel(m_status); // a long text never widens the window
     m_savings->setObjectName(QStringLiteral("savings"));
     m_savings->setTextInteractionFlags(Qt::TextSelectableByMouse); // a command to copy
     m_status->addWidget(m_savings);
@@ -239,6 +264,7 @@ FolderWindow::FolderWindow(QWidget* parent)
     layout->addLayout(shareRow);
     setCentralWidget(central);
     resize(900, 640);
+    fitOnScreen(this); // the default size never past a small screen
 
     // A shared weight selected: the graphs that hold it are selected too.
     connect(m_shared, &QTableWidget::itemSelectionChanged, this, [this] {
@@ -263,13 +289,12 @@ FolderWindow::FolderWindow(QWidget* parent)
                 m_graphs->selectionModel()->select(m_graphs->model()->index(g, 0),
                     QItemSelectionModel::Select | QItemSelectionModel::Rows);
     });
-    connect(m_save, &QPushButton::clicked, this, [this] { saveShared(m_sharedName->text()); });
+    connect(m_save, &QPushButton::clicked, this, &FolderWindow::confirmAndSave);
     connect(m_saveCopy, &QPushButton::clicked, this, &FolderWindow::askAndSaveLocalCopy);
     connect(m_cancel, &QPushButton::clicked, this, &FolderWindow::cancel);
     connect(m_sharedName, &QLineEdit::textChanged, this, [this] { planSavings(); });
     connect(m_sharedName, &QLineEdit::textEdited, this, [this] { m_savedText.clear(); });
-    auto* close = new QShortcut(QKeySequence::Close, this);
-    connect(close, &QShortcut::activated, this, &QWidget::close);
+    createMenus();
     auto* poll = new QTimer(this);
     connect(poll, &QTimer::timeout, this, [this] {
         if (m_inspect.isRunning())
@@ -304,10 +329,47 @@ bool FolderWindow::isBusy() const
     return m_inspect.isRunning() || m_saving.isRunning() || m_pending.has_value();
 }
 
+void FolderWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    m_saveAction = file->addAction(QIcon::fromTheme(QStringLiteral("document-save")),
+        tr("&Save Folder"), this, &FolderWindow::confirmAndSave);
+    m_saveAction->setShortcut(QKeySequence::Save);
+    m_saveAction->setEnabled(false);
+    m_saveCopyAction
+        = file->addAction(tr("Save a &Local Copy…"), this, &FolderWindow::askAndSaveLocalCopy);
+    m_saveCopyAction->setShortcut(QKeySequence::SaveAs);
+    m_saveCopyAction->setEnabled(false);
+    m_saveCopyAction->setVisible(false); // a folder of the Hub only
+    file->addSeparator();
+    QMenu* recentMenu = file->addMenu(tr("Open &Recent"));
+    recentMenu->setObjectName(QStringLiteral("recentMenu"));
+    auto* recent = new RecentFiles(recentMenu, this);
+    // In a window of its own, as `onnx-repack-gui PATH` opens it: this one keeps its folder.
+    connect(recent, &RecentFiles::openRequested, this, [this](const QString& path) {
+        if (isRemoteName(path) && !namesFolder(path)) {
+            auto* window = new MainWindow;
+            window->setAttribute(Qt::WA_DeleteOnClose);
+            window->show();
+            window->openUrl(path);
+            return;
+        }
+        openWindows({path});
+    });
+    file->addSeparator();
+    QAction* close = file->addAction(tr("&Close"), this, &QWidget::close);
+    close->setShortcut(QKeySequence::Close);
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Onnx Repack"), this, [this] { showAbout(this); });
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
 void FolderWindow::setBusy(bool busy, const QString& what)
 {
     m_save->setEnabled(!busy && !m_dir.isEmpty() && !m_remote);
     m_saveCopy->setEnabled(!busy && !m_pinned.isEmpty());
+    m_saveAction->setEnabled(m_save->isEnabled());
+    m_saveCopyAction->setEnabled(m_saveCopy->isEnabled());
     m_sharedName->setEnabled(!busy);
     // Cancel stops a save, or the reading of a folder of the Hub (which a server may stall).
     const bool working
@@ -341,6 +403,7 @@ void FolderWindow::openFolder(const QString& dir)
     setWindowTitle(tr("Folder %1 — Onnx Repack").arg(displayName(m_dir)));
     m_save->setToolTip(m_remote ? readOnlyReason() : m_localSaveTip);
     m_saveCopy->setVisible(m_remote);
+    m_saveCopyAction->setVisible(m_remote);
     // The command a read-only folder names wraps to fit a 1024 px window (the savings of a
     // local one are one line, which keeps Cancel in place while a save runs).
     m_savings->setWordWrap(m_remote);
@@ -449,6 +512,41 @@ void FolderWindow::fill(const std::shared_ptr<const repack::FolderInspection>& f
     }
     for (QTableWidget* table : {m_graphs, m_files, m_shared, m_problems})
         table->resizeColumnsToContents();
+    fitPanes();
+}
+
+void FolderWindow::fitPanes()
+{
+    // A table's header and its first `rows` rows, with the scroll bar below them if its columns
+    // are wider than it.
+    auto wanted = [](QTableWidget* table, int rows) {
+        int height = table->horizontalHeader()->sizeHint().height() + 2 * table->frameWidth();
+        for (int r = 0; r < std::min(table->rowCount(), rows); ++r)
+            height += table->rowHeight(r);
+        if (table->horizontalHeader()->length() > table->viewport()->width())
+            height += table->horizontalScrollBar()->sizeHint().height();
+        return std::max(height, table->minimumHeight());
+    };
+    const QList<int> sizes = m_splitter->sizes();
+    const int total = std::accumulate(sizes.cbegin(), sizes.cend(), 0);
+    // The graphs and their files first, whole up to six rows each; the shared weights and the
+    // problems up to three rows each from what the map's minimum leaves; the map the rest.
+    const int graphs = wanted(m_graphs, 6);
+    const int files = wanted(m_files, 6);
+    const int rest = total - graphs - files - m_map->minimumSizeHint().height();
+    const int shared = std::clamp(rest / 2, m_shared->minimumHeight(),
+        std::max(m_shared->minimumHeight(), wanted(m_shared, 3)));
+    const int problems = std::clamp(rest - shared, m_problems->minimumHeight(),
+        std::max(m_problems->minimumHeight(), wanted(m_problems, 3)));
+    const int map
+        = std::max(m_map->minimumSizeHint().height(), total - graphs - files - shared - problems);
+    m_splitter->setSizes({graphs, files, map, shared, problems});
+    // The last column takes the width a vertical scroll bar no longer does: set anew, the
+    // stretch is measured again.
+    for (QTableWidget* table : {m_graphs, m_files, m_shared, m_problems}) {
+        table->horizontalHeader()->setStretchLastSection(false);
+        table->horizontalHeader()->setStretchLastSection(true);
+    }
 }
 
 // What a shared save would give, planned on a worker (nothing is written).
@@ -469,10 +567,16 @@ void FolderWindow::planSavings()
     repack::FolderSaveOptions options;
     options.sharedData = name.toStdString();
     options.dryRun = true;
+    m_planned = std::make_shared<Planned>();
+    m_planned->name = name;
     m_plan.start(
-        [dir, options] {
-            return std::make_shared<repack::Result<repack::FolderSaveReport>>(
+        [dir, options, planned = m_planned] {
+            auto plan = std::make_shared<repack::Result<repack::FolderSaveReport>>(
                 repack::saveFolder(dir, dir, options));
+            if (*plan)
+                planned->removed = (*plan)->removed;
+            planned->done = true;
+            return plan;
         },
         [this](std::shared_ptr<repack::Result<repack::FolderSaveReport>> plan) {
             if (!*plan) {
@@ -492,6 +596,54 @@ void FolderWindow::planSavings()
             m_savings->setText(text);
             m_savings->setToolTip(QString::fromStdString(r.consentNeeded));
         });
+}
+
+void FolderWindow::confirmAndSave()
+{
+    const QString trimmed = m_sharedName->text().trimmed();
+    if (m_remote || m_dir.isEmpty() || isBusy())
+        return saveShared(trimmed);
+    if (!m_planned || m_planned->name != trimmed)
+        planSavings();
+    if (m_planned && !m_planned->done) {
+        QApplication::setOverrideCursor(Qt::WaitCursor);
+        m_plan.waitForFinished(); // the plan of the name shown, most often done by now
+        QApplication::restoreOverrideCursor();
+    }
+    // A plan that failed names nothing: the save fails the same way, writing nothing.
+    const std::vector<std::filesystem::path> removed
+        = m_planned && m_planned->done ? m_planned->removed : std::vector<std::filesystem::path>{};
+    if (!removed.empty()) {
+        QStringList names;
+        for (const auto& path : removed)
+            names << QDir(m_dir).relativeFilePath(QString::fromStdString(path.string()));
+        // As the replace question does: the first names said, every one in the details.
+        constexpr qsizetype kShown = 8;
+        QString listed = names.mid(0, kShown).join(u'\n');
+        if (names.size() > kShown)
+            listed += u'\n'
+                + tr("… and %n more (Show Details… lists them all).", nullptr,
+                    int(names.size() - kShown));
+        QMessageBox box(QMessageBox::Question, tr("Remove data files?"),
+            tr("Saving the folder with %1 removes %n data file(s) that no model reads "
+               "afterwards:\n\n%2\n\nSave and remove them?",
+                nullptr, int(names.size()))
+                .arg(trimmed, listed),
+            QMessageBox::NoButton, this);
+        if (names.size() > kShown)
+            box.setDetailedText(names.join(u'\n'));
+        QPushButton* save = box.addButton(tr("Save and Remove"), QMessageBox::AcceptRole);
+        QPushButton* cancel = box.addButton(QMessageBox::Cancel);
+        box.setDefaultButton(cancel);
+        box.setEscapeButton(cancel);
+        box.exec();
+        if (box.clickedButton() != save) {
+            setBusy(false, tr("Not saved; the files on disk are unchanged."));
+            emit saved(false);
+            return;
+        }
+    }
+    saveShared(trimmed);
 }
 
 void FolderWindow::saveShared(const QString& name)
@@ -636,14 +788,14 @@ void FolderWindow::runSave(const Pending& save)
     auto token = m_cancelToken; // kept alive by the job as long as it runs
     m_saving.start(
         [dir, options, token] {
-            auto outcome = std::make_shared<SaveOutcome>();
+            auto outcome = std::make_shared<FolderSaveOutcome>();
             outcome->report = repack::saveFolder(dir, dir, *options);
             if (!outcome->report && outcome->report.error().is(repack::ErrorKind::ConsentNeeded))
                 outcome->conflicts.push_back(
                     conflictOf(dir, options->sharedData, outcome->report.error().message));
             return outcome;
         },
-        [this, name = save.name](std::shared_ptr<SaveOutcome> outcome) {
+        [this, name = save.name](std::shared_ptr<FolderSaveOutcome> outcome) {
             setBusy(false, {});
             const bool ok = bool(outcome->report);
             giveBack(ok && !outcome->report->unchanged);

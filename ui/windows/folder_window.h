@@ -26,9 +26,11 @@
 #include <optional>
 #include <vector>
 
+class QAction;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QSplitter;
 class QPushButton;
 class QStackedWidget;
 class QTableWidget;
@@ -61,6 +63,11 @@ public:
     // Replacing a file that models outside the folder's graphs read asks first: Replace, a
     // free name instead (the shared name field then says it), or Cancel (saved(false)).
     void saveShared(const QString& name);
+    // Save Folder, with the name the shared name field shows: names the data files the save
+    // would remove (no model reads them after it) and saves only once the user agreed (Cancel:
+    // saved(false), nothing written); with none to remove it saves at once. Waits for the plan
+    // of that name if it is still running.
+    void confirmAndSave();
     // A folder of the Hub: writes it, at the commit the window shows (whatever its branch is
     // at now), into the local folder `outDir` with one shared data file named `name`
     // (copySaved() when done; what was written, or why not, in savingsLabel()). What the core
@@ -86,6 +93,9 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     QProgressBar* progressBar() const { return m_progress; }
     QLabel* savingsLabel() const { return m_savings; }
+    // File > Save Folder (Ctrl+S), as the button; for a folder of the Hub, disabled, and
+    // File > Save a Local Copy… in its place.
+    QAction* saveAction() const { return m_saveAction; }
 
 public Q_SLOTS:
     void cancel();
@@ -117,7 +127,12 @@ private:
     void runSave(const Pending& save);
     // Gives every lent model back; `rewritten`: the files on disk changed.
     void giveBack(bool rewritten);
+    // File (Save Folder, Save a Local Copy…, Open Recent, Close) and Help, as the main window's.
+    void createMenus();
     void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
+    // Gives each table the height its rows need (a few at most, so the map keeps its room),
+    // the map the rest.
+    void fitPanes();
     void planSavings();
     // Asks for a local folder, then saves the copy into it.
     void askAndSaveLocalCopy();
@@ -138,6 +153,7 @@ private:
     QTableWidget* m_graphs = nullptr;
     QTableWidget* m_files = nullptr;
     FolderMapView* m_map = nullptr;
+    QSplitter* m_splitter = nullptr;
     QTableWidget* m_shared = nullptr;
     QTableWidget* m_problems = nullptr;
     QLabel* m_summary = nullptr;
@@ -147,6 +163,8 @@ private:
     QWidget* m_working = nullptr; // the progress: the bar, and what the work waits for
     WaitLabel* m_waiting = nullptr;
     QPushButton* m_save = nullptr;
+    QAction* m_saveAction = nullptr;
+    QAction* m_saveCopyAction = nullptr;
     QString m_localSaveTip; // what Save does to a local folder
     QPushButton* m_saveCopy = nullptr;
     QPushButton* m_cancel = nullptr;
@@ -161,6 +179,10 @@ private:
     std::shared_ptr<std::atomic<int>> m_phase; // 1 comparing, 2 writing, 0 another step
     QString m_savingName; // the shared file being written
     QString m_savedText; // what the last save wrote, until the name is edited or saved again
+    // The latest plan of the savings, written by its job: a save asked for waits for it and
+    // names the files it would remove.
+    struct Planned;
+    std::shared_ptr<Planned> m_planned;
     std::optional<Pending> m_pending;
     std::vector<Loan> m_loans;
 };

@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "about_box.h"
 #include "model_options.h"
 #include "recent_files.h"
 #include "ui/models/placement_state.h"
@@ -17,6 +18,7 @@
 #include "ui/util/job_tracker.h"
 #include "ui/util/settings_store.h"
 #include "ui/util/shipped_files.h"
+#include "ui/util/window_fit.h"
 #include "ui/views/busy_indicator.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/placement_view.h"
@@ -39,6 +41,7 @@
 #include <QFileSystemWatcher>
 #include <QGuiApplication>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMessageBox>
@@ -146,37 +149,20 @@ MainWindow::MainWindow(QWidget* parent)
         selectTensor(tensor);
     });
 
-    if (!restoreGeometry(setting(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1360, 860);
-    fitOnScreen();
-    restoreState(setting(QStringLiteral("window/state")).toByteArray());
-    m_splitter->restoreState(setting(QStringLiteral("window/splitter")).toByteArray());
+    // Geometry and pane sizes as left on this screen at this scale: those of another would
+    // not fit, and a geometry that does not fit is not restored.
+    resize(1360, 860);
+    restoreFittingGeometry(
+        this, setting(screenKey(QStringLiteral("window/geometry"), this)).toByteArray());
+    fitOnScreen(this);
+    restoreState(setting(screenKey(QStringLiteral("window/state"), this)).toByteArray());
+    m_splitter->restoreState(
+        setting(screenKey(QStringLiteral("window/splitter"), this)).toByteArray());
     updateTitle();
     setBusy({});
 }
 
 MainWindow::~MainWindow() = default;
-
-// A size saved on a larger screen, or the default on a small one (1360x860 on 1280x800), never
-// opens the window past the screen it is on.
-void MainWindow::fitOnScreen()
-{
-    const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (!on)
-        return;
-    const QRect available = on->availableGeometry();
-    const QSize fitted = size().boundedTo(available.size());
-    if (fitted != size())
-        resize(fitted);
-    QRect frame = frameGeometry();
-    if (!available.contains(frame)) {
-        frame.moveLeft(std::clamp(frame.left(), available.left(),
-            std::max(available.left(), available.right() - frame.width() + 1)));
-        frame.moveTop(std::clamp(frame.top(), available.top(),
-            std::max(available.top(), available.bottom() - frame.height() + 1)));
-        move(frame.topLeft());
-    }
-}
 
 bool MainWindow::openFile(const QString& path, bool quiet)
 {
@@ -317,6 +303,15 @@ void MainWindow::showSnapshot(bool sameTensors)
 {
     m_shipped = !m_snapshot.remote && isShipped(m_snapshot.path);
     showPlacement();
+    m_readOnlyBanner->setVisible(m_snapshot.remote);
+    if (m_snapshot.remote)
+        m_readOnlyBanner->setText(
+            tr("Read-only: %1 as served%2. Save As (Ctrl+S) writes a local copy with the "
+               "options of the Repack pane.")
+                .arg(shownName(m_snapshot.path),
+                    m_snapshot.remoteVersion.isEmpty()
+                        ? QString()
+                        : tr(" (%1)").arg(m_snapshot.remoteVersion)));
     if (sameTensors)
         m_tensorModel->updateStorage(m_snapshot);
     else
@@ -549,6 +544,12 @@ void MainWindow::updateActions()
     m_saveAction->setEnabled(
         canSave && blocker.isEmpty() && (m_shipped || (!m_nothingToChange && !isReadOnly())));
     m_saveAsAction->setEnabled(canSave && blocker.isEmpty());
+    // A model read where it lives is never saved in place: Ctrl+S offers Save As (a local
+    // copy) instead of doing nothing.
+    m_saveAction->setShortcuts(
+        isReadOnly() ? QList<QKeySequence>() : QKeySequence::keyBindings(QKeySequence::Save));
+    m_saveAsAction->setShortcuts(QKeySequence::keyBindings(QKeySequence::SaveAs)
+        + (isReadOnly() ? QKeySequence::keyBindings(QKeySequence::Save) : QList<QKeySequence>()));
     m_saveAction->setToolTip(isReadOnly() ? readOnlyReason()
             : !blocker.isEmpty()          ? blocker
             : m_nothingToChange ? tr("Nothing to change: the files are already laid out as planned")
@@ -683,10 +684,7 @@ void MainWindow::giveBack(bool rewritten)
 
 void MainWindow::about()
 {
-    QMessageBox::about(this, tr("About Onnx Repack"),
-        tr("<h3>Onnx Repack %1</h3><p>See where every tensor of an ONNX model lives, "
-           "and rewrite inline and external storage safely.</p>")
-            .arg(QStringLiteral(REPACK_VERSION)));
+    showAbout(this);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -711,9 +709,9 @@ void MainWindow::closeEvent(QCloseEvent* event)
         return;
     }
     QVariantMap values;
-    values.insert(QStringLiteral("window/geometry"), saveGeometry());
-    values.insert(QStringLiteral("window/state"), saveState());
-    values.insert(QStringLiteral("window/splitter"), m_splitter->saveState());
+    values.insert(screenKey(QStringLiteral("window/geometry"), this), saveGeometry());
+    values.insert(screenKey(QStringLiteral("window/state"), this), saveState());
+    values.insert(screenKey(QStringLiteral("window/splitter"), this), m_splitter->saveState());
     values.insert(QStringLiteral("window/tableHeader"), m_table->horizontalHeader()->saveState());
     writeSettings(values);
     event->accept();

@@ -20,6 +20,7 @@
 
 class QComboBox;
 class QFileSystemWatcher;
+class QLabel;
 class QLineEdit;
 class QSplitter;
 class QTableView;
@@ -197,7 +198,6 @@ private:
     // Asks where to save a copy (in the home folder for a read-only model); empty when the user
     // cancels.
     QString askSaveAsPath();
-    void fitOnScreen();
     void setBusy(const QString& what);
     void updateActions();
     void onSaved(const SaveOutcome& outcome);
@@ -237,6 +237,7 @@ private:
     JobTracker* m_exportJobs;
     RecentFiles* m_recent = nullptr;
     BusyIndicator* m_busy = nullptr;
+    QLabel* m_readOnlyBanner = nullptr; // a remote model: read-only, at which version
     SaveFlow* m_saveFlow = nullptr;
     bool m_askingReload = false;
     std::function<void()> m_afterSave; // what mayLeave's Save waits to do

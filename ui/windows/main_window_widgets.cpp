@@ -21,6 +21,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSplitter>
 #include <QStatusBar>
@@ -136,6 +137,15 @@ void MainWindow::createWidgets()
     layout->setContentsMargins(6, 4, 6, 0);
     layout->setSpacing(4);
 
+    // A model read where it lives says so above everything else, with the version shown.
+    m_readOnlyBanner = new QLabel(central);
+    m_readOnlyBanner->setObjectName(QStringLiteral("readOnlyBanner"));
+    m_readOnlyBanner->setWordWrap(true);
+    m_readOnlyBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_readOnlyBanner->setStyleSheet(QStringLiteral(
+        "QLabel { background: #fdf0d5; color: #5c3c00; padding: 4px; border-radius: 3px; }"));
+    m_readOnlyBanner->hide();
+    layout->addWidget(m_readOnlyBanner);
     m_summary = new SummaryStrip(central);
     layout->addWidget(m_summary);
 
