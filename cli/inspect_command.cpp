@@ -35,7 +35,8 @@ std::string percent(uint64_t part, uint64_t whole)
     return text;
 }
 
-void printText(const Model& model, const std::vector<Problem>& problems, std::ostream& out)
+void printText(
+    const Model& model, const std::vector<Problem>& problems, uint64_t alignment, std::ostream& out)
 {
     const ModelHeader& header = model.header();
     out << "Model " << printable(model.origin()) << "  (IR " << header.irVersion;
@@ -73,7 +74,7 @@ void printText(const Model& model, const std::vector<Problem>& problems, std::os
         << formatBytes(externalBytes) << ")\n";
     out << "protobuf " << formatBytes(model.fileBytes()) << " of the 2 GiB limit ("
         << percent(model.fileBytes(), kProtobufLimit) << ")\n";
-    for (const auto& f : computeLayout(model, kDefaultAlignment, LayoutDetail::Totals)) {
+    for (const auto& f : computeLayout(model, alignment, LayoutDetail::Totals)) {
         out << "data file " << printable(f.location) << (f.headerBytes ? " (safetensors)" : "")
             << ": " << formatBytes(f.bytes);
         if (f.headerBytes)
@@ -222,11 +223,11 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
     if (commandStopped()) // an audit stopped says less than it found
         return reportFailure(cancelled("inspect"), err);
     if (json) {
-        writeInspectJson(out, **model, folderProblems);
+        writeInspectJson(out, **model, folderProblems, audit.alignment);
     } else {
         std::vector<Problem> problems = (*model)->problems();
         problems.insert(problems.end(), folderProblems.begin(), folderProblems.end());
-        printText(**model, problems, out);
+        printText(**model, problems, audit.alignment, out);
     }
     return (*model)->hasErrors() ? Failed : Ok; // warnings never fail; the listing is complete
 }

@@ -234,7 +234,7 @@ py::object inspectOf(PyModel& m, bool deep, const std::string& target)
         std::vector<Problem> folderProblems = housekeepingProblems(*model);
         for (auto& p : auditModel(*model, audit))
             folderProblems.push_back(std::move(p));
-        text = jsonText(inspectJson(*model, folderProblems));
+        text = jsonText(inspectJson(*model, folderProblems, audit.alignment));
     }
     return fromJson(text);
 }

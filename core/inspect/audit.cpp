@@ -46,10 +46,10 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
     }
 }
 
-void fileSizes(const Model& model, std::vector<Problem>& out)
+void fileSizes(const Model& model, uint64_t alignment, std::vector<Problem>& out)
 {
     const std::string modelName = model.path().filename().string();
-    for (const FileLayout& f : computeLayout(model, kDefaultAlignment, LayoutDetail::Totals)) {
+    for (const FileLayout& f : computeLayout(model, alignment, LayoutDetail::Totals)) {
         // Bytes this model does not read may be another's (graphs of a folder sharing a file):
         // orphaned only when no other model reads the file, or could (one that cannot be read).
         // A remote model's folder is not searched: other models there may read those bytes.
@@ -124,7 +124,7 @@ std::vector<Problem> auditModel(const Model& model, const AuditOptions& options)
 {
     std::vector<Problem> out;
     alignment(model, options, out);
-    fileSizes(model, out);
+    fileSizes(model, options.alignment, out);
     unusedInitializers(model, out);
     if (options.compareBytes)
         duplicateBytes(model, options, out);

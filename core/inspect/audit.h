@@ -33,7 +33,8 @@ class Model;
 
 struct AuditOptions {
     uint64_t largeTensor = 1u << 20; // tensors of at least this size should be mappable
-    // The alignment the readers audited for want: a page (4 KiB), or a target's (ort: 64 KiB).
+    // The alignment the readers audited for want: a page (4 KiB), or a target's (ort: 64 KiB);
+    // also what the data files' padding is counted against (orphaned-bytes).
     uint64_t alignment = 4096;
     uint64_t duplicateMin = 1024; // smaller identical tensors are not worth a warning
     bool compareBytes = true; // duplicate-bytes reads (mapped) tensors with a same-shaped twin

@@ -255,8 +255,8 @@ void forEachProblem(const Model& model, const std::vector<Problem>& folderProble
 
 } // namespace
 
-void writeInspectJson(
-    std::ostream& out, const Model& model, const std::vector<Problem>& folderProblems)
+void writeInspectJson(std::ostream& out, const Model& model,
+    const std::vector<Problem>& folderProblems, uint64_t alignment)
 {
     JsonStream json(out);
     json.beginObject();
@@ -270,7 +270,7 @@ void writeInspectJson(
     json.endArray();
     json.key("files");
     json.beginArray();
-    for (const auto& f : computeLayout(model, kDefaultAlignment, LayoutDetail::Totals))
+    for (const auto& f : computeLayout(model, alignment, LayoutDetail::Totals))
         json.value(fileJson(f));
     json.endArray();
     json.field("totals", totalsJson(model));
@@ -282,13 +282,13 @@ void writeInspectJson(
     out << '\n';
 }
 
-Json inspectJson(const Model& model, const std::vector<Problem>& folderProblems)
+Json inspectJson(const Model& model, const std::vector<Problem>& folderProblems, uint64_t alignment)
 {
     Json tensors = Json::array();
     for (const auto& t : model.tensors())
         tensors.push_back(tensorJson(t));
     Json files = Json::array();
-    for (const auto& f : computeLayout(model, kDefaultAlignment, LayoutDetail::Totals))
+    for (const auto& f : computeLayout(model, alignment, LayoutDetail::Totals))
         files.push_back(fileJson(f));
     Json problems = Json::array();
     forEachProblem(

@@ -27,12 +27,13 @@ inline constexpr const char* kFolderSchema = "onnx-repack/folder/1";
 struct FolderInspection;
 
 // {"schema", "model", "tensors", "files", "totals", "problems"}; `folderProblems` (housekeeping
-// of the model's folder, the storage audit) follow the model's own problems.
-void writeInspectJson(
-    std::ostream& out, const Model& model, const std::vector<Problem>& folderProblems = {});
+// of the model's folder, the storage audit) follow the model's own problems. The files' padding
+// is counted against `alignment` (core/plan/file_layout.h): the audit's (AuditOptions).
+void writeInspectJson(std::ostream& out, const Model& model,
+    const std::vector<Problem>& folderProblems = {}, uint64_t alignment = 4096);
 // writeInspectJson's document as one value (for the open benchmark): its jsonText is that text.
 nlohmann::ordered_json inspectJson(
-    const Model& model, const std::vector<Problem>& folderProblems = {});
+    const Model& model, const std::vector<Problem>& folderProblems = {}, uint64_t alignment = 4096);
 
 // {"schema", "model", "ok", "external_tensors", "external_bytes", "problems"}.
 void writeVerifyJson(std::ostream& out, const Model& model, const std::vector<Problem>& problems);

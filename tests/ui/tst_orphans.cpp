@@ -11,8 +11,11 @@
 #include "window_steps.h"
 
 #include "core/model/model.h"
+#include "tests/support/data_file_builder.h"
+#include "tests/support/model_builder.h"
 #include "tests/support/python_reader.h"
 #include "tests/support/save_fixtures.h"
+#include "tests/support/tensor_builder.h"
 #include "ui/models/layout_diff.h"
 #include "ui/models/placement_state.h"
 #include "ui/models/problems_model.h"
@@ -28,6 +31,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
@@ -265,6 +269,46 @@ private Q_SLOTS:
         QVERIFY(!window.saveAction()->isEnabled());
 
         QVERIFY_PYTHON_LOADS(REPACK_VALUES_SCRIPT, path, values, "compacted");
+    }
+
+    // A gap before a tensor at 64 KiB: what a 64 KiB alignment asks for, but beyond the 3096
+    // bytes a 4096 one asks for, orphaned. The map and summary count it against the alignment
+    // the Repack pane would save with, and count again when it changes.
+    void theMapCountsGapsAgainstTheAlignmentOfTheNextSave()
+    {
+        QTemporaryDir dir;
+        fixtures::DataFileBuilder data("w.bin");
+        onnx::ModelProto proto = fixtures::emptyModel();
+        auto a = fixtures::rawTensor("a", 2, {1000});
+        data.externalize(a, 0);
+        auto b = fixtures::rawTensor("b", 2, {1000});
+        data.externalize(b, 65536);
+        *proto.mutable_graph()->add_initializer() = a;
+        *proto.mutable_graph()->add_initializer() = b;
+        QVERIFY(data.save(dir.path()));
+        const QString path = dir.filePath(QStringLiteral("m.onnx"));
+        QVERIFY(fixtures::saveModel(proto, path));
+
+        ui::MainWindow window;
+        QVERIFY(open(window, path));
+        QComboBox* alignment = window.repackPanel()->alignmentBox();
+        const auto choose = [&](uint64_t bytes) {
+            for (int i = 0; i < alignment->count(); ++i) {
+                alignment->setCurrentIndex(i);
+                if (window.repackPanel()->options()->alignment == bytes)
+                    return true;
+            }
+            return false;
+        };
+        QVERIFY(choose(4096));
+        QTRY_COMPARE(orphanedIn(window, QStringLiteral("w.bin")), uint64_t(65536 - 4096));
+        QCOMPARE(window.snapshot().orphanedBytes, uint64_t(65536 - 4096));
+        QVERIFY(choose(65536));
+        QTRY_COMPARE(orphanedIn(window, QStringLiteral("w.bin")), uint64_t(0));
+        QCOMPARE(window.snapshot().layouts.front().paddingBytes, uint64_t(65536 - 1000));
+        QCOMPARE(window.layoutMap()->files().front().alignment, uint64_t(65536));
+        QVERIFY(choose(0)); // dense: nothing asks for a gap
+        QTRY_COMPARE(orphanedIn(window, QStringLiteral("w.bin")), uint64_t(65536 - 1000));
     }
 
     // The tensor table's context menu offers Compact for the files of the selected tensors;

@@ -44,6 +44,8 @@ public:
     void setPlacementState(const PlacementState* state);
 
     double zoom() const { return m_zoom; }
+    // The files drawn, as counted (padding against their alignment).
+    const std::vector<repack::FileLayout>& files() const { return m_files; }
     // The tensor drawn at `pos` (viewport coordinates), or -1.
     int tensorAt(QPoint pos) const;
     // Centre of the first block of `tensor` in viewport coordinates (for tests), or (-1, -1).

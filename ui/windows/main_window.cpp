@@ -302,6 +302,7 @@ void MainWindow::onOpened(const LoadedModel& loaded)
 void MainWindow::showSnapshot(bool sameTensors)
 {
     m_shipped = !m_snapshot.remote && isShipped(m_snapshot.path);
+    countGapsForTheNextSave();
     showPlacement();
     m_readOnlyBanner->setVisible(m_snapshot.remote);
     if (m_snapshot.remote)

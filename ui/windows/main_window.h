@@ -188,6 +188,11 @@ private:
     void finishPlanning();
     void createPlacement();
     void showPlacement();
+    // Counts the data files' gaps again against the alignment the Repack pane would save with
+    // (padding is only what it asks for: core/plan/file_layout.h); whether anything changed.
+    bool countGapsForTheNextSave();
+    // After countGapsForTheNextSave changed the counts: the summary, map and compact offers.
+    void showGapCounts();
     void addPlanActions(QMenu* file, QMenu* edit);
     void addCompactActions(QMenu* menu);
     void updateTitle();

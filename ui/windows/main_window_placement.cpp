@@ -12,8 +12,10 @@
 #include "ui/views/layout_map_view.h"
 #include "ui/views/placement_view.h"
 #include "ui/views/repack_panel.h"
+#include "ui/views/summary_strip.h"
 
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/plan/placement_plan.h"
 
 #include <QAction>
@@ -25,6 +27,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QScrollBar>
 #include <QSet>
 #include <QStatusBar>
 #include <QTableView>
@@ -115,6 +118,8 @@ void MainWindow::createPlacement()
     });
     connect(m_panel, &RepackPanel::optionsChanged, this, [this] {
         m_placementView->model()->setSaveDataFile(saveDataFileName(*m_panel, m_snapshot));
+        if (countGapsForTheNextSave())
+            showGapCounts();
     });
 
     auto* dock = new QDockWidget(tr("Placement"), this);
@@ -146,6 +151,35 @@ void MainWindow::addCompactActions(QMenu* menu)
                 panel->setCompactFile(location);
             });
     }
+}
+
+bool MainWindow::countGapsForTheNextSave()
+{
+    const auto options = m_panel->options();
+    if (!options)
+        return false; // an option the pane refuses: the counts stay as they were
+    bool changed = false;
+    for (repack::FileLayout& layout : m_snapshot.layouts)
+        if (layout.alignment != options->alignment) {
+            layout = repack::recountedLayout(layout, options->alignment);
+            changed = true;
+        }
+    m_snapshot.orphanedBytes = 0;
+    for (const repack::FileLayout& layout : m_snapshot.layouts)
+        m_snapshot.orphanedBytes += layout.orphanedBytes;
+    return changed;
+}
+
+void MainWindow::showGapCounts()
+{
+    // The map keeps where the user was looking.
+    const double zoom = m_map->zoom();
+    const int scroll = m_map->horizontalScrollBar()->value();
+    m_summary->setSnapshot(m_snapshot);
+    m_map->setSnapshot(m_snapshot);
+    m_map->setZoom(zoom, 0);
+    m_map->horizontalScrollBar()->setValue(scroll);
+    m_panel->setCompactOffers(compactOffers(m_snapshot.layouts));
 }
 
 void MainWindow::showPlacement()
