@@ -4,6 +4,7 @@
 // newline-terminated.
 #pragma once
 
+#include "core/plan/save_options.h"
 #include "core/problem.h"
 #include "diff.h"
 #include "plan_diff.h"
@@ -30,10 +31,10 @@ struct FolderInspection;
 // of the model's folder, the storage audit) follow the model's own problems. The files' padding
 // is counted against `alignment` (core/plan/file_layout.h): the audit's (AuditOptions).
 void writeInspectJson(std::ostream& out, const Model& model,
-    const std::vector<Problem>& folderProblems = {}, uint64_t alignment = 4096);
+    const std::vector<Problem>& folderProblems = {}, uint64_t alignment = kDefaultAlignment);
 // writeInspectJson's document as one value (for the open benchmark): its jsonText is that text.
-nlohmann::ordered_json inspectJson(
-    const Model& model, const std::vector<Problem>& folderProblems = {}, uint64_t alignment = 4096);
+nlohmann::ordered_json inspectJson(const Model& model,
+    const std::vector<Problem>& folderProblems = {}, uint64_t alignment = kDefaultAlignment);
 
 // {"schema", "model", "ok", "external_tensors", "external_bytes", "problems"}.
 void writeVerifyJson(std::ostream& out, const Model& model, const std::vector<Problem>& problems);
