@@ -23,7 +23,9 @@ if ((asan)); then
   [ -f "$build/CMakeCache.txt" ] || cmake --preset asan >/dev/null
   # What the tests run, not the benchmarks: every suite (tst_*), the two executables and the
   # model generator (bench_generated_models and the crash suite run them).
-  mapfile -t suites < <(ctest --test-dir "$build" -N | sed -n 's/^ *Test *#[0-9]*: \(tst_[A-Za-z0-9_]*\)$/\1/p')
+  # A suite run once per screen (tst_window_fit_1366x768@1.5) is one target (tst_window_fit).
+  mapfile -t suites < <(ctest --test-dir "$build" -N \
+    | sed -n 's/^ *Test *#[0-9]*: \(tst_[A-Za-z0-9_]*\)\(_[0-9]*x[0-9]*@[0-9.]*\)\{0,1\}$/\1/p' | sort -u)
   cmake --build "$build" -j "$(nproc)" --target "${suites[@]}" onnx-repack onnx-repack-gui repack-genmodel
   echo "hardening: ASan + UBSan build took $((SECONDS - start)) s" >&2
 

@@ -680,7 +680,8 @@ void TestKeepPlacement::pinnedOutRangesAreOrphanedAtEveryAlignment()
     const uint64_t first = places.at("graph/t0").offset + 65536;
     const uint64_t middle = places.at("graph/t1").offset;
     const uint64_t last = places.at("graph/t2").offset;
-    const FileLayout* before = layoutOf(computeLayout(*model, alignment), "m.onnx.data");
+    const auto layoutsBefore = computeLayout(*model, alignment);
+    const FileLayout* before = layoutOf(layoutsBefore, "m.onnx.data");
     QVERIFY(before);
     QCOMPARE(before->orphanedBytes, uint64_t(0));
     QCOMPARE(before->paddingBytes, (middle - first) + (last - middle - 65536));
@@ -693,14 +694,16 @@ void TestKeepPlacement::pinnedOutRangesAreOrphanedAtEveryAlignment()
     pin.placements[indexOf(*model, "graph/t1")] = TensorPlacement(Placement::Inline);
     auto plan = planSave(*model, path.toStdString(), pin);
     QVERIFY_OK(plan);
-    const PlanDiffFile* planned = diffOf(diffPlan(*model, *plan), "m.onnx.data");
+    const PlanDiff diff = diffPlan(*model, *plan);
+    const PlanDiffFile* planned = diffOf(diff, "m.onnx.data");
     QVERIFY(planned);
     QCOMPARE(planned->orphanedAfter, last - middle);
     QCOMPARE(planned->paddingAfter, middle - first);
     QVERIFY_OK(save(*model, path.toStdString(), pin));
     model = loadModel(path);
     QVERIFY(model);
-    const FileLayout* after = layoutOf(computeLayout(*model, alignment), "m.onnx.data");
+    const auto layoutsAfter = computeLayout(*model, alignment);
+    const FileLayout* after = layoutOf(layoutsAfter, "m.onnx.data");
     QVERIFY(after);
     QCOMPARE(after->orphanedBytes, last - middle);
     QCOMPARE(after->paddingBytes, middle - first);
