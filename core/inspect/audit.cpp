@@ -48,21 +48,17 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
 
 void fileSizes(const Model& model, uint64_t alignment, std::vector<Problem>& out)
 {
-    const std::string modelName = model.path().filename().string();
-    for (const FileLayout& f : computeLayout(model, alignment, LayoutDetail::Totals)) {
-        // Bytes this model does not read may be another's (graphs of a folder sharing a file):
-        // orphaned only when no other model reads the file, or could (one that cannot be read).
-        // A remote model's folder is not searched: other models there may read those bytes.
-        if (f.orphanedBytes && !model.isRemote()
-            && readersOf(f.path, ReaderSearch{{model.baseDir()}, {model.path()}}).none())
-            warn(out, {}, code::OrphanedBytes,
-                "data file " + f.location + " holds " + formatBytes(f.orphanedBytes) + " ("
-                    + std::to_string(f.orphanedBytes)
-                    + " bytes) that no tensor reads (orphaned: left where tensors were, as by "
-                      "moving tensors out of it while the others keep their place); fix: "
-                      "compact it (onnx-repack repack "
-                    + modelName + " -o " + modelName + " --keep --compact " + f.location
-                    + "; in the desktop app, Compact " + f.location + " in the layout map)");
+    const std::vector<FileLayout> layouts = computeLayout(model, alignment, LayoutDetail::Totals);
+    // Who else reads a file is asked only of those with orphaned bytes: the folder is not
+    // searched for a model that has none.
+    std::vector<FileLayout> orphaned;
+    std::copy_if(layouts.begin(), layouts.end(), std::back_inserter(orphaned),
+        [](const FileLayout& f) { return f.orphanedBytes > 0; });
+    const std::vector<bool> own = readOnlyBy(model, orphaned);
+    for (size_t i = 0; i < orphaned.size(); ++i)
+        if (own[i])
+            out.push_back(orphanedBytesWarning(model.path().filename().string(), orphaned[i]));
+    for (const FileLayout& f : layouts) {
         if (f.bytes >= kBrowserBufferLimit)
             warn(out, {}, code::BrowserFileLimit,
                 "data file " + f.location + " holds " + std::to_string(f.bytes)
@@ -119,6 +115,33 @@ void duplicateBytes(const Model& model, const AuditOptions& options, std::vector
 }
 
 } // namespace
+
+std::vector<bool> readOnlyBy(const Model& model, const std::vector<FileLayout>& files)
+{
+    std::vector<bool> own(files.size(), false);
+    if (model.isRemote() || files.empty())
+        return own;
+    std::vector<std::filesystem::path> paths;
+    for (const FileLayout& f : files)
+        paths.push_back(f.path);
+    const std::vector<Readers> readers
+        = readersOf(paths, ReaderSearch{{model.baseDir()}, {model.path()}});
+    for (size_t i = 0; i < files.size(); ++i)
+        own[i] = readers[i].none();
+    return own;
+}
+
+Problem orphanedBytesWarning(const std::string& modelName, const FileLayout& f)
+{
+    return {Severity::Warning, {}, std::string(code::OrphanedBytes),
+        "data file " + f.location + " holds " + formatBytes(f.orphanedBytes) + " ("
+            + std::to_string(f.orphanedBytes)
+            + " bytes) that no tensor reads (orphaned: left where tensors were, as by moving "
+              "tensors out of it while the others keep their place); fix: compact it "
+              "(onnx-repack repack "
+            + modelName + " -o " + modelName + " --keep --compact " + f.location
+            + "; in the desktop app, Compact " + f.location + " in the layout map)"};
+}
 
 std::vector<Problem> auditModel(const Model& model, const AuditOptions& options)
 {

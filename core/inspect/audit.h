@@ -25,11 +25,13 @@
 #include "core/progress.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace repack {
 
 class Model;
+struct FileLayout;
 
 struct AuditOptions {
     uint64_t largeTensor = 1u << 20; // tensors of at least this size should be mappable
@@ -43,5 +45,16 @@ struct AuditOptions {
 };
 
 std::vector<Problem> auditModel(const Model& model, const AuditOptions& options = {});
+
+// Of `files` (data files of `model`, from computeLayout), whether each holds bytes that are the
+// model's alone: no other model reads it, or could (core/inspect/readers.h). Only there is a
+// byte no tensor of `model` reads orphaned; elsewhere it may be another model's. False for each
+// file of a remote model: its folder is not searched.
+std::vector<bool> readOnlyBy(const Model& model, const std::vector<FileLayout>& files);
+
+// The orphaned-bytes warning for data file `file` of the model named `modelName` (a file
+// readOnlyBy the model, its gaps counted): what it holds and the fix. The audit's text, and the
+// desktop app's when it counts the gaps again against another alignment.
+Problem orphanedBytesWarning(const std::string& modelName, const FileLayout& file);
 
 } // namespace repack

@@ -17,7 +17,9 @@
 #include "core/inspect/folder_inspect.h"
 #include "core/io/tensor_bytes.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
 #include "core/save/folder_save.h"
+#include "tests/support/data_file_builder.h"
 #include "tests/support/fault_server.h"
 #include "tests/support/hub_fixture.h"
 #include "tests/support/model_builder.h"
@@ -30,6 +32,7 @@
 #include "ui/util/display_name.h"
 #include "ui/util/settings_store.h"
 #include "ui/util/wait_relay.h"
+#include "ui/views/repack_panel.h"
 #include "ui/windows/compare_window.h"
 #include "ui/windows/folder_window.h"
 #include "ui/windows/main_window.h"
@@ -39,6 +42,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -53,6 +57,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QThreadPool>
+#include <QToolButton>
 #include <QtTest>
 
 #include <chrono>
@@ -506,6 +511,64 @@ private slots:
             QVERIFY(a->bytes().size() == b->bytes().size()
                 && std::equal(a->bytes().begin(), a->bytes().end(), b->bytes().begin()));
         }
+    }
+
+    // A served data file with a range no tensor reads: a local copy keeping tensors where they
+    // are compacts it, holding only the bytes its tensors read, never that range as zeros.
+    void aCopyKeepingPlacementHoldsOnlyTheBytesTensorsRead()
+    {
+        SKIP_WITHOUT_NGINX();
+        const QString dir = qs((m_nginx.www() / "orphaned").string());
+        QVERIFY(QDir().mkpath(dir));
+        fixtures::DataFileBuilder data("w.bin");
+        onnx::ModelProto proto = fixtures::emptyModel();
+        auto a = fixtures::rawTensor("a", 2, {3000});
+        data.externalize(a, 0);
+        data.appendFill(65536 - data.size()); // junk no tensor reads
+        auto b = fixtures::rawTensor("b", 2, {3000});
+        data.externalize(b, 65536);
+        *proto.mutable_graph()->add_initializer() = a;
+        *proto.mutable_graph()->add_initializer() = b;
+        QVERIFY(data.save(dir));
+        QVERIFY(fixtures::saveModel(proto, QDir(dir).filePath(QStringLiteral("model.onnx"))));
+
+        DialogAnswerer answerer;
+        ui::MainWindow window;
+        QVERIFY(opens(window, qs(m_nginx.url("orphaned/model.onnx"))));
+        QTRY_VERIFY(!window.isPlanning());
+        QCOMPARE(window.snapshot().layouts.size(), size_t(1));
+        QVERIFY(window.snapshot().layouts[0].orphanedBytes > 0);
+        window.repackPanel()->keepBox()->setChecked(true);
+        QCOMPARE(window.repackPanel()->compactButton()->text(), QStringLiteral("Compact (all)"));
+        QTRY_VERIFY(!window.isPlanning());
+        QTemporaryDir out;
+        const QString target = out.filePath(QStringLiteral("model.onnx"));
+        QSignalSpy finished(&window, &ui::MainWindow::saveFinished);
+        QVERIFY(window.saveTo(target));
+        QVERIFY(finished.wait(30000));
+        QVERIFY2(finished.constFirst().value(0).toBool(),
+            qPrintable(answerer.texts.isEmpty() ? QString() : answerer.texts.constFirst()));
+
+        auto copy = repack::Model::load(target.toStdString());
+        QVERIFY2(copy, copy ? "" : copy.error().message.c_str());
+        const auto layouts = repack::computeLayout(**copy, 4096);
+        QCOMPARE(layouts.size(), size_t(1));
+        QCOMPARE(layouts[0].location, std::string("w.bin"));
+        QCOMPARE(layouts[0].orphanedBytes, uint64_t(0));
+        QVERIFY2(layouts[0].bytes < 65536, qPrintable(QString::number(layouts[0].bytes)));
+        auto served
+            = repack::Model::load(QDir(dir).filePath(QStringLiteral("model.onnx")).toStdString());
+        QVERIFY(served);
+        for (size_t i = 0; i < 2; ++i) {
+            auto was = (*served)->read(i);
+            auto is = (*copy)->read(i);
+            QVERIFY(was && is);
+            QVERIFY(std::ranges::equal(was->bytes(), is->bytes()));
+        }
+        const QString why = fixtures::onnxLoadFailure(target);
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        // The window follows the local copy, which compacts only when asked.
+        QCOMPARE(window.repackPanel()->compactButton()->text(), QStringLiteral("Compact"));
     }
 
     void comparesWithALocalModel()

@@ -300,15 +300,30 @@ private Q_SLOTS:
             }
             return false;
         };
+        // The Problems pane says what the map says, of the same bytes.
+        const auto warned = [&](uint64_t bytes) {
+            const QStringList said = problems(window, QStringLiteral("orphaned-bytes"));
+            return said.size() == 1
+                && said.constFirst().contains(QStringLiteral("(%1 bytes)").arg(bytes));
+        };
         QVERIFY(choose(4096));
         QTRY_COMPARE(orphanedIn(window, QStringLiteral("w.bin")), uint64_t(65536 - 4096));
         QCOMPARE(window.snapshot().orphanedBytes, uint64_t(65536 - 4096));
+        QVERIFY2(warned(65536 - 4096),
+            qPrintable(problems(window, QStringLiteral("orphaned-bytes")).join(u'\n')));
         QVERIFY(choose(65536));
         QTRY_COMPARE(orphanedIn(window, QStringLiteral("w.bin")), uint64_t(0));
         QCOMPARE(window.snapshot().layouts.front().paddingBytes, uint64_t(65536 - 1000));
         QCOMPARE(window.layoutMap()->files().front().alignment, uint64_t(65536));
+        QVERIFY(problems(window, QStringLiteral("orphaned-bytes")).isEmpty());
         QVERIFY(choose(0)); // dense: nothing asks for a gap
         QTRY_COMPARE(orphanedIn(window, QStringLiteral("w.bin")), uint64_t(65536 - 1000));
+        QVERIFY2(warned(65536 - 1000),
+            qPrintable(problems(window, QStringLiteral("orphaned-bytes")).join(u'\n')));
+        auto* dock = window.findChild<QDockWidget*>(QStringLiteral("problemsDock"));
+        QVERIFY(dock);
+        QVERIFY2(dock->windowTitle().contains(QStringLiteral("1 warnings")),
+            qPrintable(dock->windowTitle()));
     }
 
     // The tensor table's context menu offers Compact for the files of the selected tensors;

@@ -6,6 +6,9 @@
 #include "core/inspect/folder_scan.h"
 #include "core/model/data_file.h"
 #include "core/model/model.h"
+#include "core/plan/file_layout.h"
+#include "core/plan/save_options.h"
+#include "core/problem.h"
 #include "core/remote/model_source.h"
 
 #include <QFileInfo>
@@ -171,8 +174,48 @@ std::optional<repack::DataFormat> dataFormatOf(const ModelSnapshot& snapshot)
 void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model)
 {
     addProblems(snapshot, model, repack::housekeepingProblems(model));
-    // The storage audit, without the byte comparison: opening never reads weights.
-    addProblems(snapshot, model, repack::auditModel(model, {.compareBytes = false}));
+    // The storage audit, without the byte comparison: opening never reads weights. It counts
+    // gaps against the alignment the snapshot's layouts were counted against.
+    addProblems(snapshot, model,
+        repack::auditModel(model, {.alignment = repack::kDefaultAlignment, .compareBytes = false}));
+    // Which files' unread bytes are orphaned, for when the gaps are counted again.
+    const std::vector<bool> own = repack::readOnlyBy(model, snapshot.layouts);
+    for (size_t i = 0; i < own.size(); ++i)
+        if (own[i])
+            snapshot.ownDataFiles << qs(snapshot.layouts[i].location);
+}
+
+bool countGapsAgainst(ModelSnapshot& snapshot, uint64_t alignment)
+{
+    bool changed = false;
+    for (repack::FileLayout& layout : snapshot.layouts)
+        if (layout.alignment != alignment) {
+            layout = repack::recountedLayout(layout, alignment);
+            changed = true;
+        }
+    if (!changed)
+        return false;
+    snapshot.orphanedBytes = 0;
+    for (const repack::FileLayout& layout : snapshot.layouts)
+        snapshot.orphanedBytes += layout.orphanedBytes;
+    // The warnings say what the audit says of the files at this alignment, where it said them.
+    const QString orphaned = qs(repack::code::OrphanedBytes);
+    const auto first = std::find_if(snapshot.problems.cbegin(), snapshot.problems.cend(),
+        [&](const ProblemRow& row) { return row.code == orphaned; });
+    qsizetype at = first - snapshot.problems.cbegin();
+    snapshot.problems.removeIf([&](const ProblemRow& row) { return row.code == orphaned; });
+    const std::string modelName = QFileInfo(snapshot.path).fileName().toStdString();
+    for (const repack::FileLayout& layout : snapshot.layouts) {
+        if (!layout.orphanedBytes || !snapshot.ownDataFiles.contains(qs(layout.location)))
+            continue;
+        const repack::Problem warning = repack::orphanedBytesWarning(modelName, layout);
+        ProblemRow row;
+        row.error = false;
+        row.code = qs(warning.code);
+        row.message = qs(warning.message);
+        snapshot.problems.insert(at++, row);
+    }
+    return true;
 }
 
 bool sameTensors(const QList<TensorRow>& a, const QList<TensorRow>& b)

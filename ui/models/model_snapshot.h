@@ -67,6 +67,9 @@ struct ModelSnapshot {
     QList<TensorRow> tensors;
     QList<ProblemRow> problems;
     std::vector<repack::FileLayout> layouts; // Region::tensor indexes `tensors`
+    // The locations of the data files whose bytes are the model's alone (repack::readOnlyBy,
+    // found by addFolderProblems): where a byte no tensor reads is orphaned, and said so.
+    QStringList ownDataFiles;
 };
 
 // Copies what the views need out of `model`; computes the file layout once.
@@ -76,6 +79,11 @@ ModelSnapshot takeSnapshot(const repack::Model& model);
 // no model there uses, hard-linked data files). Reads the folder and may parse the other models
 // in it: call it on a worker thread only.
 void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model);
+
+// Counts the gaps of the snapshot's data files again against `alignment` (the one the next save
+// would use; core/plan/file_layout.h), and what follows from them: the orphaned bytes and the
+// Problems pane's orphaned-bytes warnings. Needs no model. True when a count changed.
+bool countGapsAgainst(ModelSnapshot& snapshot, uint64_t alignment);
 
 // What the model's data files are: Safetensors when every one that exists is a .safetensors
 // file, Raw when any is not, nullopt without external data (or with none of its files there).

@@ -44,4 +44,13 @@ QList<std::pair<QString, QString>> compactOffers(const std::vector<repack::FileL
     return offers;
 }
 
+QStringList compactedInACopy(const std::vector<repack::FileLayout>& layouts)
+{
+    QStringList files;
+    for (const repack::FileLayout& file : layouts)
+        if (!file.headerBytes)
+            files << QString::fromStdString(file.location);
+    return files;
+}
+
 } // namespace ui

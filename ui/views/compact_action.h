@@ -5,6 +5,7 @@
 
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <utility>
 #include <vector>
@@ -25,5 +26,10 @@ QAction* addCompactAction(QMenu* menu, const repack::FileLayout& file);
 // Every data file of `layouts`, each with what a menu says of it ("19.0 KiB orphaned", "no
 // orphaned bytes"): RepackPanel::setCompactOffers.
 QList<std::pair<QString, QString>> compactOffers(const std::vector<repack::FileLayout>& layouts);
+
+// The data files of `layouts` a local copy of a model read where it lives compacts, keeping
+// placement (RepackPanel::setAlwaysCompacted): every raw data file (a safetensors file is never
+// compacted as raw data: its header would go).
+QStringList compactedInACopy(const std::vector<repack::FileLayout>& layouts);
 
 } // namespace ui

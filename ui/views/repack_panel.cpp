@@ -370,8 +370,22 @@ void RepackPanel::setCompactFile(const QString& location, bool compact)
     edited("compact");
 }
 
+void RepackPanel::setAlwaysCompacted(const QStringList& locations)
+{
+    m_alwaysCompacted = locations;
+    showCompact();
+}
+
 void RepackPanel::showCompact()
 {
+    if (!m_alwaysCompacted.isEmpty()) {
+        m_compact->setText(tr("Compact (all)"));
+        m_compact->setToolTip(
+            tr("A local copy of a model read where it lives holds only the bytes its tensors "
+               "read: keeping tensors where they are, its data files are compacted, the orphaned "
+               "ranges of the served files left behind."));
+        return;
+    }
     m_compact->setText(
         m_compactFiles.isEmpty() ? tr("Compact") : tr("Compact (%1)").arg(m_compactFiles.size()));
     m_compact->setToolTip(
@@ -397,7 +411,8 @@ void RepackPanel::fillCompactMenu()
             detail.isEmpty() ? file : QStringLiteral("%1 (%2)").arg(file, detail));
         action->setObjectName(QStringLiteral("compactChoice"));
         action->setCheckable(true);
-        action->setChecked(m_compactFiles.contains(file));
+        action->setChecked(m_compactFiles.contains(file) || m_alwaysCompacted.contains(file));
+        action->setEnabled(!m_alwaysCompacted.contains(file)); // a served model's copy
         connect(
             action, &QAction::toggled, this, [this, file](bool on) { setCompactFile(file, on); });
     }
@@ -523,6 +538,9 @@ repack::SaveRequest RepackPanel::request(const QString& outputModel) const
         request.data = saveDataFile(outputModel).toStdString();
         for (const QString& file : m_compactFiles)
             request.compact.push_back(file.toStdString());
+        for (const QString& file : m_alwaysCompacted)
+            if (!m_compactFiles.contains(file))
+                request.compact.push_back(file.toStdString());
         request.checksum = m_checksum->isChecked();
         request.removeUnused = m_removeUnused->isChecked();
         return request;

@@ -102,6 +102,10 @@ public:
     // checks "Keep tensors where they are" first when it is not (laid out anew, every file is
     // compact, but the user asked to keep the others where they are).
     void setCompactFile(const QString& location, bool compact = true);
+    // The data files a save keeping placement compacts whatever the Compact button says: every
+    // file of a model read where it lives (a URL), whose local copy holds only the bytes its
+    // tensors read, not the served files' orphaned ranges as zeros. Empty for a local model.
+    void setAlwaysCompacted(const QStringList& locations);
 
     SizeEdit* thresholdEdit() const { return m_threshold; }
     QLineEdit* dataFileEdit() const { return m_dataFile; }
@@ -158,6 +162,7 @@ private:
     QCheckBox* m_keep;
     QToolButton* m_compact;
     QStringList m_compactFiles;
+    QStringList m_alwaysCompacted;
     QList<std::pair<QString, QString>> m_compactOffers;
     void showCompact(); // the button's text and tooltip
     void fillCompactMenu(); // the files offered and chosen, as it opens

@@ -20,6 +20,7 @@
 #include "ui/util/shipped_files.h"
 #include "ui/util/window_fit.h"
 #include "ui/views/busy_indicator.h"
+#include "ui/views/compact_action.h"
 #include "ui/views/layout_map_view.h"
 #include "ui/views/placement_view.h"
 #include "ui/views/repack_panel.h"
@@ -317,9 +318,20 @@ void MainWindow::showSnapshot(bool sameTensors)
         m_tensorModel->updateStorage(m_snapshot);
     else
         m_tensorModel->setSnapshot(m_snapshot);
-    m_problemsModel->setSnapshot(m_snapshot);
+    showProblems();
     m_summary->setSnapshot(m_snapshot);
     m_map->setSnapshot(m_snapshot);
+    m_panel->setModelPath(m_snapshot.path);
+    m_panel->setAlwaysCompacted(
+        m_snapshot.remote ? compactedInACopy(m_snapshot.layouts) : QStringList());
+    updateTitle();
+    updatePreview();
+    updateActions();
+}
+
+void MainWindow::showProblems()
+{
+    m_problemsModel->setSnapshot(m_snapshot);
     if (auto* dock = qobject_cast<QDockWidget*>(m_problemsView->parentWidget())) {
         const int errors = m_problemsModel->errorCount();
         const int count = m_problemsModel->rowCount();
@@ -327,10 +339,6 @@ void MainWindow::showSnapshot(bool sameTensors)
                 ? tr("Problems (%1 errors, %2 warnings)").arg(errors).arg(count - errors)
                 : tr("Problems (none)"));
     }
-    m_panel->setModelPath(m_snapshot.path);
-    updateTitle();
-    updatePreview();
-    updateActions();
 }
 
 void MainWindow::updateTitle()

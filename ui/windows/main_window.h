@@ -191,8 +191,11 @@ private:
     // Counts the data files' gaps again against the alignment the Repack pane would save with
     // (padding is only what it asks for: core/plan/file_layout.h); whether anything changed.
     bool countGapsForTheNextSave();
-    // After countGapsForTheNextSave changed the counts: the summary, map and compact offers.
+    // After countGapsForTheNextSave changed the counts: the summary, map, compact offers and
+    // Problems pane.
     void showGapCounts();
+    // The snapshot's problems in the Problems pane, and their count in its title.
+    void showProblems();
     void addPlanActions(QMenu* file, QMenu* edit);
     void addCompactActions(QMenu* menu);
     void updateTitle();

@@ -158,16 +158,7 @@ bool MainWindow::countGapsForTheNextSave()
     const auto options = m_panel->options();
     if (!options)
         return false; // an option the pane refuses: the counts stay as they were
-    bool changed = false;
-    for (repack::FileLayout& layout : m_snapshot.layouts)
-        if (layout.alignment != options->alignment) {
-            layout = repack::recountedLayout(layout, options->alignment);
-            changed = true;
-        }
-    m_snapshot.orphanedBytes = 0;
-    for (const repack::FileLayout& layout : m_snapshot.layouts)
-        m_snapshot.orphanedBytes += layout.orphanedBytes;
-    return changed;
+    return countGapsAgainst(m_snapshot, options->alignment);
 }
 
 void MainWindow::showGapCounts()
@@ -180,6 +171,7 @@ void MainWindow::showGapCounts()
     m_map->setZoom(zoom, 0);
     m_map->horizontalScrollBar()->setValue(scroll);
     m_panel->setCompactOffers(compactOffers(m_snapshot.layouts));
+    showProblems();
 }
 
 void MainWindow::showPlacement()
