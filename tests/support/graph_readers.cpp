@@ -49,6 +49,23 @@ QString onnxRuntimeFailure(const QStringList& modelPaths)
         QStringList{readersDir() + QStringLiteral("/ort_load.js")} + modelPaths, environment);
 }
 
+QString onnxWriterFailure(const QStringList& arguments)
+{
+    return failureOf(qEnvironmentVariable("REPACK_PYTHON", QStringLiteral("/usr/bin/python3")),
+        QStringList{readersDir() + QStringLiteral("/onnx_writer.py")} + arguments);
+}
+
+QString onnxRuntimeWriteFailure(
+    const QString& source, const QString& output, const QString& dataFile)
+{
+    if (!onnxRuntimeAvailable())
+        return QStringLiteral("ONNX Runtime is not installed for the tests");
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(QStringLiteral("NODE_PATH"), qEnvironmentVariable("REPACK_ORT_MODULES"));
+    return failureOf(qEnvironmentVariable("REPACK_NODE"),
+        {readersDir() + QStringLiteral("/ort_write.js"), source, output, dataFile}, environment);
+}
+
 QString graphBuildFailure(const QStringList& modelPaths)
 {
     QString failures;

@@ -20,4 +20,14 @@ QString onnxRuntimeFailure(const QStringList& modelPaths);
 // refused printed, a line per model.
 QString graphBuildFailure(const QStringList& modelPaths);
 
+// Runs onnx 1.12's writer, tests/readers/onnx_writer.py, with `arguments` ("model OUT N...",
+// "external SRC OUT DATA"): empty when it wrote the model, else what it printed.
+QString onnxWriterFailure(const QStringList& arguments);
+
+// Has ONNX Runtime save the model `source` as `output`, its initializers of 1 KiB and more in
+// `dataFile` beside it, laid out as ONNX Runtime lays them out (tests/readers/ort_write.js):
+// empty when it did, else what it printed. Check onnxRuntimeAvailable() first.
+QString onnxRuntimeWriteFailure(
+    const QString& source, const QString& output, const QString& dataFile);
+
 } // namespace fixtures
