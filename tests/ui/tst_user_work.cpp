@@ -15,6 +15,7 @@
 #include "ui/util/shipped_files.h"
 #include "ui/views/repack_panel.h"
 #include "ui/views/size_edit.h"
+#include "ui/windows/folder_window.h"
 #include "ui/windows/main_window.h"
 
 #include <QAction>
@@ -23,6 +24,8 @@
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -392,6 +395,36 @@ private Q_SLOTS:
             QVERIFY(!answerer.buttons.constFirst().split(u'|').contains(QStringLiteral("Save")));
             QCOMPARE(placesOn(copy).value(QStringLiteral("ext_c")), QStringLiteral("inline"));
         }
+        QCOMPARE(uifixtures::folderContents(shipped.path()), before);
+    }
+
+    // The folder window shows the sample's folder read-only: Save Folder is disabled saying
+    // why, and a save asked for anyway writes nothing.
+    void theShippedSampleFolderIsNeverSaved()
+    {
+        QTemporaryDir shipped;
+        QVERIFY(!uifixtures::writeMixedModel(shipped.path()).empty());
+        const auto before = uifixtures::folderContents(shipped.path());
+        ui::addShippedFolder(shipped.path());
+        ui::FolderWindow window;
+        QSignalSpy inspected(&window, &ui::FolderWindow::inspected);
+        window.openFolder(shipped.path());
+        QVERIFY(inspected.wait(30000));
+        QVERIFY(inspected.constFirst().value(0).toBool());
+        QVERIFY(window.isReadOnly());
+        QVERIFY(window.windowTitle().contains(QStringLiteral("(read-only)")));
+        QVERIFY(!window.saveButton()->isEnabled());
+        QVERIFY(!window.saveAction()->isEnabled());
+        QVERIFY2(window.saveButton()->toolTip().contains(QStringLiteral("sample")),
+            qPrintable(window.saveButton()->toolTip()));
+        QSignalSpy saved(&window, &ui::FolderWindow::saved);
+        DialogAnswerer answerer(QStringLiteral("Save and Remove"));
+        window.confirmAndSave();
+        window.saveShared(QStringLiteral("shared.bin"));
+        QTest::qWait(200);
+        QVERIFY(!window.isBusy());
+        QVERIFY2(
+            window.lastError().contains(QStringLiteral("sample")), qPrintable(window.lastError()));
         QCOMPARE(uifixtures::folderContents(shipped.path()), before);
     }
 

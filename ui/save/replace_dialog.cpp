@@ -1,5 +1,7 @@
 #include "replace_dialog.h"
 
+#include "ui/util/shown_lines.h"
+
 #include "core/save/save_conflicts.h"
 
 #include <QCoreApplication>
@@ -59,17 +61,10 @@ ReplaceAnswer askToReplace(QWidget* parent, const std::vector<repack::SaveConfli
     QStringList details;
     for (const repack::SaveConflict& conflict : conflicts)
         details << QString::fromStdString(conflict.message);
-    // A file many models read would make the box taller than the screen, its buttons out of
-    // reach: the first lines are said, every one in the details (which scroll).
-    constexpr qsizetype kShown = 8;
-    QString said = lines.mid(0, kShown).join(u'\n');
-    if (lines.size() > kShown) {
-        said += u'\n'
-            + QCoreApplication::translate("ui::ReplaceDialog",
-                "… and %n more (Show Details… lists them all).", nullptr,
-                int(lines.size() - kShown));
+    // A file many models read: every line in the details too.
+    const QString said = shownLines(lines);
+    if (isCut(lines))
         details = lines + details;
-    }
     QMessageBox box(QMessageBox::Warning, tr("Replace data file?"),
         tr("Saving will replace files that are not only %1:\n\n%2\n\nThe models that read "
            "them are not told: without checksums their verify still passes. Replace them?")

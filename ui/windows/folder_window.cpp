@@ -8,6 +8,8 @@
 #include "ui/save/replace_dialog.h"
 #include "ui/util/byte_format.h"
 #include "ui/util/display_name.h"
+#include "ui/util/shipped_files.h"
+#include "ui/util/shown_lines.h"
 #include "ui/util/wait_relay.h"
 #include "ui/util/window_fit.h"
 #include "ui/views/elided_label.h"
@@ -366,7 +368,7 @@ void FolderWindow::createMenus()
 
 void FolderWindow::setBusy(bool busy, const QString& what)
 {
-    m_save->setEnabled(!busy && !m_dir.isEmpty() && !m_remote);
+    m_save->setEnabled(!busy && !m_dir.isEmpty() && !isReadOnly());
     m_saveCopy->setEnabled(!busy && !m_pinned.isEmpty());
     m_saveAction->setEnabled(m_save->isEnabled());
     m_saveCopyAction->setEnabled(m_saveCopy->isEnabled());
@@ -400,13 +402,16 @@ void FolderWindow::openFolder(const QString& dir)
     // without its query (shownName), as a model opened from a URL is.
     m_remote = isRemoteName(dir);
     m_dir = m_remote ? dir : QDir(dir).absolutePath();
-    setWindowTitle(tr("Folder %1 — Onnx Repack").arg(displayName(m_dir)));
-    m_save->setToolTip(m_remote ? readOnlyReason() : m_localSaveTip);
+    // A model there is in a folder the app ships (isShipped asks of a file's folder).
+    m_shipped = !m_remote && isShipped(QDir(m_dir).filePath(QStringLiteral("model.onnx")));
+    setWindowTitle(isReadOnly() ? tr("Folder %1 (read-only) — Onnx Repack").arg(displayName(m_dir))
+                                : tr("Folder %1 — Onnx Repack").arg(displayName(m_dir)));
+    m_save->setToolTip(isReadOnly() ? readOnlyReason() : m_localSaveTip);
     m_saveCopy->setVisible(m_remote);
     m_saveCopyAction->setVisible(m_remote);
     // The command a read-only folder names wraps to fit a 1024 px window (the savings of a
     // local one are one line, which keeps Cancel in place while a save runs).
-    m_savings->setWordWrap(m_remote);
+    m_savings->setWordWrap(isReadOnly());
     m_pinned.clear();
     m_lastError.clear();
     m_readCancelled = false;
@@ -450,6 +455,9 @@ void FolderWindow::openFolder(const QString& dir)
 
 QString FolderWindow::readOnlyReason() const
 {
+    if (m_shipped)
+        return tr("This is the folder of the sample Onnx Repack ships, which no save writes: "
+                  "copy the folder elsewhere to save it.");
     return tr("A folder of the Hub is read-only; Save a Local Copy… writes it into a local folder "
               "(onnx-repack repack %1 -o DIR --shared-data %2)")
         .arg(m_pinned.isEmpty() ? shownName(m_dir) : m_pinned, m_sharedName->text().trimmed());
@@ -553,7 +561,7 @@ void FolderWindow::fitPanes()
 void FolderWindow::planSavings()
 {
     const QString name = m_sharedName->text().trimmed();
-    if (m_remote) {
+    if (isReadOnly()) {
         m_savings->setText(readOnlyReason());
         m_savings->setToolTip(m_savings->text());
         m_save->setToolTip(readOnlyReason());
@@ -601,7 +609,7 @@ void FolderWindow::planSavings()
 void FolderWindow::confirmAndSave()
 {
     const QString trimmed = m_sharedName->text().trimmed();
-    if (m_remote || m_dir.isEmpty() || isBusy())
+    if (isReadOnly() || m_dir.isEmpty() || isBusy())
         return saveShared(trimmed);
     if (!m_planned || m_planned->name != trimmed)
         planSavings();
@@ -617,20 +625,13 @@ void FolderWindow::confirmAndSave()
         QStringList names;
         for (const auto& path : removed)
             names << QDir(m_dir).relativeFilePath(QString::fromStdString(path.string()));
-        // As the replace question does: the first names said, every one in the details.
-        constexpr qsizetype kShown = 8;
-        QString listed = names.mid(0, kShown).join(u'\n');
-        if (names.size() > kShown)
-            listed += u'\n'
-                + tr("… and %n more (Show Details… lists them all).", nullptr,
-                    int(names.size() - kShown));
         QMessageBox box(QMessageBox::Question, tr("Remove data files?"),
             tr("Saving the folder with %1 removes %n data file(s) that no model reads "
                "afterwards:\n\n%2\n\nSave and remove them?",
                 nullptr, int(names.size()))
-                .arg(trimmed, listed),
+                .arg(trimmed, shownLines(names)),
             QMessageBox::NoButton, this);
-        if (names.size() > kShown)
+        if (isCut(names))
             box.setDetailedText(names.join(u'\n'));
         QPushButton* save = box.addButton(tr("Save and Remove"), QMessageBox::AcceptRole);
         QPushButton* cancel = box.addButton(QMessageBox::Cancel);
@@ -653,7 +654,7 @@ void FolderWindow::saveShared(const QString& name)
 
 void FolderWindow::startSave(const QString& name, bool force)
 {
-    if (m_remote) {
+    if (isReadOnly()) {
         m_lastError = readOnlyReason();
         return;
     }

@@ -57,8 +57,9 @@ public:
     // is done (inspected()). Cancel stops the reading (inspected(false), wasCancelled()).
     void openFolder(const QString& dir);
     QString folder() const { return m_dir; }
-    // A folder of the Hub (hf://ORG/REPO[@REV]/DIR): shown, never saved in place.
-    bool isReadOnly() const { return m_remote; }
+    // A folder of the Hub (hf://ORG/REPO[@REV]/DIR), or the one the app ships its sample in
+    // (ui/util/shipped_files.h): shown, never saved in place.
+    bool isReadOnly() const { return m_remote || m_shipped; }
     // Saves the folder in place with one shared data file named `name` (saved() when done).
     // Replacing a file that models outside the folder's graphs read asks first: Replace, a
     // free name instead (the shared name field then says it), or Cancel (saved(false)).
@@ -144,6 +145,7 @@ private:
 
     QString m_dir;
     bool m_remote = false;
+    bool m_shipped = false; // the folder of the sample the app ships
     // A folder of the Hub at the commit the window shows (hf://ORG/REPO@COMMIT/DIR/), what its
     // local copy copies; empty until its graphs were read.
     QString m_pinned;
