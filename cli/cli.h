@@ -20,8 +20,9 @@ int run(int argc, const char* const* argv);
 
 // `onnx-repack inspect MODEL` as text, for the GUI's no-display fallback.
 // `deep` adds the audit checks that read weight bytes (duplicate-bytes); `target` audits for
-// that save target's readers too (its alignment).
+// that save target's readers too (its alignment); `align` (a size, as --align takes it) is the
+// alignment the data files were written with, their gaps counted against it.
 int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err,
-    bool deep = false, const std::string& target = {});
+    bool deep = false, const std::string& target = {}, const std::string& align = {});
 
 } // namespace repack::cli

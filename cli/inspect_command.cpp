@@ -13,6 +13,7 @@
 #include "core/inspect/report.h"
 #include "core/model/model.h"
 #include "core/plan/file_layout.h"
+#include "core/plan/save_request.h"
 #include "core/plan/targets.h"
 
 #include <CLI/CLI.hpp>
@@ -181,9 +182,15 @@ int inspectFolderCommand(
 } // namespace
 
 int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& err, bool deep,
-    const std::string& target)
+    const std::string& target, const std::string& align)
 {
     AuditOptions audit{.compareBytes = deep, .cancel = commandToken()};
+    if (!align.empty()) {
+        auto written = parseAlignment(align, "--align");
+        if (!written)
+            return reportFailure(written.error(), err);
+        audit.writtenAlignment = *written;
+    }
     if (!target.empty()) {
         const Target* found = findTarget(target);
         if (!found) {
@@ -197,9 +204,11 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
     const bool hubFolder = namesHubFolder(modelPath);
     if (hubFolder
         || (!namesRemoteModel(modelPath) && std::filesystem::is_directory(modelPath, ec))) {
-        if (!target.empty()) {
-            err << "onnx-repack: --target audits one model; inspect " << printable(modelPath)
-                << "/MODEL.onnx --target " << printable(target) << '\n';
+        if (!target.empty() || !align.empty()) {
+            const std::string option = !target.empty() ? "--target" : "--align";
+            err << "onnx-repack: " << option << " audits one model; inspect "
+                << printable(modelPath) << "/MODEL.onnx " << option << ' '
+                << printable(!target.empty() ? target : align) << '\n';
             return Usage;
         }
         // Always compares (--deep); a Hub folder is listed once, its models read at one commit.
@@ -223,11 +232,11 @@ int inspect(const char* modelPath, bool json, std::ostream& out, std::ostream& e
     if (commandStopped()) // an audit stopped says less than it found
         return reportFailure(cancelled("inspect"), err);
     if (json) {
-        writeInspectJson(out, **model, folderProblems, audit.alignment);
+        writeInspectJson(out, **model, folderProblems, gapAlignment(audit));
     } else {
         std::vector<Problem> problems = (*model)->problems();
         problems.insert(problems.end(), folderProblems.begin(), folderProblems.end());
-        printText(**model, problems, audit.alignment, out);
+        printText(**model, problems, gapAlignment(audit), out);
     }
     return (*model)->hasErrors() ? Failed : Ok; // warnings never fail; the listing is complete
 }
@@ -254,8 +263,14 @@ Command addInspect(CLI::App& app)
            "needs on Windows): "
                + targetNames())
         ->type_name("NAME");
-    return {sub, [path, json, deep, target] {
-                return inspect(path->c_str(), *json, std::cout, std::cerr, *deep, *target);
+    auto align = std::make_shared<std::string>();
+    sub->add_option("--align", *align,
+           "The alignment the data files were written with, when you know it (a size: 0 or a "
+           "power of two up to 16 MiB): of a gap, only what it asks for is padding, the rest "
+           "orphaned (default: the target's alignment, else 4096)")
+        ->type_name("SIZE");
+    return {sub, [path, json, deep, target, align] {
+                return inspect(path->c_str(), *json, std::cout, std::cerr, *deep, *target, *align);
             }};
 }
 

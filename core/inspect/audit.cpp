@@ -147,7 +147,7 @@ std::vector<Problem> auditModel(const Model& model, const AuditOptions& options)
 {
     std::vector<Problem> out;
     alignment(model, options, out);
-    fileSizes(model, options.alignment, out);
+    fileSizes(model, gapAlignment(options), out);
     unusedInitializers(model, out);
     if (options.compareBytes)
         duplicateBytes(model, options, out);

@@ -25,6 +25,7 @@
 #include "core/progress.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,11 @@ struct FileLayout;
 struct AuditOptions {
     uint64_t largeTensor = 1u << 20; // tensors of at least this size should be mappable
     // The alignment the readers audited for want: a page (4 KiB), or a target's (ort: 64 KiB);
-    // also what the data files' padding is counted against (orphaned-bytes).
+    // also what the data files' padding is counted against (orphaned-bytes), unless:
     uint64_t alignment = 4096;
+    // The alignment the data files were written with, when the user knows it (inspect --align):
+    // their gaps are counted against it instead (gapAlignment).
+    std::optional<uint64_t> writtenAlignment = std::nullopt;
     uint64_t duplicateMin = 1024; // smaller identical tensors are not worth a warning
     bool compareBytes = true; // duplicate-bytes reads (mapped) tensors with a same-shaped twin
     ProgressCallback progress = {};
@@ -45,6 +49,13 @@ struct AuditOptions {
 };
 
 std::vector<Problem> auditModel(const Model& model, const AuditOptions& options = {});
+
+// What the data files' gaps are counted against (padding, the rest orphaned): the alignment
+// they were written with when known, else the one audited for.
+inline uint64_t gapAlignment(const AuditOptions& options)
+{
+    return options.writtenAlignment.value_or(options.alignment);
+}
 
 // Of `files` (data files of `model`, from computeLayout), whether each holds bytes that are the
 // model's alone: no other model reads it, or could (core/inspect/readers.h). Only there is a

@@ -93,6 +93,19 @@ std::string sizeText(uint64_t bytes)
     return std::to_string(bytes);
 }
 
+Result<uint64_t> parseAlignment(const std::string& text, std::string_view option)
+{
+    uint64_t alignment = 0;
+    std::string errors;
+    size(option, text, alignment, errors);
+    if (!errors.empty())
+        return Error::usage(errors);
+    if (text.empty() || !validAlignment(alignment))
+        return Error::usage(
+            std::string(option) + ": " + inQuotes(text) + " " + std::string(kAlignmentRule));
+    return alignment;
+}
+
 Result<AppliedRequest> applySaveRequest(
     const SaveRequest& request, const std::filesystem::path& outputModel, const OptionNames& names)
 {

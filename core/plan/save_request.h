@@ -78,6 +78,10 @@ struct AppliedRequest {
 Result<AppliedRequest> applySaveRequest(const SaveRequest& request,
     const std::filesystem::path& outputModel, const OptionNames& names = {});
 
+// The alignment `text` names as the option `option` takes it (a size; 0 or a power of two up to
+// kMaxAlignment), or a Usage error naming the option, with applySaveRequest's words.
+Result<uint64_t> parseAlignment(const std::string& text, std::string_view option);
+
 // How long a save waits for another save of its folders, as the user typed it (`option` names
 // where: "--wait", "wait"): seconds, 0 or more, fractions allowed, "inf" (kWaitAsLongAsItTakes)
 // or anything longer than int milliseconds meaning as long as it takes; SaveOptions::lockWaitMs.

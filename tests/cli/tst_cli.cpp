@@ -77,6 +77,7 @@ private slots:
     void unusableFile();
     void inspectJsonSchema();
     void aTensorPinnedOutLeavesOrphanedBytesNotPadding();
+    void inspectCountsGapsAgainstTheAlignmentTheFilesWereWrittenWith();
     void verifyReportsEveryProblem();
     void verifyHealthyModel();
     void verifyJsonOfUnreadableModel_data();
@@ -302,6 +303,53 @@ void TestCli::aTensorPinnedOutLeavesOrphanedBytesNotPadding()
     const CliRun planned = runCli({"plan", model, "--keep", "--json"});
     QCOMPARE(planned.exitCode, 0);
     check(QJsonDocument::fromJson(planned.out).object()["files"].toArray()[0].toObject(), "plan");
+}
+
+// A file written with 64 KiB alignment (as onnx_ir writes): counted against the default 4096,
+// most of its gap is orphaned; told the alignment it was written with (--align), it is padding.
+void TestCli::inspectCountsGapsAgainstTheAlignmentTheFilesWereWrittenWith()
+{
+    QTemporaryDir dir;
+    DataFileBuilder data("w.bin");
+    onnx::ModelProto proto = emptyModel();
+    auto a = rawTensor("a", 2, {1000});
+    data.externalize(a, 0);
+    auto b = rawTensor("b", 2, {1000});
+    data.externalize(b, 65536);
+    *proto.mutable_graph()->add_initializer() = a;
+    *proto.mutable_graph()->add_initializer() = b;
+    QVERIFY(data.save(dir.path()));
+    const QString model = dir.filePath("m.onnx");
+    QVERIFY(saveModel(proto, model));
+
+    const auto inspected = [&](const QStringList& more) {
+        const CliRun run = runCli(QStringList{"inspect", model, "--json"} + more);
+        const QJsonObject root = QJsonDocument::fromJson(run.out).object();
+        int warnings = 0;
+        for (const QJsonValue& p : root["problems"].toArray())
+            warnings += p.toObject()["code"].toString() == "orphaned-bytes";
+        return std::make_pair(root["files"].toArray()[0].toObject(), warnings);
+    };
+    const auto [byDefault, warnedByDefault] = inspected({});
+    QCOMPARE(byDefault["alignment"].toInteger(), 4096);
+    QCOMPARE(byDefault["orphaned_bytes"].toInteger(), 65536 - 4096);
+    QCOMPARE(warnedByDefault, 1);
+    const auto [told, warnedTold] = inspected({"--align", "64KiB"});
+    QCOMPARE(told["alignment"].toInteger(), 65536);
+    QCOMPARE(told["orphaned_bytes"].toInteger(), 0);
+    QCOMPARE(told["padding_bytes"].toInteger(), 65536 - 1000);
+    QCOMPARE(warnedTold, 0);
+    const CliRun text = runCli({"inspect", model, "--align", "65536"});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("orphaned 0 B"), text.out.constData());
+
+    const CliRun bad = runCli({"inspect", model, "--align", "3"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--align: '3' must be 0 or a power of two up to 16 MiB"),
+        bad.err.constData());
+    const CliRun folder = runCli({"inspect", dir.path(), "--align", "64KiB"});
+    QCOMPARE(folder.exitCode, 2);
+    QVERIFY2(folder.err.contains("--align audits one model"), folder.err.constData());
 }
 
 void TestCli::verifyReportsEveryProblem()
