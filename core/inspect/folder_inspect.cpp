@@ -1,4 +1,5 @@
 #include "folder_inspect.h"
+#include "folder_listing.h"
 
 #include "core/file_names.h"
 #include "core/format.h"
@@ -21,17 +22,13 @@ Result<std::vector<std::string>> modelsInFolder(const fs::path& dir)
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
         return Error::notFound(dir.string() + ": not a folder");
+    const FolderListing listing = listFolder(dir, isModelName);
+    if (listing.error)
+        return Error::io(dir.string() + ": cannot list the folder: " + listing.error.message());
     std::vector<std::string> names;
-    fs::directory_iterator it(dir, ec);
-    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        std::string name = it->path().filename().string();
-        std::error_code typeError;
-        if (isModelName(name) && fs::is_regular_file(it->path(), typeError))
-            names.push_back(std::move(name));
-    }
-    if (ec)
-        return Error::io(dir.string() + ": cannot list the folder: " + ec.message());
-    std::sort(names.begin(), names.end());
+    for (const ListedFile& file : listing.files)
+        if (isFolderModel(file.name, file.regular))
+            names.push_back(file.name);
     return names;
 }
 

@@ -6,6 +6,7 @@
 #include "core/model/model.h"
 #include "core/paths.h"
 #include "core/save_lock.h"
+#include "folder_listing.h"
 #include "readers.h"
 
 #include <algorithm>
@@ -26,46 +27,6 @@ std::optional<struct stat> statOf(const fs::path& path)
     if (::stat(path.c_str(), &st) != 0)
         return std::nullopt;
     return st;
-}
-
-// One name in a scanned folder.
-struct Entry {
-    fs::path path;
-    std::string name;
-    bool symlink = false; // the name itself is a symlink
-    bool regular = false; // it leads to a regular file
-    FileId id;
-    uint64_t bytes = 0;
-};
-
-// The names in `dir`; `listed` false when the folder could not be listed (a -wx folder): then
-// nothing can be told about who in it reads what.
-std::vector<Entry> listFolder(const fs::path& dir, bool* listed = nullptr)
-{
-    std::vector<Entry> out;
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec);
-    if (listed)
-        *listed = !ec || ec == std::errc::no_such_file_or_directory;
-    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        Entry e;
-        e.path = it->path();
-        e.name = e.path.filename().string();
-        struct stat lst { };
-        if (::lstat(e.path.c_str(), &lst) != 0)
-            continue;
-        e.symlink = S_ISLNK(lst.st_mode);
-        auto st = statOf(e.path);
-        if (!st)
-            continue; // a dangling link
-        e.regular = S_ISREG(st->st_mode);
-        e.id = fileIdOf(*st);
-        e.bytes = static_cast<uint64_t>(st->st_size);
-        out.push_back(std::move(e));
-    }
-    std::sort(
-        out.begin(), out.end(), [](const Entry& a, const Entry& b) { return a.name < b.name; });
-    return out;
 }
 
 // The folder of `model` and the subfolders of it that hold its data files.
@@ -106,27 +67,25 @@ FolderReport scan(const Model& model, bool lockedByCaller)
     }
     // The candidates this model does not use: a temporary no model names, a data file no model
     // reads under any name.
-    std::vector<Entry> temps, data;
+    std::vector<ListedFile> temps, data;
     for (const auto& dir : folders) {
         const bool saveRunning = saveInFolder || (!lockedByCaller && FolderLock::isHeld(dir));
-        bool listed = true;
-        std::vector<Entry> entries = listFolder(dir, &listed);
-        if (!listed)
+        FolderListing listing = listFolder(
+            dir, [](const std::string& name) { return isTempName(name) || isDataName(name); });
+        if (listing.error)
             report.unreadable.push_back(dir); // could not tell what is in it
-        for (auto& e : entries) {
-            if (!e.regular)
-                continue;
+        for (auto& e : listing.files) {
             if (isTempName(e.name)) {
-                if (!saveRunning && !e.symlink && !ownNames.count(resolvedName(e.path)))
+                if (isSaveTemporary(e) && !saveRunning && !ownNames.count(resolvedName(e.path)))
                     temps.push_back(e);
-            } else if (isDataName(e.name) && !ownFiles.count(e.id)) {
+            } else if (e.regular && isDataName(e.name) && !ownFiles.count(e.id)) {
                 data.push_back(e);
             }
         }
     }
     // The other models that may name them: in the folder, or between it and a candidate.
     const ReaderSearch search{{folder}, {model.path()}};
-    auto pathsOf = [](const std::vector<Entry>& entries) {
+    auto pathsOf = [](const std::vector<ListedFile>& entries) {
         std::vector<fs::path> out;
         for (const auto& e : entries)
             out.push_back(e.path);

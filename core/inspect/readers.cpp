@@ -1,5 +1,7 @@
 #include "readers.h"
 
+#include "folder_listing.h"
+
 #include "core/file_identity.h"
 #include "core/file_names.h"
 #include "core/model/model.h"
@@ -55,30 +57,17 @@ struct FolderModel {
     FileId id;
 };
 
-// The models directly in `dir`: regular *.onnx files (never temporaries), symlinks followed.
-// nullopt when the folder exists but cannot be listed: who in it reads what cannot be told.
+// The models directly in `dir` (isFolderModel), symlinks followed. nullopt when the folder
+// exists but cannot be listed: who in it reads what cannot be told.
 std::optional<std::vector<FolderModel>> modelsIn(const fs::path& dir)
 {
-    std::vector<FolderModel> out;
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec);
-    if (ec)
-        return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory
-            ? std::optional(out)
-            : std::nullopt;
-    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        const fs::path path = it->path();
-        if (!isModelName(path.filename().string()))
-            continue;
-        struct stat st { };
-        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-            continue; // a dangling link, a folder named *.onnx
-        out.push_back({path, fileIdOf(st)});
-    }
-    if (ec)
+    const FolderListing listing = listFolder(dir, isModelName);
+    if (listing.error)
         return std::nullopt;
-    std::sort(out.begin(), out.end(),
-        [](const FolderModel& a, const FolderModel& b) { return a.path < b.path; });
+    std::vector<FolderModel> out;
+    for (const ListedFile& file : listing.files)
+        if (isFolderModel(file.name, file.regular))
+            out.push_back({file.path, file.id});
     return out;
 }
 

@@ -3,6 +3,7 @@
 #include "hub_client.h"
 
 #include "core/file_names.h"
+#include "core/inspect/folder_listing.h"
 #include "core/io/tensor_bytes.h"
 #include "core/model/model.h"
 
@@ -192,7 +193,8 @@ public:
                 const std::string name = relative.filename().string();
                 if (relative.parent_path() != folder || used.count(relative.string()))
                     continue;
-                if (isTempName(name))
+                // No links on a server: every temporary's name is a save's temporary.
+                if (isSaveTemporary({.name = name, .regular = true}))
                     report.leftovers.push_back({relative, entry.size});
                 else if (isDataName(name))
                     report.unusedData.push_back({relative, entry.size});
@@ -205,7 +207,7 @@ public:
         std::vector<std::string> names;
         for (const auto& [path, entry] : listed.files) {
             const std::string name = path.substr(listed.folder.file.size());
-            if (name.find('/') == std::string::npos && isModelName(name))
+            if (isFolderModel(name, true)) // a listing names files only
                 names.push_back(name);
         }
         return names; // sorted: the map's order

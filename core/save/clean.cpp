@@ -3,6 +3,7 @@
 #include "core/file_identity.h"
 #include "core/file_names.h"
 #include "core/inspect/folder_inspect.h"
+#include "core/inspect/folder_listing.h"
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/readers.h"
 #include "core/model/model.h"
@@ -269,17 +270,13 @@ Result<std::vector<FolderEntry>> removeFolderLeftovers(
     auto lock = lockNow({folder}); // held: every temporary in it is a dead save's
     if (!lock)
         return lock.error();
+    const FolderListing listing = listFolder(folder, isTempName);
+    if (listing.error)
+        return Error::io(folder.string() + ": cannot list the folder: " + listing.error.message());
     std::vector<FolderEntry> temps;
-    fs::directory_iterator it(folder, ec);
-    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-        const fs::path& path = it->path();
-        struct stat st { };
-        if (isTempName(path.filename().string()) && ::lstat(path.c_str(), &st) == 0
-            && S_ISREG(st.st_mode))
-            temps.push_back({path, static_cast<uint64_t>(st.st_size)});
-    }
-    if (ec)
-        return Error::io(folder.string() + ": cannot list the folder: " + ec.message());
+    for (const ListedFile& file : listing.files)
+        if (isSaveTemporary(file))
+            temps.push_back({file.path, file.bytes});
     std::vector<fs::path> paths;
     for (const auto& e : temps)
         paths.push_back(e.path);

@@ -3,6 +3,8 @@
 // names), data files no model uses, hard-linked data; `clean` removes exactly the leftovers,
 // and `inspect`/`verify` report all of it as warnings.
 #include "core/file_names.h"
+#include "core/inspect/folder_inspect.h"
+#include "core/inspect/folder_listing.h"
 #include "core/inspect/folder_scan.h"
 #include "core/inspect/readers.h"
 #include "core/model/model.h"
@@ -30,6 +32,7 @@
 
 using namespace repack;
 using namespace fixtures;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -133,6 +136,7 @@ private slots:
     void readersOf();
     void readersAboveTheFile();
     void aModelNamedInCapitalsIsAModel();
+    void oneRuleSaysWhatAFolderHolds();
     void siblingLocationsAreTheIndexs();
     void leftovers_data();
     void leftovers();
@@ -628,6 +632,40 @@ void TestFolderScan::cliReportsWarnings()
     const QByteArray all = text.out + text.err;
     for (const char* code : {"leftover-temporary", "unused-data-file", "hard-linked-data"})
         QVERIFY2(all.contains(code), all.constData());
+}
+
+// The models of a folder and the temporaries of saves in it, as every caller sees them (the
+// folder report, the readers search, clean, a folder of the Hub): regular files, links followed
+// for models and never for temporaries; a folder named *.onnx or a dangling link is no model.
+void TestFolderScan::oneRuleSaysWhatAFolderHolds()
+{
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    for (const char* name : {"a.onnx", "B.ONNX", "readme.txt"})
+        QVERIFY(QFile(QString::fromStdString((dir / name).string())).open(QIODevice::WriteOnly));
+    fs::create_directory(dir / "folder.onnx");
+    fs::create_symlink(dir / "gone.onnx", dir / "dangling.onnx");
+    fs::create_symlink(dir / "a.onnx", dir / "link.onnx");
+    const fs::path temp = tempNameFor(dir / "c.onnx");
+    QVERIFY(QFile(QString::fromStdString(temp.string())).open(QIODevice::WriteOnly));
+    const fs::path linkedTemp = tempNameFor(dir / "d.onnx");
+    fs::create_symlink(dir / "a.onnx", linkedTemp);
+
+    auto models = modelsInFolder(dir);
+    QVERIFY(models);
+    QCOMPARE(*models, (std::vector<std::string>{"B.ONNX", "a.onnx", "link.onnx"}));
+    QVERIFY(isFolderModel("a.onnx", true));
+    QVERIFY(!isFolderModel("sub/a.onnx", true)); // a subfolder's, in a server's listing
+    QVERIFY(!isFolderModel("a.onnx", false));
+    QVERIFY(!isFolderModel(temp.filename().string(), true));
+
+    std::vector<std::string> temporaries;
+    for (const ListedFile& f : listFolder(dir, isTempName).files)
+        if (isSaveTemporary(f))
+            temporaries.push_back(f.name);
+    QCOMPARE(temporaries, std::vector<std::string>{temp.filename().string()});
+    QVERIFY(!listFolder(dir / "missing", isTempName).error);
+    QVERIFY(!listFolder(dir / "readme.txt", isTempName).error);
 }
 
 QTEST_APPLESS_MAIN(TestFolderScan)
