@@ -96,12 +96,6 @@ void addLayoutOptions(CLI::App& sub, LayoutArgs& args)
 std::optional<SaveOptions> parseLayoutOptions(
     const LayoutArgs& args, const std::string& outputModel)
 {
-    // Keeping every tensor where it is, the data file is only where pins that name none go (the
-    // desktop app's), and --keep takes no plan: --data would name a file nothing goes to.
-    if (args.request.keep && !args.request.data.empty()) {
-        std::cerr << "onnx-repack: --keep excludes --data\n";
-        return std::nullopt;
-    }
     auto result = applySaveRequest(args.request, outputModel);
     if (!result) {
         std::istringstream lines(result.error().message);

@@ -40,6 +40,9 @@ void size(std::string_view option, const std::string& text, uint64_t& out, std::
 // needs another: "A goes with B"); empty if none.
 std::string exclusion(const SaveRequest& r, const OptionNames& n)
 {
+    // Keeping every tensor where it is, the data file is only where pins that name none go.
+    if (r.keep && !r.data.empty() && !r.dataForPins)
+        return std::string(n.keep) + " excludes " + std::string(n.data);
     if (r.allInline) {
         const std::pair<bool, std::string_view> others[] = {{!r.threshold.empty(), n.threshold},
             {!r.data.empty(), n.data}, {!r.shardSize.empty(), n.shardSize},

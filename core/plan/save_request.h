@@ -19,8 +19,10 @@ namespace repack {
 struct SaveRequest {
     std::string target; // ort, optimum, web, hub (core/plan/targets.h)
     // The save's data file. With `keep` only pins that name no file go there (the desktop
-    // app's "save's data file"), every other tensor staying where it is.
+    // app's "save's data file"), every other tensor staying where it is: `dataForPins` says the
+    // caller brings such pins; without it, keep excludes data (no tensor would go there).
     std::string data;
+    bool dataForPins = false;
     std::string threshold;
     std::string align;
     std::string alignThreshold;
@@ -72,7 +74,8 @@ struct AppliedRequest {
 // model is loaded, on a size or a wait that does not parse, an alignment that is not 0 or a
 // power of two up to kMaxAlignment, an unknown target, order or format, and options that
 // exclude each other (inline with data, threshold, shard size, target or format; safetensors
-// with dedupe or an alignment; keep with any layout option but data; compact without keep): an
+// with dedupe or an alignment; keep with any layout option, and with data unless dataForPins;
+// compact without keep): an
 // Error of kind Usage, its
 // message naming the option as `names` spell it.
 Result<AppliedRequest> applySaveRequest(const SaveRequest& request,

@@ -237,6 +237,17 @@ void TestKeepPlacement::keepExcludesLayoutOptions()
             run.err.contains("--keep excludes " + other.front().toUtf8()), run.err.constData());
     }
     QCOMPARE(hashFolder(dir.path()), hashes);
+    // The save request's rule, for every front end: a data file nothing would go to is refused,
+    // unless the caller brings pins that go there (the desktop app's "save's data file").
+    SaveRequest request;
+    request.keep = true;
+    request.data = "x.bin";
+    auto refused = applySaveRequest(request, path.toStdString());
+    QVERIFY(!refused);
+    QVERIFY(refused.error().is(ErrorKind::Usage));
+    QCOMPARE(refused.error().message, std::string("--keep excludes --data"));
+    request.dataForPins = true;
+    QVERIFY_OK(applySaveRequest(request, path.toStdString()));
 }
 
 void TestKeepPlacement::planKeepShowsNothingChanges()
@@ -514,9 +525,9 @@ void TestKeepPlacement::pinsOverAKeptSafetensorsFileAreRefused()
 void TestKeepPlacement::keepWithDataSendsThePinsThatNameNoFileThere()
 {
     // The desktop app keeps every tensor where it is and names the save's data file (the Data
-    // file field, issue 36 item 1): a pin that names no file goes there, not to m.onnx.data;
-    // every other tensor stays. The CLI, which takes no plan with --keep, still refuses --data
-    // (keepExcludesLayoutOptions).
+    // file field): a pin that names no file goes there, not to m.onnx.data; every other tensor
+    // stays. A request that brings no pins, as the CLI's --keep (which takes no plan), is
+    // refused --data (keepExcludesLayoutOptions).
     QTemporaryDir dir;
     const QString path = twoFileModel(dir.path());
     QVERIFY(!path.isEmpty());
@@ -525,6 +536,7 @@ void TestKeepPlacement::keepWithDataSendsThePinsThatNameNoFileThere()
     SaveRequest request;
     request.keep = true;
     request.data = "sub/a.bin";
+    request.dataForPins = true;
     auto applied = applySaveRequest(request, path.toStdString());
     QVERIFY_OK(applied);
     SaveOptions options = applied->options;

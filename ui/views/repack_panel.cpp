@@ -536,6 +536,7 @@ repack::SaveRequest RepackPanel::request(const QString& outputModel) const
         repack::SaveRequest request;
         request.keep = true;
         request.data = saveDataFile(outputModel).toStdString();
+        request.dataForPins = true;
         for (const QString& file : m_compactFiles)
             request.compact.push_back(file.toStdString());
         for (const QString& file : m_alwaysCompacted)
