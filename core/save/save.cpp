@@ -14,6 +14,7 @@
 #include "core/io/environment.h"
 #include "core/io/hub_cache.h"
 #include "core/model/model.h"
+#include "core/paths.h"
 #include "core/plan/file_layout.h"
 #include "core/save_lock.h"
 #include "crash_point.h"
@@ -576,7 +577,7 @@ Status outsideHubCache(const fs::path& dir)
     const fs::path where = fs::weakly_canonical(dir, ec);
     if (ec)
         return {};
-    if (std::mismatch(root.begin(), root.end(), where.begin(), where.end()).first != root.end())
+    if (!isUnder(where, root))
         return {};
     return Error::usage(dir.string() + " is inside the Hugging Face cache (" + cache.string()
         + "), which is never written: save the model to another folder");
