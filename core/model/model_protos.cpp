@@ -190,6 +190,83 @@ void putBack(google::protobuf::RepeatedPtrField<T>& field, const ElidedList& lis
             field.UnsafeArenaAddAllocated(kept[k++]);
 }
 
+// What parsing says of the tensors the index found.
+struct Agreement {
+    bool agree = true; // protobuf reads the same tensors, by name, in the index's order
+    bool readable = true; // protobuf reads every element left out
+    bool asProtobufWrites = true; // the bytes left out are protobuf's serialization of them
+    bool nodesCounted = true; // each node left out holds the tensors the scan counted
+};
+
+// The ones left out are parsed here, one at a time, so that protobuf refuses the same
+// models either way; and their bytes must be protobuf's serialization of them (a save
+// writes the same bytes whatever it parsed).
+Agreement agreementOf(const ElidedElements& leftOut, const std::vector<onnx::TensorProto*>& protos,
+    const std::vector<TensorInfo>& tensors)
+{
+    Agreement out;
+    out.agree = protos.size() + leftOut.tensorCount() == tensors.size();
+    onnx::TensorProto tensor;
+    onnx::NodeProto node;
+    std::string serialized;
+    const auto named = [&](size_t i, const std::string& name) {
+        out.agree = name.empty() || name == tensors[i].name;
+        return out.agree;
+    };
+    if (out.agree)
+        interleave(
+            leftOut, protos.size(),
+            [&](const ElidedList& list, size_t e) {
+                const auto bytes = list.bytes(e);
+                const bool isNode = &list == &leftOut.nodes;
+                google::protobuf::MessageLite& message
+                    = isNode ? static_cast<google::protobuf::MessageLite&>(node) : tensor;
+                out.readable = parseMessage(bytes, message);
+                if (!out.readable)
+                    return false;
+                if (out.asProtobufWrites) {
+                    message.SerializeToString(&serialized);
+                    out.asProtobufWrites = std::equal(bytes.begin(), bytes.end(),
+                        reinterpret_cast<const std::byte*>(serialized.data()),
+                        reinterpret_cast<const std::byte*>(serialized.data() + serialized.size()));
+                }
+                if (!isNode)
+                    return named(list.firstTensor(e), tensor.name());
+                const std::vector<onnx::TensorProto*> held = tensorProtos(node);
+                out.nodesCounted = held.size() == list.tensorCount(e);
+                for (size_t k = 0; out.nodesCounted && k < held.size(); ++k)
+                    if (!named(list.firstTensor(e) + k, held[k]->name()))
+                        return false;
+                return out.nodesCounted;
+            },
+            [&](size_t i, size_t p) { return named(i, protos[p]->name()); });
+    return out;
+}
+
+// The elements left out as protobuf serializes them, for bytes another serializer wrote:
+// a save writes the same bytes whatever it parsed. Fails on one protobuf cannot read.
+Result<ElidedElements> reserialized(const ElidedElements& leftOut, const fs::path& path)
+{
+    onnx::TensorProto tensor;
+    onnx::NodeProto node;
+    std::string serialized;
+    ElidedElements rewritten;
+    for (const bool isNode : {false, true}) {
+        const ElidedList& list = isNode ? leftOut.nodes : leftOut.initializers;
+        ElidedList& out = isNode ? rewritten.nodes : rewritten.initializers;
+        google::protobuf::MessageLite& message
+            = isNode ? static_cast<google::protobuf::MessageLite&>(node) : tensor;
+        for (size_t e = 0; e < list.size(); ++e) {
+            if (!parseMessage(list.bytes(e), message))
+                return Error::corrupt(unreadable(path));
+            message.SerializeToString(&serialized);
+            out.add(list.position(e), list.firstTensor(e), list.tensorCount(e),
+                std::as_bytes(std::span(serialized.data(), serialized.size())));
+        }
+    }
+    return rewritten;
+}
+
 } // namespace
 
 Status Model::loadProtos()
@@ -244,71 +321,19 @@ Status Model::parseProtos(const std::function<bool(size_t)>& leaveOut, bool node
         return parsed.error();
     m_modelFile->releasePages(0, m_fileBytes); // the parse is done with them
     const std::vector<onnx::TensorProto*> protos = tensorProtos(*parsed->proto);
-    const ElidedElements& leftOut = parsed->leftOut;
-    // The ones left out are parsed here, one at a time, so that protobuf refuses the same
-    // models either way; and their bytes must be protobuf's serialization of them (a save
-    // writes the same bytes whatever it parsed).
-    bool agree = protos.size() + leftOut.tensorCount() == m_tensors.size();
-    bool readable = true;
-    bool asProtobufWrites = true;
-    bool nodesCounted = true; // each node left out holds the tensors the scan counted
-    onnx::TensorProto tensor;
-    onnx::NodeProto node;
-    std::string serialized;
-    const auto named = [&](size_t i, const std::string& name) {
-        agree = name.empty() || name == m_tensors[i].name;
-        return agree;
-    };
-    if (agree)
-        interleave(
-            leftOut, protos.size(),
-            [&](const ElidedList& list, size_t e) {
-                const auto bytes = list.bytes(e);
-                const bool isNode = &list == &leftOut.nodes;
-                google::protobuf::MessageLite& message
-                    = isNode ? static_cast<google::protobuf::MessageLite&>(node) : tensor;
-                readable = parseMessage(bytes, message);
-                if (!readable)
-                    return false;
-                if (asProtobufWrites) {
-                    message.SerializeToString(&serialized);
-                    asProtobufWrites = std::equal(bytes.begin(), bytes.end(),
-                        reinterpret_cast<const std::byte*>(serialized.data()),
-                        reinterpret_cast<const std::byte*>(serialized.data() + serialized.size()));
-                }
-                if (!isNode)
-                    return named(list.firstTensor(e), tensor.name());
-                const std::vector<onnx::TensorProto*> held = tensorProtos(node);
-                nodesCounted = held.size() == list.tensorCount(e);
-                for (size_t k = 0; nodesCounted && k < held.size(); ++k)
-                    if (!named(list.firstTensor(e) + k, held[k]->name()))
-                        return false;
-                return nodesCounted;
-            },
-            [&](size_t i, size_t p) { return named(i, protos[p]->name()); });
-    if (!readable)
+    const Agreement parse = agreementOf(parsed->leftOut, protos, m_tensors);
+    if (!parse.readable)
         return Error::corrupt(unreadable(m_path));
-    if (!nodesCounted) // never seen: the scan counts tensors as tensorProtos() lists them
+    if (!parse.nodesCounted) // never seen: the scan counts tensors as tensorProtos() lists them
         return parseProtos(leaveOut, false);
-    if (!agree)
+    if (!parse.agree)
         return Error::corrupt(m_path.string()
             + ": protobuf reads other tensors than the index found (a field given twice?)");
-    if (!asProtobufWrites) { // rare: written by another serializer, or by hand
-        ElidedElements rewritten;
-        for (const bool isNode : {false, true}) {
-            const ElidedList& list = isNode ? leftOut.nodes : leftOut.initializers;
-            ElidedList& out = isNode ? rewritten.nodes : rewritten.initializers;
-            google::protobuf::MessageLite& message
-                = isNode ? static_cast<google::protobuf::MessageLite&>(node) : tensor;
-            for (size_t e = 0; e < list.size(); ++e) {
-                if (!parseMessage(list.bytes(e), message))
-                    return Error::corrupt(unreadable(m_path));
-                message.SerializeToString(&serialized);
-                out.add(list.position(e), list.firstTensor(e), list.tensorCount(e),
-                    std::as_bytes(std::span(serialized.data(), serialized.size())));
-            }
-        }
-        parsed->leftOut = std::move(rewritten);
+    if (!parse.asProtobufWrites) { // rare: written by another serializer, or by hand
+        auto rewritten = reserialized(parsed->leftOut, m_path);
+        if (!rewritten)
+            return rewritten.error();
+        parsed->leftOut = std::move(*rewritten);
     }
     interleave(
         parsed->leftOut, protos.size(),

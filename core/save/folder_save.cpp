@@ -654,33 +654,11 @@ private:
 
 } // namespace
 
-std::string shownName(const FolderAccess& folder)
-{
-    return folder.localPath().empty() ? folder.name() : normalFolder(folder.localPath()).string();
-}
-
-Result<std::vector<std::string>> chosenModels(
-    FolderAccess& folder, const std::vector<std::string>& wanted)
-{
-    auto names = folder.models();
-    if (!names)
-        return names.error();
-    std::vector<std::string> chosen = wanted.empty() ? *names : wanted;
-    std::sort(chosen.begin(), chosen.end());
-    chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
-    for (const std::string& name : chosen)
-        if (std::find(names->begin(), names->end(), name) == names->end())
-            return Error::usage(name + " is not a model of " + shownName(folder));
-    if (chosen.empty())
-        return Error::usage(shownName(folder) + " holds no .onnx model");
-    return chosen;
-}
-
 Result<FolderSaveReport> saveFolder(
     FolderAccess& folder, const fs::path& outDir, const FolderSaveOptions& options)
 {
     const std::string cannot = "cannot save the folder " + shownName(folder);
-    // A remote folder (issue 38) is read, never written: saved into a local folder elsewhere,
+    // A remote folder is read, never written: saved into a local folder elsewhere,
     // which is never the Hugging Face cache it may have been read from.
     if (folder.localPath().empty()) {
         if (outDir.empty())

@@ -14,6 +14,7 @@
 #include "core/io/environment.h"
 #include "core/io/hub_cache.h"
 #include "core/model/model.h"
+#include "core/paths.h"
 #include "core/plan/file_layout.h"
 #include "core/save_lock.h"
 #include "crash_point.h"
@@ -164,238 +165,404 @@ private:
     std::vector<std::vector<fs::path>> m_created;
 };
 
-Result<SaveReport> saveUnguarded(Model& model, const fs::path& pathIn, const SaveOptions& options)
-{
-    const auto started = std::chrono::steady_clock::now();
-    const fs::path path = fs::absolute(pathIn).lexically_normal();
-    const fs::path dir = path.parent_path();
-    const std::string cannot = "cannot save " + path.string() + ": ";
-    // A remote model (issue 38) is saved to a local path, its bytes read from the server
-    // through its sources as the data files are written; it has no path, so never in place.
-    if (model.isRemote())
-        if (Status s = outsideHubCache(dir); !s)
-            return s.error().prefixed(cannot);
-    auto plan = planSave(model, path, options);
-    if (!plan)
-        return plan.error().prefixed(cannot);
-    if (Status s = checkAliases(model, path, *plan); !s)
-        return s.error().prefixed(cannot);
-    // Keeping placement, a data file in a subfolder of the model's folder ("weights/w.bin")
-    // comes along to another folder, its subfolder made now. Otherwise, as python-onnx, a data
-    // file's folder must exist.
-    DataFolders folders;
-    if (options.keepPlacement)
-        for (const auto& name : plan->files)
-            if (Status s = folders.create(dir / name); !s)
-                return s.error().prefixed(cannot);
+// The save's steps, in the order of the protocol above, and what they share. The members are
+// in the order the steps make them, so a failure unwinds in reverse: the rewrite rolled back,
+// the temporaries removed, the sources and the lock released, then the folders made for data
+// files removed.
+class ModelSave {
+public:
+    ModelSave(Model& model, const fs::path& pathIn, const SaveOptions& options)
+        : m_model(model)
+        , m_options(options)
+        , m_started(std::chrono::steady_clock::now())
+        , m_path(fs::absolute(pathIn).lexically_normal())
+        , m_dir(m_path.parent_path())
+        , m_cannot("cannot save " + m_path.string() + ": ")
+    {
+    }
+    ModelSave(const ModelSave&) = delete;
+    ModelSave& operator=(const ModelSave&) = delete;
+
+    Result<SaveReport> run()
+    {
+        if (Status s = plan(); !s)
+            return s.error();
+        if (Status s = lock(); !s)
+            return s.error();
+        if (!m_options.rewrite && planKeepsLayout(m_model, m_path, m_plan, m_options))
+            return unchanged();
+        if (Status s = checkConsent(); !s)
+            return s.error();
+        if (Status s = prepareToWrite(); !s)
+            return s.error();
+        if (Status s = writeData(); !s)
+            return s.error();
+        if (Status s = writeModels(); !s)
+            return s.error();
+        if (Status s = verifySources(); !s)
+            return s.error();
+        // The last moment a cancel can take effect: after this the new model is on disk.
+        if (m_options.cancel && m_options.cancel->isCancelled())
+            return cancelled("save");
+        if (Status s = commit(); !s)
+            return s.error();
+        giveFinalNames();
+        return finishReport();
+    }
+
+private:
+    // The layout to write, refused where it would write into the Hugging Face cache or over a
+    // file the model reads through another name.
+    Status plan()
+    {
+        // A remote model is saved to a local path, its bytes read from the server through its
+        // sources as the data files are written; it has no path, so never in place.
+        if (m_model.isRemote())
+            if (Status s = outsideHubCache(m_dir); !s)
+                return s.error().prefixed(m_cannot);
+        auto planned = planSave(m_model, m_path, m_options);
+        if (!planned)
+            return planned.error().prefixed(m_cannot);
+        m_plan = std::move(*planned);
+        if (Status s = checkAliases(m_model, m_path, m_plan); !s)
+            return s.error().prefixed(m_cannot);
+        // Keeping placement, a data file in a subfolder of the model's folder ("weights/w.bin")
+        // comes along to another folder, its subfolder made now. Otherwise, as python-onnx, a
+        // data file's folder must exist.
+        if (m_options.keepPlacement)
+            for (const auto& name : m_plan.files)
+                if (Status s = m_folders.create(m_dir / name); !s)
+                    return s.error().prefixed(m_cannot);
+        return {};
+    }
 
     // One save at a time in every folder this one writes into (SPEC 5a).
-    auto lock = FolderLock::acquire(saveFolders(path, *plan), options.lockWaitMs, options.cancel);
-    if (!lock)
-        return lock.error().prefixed(cannot);
-    crashPoint("locked");
-    // Another save may have replaced the model while this one waited for the lock: its bytes
-    // and references are not what this model describes any more.
-    if (!model.path().empty() && !namesFile(model.path(), model.fileIdentity()))
-        return Error{cannot + model.path().string()
-                + " changed since the model was opened (another save?); open it again",
-            ErrorKind::Changed};
-    if (!options.rewrite && planKeepsLayout(model, path, *plan, options)) {
-        if (Status s = checkChecksums(model, options); !s)
-            return s.error().prefixed(cannot);
+    Status lock()
+    {
+        auto acquired = FolderLock::acquire(
+            saveFolders(m_path, m_plan), m_options.lockWaitMs, m_options.cancel);
+        if (!acquired)
+            return acquired.error().prefixed(m_cannot);
+        m_lock = std::move(*acquired);
+        crashPoint("locked");
+        // Another save may have replaced the model while this one waited for the lock: its bytes
+        // and references are not what this model describes any more.
+        if (!m_model.path().empty() && !namesFile(m_model.path(), m_model.fileIdentity()))
+            return Error{m_cannot + m_model.path().string()
+                    + " changed since the model was opened (another save?); open it again",
+                ErrorKind::Changed};
+        return {};
+    }
+
+    // The plan keeps the layout the model has: nothing is written, but what a rewrite would
+    // check is checked and its leftovers removed.
+    Result<SaveReport> unchanged()
+    {
+        if (Status s = checkChecksums(m_model, m_options); !s)
+            return s.error().prefixed(m_cannot);
         SaveReport report;
-        report.modelPath = path;
+        report.modelPath = m_path;
         report.unchanged = true;
-        report.warnings = plan->notes;
-        std::set<std::string> finals{path.filename().string()};
-        for (const auto& name : plan->files)
-            finals.insert(
-                report.dataFiles.emplace_back((dir / name).lexically_normal()).filename().string());
+        report.warnings = m_plan.notes;
+        std::set<std::string> finals{m_path.filename().string()};
+        for (const auto& name : m_plan.files)
+            finals.insert(report.dataFiles.emplace_back((m_dir / name).lexically_normal())
+                              .filename()
+                              .string());
         report.keptFiles = report.dataFiles;
-        removeOwnLeftovers(model, finals); // as the rewrite would
-        for (const auto& p : plan->tensors)
+        removeOwnLeftovers(m_model, finals); // as the rewrite would
+        for (const auto& p : m_plan.tensors)
             (p.external ? report.externalTensors : report.inlineTensors)++;
-        report.seconds
-            = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        report.seconds = secondsSinceStart();
         return report;
     }
-    // Data files whose bytes would not change are not written again: they keep their inode,
-    // their time and every reader (only the model names them anew). --rewrite writes them all.
-    const std::vector<bool> kept = options.rewrite ? std::vector<bool>(plan->files.size(), false)
-                                                   : keptDataFiles(model, path, *plan, options);
-    if (!options.force)
-        if (auto conflicts = conflictsOf(model, path, *plan, kept); !conflicts.empty())
-            return Error{joinMessages(conflicts), ErrorKind::ConsentNeeded};
-    // The bytes of a kept file are not copied, so not checked while copying: checked here, as
-    // a save that writes nothing checks them, never carried forward unread.
-    if (std::find(kept.begin(), kept.end(), true) != kept.end())
-        if (Status s = checkChecksums(model, options); !s)
-            return s.error().prefixed(cannot);
-    // Every file the save reads holds still until its bytes are copied, or the save fails.
-    auto sources = SourceWatch::start(model, options.cancel);
-    if (!sources)
-        return sources.error().prefixed(cannot);
-    // Writing needs the model's protos (an unchanged save above does not), but not those of
-    // the inline tensors that stay inline: they are written back from their bytes.
-    if (Status s = model.loadProtosLeavingOut([&](size_t i) {
-            return !plan->tensors[i].external && !model.tensors()[i].isExternal();
-        });
-        !s)
-        return s.error().prefixed(cannot);
-    const bool inPlace = !model.path().empty() && samePathOrFile(path, model.path());
-    const std::vector<fs::path> readBefore = inPlace ? filesReadBy(model) : std::vector<fs::path>{};
+
+    // Which data files are kept as they are, whether replacing the others needs the user's
+    // consent, and whether the kept ones hold the bytes their checksums say.
+    Status checkConsent()
+    {
+        // Data files whose bytes would not change are not written again: they keep their inode,
+        // their time and every reader (only the model names them anew). --rewrite writes them
+        // all.
+        m_kept = m_options.rewrite ? std::vector<bool>(m_plan.files.size(), false)
+                                   : keptDataFiles(m_model, m_path, m_plan, m_options);
+        if (!m_options.force)
+            if (auto conflicts = conflictsOf(m_model, m_path, m_plan, m_kept); !conflicts.empty())
+                return Error{joinMessages(conflicts), ErrorKind::ConsentNeeded};
+        // The bytes of a kept file are not copied, so not checked while copying: checked here, as
+        // a save that writes nothing checks them, never carried forward unread.
+        if (std::find(m_kept.begin(), m_kept.end(), true) != m_kept.end())
+            if (Status s = checkChecksums(m_model, m_options); !s)
+                return s.error().prefixed(m_cannot);
+        return {};
+    }
+
+    // The sources held still, the protos to write loaded, and (in place) the files the model
+    // reads before the save noted.
+    Status prepareToWrite()
+    {
+        // Every file the save reads holds still until its bytes are copied, or the save fails.
+        auto sources = SourceWatch::start(m_model, m_options.cancel);
+        if (!sources)
+            return sources.error().prefixed(m_cannot);
+        m_sources.emplace(std::move(*sources));
+        // Writing needs the model's protos (an unchanged save does not), but not those of the
+        // inline tensors that stay inline: they are written back from their bytes.
+        if (Status s = m_model.loadProtosLeavingOut([&](size_t i) {
+                return !m_plan.tensors[i].external && !m_model.tensors()[i].isExternal();
+            });
+            !s)
+            return s.error().prefixed(m_cannot);
+        m_inPlace = !m_model.path().empty() && samePathOrFile(m_path, m_model.path());
+        if (m_inPlace)
+            m_readBefore = filesReadBy(m_model);
+        return {};
+    }
 
     // 1. New data into temporaries beside the final files.
-    TempCleanup cleanup;
-    DataWriter writer(model, *plan, options);
-    auto written = writeDataTemps(*plan, dir, writer, cleanup, kept);
-    if (!written)
-        return written.error().prefixed(cannot);
-    const std::vector<DataTarget>& targets = *written;
-    crashPoint("data-written");
+    Status writeData()
+    {
+        m_writer.emplace(m_model, m_plan, m_options);
+        auto written = writeDataTemps(m_plan, m_dir, *m_writer, m_cleanup, m_kept);
+        if (!written)
+            return written.error().prefixed(m_cannot);
+        m_targets = std::move(*written);
+        crashPoint("data-written");
+        return {};
+    }
 
     // 2. The model, once naming the temporaries and once naming the final files (a kept file
     // by its final name in both).
-    std::vector<std::string> finalNames, tempNames;
-    for (const auto& name : plan->files)
-        finalNames.push_back(fs::path(name).lexically_normal().generic_string());
-    tempNames = finalNames;
-    for (const auto& t : targets)
-        tempNames[t.file] = t.temp.path.lexically_relative(dir).generic_string();
-    // A tensor of a kept file keeps its checksum key (its bytes are not read again).
-    std::map<size_t, std::string> checksums = writer.checksums();
-    for (size_t i = 0; i < plan->tensors.size(); ++i)
-        if (const PlannedTensor& p = plan->tensors[i]; p.external && kept[p.file])
-            if (const TensorInfo& t = model.tensors()[i]; !t.external->checksum->empty())
-                checksums.emplace(i, *t.external->checksum);
-    // The model is streamed below: the raw_data of tensors that stay inline (or come back
-    // inline) is copied file to file from where it lies, never held in memory; a failure puts
-    // the model back as it was.
-    const Splices splices = splicesOf(model, *plan, writer);
-    TensorRewrite rewrite(model);
-    if (Status s
-        = rewrite.apply(*plan, tempNames, writer, checksums, TensorRewrite::Inline::Spliced);
-        !s)
-        return s.error().prefixed(cannot);
-    std::optional<ModelTemp> modelViaTemps;
-    if (!targets.empty()) {
-        auto temp = writeModelTemp(model, path, splices, writer, true, cleanup);
-        if (!temp)
-            return temp.error().prefixed(cannot);
-        modelViaTemps = std::move(*temp);
+    Status writeModels()
+    {
+        for (const auto& name : m_plan.files)
+            m_finalNames.push_back(fs::path(name).lexically_normal().generic_string());
+        m_tempNames = m_finalNames;
+        for (const auto& t : m_targets)
+            m_tempNames[t.file] = t.temp.path.lexically_relative(m_dir).generic_string();
+        const std::map<size_t, std::string> checksums = checksumsToWrite();
+        // The model is streamed below: the raw_data of tensors that stay inline (or come back
+        // inline) is copied file to file from where it lies, never held in memory; a failure puts
+        // the model back as it was.
+        m_splices = splicesOf(m_model, m_plan, *m_writer);
+        m_rewrite.emplace(m_model);
+        if (Status s = m_rewrite->apply(
+                m_plan, m_tempNames, *m_writer, checksums, TensorRewrite::Inline::Spliced);
+            !s)
+            return s.error().prefixed(m_cannot);
+        if (!m_targets.empty()) {
+            auto temp = writeModelTemp(m_model, m_path, m_splices, *m_writer, true, m_cleanup);
+            if (!temp)
+                return temp.error().prefixed(m_cannot);
+            m_modelViaTemps = std::move(*temp);
+        }
+        m_rewrite->relocate(m_finalNames);
+        // A remote model's payloads come from the first model file, not from the server again.
+        auto modelFinal = writeModelTemp(m_model, m_path, m_splices, *m_writer, !m_modelViaTemps,
+            m_cleanup, m_model.isRemote() && m_modelViaTemps ? &*m_modelViaTemps : nullptr);
+        if (!modelFinal)
+            return modelFinal.error().prefixed(m_cannot);
+        m_modelFinal = std::move(*modelFinal);
+        crashPoint("models-written");
+        m_stale = readsReplacedBy(m_model, m_targets);
+        return {};
     }
-    rewrite.relocate(finalNames);
-    // A remote model's payloads come from the first model file, not from the server again.
-    auto modelFinal = writeModelTemp(model, path, splices, writer, !modelViaTemps, cleanup,
-        model.isRemote() && modelViaTemps ? &*modelViaTemps : nullptr);
-    if (!modelFinal)
-        return modelFinal.error().prefixed(cannot);
-    crashPoint("models-written");
-    const std::vector<fs::path> stale = readsReplacedBy(model, targets);
+
+    // The checksum key of each tensor: as written, and a tensor of a kept file keeps its own
+    // (its bytes are not read again).
+    std::map<size_t, std::string> checksumsToWrite() const
+    {
+        std::map<size_t, std::string> checksums = m_writer->checksums();
+        for (size_t i = 0; i < m_plan.tensors.size(); ++i)
+            if (const PlannedTensor& p = m_plan.tensors[i]; p.external && m_kept[p.file])
+                if (const TensorInfo& t = m_model.tensors()[i]; !t.external->checksum->empty())
+                    checksums.emplace(i, *t.external->checksum);
+        return checksums;
+    }
+
     // Everything is copied: a source written to meanwhile, or replaced on its server after it
     // was read, would have given a mix of bytes.
-    if (Status s = sources->stillUnchanged(options.cancel); !s)
-        return s.error().prefixed(cannot);
-    sources->release();
-
-    // The last moment a cancel can take effect: after this the new model is on disk.
-    if (options.cancel && options.cancel->isCancelled())
-        return cancelled("save");
+    Status verifySources()
+    {
+        if (Status s = m_sources->stillUnchanged(m_options.cancel); !s)
+            return s.error().prefixed(m_cannot);
+        m_sources->release();
+        return {};
+    }
 
     // 3. Commit: the model now names the complete new data (under its temporary names).
-    const fs::path& commitFrom = modelViaTemps ? modelViaTemps->file.path : modelFinal->file.path;
-    if (Status s = renameFile(commitFrom, path, "rename-model-temp"); !s)
-        return s.error().prefixed(cannot);
-    cleanup.release(); // from here on nothing that was committed is deleted
-    SaveReport report;
-    Finisher finish(report.warnings);
-    const std::string mayRevert
-        = "after a power loss the previous model may come back; the new one is complete";
-    finish.check(syncFolder(dir), mayRevert);
-    crashPoint("model-temp-committed");
+    Status commit()
+    {
+        const fs::path& commitFrom
+            = m_modelViaTemps ? m_modelViaTemps->file.path : m_modelFinal->file.path;
+        if (Status s = renameFile(commitFrom, m_path, "rename-model-temp"); !s)
+            return s.error().prefixed(m_cannot);
+        m_cleanup.release(); // from here on nothing that was committed is deleted
+        m_finish.check(syncFolder(m_dir), kMayRevert);
+        crashPoint("model-temp-committed");
+        return {};
+    }
 
-    bool finalNamesOk = true;
-    if (modelViaTemps) {
-        // 4. Each data file under its final name, the temporary name kept valid meanwhile.
-        for (const auto& t : targets) {
-            finalNamesOk = finish.check(swapIn(t),
-                path.filename().string() + " keeps naming its data by the temporary name "
-                    + t.temp.path.filename().string()
-                    + " (complete and valid); saving the model again gives it its final name");
-            if (!finalNamesOk)
-                break;
-            finish.check(syncFolder(t.finalPath.parent_path()), mayRevert);
-            crashPoint("data-swapped");
-        }
-        // 5. The model names the final files.
-        if (finalNamesOk) {
-            finalNamesOk
-                = finish.check(renameFile(modelFinal->file.path, path, "rename-model-final"),
-                    path.filename().string()
-                        + " keeps naming its data by temporary names (complete and valid); saving "
-                          "the model again gives them their final names");
-            if (finalNamesOk) {
-                finish.check(syncFolder(dir), mayRevert);
-                crashPoint("model-final-committed");
-            }
-        }
-        if (!finalNamesOk) {
-            finish.unlinkFile(modelFinal->file.path, "unlink-model-temp", // never committed
+    // 4 to 6, when the model committed names temporaries: each failure a warning, the model
+    // left naming what is complete.
+    void giveFinalNames()
+    {
+        if (!m_modelViaTemps)
+            return;
+        m_finalNamesOk = swapDataIn() && commitFinalNames();
+        if (!m_finalNamesOk) {
+            m_finish.unlinkFile(m_modelFinal->file.path, "unlink-model-temp", // never committed
                 "it is a copy of the new model that was never committed; onnx-repack clean "
                 "removes it");
         } else {
             // 6. The temporary names go.
-            for (const auto& t : targets)
-                finish.unlinkFile(t.temp.path, "unlink-temp",
+            for (const auto& t : m_targets)
+                m_finish.unlinkFile(t.temp.path, "unlink-temp",
                     "it is a leftover copy of " + t.finalPath.filename().string()
                         + "; onnx-repack clean removes it");
             crashPoint("cleaned");
         }
     }
 
+    // 4. Each data file under its final name, the temporary name kept valid meanwhile.
+    bool swapDataIn()
+    {
+        for (const auto& t : m_targets) {
+            if (!m_finish.check(swapIn(t),
+                    m_path.filename().string() + " keeps naming its data by the temporary name "
+                        + t.temp.path.filename().string()
+                        + " (complete and valid); saving the model again gives it its final "
+                          "name"))
+                return false;
+            m_finish.check(syncFolder(t.finalPath.parent_path()), kMayRevert);
+            crashPoint("data-swapped");
+        }
+        return true;
+    }
+
+    // 5. The model names the final files.
+    bool commitFinalNames()
+    {
+        if (!m_finish.check(renameFile(m_modelFinal->file.path, m_path, "rename-model-final"),
+                m_path.filename().string()
+                    + " keeps naming its data by temporary names (complete and valid); saving "
+                      "the model again gives them their final names"))
+            return false;
+        m_finish.check(syncFolder(m_dir), kMayRevert);
+        crashPoint("model-final-committed");
+        return true;
+    }
+
+    // The report of the committed save, the model in memory made what is on disk and the files
+    // it stopped using dealt with.
+    SaveReport finishReport()
+    {
+        const uint64_t dataWritten = reportPlan();
+        adoptSave();
+        const std::vector<fs::path> finals = reportDataFiles();
+        if (m_inPlace)
+            dropUnused(m_readBefore, finals, m_path, m_options.removeUnused, m_finish, m_report);
+        if (m_finalNamesOk) {
+            std::set<std::string> names;
+            for (const auto& f : finals)
+                names.insert(f.filename().string());
+            removeOwnLeftovers(m_model, names);
+        }
+        m_report.modelPath = m_path;
+        m_report.warnings.insert(
+            m_report.warnings.begin(), m_plan.notes.begin(), m_plan.notes.end());
+        m_report.bytesWritten = committedModel().written.bytes + dataWritten;
+        m_report.seconds = secondsSinceStart();
+        return std::move(m_report);
+    }
+
     // What the report says of the plan, taken before the model is indexed again: the plan's
     // entry per tensor goes first (two indexes and a plan of millions of tensors at once
-    // would be the save's peak).
-    report.dataBytes = std::accumulate(plan->fileBytes.begin(), plan->fileBytes.end(), uint64_t(0));
-    uint64_t dataWritten = 0;
-    for (const auto& t : targets)
-        dataWritten += plan->fileBytes[t.file];
-    report.paddingBytes = paddingBytes(*plan);
-    for (const auto& p : plan->tensors)
-        (p.external ? report.externalTensors : report.inlineTensors)++;
-    std::vector<PlannedTensor>().swap(plan->tensors);
+    // would be the save's peak). Returns the bytes of the data files written.
+    uint64_t reportPlan()
+    {
+        m_report.dataBytes
+            = std::accumulate(m_plan.fileBytes.begin(), m_plan.fileBytes.end(), uint64_t(0));
+        uint64_t dataWritten = 0;
+        for (const auto& t : m_targets)
+            dataWritten += m_plan.fileBytes[t.file];
+        m_report.paddingBytes = paddingBytes(m_plan);
+        for (const auto& p : m_plan.tensors)
+            (p.external ? m_report.externalTensors : m_report.inlineTensors)++;
+        std::vector<PlannedTensor>().swap(m_plan.tensors);
+        return dataWritten;
+    }
 
     // The in-memory model now is what is on disk; reads through replaced files fail.
-    rewrite.relocate(finalNamesOk ? finalNames : tempNames);
-    rewrite.commit();
-    const ModelTemp& committed = finalNamesOk ? *modelFinal : *modelViaTemps;
-    model.adoptSave({path, committed.identity, committed.written.bytes,
-        payloadRanges(splices, committed), stale, "replaced by a save to " + path.string()});
-
-    // Every data file the model reads now, kept or written, in plan order.
-    std::vector<fs::path> finals{path};
-    for (size_t f = 0; f < finalNames.size(); ++f) {
-        finals.push_back((dir / finalNames[f]).lexically_normal());
-        report.dataFiles.push_back(
-            (dir / (finalNamesOk ? finalNames : tempNames)[f]).lexically_normal());
-        if (kept[f])
-            report.keptFiles.push_back(report.dataFiles.back());
-    }
-    if (inPlace)
-        dropUnused(readBefore, finals, path, options.removeUnused, finish, report);
-    if (finalNamesOk) {
-        std::set<std::string> names;
-        for (const auto& f : finals)
-            names.insert(f.filename().string());
-        removeOwnLeftovers(model, names);
+    void adoptSave()
+    {
+        m_rewrite->relocate(m_finalNamesOk ? m_finalNames : m_tempNames);
+        m_rewrite->commit();
+        const ModelTemp& committed = committedModel();
+        m_model.adoptSave({m_path, committed.identity, committed.written.bytes,
+            payloadRanges(m_splices, committed), m_stale,
+            "replaced by a save to " + m_path.string()});
     }
 
-    report.modelPath = path;
-    report.warnings.insert(report.warnings.begin(), plan->notes.begin(), plan->notes.end());
-    report.bytesWritten = committed.written.bytes + dataWritten;
-    report.seconds
-        = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    return report;
+    // Every data file the model reads now, kept or written, in plan order, into the report;
+    // returns their final paths, the model's first.
+    std::vector<fs::path> reportDataFiles()
+    {
+        std::vector<fs::path> finals{m_path};
+        for (size_t f = 0; f < m_finalNames.size(); ++f) {
+            finals.push_back((m_dir / m_finalNames[f]).lexically_normal());
+            m_report.dataFiles.push_back(
+                (m_dir / (m_finalNamesOk ? m_finalNames : m_tempNames)[f]).lexically_normal());
+            if (m_kept[f])
+                m_report.keptFiles.push_back(m_report.dataFiles.back());
+        }
+        return finals;
+    }
+
+    const ModelTemp& committedModel() const
+    {
+        return m_finalNamesOk ? *m_modelFinal : *m_modelViaTemps;
+    }
+    double secondsSinceStart() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+    }
+
+    static constexpr const char* kMayRevert
+        = "after a power loss the previous model may come back; the new one is complete";
+
+    Model& m_model;
+    const SaveOptions& m_options;
+    const std::chrono::steady_clock::time_point m_started;
+    const fs::path m_path;
+    const fs::path m_dir;
+    const std::string m_cannot;
+    SavePlan m_plan;
+    DataFolders m_folders;
+    FolderLock m_lock;
+    std::vector<bool> m_kept;
+    std::optional<SourceWatch> m_sources;
+    bool m_inPlace = false;
+    std::vector<fs::path> m_readBefore; // in place: the data files the model read
+    TempCleanup m_cleanup;
+    std::optional<DataWriter> m_writer;
+    std::vector<DataTarget> m_targets;
+    std::vector<std::string> m_finalNames;
+    std::vector<std::string> m_tempNames;
+    Splices m_splices;
+    std::optional<TensorRewrite> m_rewrite;
+    std::optional<ModelTemp> m_modelViaTemps;
+    std::optional<ModelTemp> m_modelFinal;
+    std::vector<fs::path> m_stale;
+    SaveReport m_report;
+    Finisher m_finish{m_report.warnings};
+    bool m_finalNamesOk = true;
+};
+
+Result<SaveReport> saveUnguarded(Model& model, const fs::path& path, const SaveOptions& options)
+{
+    ModelSave save(model, path, options);
+    return save.run();
 }
 
 } // namespace
@@ -410,7 +577,7 @@ Status outsideHubCache(const fs::path& dir)
     const fs::path where = fs::weakly_canonical(dir, ec);
     if (ec)
         return {};
-    if (std::mismatch(root.begin(), root.end(), where.begin(), where.end()).first != root.end())
+    if (!isUnder(where, root))
         return {};
     return Error::usage(dir.string() + " is inside the Hugging Face cache (" + cache.string()
         + "), which is never written: save the model to another folder");

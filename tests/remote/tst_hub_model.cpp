@@ -146,6 +146,7 @@ private slots:
     void theCliInspectsAndVerifiesAHubModel();
     void theCliRepacksAHubModelIntoALocalFolder();
     void aRepackNeverWritesIntoTheHubCache();
+    void aFolderBesideTheHubCacheIsNotInsideIt();
     void theCliListsAHubFolder();
     void aHubFolderIsReportedAsTheLocalFolder_data();
     void aHubFolderIsReportedAsTheLocalFolder();
@@ -662,6 +663,36 @@ void TestHubModel::aRepackNeverWritesIntoTheHubCache()
     QVERIFY(fs::is_symlink(snapshot / "w.bin"));
     QVERIFY(!fs::exists(cache / "elsewhere"));
     QVERIFY(blobsBefore() == before);
+}
+
+// The cache is a folder, not a prefix of names: "cache-other" beside it is written to, and the
+// cache named with a trailing separator is still the cache.
+void TestHubModel::aFolderBesideTheHubCacheIsNotInsideIt()
+{
+    HubFixture hub;
+    QTemporaryDir dir;
+    const fs::path cache = dir.path().toStdString() + "/cache";
+    plantCache(cache, hub.files);
+    const fs::path beside = dir.path().toStdString() + "/cache-other";
+    fs::create_directories(beside);
+    fixtures::CliOptions options = cliOptions(hub, dir);
+    options.env.insert("HF_HUB_OFFLINE", "1");
+    const auto saved = fixtures::runCli(
+        {"repack", "hf://org/repo/m/model.onnx", "-o",
+            QString::fromStdString((beside / "model.onnx").string()), "--threshold", "2KiB"},
+        options);
+    QVERIFY2(saved.exitCode == 0, saved.err.constData());
+    QVERIFY(fs::is_regular_file(beside / "model.onnx"));
+
+    options.env.insert("HF_HUB_CACHE", dir.path() + "/cache/");
+    const auto refused = fixtures::runCli(
+        {"repack", "hf://org/repo/m/model.onnx", "-o",
+            QString::fromStdString((cache / "elsewhere" / "model.onnx").string()), "--threshold",
+            "2KiB", "--force"},
+        options);
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains("inside the Hugging Face cache"), refused.err.constData());
+    QVERIFY(!fs::exists(cache / "elsewhere"));
 }
 
 void TestHubModel::theCliListsAHubFolder()
