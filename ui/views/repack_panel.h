@@ -141,6 +141,11 @@ private:
         QWidget* widget;
         bool layout; // changing it asks for the threshold rule
     };
+    // The constructor's steps: each field's choices, tooltips and starting value; the form,
+    // the scrolling options and the preview around it; each field's change as an edit.
+    void setUpFields();
+    void layOutRows();
+    void connectEdits();
     std::vector<Field> fields() const;
     // The request of the fields as they show, "keep" aside: what the threshold rule does.
     repack::SaveRequest ruleRequest() const;

@@ -162,6 +162,28 @@ CompareWindow::CompareWindow(QWidget* parent)
 
     m_view = new LayoutDiffView(central);
 
+    QWidget* lower = createChangeList(central);
+    connectSelection();
+
+    auto* splitter = new QSplitter(Qt::Vertical, central);
+    splitter->addWidget(m_view);
+    splitter->addWidget(lower);
+    splitter->setChildrenCollapsible(false);
+    splitter->setSizes({380, 320});
+    layout->addWidget(splitter, 1);
+    setCentralWidget(central);
+
+    createStatusBar();
+
+    m_pollTimer.setInterval(150);
+    connect(&m_pollTimer, &QTimer::timeout, this, &CompareWindow::poll);
+    addShortcuts();
+    resize(1200, 800);
+    fitOnScreen(this); // the default size never past a small screen
+}
+
+QWidget* CompareWindow::createChangeList(QWidget* central)
+{
     auto* lower = new QWidget(central);
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
@@ -193,7 +215,11 @@ CompareWindow::CompareWindow(QWidget* parent)
     for (int c = 0; c < DiffTableModel::ColumnCount; ++c)
         header->resizeSection(c, widths[c]);
     lowerLayout->addWidget(m_table, 1);
+    return lower;
+}
 
+void CompareWindow::connectSelection()
+{
     m_view->setSelectionModel(m_table->selectionModel(), m_filter);
     connect(m_view, &LayoutDiffView::hiddenTensorClicked, this, [this](int tensor) {
         // Show its kind, then select it.
@@ -214,15 +240,10 @@ CompareWindow::CompareWindow(QWidget* parent)
             if (current.isValid())
                 m_table->scrollTo(current);
         });
+}
 
-    auto* splitter = new QSplitter(Qt::Vertical, central);
-    splitter->addWidget(m_view);
-    splitter->addWidget(lower);
-    splitter->setChildrenCollapsible(false);
-    splitter->setSizes({380, 320});
-    layout->addWidget(splitter, 1);
-    setCentralWidget(central);
-
+void CompareWindow::createStatusBar()
+{
     m_status = new QLabel(this);
     m_waiting = new WaitLabel(this);
     connect(m_waits, &WaitRelay::changed, m_waiting, &WaitLabel::setWaiting);
@@ -237,9 +258,10 @@ CompareWindow::CompareWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_waiting);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancel);
+}
 
-    m_pollTimer.setInterval(150);
-    connect(&m_pollTimer, &QTimer::timeout, this, &CompareWindow::poll);
+void CompareWindow::addShortcuts()
+{
     // Ctrl+W closes, as every window of the desktop; Esc stops a running compare first, then
     // closes.
     auto* close = new QAction(tr("Close"), this);
@@ -255,8 +277,6 @@ CompareWindow::CompareWindow(QWidget* parent)
             this->close();
     });
     addAction(escape);
-    resize(1200, 800);
-    fitOnScreen(this); // the default size never past a small screen
 }
 
 CompareWindow::~CompareWindow()

@@ -82,6 +82,12 @@ private:
     void onLoaded(const std::shared_ptr<Loaded>& loaded);
     void onCompared(const std::shared_ptr<Compared>& compared);
     void poll();
+    // The constructor's steps: the filter boxes over the table of changes (below the map); the
+    // map and the table selecting together; the status, progress and Cancel; Ctrl+W and Esc.
+    QWidget* createChangeList(QWidget* central);
+    void connectSelection();
+    void createStatusBar();
+    void addShortcuts();
     void fail(const QString& error);
     void updateCounts();
     void setFilterVisible(Filter filter, bool visible);

@@ -27,6 +27,7 @@
 #include <vector>
 
 class QAction;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -34,6 +35,7 @@ class QSplitter;
 class QPushButton;
 class QStackedWidget;
 class QTableWidget;
+class QVBoxLayout;
 
 namespace repack {
 struct FolderInspection;
@@ -129,6 +131,13 @@ private:
     // Gives every lent model back; `rewritten`: the files on disk changed.
     void giveBack(bool rewritten);
     // File (Save Folder, Save a Local Copy…, Open Recent, Close) and Help, as the main window's.
+    // The constructor's steps: the summary over the five panes; the row of the shared name, the
+    // savings (or the save's progress) and the buttons; the graphs selected with a shared
+    // weight or a range of the map; the progress of a reading or a save, polled.
+    void createPanes(QWidget* central, QVBoxLayout* layout);
+    QHBoxLayout* createSaveRow(QWidget* central);
+    void connectSelections();
+    void startPolling();
     void createMenus();
     void fill(const std::shared_ptr<const repack::FolderInspection>& folder);
     // Gives each table the height its rows need (a few at most, so the map keeps its room),

@@ -19,6 +19,7 @@
 #include <memory>
 
 class QComboBox;
+class QDockWidget;
 class QFileSystemWatcher;
 class QLabel;
 class QLineEdit;
@@ -173,6 +174,12 @@ private:
     // runs `then` once it succeeded; Save and Cancel return false.
     bool mayLeave(const QString& doing, std::function<void()> then);
     void createWidgets();
+    // createWidgets' steps: the banner, summary, filters, table and map; the docks, each
+    // returned for sizing beside the others (Before / after goes as a tab beside Problems).
+    void createCentralArea();
+    QDockWidget* createRepackDock();
+    QDockWidget* createProblemsDock();
+    void createBeforeAfterDock(QDockWidget* problemsDock);
     void onOpened(const LoadedModel& loaded);
     void onOpenFailed(const QString& path, const QString& error, bool quiet);
     // Says that `path` (a model, or a folder of the Hub) did not open, and why.

@@ -132,6 +132,31 @@ private:
 
 void MainWindow::createWidgets()
 {
+    createCentralArea();
+
+    // The right docks run the full height, so the repack options fit beside a short window.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+
+    QDockWidget* repackDock = createRepackDock();
+    QDockWidget* problemsDock = createProblemsDock();
+    createBeforeAfterDock(problemsDock);
+    resizeDocks({repackDock}, {300}, Qt::Horizontal);
+    createPlacement();
+    // The Placement pane lists a few destinations: it gets what they need, the Preview above it
+    // the rest (at 1024x700 it showed three lines over an empty pane).
+    if (auto* placementDock = findChild<QDockWidget*>(QStringLiteral("placementDock")))
+        resizeDocks(
+            {placementDock}, {placementDock->fontMetrics().lineSpacing() * 7}, Qt::Vertical);
+
+    // After a failed open with no model shown, the map says why instead of "No model".
+    connect(this, &MainWindow::openFailed, m_map,
+        [this](const QString&, const QString& error) { m_map->setLoadError(error); });
+
+    m_busy = new BusyIndicator(statusBar());
+}
+
+void MainWindow::createCentralArea()
+{
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(6, 4, 6, 0);
@@ -188,10 +213,10 @@ void MainWindow::createWidgets()
     m_splitter->setSizes({400, 150});
     layout->addWidget(m_splitter, 1);
     setCentralWidget(central);
+}
 
-    // The right docks run the full height, so the repack options fit beside a short window.
-    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-
+QDockWidget* MainWindow::createRepackDock()
+{
     m_panel = new RepackPanel(this);
     // Save is disabled (with the reason as its tooltip) while the preview says it would fail.
     connect(m_panel, &RepackPanel::saveBlockerChanged, this, &MainWindow::updateActions);
@@ -200,7 +225,11 @@ void MainWindow::createWidgets()
     repackDock->setWidget(m_panel);
     repackDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::RightDockWidgetArea, repackDock);
+    return repackDock;
+}
 
+QDockWidget* MainWindow::createProblemsDock()
+{
     m_problemsView = new QTableView(this);
     m_problemsView->setObjectName(QStringLiteral("problemsView"));
     m_problemsView->setModel(m_problemsModel);
@@ -227,7 +256,11 @@ void MainWindow::createWidgets()
     problemsDock->setObjectName(QStringLiteral("problemsDock"));
     problemsDock->setWidget(m_problemsView);
     addDockWidget(Qt::BottomDockWidgetArea, problemsDock);
+    return problemsDock;
+}
 
+void MainWindow::createBeforeAfterDock(QDockWidget* problemsDock)
+{
     // The pending repack as a diff of layouts, a tab beside the problems; one selection with
     // the table (diff tensor i is tensor i).
     m_beforeAfter = new BeforeAfterPanel(this);
@@ -255,19 +288,6 @@ void MainWindow::createWidgets()
                     resizeDocks({beforeAfterDock}, {std::min(wanted, height() / 2)}, Qt::Vertical);
             });
         });
-    resizeDocks({repackDock}, {300}, Qt::Horizontal);
-    createPlacement();
-    // The Placement pane lists a few destinations: it gets what they need, the Preview above it
-    // the rest (at 1024x700 it showed three lines over an empty pane).
-    if (auto* placementDock = findChild<QDockWidget*>(QStringLiteral("placementDock")))
-        resizeDocks(
-            {placementDock}, {placementDock->fontMetrics().lineSpacing() * 7}, Qt::Vertical);
-
-    // After a failed open with no model shown, the map says why instead of "No model".
-    connect(this, &MainWindow::openFailed, m_map,
-        [this](const QString&, const QString& error) { m_map->setLoadError(error); });
-
-    m_busy = new BusyIndicator(statusBar());
 }
 
 } // namespace ui
