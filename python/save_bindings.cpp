@@ -233,7 +233,7 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     args.force = force;
     args.rewrite = rewrite;
     args.wait = wait;
-    // A path, or (a str) a folder of a Hub repository, saved into the local out_dir (issue 38).
+    // A path, or (a str) a folder of a Hub repository, saved into the local out_dir.
     const ModelArgument source = modelArgument(dir);
     const fs::path out = toPath(outDir);
     SaveRequest request = saveRequest(args);
