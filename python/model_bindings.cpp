@@ -314,7 +314,9 @@ py::object fromJson(const std::string& text)
     return py::module_::import("json").attr("loads")(py::str(text));
 }
 
-void registerModel(py::module_& m)
+namespace {
+
+void registerTensor(py::module_& m)
 {
     py::class_<Tensor>(m, "Tensor",
         "One tensor of a loaded model: where it sits (scope, kind) and where its bytes live.\n\n"
@@ -380,7 +382,11 @@ void registerModel(py::module_& m)
                 + py::str(dtypeOf(t.info)).cast<std::string>() + " "
                 + std::to_string(t.info.byteSize()) + " bytes " + where + ">";
         });
+}
 
+// Model, with the external-data operations (external_data_bindings.cpp) among its methods.
+void registerModelClass(py::module_& m)
+{
     py::class_<PyModel, std::shared_ptr<PyModel>> model(m, "Model",
         "A loaded ONNX model: its tensors and where their bytes live. Loading reads no weight\n"
         "bytes; numpy() maps them on demand. save() and the external-data operations change\n"
@@ -432,7 +438,10 @@ void registerModel(py::module_& m)
                 + std::to_string(m.model->tensors().size()) + " tensors>";
         });
     addExternalDataOperations(model);
+}
 
+void registerLoad(py::module_& m)
+{
     m.def(
         "load", [](py::handle path) { return loadModel(modelArgument(path)); }, py::arg("path"),
         "Opens an ONNX model without reading its weights (the .onnx is mapped and indexed).\n"
@@ -442,6 +451,15 @@ void registerModel(py::module_& m)
         "the server). Raises Error when the model cannot be read or is not an ONNX model (a\n"
         "URL's errors name it without secrets); broken tensor references are listed in\n"
         "Model.problems and the model still opens.");
+}
+
+} // namespace
+
+void registerModel(py::module_& m)
+{
+    registerTensor(m); // first: the Model's signatures name Tensor
+    registerModelClass(m);
+    registerLoad(m);
 }
 
 } // namespace repack::python

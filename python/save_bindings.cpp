@@ -233,7 +233,7 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     args.force = force;
     args.rewrite = rewrite;
     args.wait = wait;
-    // A path, or (a str) a folder of a Hub repository, saved into the local out_dir (issue 38).
+    // A path, or (a str) a folder of a Hub repository, saved into the local out_dir.
     const ModelArgument source = modelArgument(dir);
     const fs::path out = toPath(outDir);
     SaveRequest request = saveRequest(args);
@@ -287,9 +287,8 @@ py::dict saveFolderPy(py::object dir, py::object outDir, py::object sharedData, 
     return d;
 }
 
-} // namespace
-
-void registerSave(py::module_& m)
+// onnx_repack.save_folder, with the signature pybind11 generates.
+void registerSaveFolder(py::module_& m)
 {
     m.def("save_folder", &saveFolderPy, py::arg("dir"), py::arg("out_dir"), py::kw_only(),
         py::arg("shared_data") = py::none(), py::arg("models") = py::none(),
@@ -311,6 +310,10 @@ void registerSave(py::module_& m)
         "Without shared_data, each graph is saved with its own data file, as save() would.\n"
         "Returns what it wrote: shared_bytes, bytes_before, bytes_after, removed, unchanged, ...\n"
         "Raises ConsentRequired naming a model outside the set that reads a file it replaces.");
+}
+
+void registerCancelToken(py::module_& m)
+{
     py::class_<PyCancelToken, std::shared_ptr<PyCancelToken>>(m, "CancelToken",
         "Stops a save from another thread: pass it as cancel=, call cancel(); the save raises\n"
         "Cancelled and leaves the originals untouched.")
@@ -318,7 +321,10 @@ void registerSave(py::module_& m)
         .def("cancel", [](PyCancelToken& t) { t.token.cancel(); })
         .def_property_readonly(
             "cancelled", [](const PyCancelToken& t) { return t.token.isCancelled(); });
+}
 
+void registerSaveReport(py::module_& m)
+{
     py::class_<SaveReportPy>(m, "SaveReport", "What a save wrote.")
         .def_property_readonly(
             "model_path", [](const SaveReportPy& r) { return r.report.modelPath.string(); })
@@ -371,10 +377,11 @@ void registerSave(py::module_& m)
                 + (r.report.unchanged ? ", unchanged" : "")
                 + (r.report.warnings.empty() ? "" : ", with warnings") + ">";
         });
+}
 
-    // The generated signature would say "handle" and "object": the docstrings write their own.
-    py::options options;
-    options.disable_function_signatures();
+// onnx_repack.save, with the signature its docstring writes (registerSave turns pybind11's off).
+void registerSaveFunction(py::module_& m)
+{
     m.def(
         "save",
         [](py::handle modelOrPath, py::handle outPath, py::object externalData,
@@ -426,7 +433,11 @@ void registerSave(py::module_& m)
                 "model's own path (in place); a missing folder is created. Crash-safe: at every\n"
                 "instant out_path opens as the complete old or the complete new model.")
             .c_str());
+}
 
+// onnx_repack.save_proto, with the signature its docstring writes, as save's.
+void registerSaveProto(py::module_& m)
+{
     m.def(
         "save_proto",
         [](py::handle proto, py::handle outPath, py::object baseDir, py::kwargs kwargs) {
@@ -443,6 +454,20 @@ void registerSave(py::module_& m)
         "Streamed: each raw_data payload of 1 KiB and more is written from the proto into its\n"
         "file (never a second copy of the model in memory). The proto is only read, with the\n"
         "GIL held, and never changed: the progress callback and other threads see it whole.");
+}
+
+} // namespace
+
+void registerSave(py::module_& m)
+{
+    registerSaveFolder(m);
+    registerCancelToken(m);
+    registerSaveReport(m);
+    // The generated signature would say "handle" and "object": the docstrings write their own.
+    py::options options;
+    options.disable_function_signatures();
+    registerSaveFunction(m);
+    registerSaveProto(m);
 }
 
 } // namespace repack::python
