@@ -1,5 +1,6 @@
 #include "wire_scan.h"
 
+#include "tensor_messages.h"
 #include "wire_reader.h"
 
 #include <onnx/onnx_pb.h>
@@ -14,75 +15,12 @@
 namespace repack {
 namespace {
 
-// The messages that hold tensors, as the tensor index walks them.
-enum class Kind { None, Model, Graph, Node, Attribute, Sparse, Function, Tensor };
-
-struct Child {
-    Kind kind = Kind::None;
-    bool repeated = false;
-};
-
+using wire::Child;
+using wire::childOf;
+using wire::Kind;
 using MP = onnx::ModelProto;
 using GP = onnx::GraphProto;
-using NP = onnx::NodeProto;
-using AP = onnx::AttributeProto;
-using SP = onnx::SparseTensorProto;
-using FP = onnx::FunctionProto;
 using TP = onnx::TensorProto;
-
-// The child messages that lead to tensors, by the field numbers protobuf generated from
-// onnx.proto (ONNX 1.12).
-Child childOf(Kind parent, uint32_t field)
-{
-    switch (parent) {
-    case Kind::Model:
-        if (field == MP::kGraphFieldNumber)
-            return {Kind::Graph, false};
-        if (field == MP::kFunctionsFieldNumber)
-            return {Kind::Function, true};
-        break;
-    case Kind::Graph:
-        if (field == GP::kNodeFieldNumber)
-            return {Kind::Node, true};
-        if (field == GP::kInitializerFieldNumber)
-            return {Kind::Tensor, true};
-        if (field == GP::kSparseInitializerFieldNumber)
-            return {Kind::Sparse, true};
-        break;
-    case Kind::Node:
-        if (field == NP::kAttributeFieldNumber)
-            return {Kind::Attribute, true};
-        break;
-    case Kind::Attribute:
-        switch (field) {
-        case AP::kTFieldNumber:
-            return {Kind::Tensor, false};
-        case AP::kGFieldNumber:
-            return {Kind::Graph, false};
-        case AP::kTensorsFieldNumber:
-            return {Kind::Tensor, true};
-        case AP::kGraphsFieldNumber:
-            return {Kind::Graph, true};
-        case AP::kSparseTensorFieldNumber:
-            return {Kind::Sparse, false};
-        case AP::kSparseTensorsFieldNumber:
-            return {Kind::Sparse, true};
-        }
-        break;
-    case Kind::Sparse:
-        if (field == SP::kValuesFieldNumber || field == SP::kIndicesFieldNumber)
-            return {Kind::Tensor, false};
-        break;
-    case Kind::Function:
-        if (field == FP::kNodeFieldNumber)
-            return {Kind::Node, true};
-        break;
-    case Kind::Tensor:
-    case Kind::None:
-        break;
-    }
-    return {};
-}
 
 constexpr uint32_t kRawDataField = TP::kRawDataFieldNumber;
 using wire::kMaxDepth;
@@ -191,6 +129,13 @@ struct MainField {
     std::vector<std::pair<uint64_t, uint64_t>> dropped; // field ranges left out, coalesced
     size_t nextEntry = 0; // of `restore`, the next to put back
     uint64_t nextPosition = 0; // the position of the next element written
+};
+
+// What the scan of one message gathers from its fields.
+struct MessageScan {
+    Node self; // its edits; kept when there are any
+    int64_t growth = 0; // new size - old size
+    size_t lastKept[kMainFields] = {kNone, kNone}; // the edit of the last element kept
 };
 
 class Scanner {
@@ -303,117 +248,146 @@ private:
     // the skeleton changes it, -1 otherwise.
     bool message(Kind kind, uint64_t begin, uint64_t end, Counters& counters, int depth, int& node)
     {
-        Node self;
-        int64_t growth = 0; // new size - old size
-        size_t lastKept[kMainFields] = {kNone, kNone}; // the edit of the last element kept
+        MessageScan scan;
         wire::Reader reader(m_data, begin, end, depth);
         wire::Field f;
         while (reader.next(f)) {
             if (f.type != wire::Len)
                 continue; // copied as it is
-            const uint32_t field = f.number;
-            const uint64_t tagEnd = f.tagEnd;
-            const uint64_t valueBegin = f.begin;
-            const uint64_t fieldEnd = f.end;
-            const uint64_t len = fieldEnd - valueBegin;
-
-            if (kind == Kind::Tensor && field == kRawDataField) {
-                const auto replacement
-                    = m_rule({reinterpret_cast<const std::byte*>(m_data) + valueBegin, len});
-                if (m_recordPayloads && (replacement || m_strippedPaths.count(m_path)))
-                    m_payloads.push_back({m_path, valueBegin, len, replacement.has_value()});
-                if (m_recordPayloads && replacement)
-                    m_strippedPaths.insert(m_path);
-                if (replacement) {
-                    Edit edit = Edit::of(f, EditKind::Payload);
-                    edit.replacement = *replacement;
-                    self.edits.push_back(edit);
-                    growth += fieldSize(replacement->length) - oldFieldSize(tagEnd, fieldEnd);
-                }
+            if (kind == Kind::Tensor && f.number == kRawDataField) {
+                payload(f, scan);
                 continue;
             }
-            const Child child = childOf(kind, field);
+            const Child child = childOf(kind, f.number);
             if (child.kind == Kind::None)
                 continue; // copied as it is
-            if (depth + 1 > kMaxDepth)
-                return fail("messages nested deeper than " + std::to_string(kMaxDepth), f.tagAt);
-            Counters fresh;
-            Counters& childCounters = child.repeated ? fresh : counters.child(field);
-            const uint32_t position = child.repeated ? counters.take(field) : 0;
-            const int mainId = kind == Kind::Graph && isMainGraph() ? mainFieldOf(field) : -1;
-            MainField* main = mainId >= 0 ? &m_main[static_cast<size_t>(mainId)] : nullptr;
-            // Paths lead into the skeleton, where the elements left out are not counted.
-            const uint32_t elidedBefore
-                = main && main->elided ? static_cast<uint32_t>(main->elided->size()) : 0;
-            m_path.push_back({field, position - elidedBefore});
-            int childNode = -1;
-            const bool ok
-                = message(child.kind, valueBegin, fieldEnd, childCounters, depth + 1, childNode);
-            m_path.pop_back();
-            if (!ok)
+            if (!childMessage(kind, child, f, counters, depth, scan))
                 return false;
-            if (main && main->elided && leaveOut(mainId, position, f, depth + 1, childNode)) {
-                growth -= static_cast<int64_t>(fieldEnd - f.tagAt);
-                auto& dropped = main->dropped;
-                if (!dropped.empty() && dropped.back().second == f.tagAt)
-                    dropped.back().second = fieldEnd;
-                else
-                    dropped.emplace_back(f.tagAt, fieldEnd);
-                if (!self.edits.empty() && self.edits.back().kind == EditKind::Drop
-                    && self.edits.back().end == f.tagAt)
-                    self.edits.back().end = fieldEnd;
-                else
-                    self.edits.push_back(Edit::of(f, EditKind::Drop));
-                continue;
-            }
-            Edit edit = Edit::of(f, EditKind::Keep);
-            if (childNode >= 0) {
-                const uint64_t newLen = m_nodes[static_cast<size_t>(childNode)].newSize;
-                edit.kind = EditKind::Child;
-                edit.node = childNode;
-                growth += fieldSize(newLen) - oldFieldSize(tagEnd, fieldEnd);
-            }
-            if (main && main->restore) {
-                if (!placeBefore(static_cast<uint8_t>(mainId), edit, growth))
-                    return false;
-                lastKept[mainId] = self.edits.size();
-                self.edits.push_back(edit);
-            } else if (edit.kind != EditKind::Keep) {
-                self.edits.push_back(edit);
-            }
         }
         if (reader.failed()) {
             m_error = reader.error();
             return false;
         }
-        if (kind == Kind::Graph && m_main[kInitializers].restore && isMainGraph()) {
-            // The rest of the elided elements follow the last one kept.
-            if (++m_mainGraphs > 1)
-                return fail("the main graph given twice where it is written back", begin);
-            for (uint8_t id = 0; id < kMainFields; ++id) {
-                MainField& main = m_main[id];
-                if (main.nextEntry == main.restore->size())
-                    continue;
-                if (lastKept[id] == kNone)
-                    return fail("no element to put the elided ones after", begin);
-                Edit& edit = self.edits[lastKept[id]];
-                edit.insertMid = main.nextEntry;
-                for (; main.nextEntry < main.restore->size();
-                     ++main.nextEntry, ++main.nextPosition) {
-                    if (main.restore->position(main.nextEntry) != main.nextPosition)
-                        return fail("an elided element's position is out of order", begin);
-                    growth += insertedSize(main, main.nextEntry);
-                }
-                edit.insertTo = main.nextEntry;
-            }
-        }
-        if (self.edits.empty()) {
+        if (kind == Kind::Graph && m_main[kInitializers].restore && isMainGraph()
+            && !placeRest(begin, scan))
+            return false;
+        if (scan.self.edits.empty()) {
             node = -1;
             return true;
         }
-        self.newSize = static_cast<uint64_t>(static_cast<int64_t>(end - begin) + growth);
-        m_nodes.push_back(std::move(self));
+        scan.self.newSize = static_cast<uint64_t>(static_cast<int64_t>(end - begin) + scan.growth);
+        m_nodes.push_back(std::move(scan.self));
         node = static_cast<int>(m_nodes.size() - 1);
+        return true;
+    }
+
+    // A tensor's raw_data in `f`: recorded, and replaced where the rule says so.
+    void payload(const wire::Field& f, MessageScan& scan)
+    {
+        const uint64_t len = f.end - f.begin;
+        const auto replacement
+            = m_rule({reinterpret_cast<const std::byte*>(m_data) + f.begin, len});
+        if (m_recordPayloads && (replacement || m_strippedPaths.count(m_path)))
+            m_payloads.push_back({m_path, f.begin, len, replacement.has_value()});
+        if (m_recordPayloads && replacement)
+            m_strippedPaths.insert(m_path);
+        if (replacement) {
+            Edit edit = Edit::of(f, EditKind::Payload);
+            edit.replacement = *replacement;
+            scan.self.edits.push_back(edit);
+            scan.growth += fieldSize(replacement->length) - oldFieldSize(f.tagEnd, f.end);
+        }
+    }
+
+    // Scans the `child` message in field `f` of a message of `kind`, then leaves it out or
+    // keeps it.
+    bool childMessage(Kind kind, Child child, const wire::Field& f, Counters& counters, int depth,
+        MessageScan& scan)
+    {
+        const uint32_t field = f.number;
+        if (depth + 1 > kMaxDepth)
+            return fail("messages nested deeper than " + std::to_string(kMaxDepth), f.tagAt);
+        Counters fresh;
+        Counters& childCounters = child.repeated ? fresh : counters.child(field);
+        const uint32_t position = child.repeated ? counters.take(field) : 0;
+        const int mainId = kind == Kind::Graph && isMainGraph() ? mainFieldOf(field) : -1;
+        MainField* main = mainId >= 0 ? &m_main[static_cast<size_t>(mainId)] : nullptr;
+        // Paths lead into the skeleton, where the elements left out are not counted.
+        const uint32_t elidedBefore
+            = main && main->elided ? static_cast<uint32_t>(main->elided->size()) : 0;
+        m_path.push_back({field, position - elidedBefore});
+        int childNode = -1;
+        const bool ok = message(child.kind, f.begin, f.end, childCounters, depth + 1, childNode);
+        m_path.pop_back();
+        if (!ok)
+            return false;
+        if (main && main->elided && leaveOut(mainId, position, f, depth + 1, childNode)) {
+            drop(*main, f, scan);
+            return true;
+        }
+        return keep(mainId, main, f, childNode, scan);
+    }
+
+    // Leaves the main graph element in `f` out of the output: one Drop edit, and one dropped
+    // range, covers consecutive ones.
+    static void drop(MainField& main, const wire::Field& f, MessageScan& scan)
+    {
+        scan.growth -= static_cast<int64_t>(f.end - f.tagAt);
+        auto& dropped = main.dropped;
+        if (!dropped.empty() && dropped.back().second == f.tagAt)
+            dropped.back().second = f.end;
+        else
+            dropped.emplace_back(f.tagAt, f.end);
+        if (!scan.self.edits.empty() && scan.self.edits.back().kind == EditKind::Drop
+            && scan.self.edits.back().end == f.tagAt)
+            scan.self.edits.back().end = f.end;
+        else
+            scan.self.edits.push_back(Edit::of(f, EditKind::Drop));
+    }
+
+    // Keeps the child in `f` (of main field `mainId`, `main`, when it is one), with an edit
+    // when its subtree changed (Node `childNode`) or elided elements go back before it.
+    bool keep(int mainId, MainField* main, const wire::Field& f, int childNode, MessageScan& scan)
+    {
+        Edit edit = Edit::of(f, EditKind::Keep);
+        if (childNode >= 0) {
+            const uint64_t newLen = m_nodes[static_cast<size_t>(childNode)].newSize;
+            edit.kind = EditKind::Child;
+            edit.node = childNode;
+            scan.growth += fieldSize(newLen) - oldFieldSize(f.tagEnd, f.end);
+        }
+        if (main && main->restore) {
+            if (!placeBefore(static_cast<uint8_t>(mainId), edit, scan.growth))
+                return false;
+            scan.lastKept[mainId] = scan.self.edits.size();
+            scan.self.edits.push_back(edit);
+        } else if (edit.kind != EditKind::Keep) {
+            scan.self.edits.push_back(edit);
+        }
+        return true;
+    }
+
+    // At the end of the main graph written back: the rest of the elided elements follow the
+    // last one kept.
+    bool placeRest(uint64_t begin, MessageScan& scan)
+    {
+        if (++m_mainGraphs > 1)
+            return fail("the main graph given twice where it is written back", begin);
+        for (uint8_t id = 0; id < kMainFields; ++id) {
+            MainField& main = m_main[id];
+            if (main.nextEntry == main.restore->size())
+                continue;
+            if (scan.lastKept[id] == kNone)
+                return fail("no element to put the elided ones after", begin);
+            Edit& edit = scan.self.edits[scan.lastKept[id]];
+            edit.insertMid = main.nextEntry;
+            for (; main.nextEntry < main.restore->size(); ++main.nextEntry, ++main.nextPosition) {
+                if (main.restore->position(main.nextEntry) != main.nextPosition)
+                    return fail("an elided element's position is out of order", begin);
+                scan.growth += insertedSize(main, main.nextEntry);
+            }
+            edit.insertTo = main.nextEntry;
+        }
         return true;
     }
 
@@ -571,12 +545,6 @@ private:
     int m_mainGraphs = 0;
 };
 
-template <typename T> T* element(google::protobuf::RepeatedPtrField<T>& field, uint32_t index)
-{
-    return index < static_cast<uint32_t>(field.size()) ? field.Mutable(static_cast<int>(index))
-                                                       : nullptr;
-}
-
 } // namespace
 
 std::optional<size_t> ElidedList::findTensor(uint64_t tensor) const
@@ -674,84 +642,6 @@ Result<SplicedModel> spliceModel(std::span<const std::byte> serialized, const st
     out.bytes.reserve(serialized.size() + (elided ? elided->writtenBytes() : 0));
     scanner.emit(*root, out.bytes, &out.inserts);
     return out;
-}
-
-onnx::TensorProto* tensorAt(onnx::ModelProto& model, const std::vector<WireStep>& path)
-{
-    // Never creates a message: only present fields and existing elements are followed.
-    onnx::GraphProto* graph = nullptr;
-    onnx::NodeProto* node = nullptr;
-    onnx::AttributeProto* attribute = nullptr;
-    onnx::SparseTensorProto* sparse = nullptr;
-    onnx::FunctionProto* function = nullptr;
-    onnx::TensorProto* tensor = nullptr;
-    Kind kind = Kind::Model;
-    for (const WireStep& step : path) {
-        const Child child = childOf(kind, step.field);
-        if (child.kind == Kind::None)
-            return nullptr;
-        switch (kind) {
-        case Kind::Model:
-            if (step.field == MP::kGraphFieldNumber)
-                graph = model.has_graph() ? model.mutable_graph() : nullptr;
-            else
-                function = element(*model.mutable_functions(), step.index);
-            break;
-        case Kind::Graph:
-            if (step.field == GP::kNodeFieldNumber)
-                node = element(*graph->mutable_node(), step.index);
-            else if (step.field == GP::kInitializerFieldNumber)
-                tensor = element(*graph->mutable_initializer(), step.index);
-            else
-                sparse = element(*graph->mutable_sparse_initializer(), step.index);
-            break;
-        case Kind::Node:
-            attribute = element(*node->mutable_attribute(), step.index);
-            break;
-        case Kind::Attribute:
-            switch (step.field) {
-            case AP::kTFieldNumber:
-                tensor = attribute->has_t() ? attribute->mutable_t() : nullptr;
-                break;
-            case AP::kGFieldNumber:
-                graph = attribute->has_g() ? attribute->mutable_g() : nullptr;
-                break;
-            case AP::kTensorsFieldNumber:
-                tensor = element(*attribute->mutable_tensors(), step.index);
-                break;
-            case AP::kGraphsFieldNumber:
-                graph = element(*attribute->mutable_graphs(), step.index);
-                break;
-            case AP::kSparseTensorFieldNumber:
-                sparse
-                    = attribute->has_sparse_tensor() ? attribute->mutable_sparse_tensor() : nullptr;
-                break;
-            default:
-                sparse = element(*attribute->mutable_sparse_tensors(), step.index);
-                break;
-            }
-            break;
-        case Kind::Sparse:
-            if (step.field == SP::kValuesFieldNumber)
-                tensor = sparse->has_values() ? sparse->mutable_values() : nullptr;
-            else
-                tensor = sparse->has_indices() ? sparse->mutable_indices() : nullptr;
-            break;
-        case Kind::Function:
-            node = element(*function->mutable_node(), step.index);
-            break;
-        case Kind::Tensor:
-        case Kind::None:
-            return nullptr;
-        }
-        kind = child.kind;
-        const bool present = (kind == Kind::Graph && graph) || (kind == Kind::Node && node)
-            || (kind == Kind::Attribute && attribute) || (kind == Kind::Sparse && sparse)
-            || (kind == Kind::Function && function) || (kind == Kind::Tensor && tensor);
-        if (!present)
-            return nullptr;
-    }
-    return kind == Kind::Tensor ? tensor : nullptr;
 }
 
 } // namespace repack

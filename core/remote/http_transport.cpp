@@ -1,10 +1,10 @@
 #include "http_transport.h"
 #include "curl_library.h"
+#include "curl_urls.h"
+#include "http_exchange.h"
 #include "http_response.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <functional>
 #include <optional>
 #include <random>
@@ -14,63 +14,10 @@ namespace repack {
 
 namespace {
 
-// One CURLU of `url`, freed on scope exit; null when libcurl cannot parse it.
-using UrlHandle = std::unique_ptr<CURLU, void (*)(CURLU*)>;
-UrlHandle parsedUrl(const CurlLibrary& curl, const std::string& url)
-{
-    UrlHandle handle(curl.urlNew(), curl.urlCleanup);
-    if (handle && curl.urlSet(handle.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK)
-        handle.reset();
-    return handle;
-}
-
-std::string urlPart(const CurlLibrary& curl, CURLU* url, CURLUPart part, unsigned flags = 0)
-{
-    char* text = nullptr;
-    if (curl.urlGet(url, part, &text, flags) != CURLUE_OK || !text)
-        return {};
-    std::string result(text);
-    curl.freeText(text);
-    return result;
-}
-
-std::string lowercase(std::string text)
-{
-    std::transform(text.begin(), text.end(), text.begin(),
-        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return text;
-}
-
-// Scheme, host and port of a parsed URL, lowercase: a credential belongs to one.
-std::string originOf(const CurlLibrary& curl, CURLU* url)
-{
-    const std::string host = urlPart(curl, url, CURLUPART_HOST);
-    if (host.empty())
-        return {};
-    return lowercase(urlPart(curl, url, CURLUPART_SCHEME) + "://" + host + ":"
-        + urlPart(curl, url, CURLUPART_PORT, CURLU_DEFAULT_PORT));
-}
-
-std::string originOf(const CurlLibrary& curl, const std::string& url)
-{
-    const UrlHandle handle = parsedUrl(curl, url);
-    return handle ? originOf(curl, handle.get()) : std::string();
-}
-
-// The scheme of `url` as libcurl's parser reads it, lowercase; "" when it cannot be parsed.
-std::string schemeOf(const std::string& url)
-{
-    const auto curl = curlLibrary();
-    if (!curl)
-        return {};
-    const UrlHandle handle = parsedUrl(**curl, url);
-    return handle ? lowercase(urlPart(**curl, handle.get(), CURLUPART_SCHEME)) : std::string();
-}
-
-bool isWebScheme(const std::string& scheme)
-{
-    return scheme == "http" || scheme == "https";
-}
+using http::Easy;
+using http::Exchange;
+using http::perform;
+using http::schemeOf;
 
 bool isRedirect(long status)
 {
@@ -132,77 +79,12 @@ std::optional<Error> pastTheEnd(const RemoteFile& file, uint64_t offset, uint64_
 
 } // namespace
 
-std::string urlOrigin(const std::string& url)
-{
-    const auto curl = curlLibrary();
-    return curl ? originOf(**curl, url) : std::string();
-}
-
-bool isAbsoluteUrl(const std::string& text)
-{
-    const auto curl = curlLibrary();
-    if (!curl)
-        return false;
-    UrlHandle handle((*curl)->urlNew(), (*curl)->urlCleanup);
-    return handle
-        && (*curl)->urlSet(handle.get(), CURLUPART_URL, text.c_str(), CURLU_NON_SUPPORT_SCHEME)
-        == CURLUE_OK;
-}
-
-Result<std::string> resolveLocation(const std::string& base, const std::string& location)
-{
-    const auto curl = curlLibrary();
-    if (!curl)
-        return curl.error();
-    UrlHandle handle = parsedUrl(**curl, base);
-    if (!handle)
-        return Error::io("the address redirected from cannot be parsed");
-    // Set on the base, a relative reference is resolved against it; on failure the handle keeps
-    // the base, which must never be taken for the target.
-    if (const CURLUcode code = (*curl)->urlSet(handle.get(), CURLUPART_URL, location.c_str(), 0);
-        code != CURLUE_OK)
-        return Error::io("the server's Location cannot be parsed as a URL (libcurl URL error "
-            + std::to_string(code) + ")");
-    // A server hands no credentials through a Location.
-    (*curl)->urlSet(handle.get(), CURLUPART_USER, nullptr, 0);
-    (*curl)->urlSet(handle.get(), CURLUPART_PASSWORD, nullptr, 0);
-    (*curl)->urlSet(handle.get(), CURLUPART_OPTIONS, nullptr, 0);
-    // libcurl connects to its reading of the text, which can differ from the handle's (a host
-    // of percent-encoded digits, "%31%32%37.1", becomes an IPv4 address only when read again):
-    // the checks and the answer are of that reading.
-    handle = parsedUrl(**curl, urlPart(**curl, handle.get(), CURLUPART_URL));
-    if (!handle)
-        return Error::io("the server's Location cannot be parsed as a URL once resolved");
-    const std::string scheme = lowercase(urlPart(**curl, handle.get(), CURLUPART_SCHEME));
-    if (!isWebScheme(scheme))
-        return Error::io("the server redirects to a " + scheme
-            + ": address; only http and https "
-              "are followed");
-    if (originOf(**curl, handle.get()).empty())
-        return Error::io("the server redirects to an address without a host");
-    return urlPart(**curl, handle.get(), CURLUPART_URL);
-}
-
 std::optional<std::string> RawHead::header(std::string_view name) const
 {
     for (const auto& [key, value] : headers)
         if (sameHeaderName(key, name))
             return value;
     return std::nullopt;
-}
-
-std::string displayUrl(const std::string& url)
-{
-    const auto curl = curlLibrary();
-    if (!curl)
-        return "(a URL: without libcurl it is not parsed, and not shown)";
-    const UrlHandle handle = parsedUrl(**curl, url);
-    if (!handle)
-        return "(a URL that cannot be parsed)";
-    for (const CURLUPart part : {CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_OPTIONS,
-             CURLUPART_QUERY, CURLUPART_FRAGMENT})
-        (*curl)->urlSet(handle.get(), part, nullptr, 0);
-    return urlPart(**curl, handle.get(), CURLUPART_URL);
 }
 
 std::string RemoteFile::display() const
@@ -212,267 +94,12 @@ std::string RemoteFile::display() const
 
 namespace {
 
-// One request and what came back. The body goes to `body` when the head says it may (`accept`),
-// else it is discarded (an error page) or the transfer stops (a check failed).
-struct Exchange {
-    std::string url;
-    bool head = false; // HEAD, else GET
-    bool followRedirects = true; // else a 3xx is the answer
-    std::optional<std::pair<uint64_t, uint64_t>> range; // first, last (inclusive)
-    std::string condition; // "If-Match: ..." or "If-Range: ..."
-    std::function<Status(const ResponseHead&)> accept; // for a 2xx body
-    std::span<std::byte> body;
-    std::string* text = nullptr; // else a body of any length up to textLimit goes here
-    uint64_t textLimit = 0;
-
-    ResponseHead response;
-    bool checked = false;
-    std::optional<Error> refused; // accept's verdict, or a body longer than asked
-    uint64_t received = 0;
-    bool carriedCredential = false; // the transport attached the credential to this request
-    bool sent = false; // the request went out (a timeout after it is a stall)
-    const CancelToken* cancel = nullptr;
-    CURLcode code = CURLE_OK;
-    std::string curlError;
-
-    // Saying what the request waits for (CancelToken::waiting) once it waits long.
-    std::string waitingFor; // "HOST: what"
-    std::chrono::milliseconds sayWaitingAfter{0};
-    std::string attemptText; // "attempt 2 of 5"
-    std::chrono::steady_clock::time_point lastMoved;
-    curl_off_t lastNow = -1;
-    bool saidWaiting = false;
-
-    static size_t onHeader(char* data, size_t size, size_t count, void* self)
-    {
-        static_cast<Exchange*>(self)->response.addLine(std::string_view(data, size * count));
-        return size * count;
-    }
-
-    static size_t onBody(char* data, size_t size, size_t count, void* self)
-    {
-        return static_cast<Exchange*>(self)->take(data, size * count);
-    }
-
-    static int onProgress(void* self, curl_off_t, curl_off_t now, curl_off_t, curl_off_t)
-    {
-        return static_cast<Exchange*>(self)->progressed(now) ? 0 : 1;
-    }
-
-    // False when the transfer should stop (the command was cancelled or is past its deadline).
-    bool progressed(curl_off_t now)
-    {
-        if (cancel && cancel->isCancelled())
-            return false;
-        const auto clock = std::chrono::steady_clock::now();
-        if (now != lastNow) {
-            lastNow = now;
-            lastMoved = clock;
-            if (saidWaiting) {
-                saidWaiting = false;
-                cancel->waiting({});
-            }
-        } else if (cancel && !saidWaiting && clock - lastMoved >= sayWaitingAfter) {
-            saidWaiting = true;
-            cancel->waiting(waitingFor + ", " + attemptText + ": no answer for "
-                + std::to_string(
-                    std::chrono::duration_cast<std::chrono::seconds>(clock - lastMoved).count())
-                + " s");
-        }
-        return true;
-    }
-
-    bool bodyWanted() const { return response.status / 100 == 2; }
-
-    // Checks the head before the first byte of a wanted body; false when it is refused.
-    bool check()
-    {
-        if (!checked && bodyWanted() && accept) {
-            checked = true;
-            if (Status status = accept(response); !status)
-                refused = status.error();
-        }
-        return !refused;
-    }
-
-    size_t take(const char* data, size_t size)
-    {
-        if (!check())
-            return 0; // stops the transfer: the rest of a refused body is never read
-        if (!bodyWanted() && !text)
-            return size;
-        if (text) {
-            if (size > textLimit - text->size()) {
-                refused = Error::io(displayUrl(url) + ": the answer is longer than "
-                    + std::to_string(textLimit) + " bytes");
-                return 0;
-            }
-            text->append(data, size);
-            return size;
-        }
-        if (size > body.size() - received) {
-            refused = Error::corrupt(displayUrl(url) + ": the server sent more than the "
-                + std::to_string(body.size()) + " bytes asked");
-            return 0;
-        }
-        std::memcpy(body.data() + received, data, size);
-        received += size;
-        return size;
-    }
-};
-
-// One easy handle and the library it came from.
-struct Easy {
-    const CurlLibrary& curl;
-    CURL* handle;
-};
-
-// Has libcurl sign the requests of `handle` with `keys` (it computes each request's signature).
-CURLcode signRequests(const CurlLibrary& curl, CURL* handle, const Credential::AwsSigV4& keys)
-{
-#if LIBCURL_VERSION_NUM >= 0x074b00
-    CURLcode code = curl.easySetopt(handle, CURLOPT_AWS_SIGV4, keys.provider.c_str());
-    if (code == CURLE_OK)
-        code = curl.easySetopt(handle, CURLOPT_USERNAME, keys.accessKey.c_str());
-    if (code == CURLE_OK)
-        code = curl.easySetopt(handle, CURLOPT_PASSWORD, keys.secretKey.c_str());
-    return code;
-#else
-    (void)curl;
-    (void)handle;
-    (void)keys;
-    return CURLE_NOT_BUILT_IN;
-#endif
-}
-
 // ": " + the options' hint after an answer that refused access (401, 403), else "".
 std::string refusal(const HttpOptions& options, long status)
 {
     if ((status != 401 && status != 403) || options.refusedHint.empty())
         return {};
     return ": " + options.refusedHint;
-}
-
-// The URL `exchange` connects to, as libcurl's parser reads it, and whether the options'
-// credential goes with it: only to the credential's own origin. The one place that decides.
-struct Target {
-    std::string url; // normalised: what libcurl is handed is what was checked
-    bool withCredential = false;
-};
-Result<Target> targetOf(const CurlLibrary& curl, const HttpOptions& options, const std::string& url)
-{
-    const UrlHandle handle = parsedUrl(curl, url);
-    if (!handle)
-        return Error::io("the address cannot be parsed as a URL");
-    const std::string origin = originOf(curl, handle.get());
-    if (origin.empty() || !isWebScheme(lowercase(urlPart(curl, handle.get(), CURLUPART_SCHEME))))
-        return Error::io("not an http or https address with a host");
-    return Target{urlPart(curl, handle.get(), CURLUPART_URL),
-        options.credential && !options.credential->origin.empty()
-            && origin == options.credential->origin};
-}
-
-const char* const kUserAgent = "onnx-repack/" REPACK_VERSION;
-
-// Runs `exchange` once on `easy`, set up from scratch (the connection stays alive).
-void perform(const Easy& easy, const HttpOptions& options, Exchange& exchange)
-{
-    const CurlLibrary& curl = easy.curl;
-    CURL* const handle = easy.handle;
-    curl.easyReset(handle);
-    exchange.carriedCredential = false;
-    exchange.sent = false;
-    const auto target = targetOf(curl, options, exchange.url);
-    if (!target) {
-        exchange.code = CURLE_URL_MALFORMAT;
-        exchange.curlError = target.error().message;
-        return;
-    }
-    char errorText[CURL_ERROR_SIZE] = {};
-    curl_slist* headers = nullptr;
-    if (target->withCredential)
-        for (const std::string& header : options.credential->headers)
-            headers = curl.slistAppend(headers, header.c_str());
-    if (!exchange.condition.empty())
-        headers = curl.slistAppend(headers, exchange.condition.c_str());
-    std::string range;
-    if (exchange.range)
-        range
-            = std::to_string(exchange.range->first) + "-" + std::to_string(exchange.range->second);
-
-    if (target->withCredential && options.credential->awsSigV4) {
-        exchange.code = signRequests(curl, handle, *options.credential->awsSigV4);
-        if (exchange.code != CURLE_OK) {
-            curl.slistFreeAll(headers);
-            exchange.curlError = "libcurl " + curl.version
-                + " cannot sign S3 requests (AWS Signature Version 4 needs libcurl 7.75 or later)";
-            return;
-        }
-    }
-    exchange.carriedCredential = target->withCredential;
-    curl.easySetopt(handle, CURLOPT_URL, target->url.c_str());
-#if LIBCURL_VERSION_NUM >= 0x075500
-    curl.easySetopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl.easySetopt(handle, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
-#endif
-    curl.easySetopt(handle, CURLOPT_NOSIGNAL, 1L);
-    curl.easySetopt(handle, CURLOPT_FOLLOWLOCATION, 0L); // redirects are followed by hand
-    curl.easySetopt(handle, CURLOPT_USERAGENT, kUserAgent);
-    curl.easySetopt(handle, CURLOPT_NOBODY, exchange.head ? 1L : 0L);
-    curl.easySetopt(handle, CURLOPT_RANGE, range.empty() ? nullptr : range.c_str());
-    curl.easySetopt(handle, CURLOPT_HTTPHEADER, headers);
-    curl.easySetopt(
-        handle, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connectTimeout.count()));
-    curl.easySetopt(handle, CURLOPT_LOW_SPEED_LIMIT, options.stallBytesPerSecond);
-    curl.easySetopt(handle, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options.stallTime.count()));
-    // Bodies come in pieces of up to 512 KiB, not libcurl's 16 KiB: a weight of megabytes is a
-    // few calls of onBody, not hundreds (bench/remote_verify.sh).
-    curl.easySetopt(handle, CURLOPT_BUFFERSIZE, 512L << 10);
-    curl.easySetopt(handle, CURLOPT_ERRORBUFFER, errorText);
-    curl.easySetopt(handle, CURLOPT_HEADERFUNCTION, &Exchange::onHeader);
-    curl.easySetopt(handle, CURLOPT_HEADERDATA, &exchange);
-    curl.easySetopt(handle, CURLOPT_WRITEFUNCTION, &Exchange::onBody);
-    curl.easySetopt(handle, CURLOPT_WRITEDATA, &exchange);
-    curl.easySetopt(handle, CURLOPT_NOPROGRESS, 0L);
-    curl.easySetopt(handle, CURLOPT_XFERINFOFUNCTION, &Exchange::onProgress);
-    curl.easySetopt(handle, CURLOPT_XFERINFODATA, &exchange);
-
-    // The command's deadline ends the transfer itself, not the next progress call (which
-    // libcurl makes about once a second while nothing arrives): a little after it, so that the
-    // token says the deadline passed and the end is told as the deadline's, not as a stall.
-    if (exchange.cancel && exchange.cancel->remaining() != CancelToken::Clock::duration::max())
-        curl.easySetopt(handle, CURLOPT_TIMEOUT_MS,
-            static_cast<long>(std::max<int64_t>(0,
-                                  std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      exchange.cancel->remaining())
-                                      .count())
-                + 50));
-    // What the file is called where it is read: its URL (which names the host), or its name
-    // (an hf:// or s3:// one) after the host that serves it.
-    if (options.name.empty()) {
-        exchange.waitingFor = displayUrl(target->url);
-    } else {
-        const UrlHandle parsed = parsedUrl(curl, target->url);
-        exchange.waitingFor
-            = (parsed ? urlPart(curl, parsed.get(), CURLUPART_HOST) + ": " : "") + options.name;
-    }
-    exchange.sayWaitingAfter = options.sayWaitingAfter;
-    exchange.lastMoved = std::chrono::steady_clock::now();
-    exchange.lastNow = -1;
-    exchange.code = curl.easyPerform(handle);
-    curl.slistFreeAll(headers);
-    curl.easySetopt(handle, CURLOPT_ERRORBUFFER, nullptr); // errorText ends here
-    if (exchange.saidWaiting) {
-        exchange.saidWaiting = false;
-        exchange.cancel->waiting({});
-    }
-    exchange.curlError = errorText[0] ? errorText : curl.easyStrerror(exchange.code);
-    if (exchange.code == CURLE_OK)
-        exchange.check(); // a wanted head whose body was empty
-    curl_off_t sentAt = 0;
-    exchange.sent
-        = curl.easyGetinfo(handle, CURLINFO_PRETRANSFER_TIME_T, &sentAt) == CURLE_OK && sentAt > 0;
 }
 
 // A failure libcurl reports that a later attempt may not meet.
