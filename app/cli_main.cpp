@@ -12,7 +12,7 @@ int main(int argc, char** argv)
     // A fixed mmap threshold: blocks of 256 KiB and more are mapped and given back when freed.
     // glibc's default raises the threshold to the size of each mapped block freed (up to 32 MiB),
     // so one 24 MB index of names freed early left every later allocation of a 3,000,000-tensor
-    // repack on the heap, kept: +22 MiB at the peak (bench/index_at_scale.sh, issue 37).
+    // repack on the heap, kept, raising its peak (bench/index_at_scale.sh measures it).
     mallopt(M_MMAP_THRESHOLD, 256 << 10);
     return repack::cli::run(argc, argv);
 }

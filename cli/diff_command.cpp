@@ -37,7 +37,7 @@ bool changesContent(const std::vector<DiffEntry>& entries)
 
 int diff(const std::string& pathA, const std::string& pathB, bool json, bool exitCode)
 {
-    // Either may be a model on a server (issue 38): its bytes are read where they differ.
+    // Either may be a model on a server: its bytes are read where they differ.
     commandStep("opening the models");
     auto a = openModelArgument(pathA, commandToken());
     auto b = a ? openModelArgument(pathB, commandToken())

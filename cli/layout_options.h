@@ -48,7 +48,7 @@ std::optional<FolderSaveOptions> folderSaveOptions(const LayoutArgs& args,
     const std::string& outDir, const std::string& sharedData,
     const std::vector<std::string>& models);
 
-// The model a repack of IN (a path or, issue 38, a URL: core/remote/model_source.h) writes:
+// The model a repack of IN (a path or a URL: core/remote/model_source.h) writes:
 // `output`, or IN itself (in place) when it is empty. A remote IN is only ever written to a local
 // -o (in place is impossible), and -o is always a local path: nullopt after saying why on
 // stderr (a usage error).

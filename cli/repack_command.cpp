@@ -154,7 +154,7 @@ void printFolderReport(const FolderSaveReport& report)
 
 int repackFolder(const RepackArgs& args)
 {
-    // A folder of a Hub repository (issue 38) is saved into a local folder, never in place.
+    // A folder of a Hub repository is saved into a local folder, never in place.
     if (!outputModelFor(args.input, args.output))
         return Usage;
     auto parsed = folderSaveOptions(args.layout, args.output, args.sharedData, args.models);
@@ -205,7 +205,7 @@ int repack(const RepackArgs& args)
         return Usage;
     SaveOptions options = std::move(*layout);
     options.cancel = commandToken();
-    // A model read from a server (issue 38) is written to the local output, each byte it needs
+    // A model read from a server is written to the local output, each byte it needs
     // fetched once; one changed on the server meanwhile fails the save (Changed), never retried
     // as a local model another save changed is.
     const bool remote = namesRemoteModel(args.input);

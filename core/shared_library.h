@@ -1,6 +1,6 @@
 // A library loaded the first time it is needed (dlopen), never at start-up: libcurl for remote
-// models, libcrypto for checksums. A command that needs neither maps neither (issue 37: libcrypto
-// alone is 1.4 MiB of every process's memory, its relocations and symbol tables).
+// models, libcrypto for checksums. A command that needs neither maps neither (libcrypto alone
+// costs every process memory for its relocations and symbol tables).
 // Code with no error path of its own (a digest's constructor) throws LibraryUnavailable
 // (result.h) when its library cannot be loaded; guardMemory makes that the operation's error.
 #pragma once

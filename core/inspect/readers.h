@@ -15,7 +15,7 @@ class Model;
 // The data files `model` reads, one entry per path, from memory (an unsaved change counts): the
 // resolved path of each external tensor, and for a reference that failed validation the path
 // its location names (better a file kept than one removed under a reader). None for a remote
-// model (issue 38): its files are on a server, and a path spelled like them is another file.
+// model: its files are on a server, and a path spelled like them is another file.
 std::vector<std::filesystem::path> filesReadBy(const Model& model);
 
 // Where readers are looked for. A model reads only files at or below its own folder (a

@@ -54,7 +54,7 @@ Json tensorJson(const TensorInfo& t)
 
 // tensorJson(t) as dump(2) lays it out at the depth of the report's tensors array, written
 // straight into the stream's buffer from fragments made once: the keys with their separators and
-// indentation. A report of 100,000 tensors is these rows (issue 37).
+// indentation. A report of a large model is mostly these rows.
 class TensorText {
 public:
     explicit TensorText(JsonStream& json)

@@ -49,7 +49,7 @@ std::vector<Problem> verify(const Model& model, const VerifyOptions& options)
     for (auto& [path, ranges] : files) {
         std::sort(ranges.begin(), ranges.end(),
             [](const Range& a, const Range& b) { return a.offset < b.offset; });
-        // A local file is read by pread from the file validated; a remote one (issue 38)
+        // A local file is read by pread from the file validated; a remote one
         // through its source, whose every answer is checked against the version opened.
         DataFile& file = *ranges.front().tensor->external->file();
         std::optional<UniqueFd> fd;

@@ -1,4 +1,4 @@
-// The memory of remote bytes (issue 38): a file on a web server, the Hub or S3 is read in
+// The memory of remote bytes: a file on a web server, the Hub or S3 is read in
 // aligned blocks, each fetched once by a range request and kept while the budget allows, so a
 // walk over a model's wire structure asks the server for a few blocks, not for the weights.
 //

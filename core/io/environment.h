@@ -1,4 +1,4 @@
-// The process environment as the remote sources read it (issue 38), behind a function so that
+// The process environment as the remote sources read it, behind a function so that
 // tests give their own variables instead of changing the process's.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The Hugging Face Hub's HTTP interface as huggingface_hub speaks it (issue 38): the address of
+// The Hugging Face Hub's HTTP interface as huggingface_hub speaks it: the address of
 // a file and of a folder listing, what a file's response headers say (its commit, content tag
 // and size, or why it is refused), and the listing's pages. Text in, values out: the requests
 // themselves are the transport's.

@@ -1,4 +1,4 @@
-// What the environment says of the Hugging Face Hub (issue 38), read as huggingface_hub reads
+// What the environment says of the Hugging Face Hub, read as huggingface_hub reads
 // it, and the files its cache already holds: a Hub model whose files were downloaded before is
 // read from disk, not fetched again. The cache is only ever read.
 //

@@ -56,7 +56,7 @@ Status LocalSource::mapLocked()
             return Error::io(systemMessage("cannot map", m_path));
         // A file written moments ago sits in the page cache as large folios, which a fault maps
         // 2 MiB at a time: a walk that releases what it passed every 1 MiB then keeps twice that
-        // resident (issue 37: 2 MiB of a fresh 16 MB model at the index's peak). Pages of 4 KiB.
+        // resident at the index's peak. Pages of 4 KiB.
         ::madvise(base, m_size, MADV_NOHUGEPAGE);
         m_base = base;
     }

@@ -1,4 +1,4 @@
-// Where an S3 object is and how requests for it are signed (issue 38), from the environment and
+// Where an S3 object is and how requests for it are signed, from the environment and
 // the AWS shared credentials file as the AWS tools read them. Text in, values out: the requests
 // themselves are the transport's (libcurl signs them: CURLOPT_AWS_SIGV4).
 #pragma once

@@ -1,4 +1,4 @@
-// Where a model is (issue 38): a local path, a file on a web server, a file of a Hugging Face
+// Where a model is: a local path, a file on a web server, a file of a Hugging Face
 // Hub repository or an object in S3, as the CLI, the app and the Python package take it, and
 // where a model's external data file is beside it. Parsing only: no file or network access.
 //

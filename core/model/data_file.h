@@ -27,7 +27,7 @@ class DataFile {
 public:
     // `expected` is what validation saw; the file is refused if it is not that file anymore.
     DataFile(std::filesystem::path path, FileIdentity expected);
-    // A file read from `source`, not from disk (issue 38: a web server, the Hub, S3): path() is
+    // A file read from `source`, not from disk (a web server, the Hub, S3): path() is
     // its display name, identity() holds its size only. view() refuses it: read() serves it.
     explicit DataFile(std::shared_ptr<ByteSource> source);
     ~DataFile();

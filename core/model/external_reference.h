@@ -86,7 +86,7 @@ struct ResolvedLocation {
 // real folder of the model file itself, when given: a Hugging Face cache keeps the model and
 // its data as symlinks snapshots/<rev>/x -> ../../blobs/<sha>), missing, not a regular file.
 // Results are memoized, since thousands of tensors usually share one file.
-// Opens the data file `location` names beside a model that is not a local file (issue 38), its
+// Opens the data file `location` names beside a model that is not a local file, its
 // text already checked as a local location's: the file's source, or why not.
 using SiblingOpener
     = std::function<Result<std::shared_ptr<ByteSource>>(const std::string& location)>;

@@ -73,7 +73,7 @@ public:
         const std::filesystem::path& baseDir, PayloadLender lender = {});
     // The payloads left in the file are lent (loadDetached): read() them, never the file.
     bool lendsPayloads() const { return static_cast<bool>(m_lender); }
-    // A model that is not a local file (issue 38: a web server, the Hub, S3), read from
+    // A model that is not a local file (a web server, the Hub, S3), read from
     // `source`: its structure fetched without its weights (structure_image.h), its external data
     // files opened by `openSibling` from their locations, each byte of them read when asked. It
     // has no path and no folder: it is inspected, verified and compared, and saved to a local

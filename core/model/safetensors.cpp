@@ -391,7 +391,7 @@ void checkSafetensorsFiles(const std::vector<TensorInfo>& tensors, std::vector<P
         auto& [file, readers] = entry;
         file->setSafetensors(nullptr); // a file reused from an earlier index is read again
         if (!file->isLocal())
-            continue; // an address, not a path: a remote file's header is not read (issue 38)
+            continue; // an address, not a path: a remote file's header is not read
         auto fd = UniqueFd::openRead(path);
         if (!fd)
             continue; // reading any tensor reports it

@@ -1,4 +1,4 @@
-// An ONNX file read from a source that is not a local file (issue 38: a web server, the Hub,
+// An ONNX file read from a source that is not a local file (a web server, the Hub,
 // S3), without its weights: the bytes of its structure (every message, name, shape and
 // external-data key) fetched into memory at their offsets, the raw_data payloads of inline
 // tensors left out. The index, the scan and the sibling search then walk it as they walk a

@@ -5,7 +5,7 @@
 
 namespace repack {
 
-// The index of a model of 100,000 external tensors holds one of each per tensor (issue 37): an
+// The index of a model of many external tensors holds one of each per tensor: an
 // entry that grows is a decision, not an accident.
 static_assert(sizeof(SharedString) == 8, "TensorInfo::scope is held once per tensor");
 static_assert(sizeof(ExternalRef) <= 32, "ExternalRef is held once per tensor, in its entry");

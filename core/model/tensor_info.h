@@ -35,7 +35,7 @@ struct DataLocation {
 
 // An external tensor's reference: its own byte range and checksum, and its shared location.
 // 32 bytes, kept in the tensor's entry (TensorInfo::external), no allocation of its own: an
-// index of 100,000 external tensors holds one per tensor (issue 37).
+// index of many external tensors holds one per tensor.
 class ExternalRef {
 public:
     uint64_t offset = 0;

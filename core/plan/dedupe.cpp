@@ -233,7 +233,7 @@ Result<std::vector<IdenticalAcross>> findIdenticalAcross(std::span<const Model* 
         // External tensors at one range of one file are one copy (a map: buckets of thousands
         // of same-shaped tensors made a scan of the copies so far quadratic).
         // A file is known by its device and inode; one that is not on disk (a remote model's,
-        // issue 38: its identity has none) by its name.
+        // whose identity has none) by its name.
         std::map<std::tuple<FileId, std::string, uint64_t>, size_t> atRange;
         for (TensorRef ref : members) {
             const TensorInfo& t = finder.info(ref);

@@ -1,6 +1,6 @@
 // libcurl, loaded the first time something is read over HTTP: a command on local files never
 // maps libcurl and the two dozen libraries it needs (TLS, Kerberos, LDAP, ...), which cost every
-// process about 4 MiB of memory and 3 ms of start-up (bench/README.md, issue 37).
+// process memory and start-up time (bench/README.md has the figures).
 // The headers come from libcurl4-openssl-dev at build time; the library is the one the runtime
 // linker finds as libcurl.so.4 (Debian's libcurl4).
 #pragma once

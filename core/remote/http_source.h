@@ -1,4 +1,4 @@
-// A file on a web server as a ByteSource (issue 38): opened by a HEAD that fixes its size and
+// A file on a web server as a ByteSource: opened by a HEAD that fixes its size and
 // validator, read in blocks through the process's BlockCache (core/io/block_cache.h), each block
 // fetched once by a checked range request (http_transport.h). A file changed on the server since
 // it was opened fails every later read with ErrorKind::Changed; its blocks are never mixed with

@@ -1,4 +1,4 @@
-// Files of a Hugging Face Hub repository, read as huggingface_hub reads them (issue 38; design
+// Files of a Hugging Face Hub repository, read as huggingface_hub reads them (design
 // docs/remote-sources-design.md 3.2): the revision named (a branch, a tag) is resolved ONCE to a
 // commit, by the X-Repo-Commit of the first resolve answer, and every file of the model is then
 // asked at ENDPOINT/ORG/REPO/resolve/COMMIT/PATH: a branch moved meanwhile never mixes two

@@ -1,4 +1,4 @@
-// A folder of a Hugging Face Hub repository seen as one unit (issue 38, `inspect
+// A folder of a Hugging Face Hub repository seen as one unit (`inspect
 // hf://ORG/REPO[@REV]/DIR`, `repack hf://ORG/REPO[@REV]/DIR -o OUT`): the report `inspect DIR`
 // gives of a local folder (core/inspect/folder_inspect.h), made by the same function from the Hub's
 // files. The folder is listed once by the Hub's tree API; the revision is pinned once, by the

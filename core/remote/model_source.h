@@ -1,5 +1,5 @@
 // A MODEL argument, as the CLI, the desktop app and the Python package take it: a local path
-// or, with remote sources built in (issue 38), a file on a web server: http(s)://HOST/PATH, a
+// or, with remote sources built in, a file on a web server: http(s)://HOST/PATH, a
 // file of a Hugging Face Hub repository: hf://ORG/REPO[@REV]/PATH (core/remote/hub_client.h),
 // or an S3 object: s3://BUCKET/KEY (core/remote/s3_source.h).
 #pragma once

@@ -1,4 +1,4 @@
-// An object in S3 or an S3-compatible server (issue 38): read as a file on a web server
+// An object in S3 or an S3-compatible server: read as a file on a web server
 // (http_source.h) at the object's URL (s3_settings.h), every request signed by libcurl with the
 // keys of the environment or the credentials profile (AWS Signature Version 4), unsigned when
 // there are none (a public bucket). Messages name it s3://BUCKET/KEY, never a key or secret.

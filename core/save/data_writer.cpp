@@ -66,8 +66,8 @@ Status DataWriter::advance(size_t tensor, uint64_t bytes)
 // are dropped from the page cache (clean by then: nothing is lost, the final fsync still makes
 // them durable), and the next pages of the copy reuse them. New pages are memory free for
 // long, which a virtual machine's host may have taken back (free page reporting): the kernel
-// filled those at 0.25-0.4 GB/s against 2.5 GB/s for pages just freed, a 1 GiB save in 3.5 s
-// instead of 0.5 s (bench/README.md, issue 37).
+// filled those several times slower than pages just freed, and the save waited on it
+// (bench/README.md has the figures).
 void DataWriter::startWriteback(int targetFd, uint64_t end)
 {
     if (end < m_writebackStart + kWritebackChunk)

@@ -1,6 +1,6 @@
 // Streams the bytes of a save plan's data files into new files: external sources are copied
 // file-to-file (copy_file_range, falling back to a bounded buffer), inline sources are written
-// from the model. A remote model's files (issue 38: a web server, the Hub, S3) are read through
+// from the model. A remote model's files (a web server, the Hub, S3) are read through
 // their ByteSource into the same buffer, each range once, straight from the transport. Memory use
 // is one buffer, whatever the model's size; open source files are bounded too, whatever the number
 // of data files. Every source file opened is checked to be the very file that was validated

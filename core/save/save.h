@@ -47,7 +47,7 @@ struct SaveReport {
 Result<SaveReport> save(
     Model& model, const std::filesystem::path& path, const SaveOptions& options);
 
-// Nothing is ever written into the Hugging Face cache (issue 38): its snapshot files are links
+// Nothing is ever written into the Hugging Face cache: its snapshot files are links
 // into blobs other snapshots share, and huggingface_hub trusts them to be what the Hub served. A
 // remote model or folder, which may have been read from there, is saved elsewhere: a usage error
 // when `dir`, the output's folder, lies in the cache (compared through its links, so a path into
