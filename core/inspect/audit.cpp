@@ -46,14 +46,16 @@ void alignment(const Model& model, const AuditOptions& options, std::vector<Prob
     }
 }
 
-void fileSizes(const Model& model, uint64_t alignment, std::vector<Problem>& out)
+void fileSizes(const Model& model, const AuditOptions& options, std::vector<Problem>& out)
 {
-    const std::vector<FileLayout> layouts = computeLayout(model, alignment, LayoutDetail::Totals);
+    const std::vector<FileLayout> layouts
+        = computeLayout(model, gapAlignment(options), LayoutDetail::Totals);
     // Who else reads a file is asked only of those with orphaned bytes: the folder is not
     // searched for a model that has none.
     std::vector<FileLayout> orphaned;
-    std::copy_if(layouts.begin(), layouts.end(), std::back_inserter(orphaned),
-        [](const FileLayout& f) { return f.orphanedBytes > 0; });
+    if (options.orphanedBytes)
+        std::copy_if(layouts.begin(), layouts.end(), std::back_inserter(orphaned),
+            [](const FileLayout& f) { return f.orphanedBytes > 0; });
     const std::vector<bool> own = readOnlyBy(model, orphaned);
     for (size_t i = 0; i < orphaned.size(); ++i)
         if (own[i])
@@ -147,7 +149,7 @@ std::vector<Problem> auditModel(const Model& model, const AuditOptions& options)
 {
     std::vector<Problem> out;
     alignment(model, options, out);
-    fileSizes(model, gapAlignment(options), out);
+    fileSizes(model, options, out);
     unusedInitializers(model, out);
     if (options.compareBytes)
         duplicateBytes(model, options, out);

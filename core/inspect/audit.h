@@ -42,6 +42,9 @@ struct AuditOptions {
     // The alignment the data files were written with, when the user knows it (inspect --align):
     // their gaps are counted against it instead (gapAlignment).
     std::optional<uint64_t> writtenAlignment = std::nullopt;
+    // The orphaned-bytes warnings; false: the caller says them (the desktop app, which counts
+    // the gaps again whenever the alignment it would save with changes).
+    bool orphanedBytes = true;
     uint64_t duplicateMin = 1024; // smaller identical tensors are not worth a warning
     bool compareBytes = true; // duplicate-bytes reads (mapped) tensors with a same-shaped twin
     ProgressCallback progress = {};

@@ -171,34 +171,13 @@ std::optional<repack::DataFormat> dataFormatOf(const ModelSnapshot& snapshot)
     return format;
 }
 
-void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model)
-{
-    addProblems(snapshot, model, repack::housekeepingProblems(model));
-    // The storage audit, without the byte comparison: opening never reads weights. It counts
-    // gaps against the alignment the snapshot's layouts were counted against.
-    addProblems(snapshot, model,
-        repack::auditModel(model, {.alignment = repack::kDefaultAlignment, .compareBytes = false}));
-    // Which files' unread bytes are orphaned, for when the gaps are counted again.
-    const std::vector<bool> own = repack::readOnlyBy(model, snapshot.layouts);
-    for (size_t i = 0; i < own.size(); ++i)
-        if (own[i])
-            snapshot.ownDataFiles << qs(snapshot.layouts[i].location);
-}
+namespace {
 
-bool countGapsAgainst(ModelSnapshot& snapshot, uint64_t alignment)
+// The snapshot's orphaned-bytes warnings, as its layouts count them now: each file whose bytes
+// are the model's alone (ownDataFiles) and hold orphaned bytes, where the warnings stood before
+// (at the end the first time).
+void sayOrphanedBytes(ModelSnapshot& snapshot)
 {
-    bool changed = false;
-    for (repack::FileLayout& layout : snapshot.layouts)
-        if (layout.alignment != alignment) {
-            layout = repack::recountedLayout(layout, alignment);
-            changed = true;
-        }
-    if (!changed)
-        return false;
-    snapshot.orphanedBytes = 0;
-    for (const repack::FileLayout& layout : snapshot.layouts)
-        snapshot.orphanedBytes += layout.orphanedBytes;
-    // The warnings say what the audit says of the files at this alignment, where it said them.
     const QString orphaned = qs(repack::code::OrphanedBytes);
     const auto first = std::find_if(snapshot.problems.cbegin(), snapshot.problems.cend(),
         [&](const ProblemRow& row) { return row.code == orphaned; });
@@ -215,6 +194,43 @@ bool countGapsAgainst(ModelSnapshot& snapshot, uint64_t alignment)
         row.message = qs(warning.message);
         snapshot.problems.insert(at++, row);
     }
+}
+
+} // namespace
+
+void addFolderProblems(ModelSnapshot& snapshot, const repack::Model& model)
+{
+    addProblems(snapshot, model, repack::housekeepingProblems(model));
+    // The storage audit, without the byte comparison: opening never reads weights. Its
+    // orphaned-bytes warnings are the snapshot's, said again whenever its gaps are counted.
+    addProblems(snapshot, model,
+        repack::auditModel(model, {.orphanedBytes = false, .compareBytes = false}));
+    // Whose unread bytes are orphaned is asked once, of the files with a gap (a file without
+    // one has no orphaned bytes at any alignment).
+    std::vector<repack::FileLayout> gapped;
+    std::copy_if(snapshot.layouts.begin(), snapshot.layouts.end(), std::back_inserter(gapped),
+        [](const repack::FileLayout& f) { return f.paddingBytes + f.orphanedBytes > 0; });
+    const std::vector<bool> own = repack::readOnlyBy(model, gapped);
+    for (size_t i = 0; i < own.size(); ++i)
+        if (own[i])
+            snapshot.ownDataFiles << qs(gapped[i].location);
+    sayOrphanedBytes(snapshot);
+}
+
+bool countGapsAgainst(ModelSnapshot& snapshot, uint64_t alignment)
+{
+    bool changed = false;
+    for (repack::FileLayout& layout : snapshot.layouts)
+        if (layout.alignment != alignment) {
+            layout = repack::recountedLayout(layout, alignment);
+            changed = true;
+        }
+    if (!changed)
+        return false;
+    snapshot.orphanedBytes = 0;
+    for (const repack::FileLayout& layout : snapshot.layouts)
+        snapshot.orphanedBytes += layout.orphanedBytes;
+    sayOrphanedBytes(snapshot);
     return true;
 }
 
