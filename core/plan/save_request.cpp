@@ -36,6 +36,13 @@ void size(std::string_view option, const std::string& text, uint64_t& out, std::
         .append(" is not a size (bytes, or a number with K/KiB/M/MiB/G/GiB)");
 }
 
+// The refusal of an alignment `option` was given as `text` that breaks the rule.
+Error notAnAlignment(std::string_view option, const std::string& text)
+{
+    return Error::usage(
+        std::string(option) + ": " + inQuotes(text) + " " + std::string(kAlignmentRule));
+}
+
 // The first pair of given options that exclude each other, as "A excludes B" (or one that
 // needs another: "A goes with B"); empty if none.
 std::string exclusion(const SaveRequest& r, const OptionNames& n)
@@ -104,8 +111,7 @@ Result<uint64_t> parseAlignment(const std::string& text, std::string_view option
     if (!errors.empty())
         return Error::usage(errors);
     if (text.empty() || !validAlignment(alignment))
-        return Error::usage(
-            std::string(option) + ": " + inQuotes(text) + " " + std::string(kAlignmentRule));
+        return notAnAlignment(option, text);
     return alignment;
 }
 
@@ -151,8 +157,7 @@ Result<AppliedRequest> applySaveRequest(
         options.alignment = 0; // said: no file of the format can hold gaps
     }
     if (!validAlignment(options.alignment))
-        return Error::usage(std::string(names.align) + ": " + inQuotes(request.align) + " "
-            + std::string(kAlignmentRule));
+        return notAnAlignment(names.align, request.align);
     if (!request.order.empty()) {
         if (request.order != "declaration" && request.order != "size")
             return Error::usage(std::string(names.order) + ": " + inQuotes(request.order)
