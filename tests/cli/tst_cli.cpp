@@ -310,17 +310,8 @@ void TestCli::aTensorPinnedOutLeavesOrphanedBytesNotPadding()
 void TestCli::inspectCountsGapsAgainstTheAlignmentTheFilesWereWrittenWith()
 {
     QTemporaryDir dir;
-    DataFileBuilder data("w.bin");
-    onnx::ModelProto proto = emptyModel();
-    auto a = rawTensor("a", 2, {1000});
-    data.externalize(a, 0);
-    auto b = rawTensor("b", 2, {1000});
-    data.externalize(b, 65536);
-    *proto.mutable_graph()->add_initializer() = a;
-    *proto.mutable_graph()->add_initializer() = b;
-    QVERIFY(data.save(dir.path()));
-    const QString model = dir.filePath("m.onnx");
-    QVERIFY(saveModel(proto, model));
+    const QString model = writeTensorsAtZeroAnd64KiB(dir.path(), "m.onnx", 1000);
+    QVERIFY(!model.isEmpty());
 
     const auto inspected = [&](const QStringList& more) {
         const CliRun run = runCli(QStringList{"inspect", model, "--json"} + more);

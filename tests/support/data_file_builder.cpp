@@ -1,5 +1,6 @@
 #include "data_file_builder.h"
 
+#include "model_builder.h"
 #include "tensor_builder.h"
 
 #include <QDir>
@@ -44,6 +45,23 @@ bool DataFileBuilder::save(const QString& dir) const
         return false;
     const auto written = file.write(m_bytes.data(), static_cast<qint64>(m_bytes.size()));
     return written == static_cast<qint64>(m_bytes.size());
+}
+
+QString writeTensorsAtZeroAnd64KiB(
+    const QString& dir, const QString& modelName, int64_t bytes, bool junk)
+{
+    DataFileBuilder data("w.bin");
+    onnx::ModelProto proto = emptyModel();
+    auto a = rawTensor("a", 2, {bytes});
+    data.externalize(a, 0);
+    if (junk)
+        data.appendFill(65536 - data.size());
+    auto b = rawTensor("b", 2, {bytes});
+    data.externalize(b, 65536);
+    *proto.mutable_graph()->add_initializer() = a;
+    *proto.mutable_graph()->add_initializer() = b;
+    const QString path = QDir(dir).filePath(modelName);
+    return data.save(dir) && saveModel(proto, path) ? path : QString();
 }
 
 } // namespace fixtures

@@ -41,4 +41,11 @@ private:
     std::string m_bytes;
 };
 
+// Writes the model `dir`/`modelName` with two uint8 tensors "a" and "b" of `bytes` bytes each in
+// the data file w.bin, at 0 and at 64 KiB: the gap between them is what a 64 KiB alignment asks
+// for and, counted against a smaller one, mostly orphaned. `junk`: the gap holds 0xEE bytes, not
+// zeros. The model's path, or empty on I/O failure.
+QString writeTensorsAtZeroAnd64KiB(
+    const QString& dir, const QString& modelName, int64_t bytes, bool junk = false);
+
 } // namespace fixtures

@@ -520,17 +520,9 @@ private slots:
         SKIP_WITHOUT_NGINX();
         const QString dir = qs((m_nginx.www() / "orphaned").string());
         QVERIFY(QDir().mkpath(dir));
-        fixtures::DataFileBuilder data("w.bin");
-        onnx::ModelProto proto = fixtures::emptyModel();
-        auto a = fixtures::rawTensor("a", 2, {3000});
-        data.externalize(a, 0);
-        data.appendFill(65536 - data.size()); // junk no tensor reads
-        auto b = fixtures::rawTensor("b", 2, {3000});
-        data.externalize(b, 65536);
-        *proto.mutable_graph()->add_initializer() = a;
-        *proto.mutable_graph()->add_initializer() = b;
-        QVERIFY(data.save(dir));
-        QVERIFY(fixtures::saveModel(proto, QDir(dir).filePath(QStringLiteral("model.onnx"))));
+        // Junk no tensor reads between the two tensors.
+        QVERIFY(!fixtures::writeTensorsAtZeroAnd64KiB(dir, QStringLiteral("model.onnx"), 3000, true)
+                     .isEmpty());
 
         DialogAnswerer answerer;
         ui::MainWindow window;

@@ -277,17 +277,9 @@ private Q_SLOTS:
     void theMapCountsGapsAgainstTheAlignmentOfTheNextSave()
     {
         QTemporaryDir dir;
-        fixtures::DataFileBuilder data("w.bin");
-        onnx::ModelProto proto = fixtures::emptyModel();
-        auto a = fixtures::rawTensor("a", 2, {1000});
-        data.externalize(a, 0);
-        auto b = fixtures::rawTensor("b", 2, {1000});
-        data.externalize(b, 65536);
-        *proto.mutable_graph()->add_initializer() = a;
-        *proto.mutable_graph()->add_initializer() = b;
-        QVERIFY(data.save(dir.path()));
-        const QString path = dir.filePath(QStringLiteral("m.onnx"));
-        QVERIFY(fixtures::saveModel(proto, path));
+        const QString path
+            = fixtures::writeTensorsAtZeroAnd64KiB(dir.path(), QStringLiteral("m.onnx"), 1000);
+        QVERIFY(!path.isEmpty());
 
         ui::MainWindow window;
         QVERIFY(open(window, path));
